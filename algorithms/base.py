@@ -1,0 +1,93 @@
+"""What an algorithm is: a sequence of kernels, each a grid of CTAs running one body.
+
+An :class:`Algorithm` says which kernels it launches for a workload and schedule;
+a :class:`Kernel` says how many CTAs it has, what each one does (``body``, written
+against :class:`~algorithms.tile_machine.TileMachine`), what it keeps on chip, and
+which of its CTAs run the same tile program (``block_class``), so that the tracer
+and the engine can handle one representative per class.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+
+from algorithms.tile_machine import TileMachine
+from gpusim.errors import GpusimError
+from gpusim.schedule import Schedule
+from gpusim.workload import Workload
+
+
+@dataclass(frozen=True)
+class OnChip:
+    """What one CTA keeps on chip: shared-memory buffers (bytes, by name) and threads."""
+
+    smem_buffers_bytes: dict[str, int]
+    threads: int
+    regs_per_thread: int
+
+    @property
+    def smem_bytes(self) -> int:
+        """Total shared memory per CTA."""
+        return sum(self.smem_buffers_bytes.values())
+
+
+@dataclass(frozen=True)
+class Kernel(ABC):
+    """One kernel launch: ``blocks_per_bh`` CTAs for each (batch, head) pair."""
+
+    name: str
+    workload: Workload
+    schedule: Schedule
+    #: tensors whose rows are indexed by the CTA's own block: rows per block (for relabelling).
+    own_rows: dict[str, int] = field(default_factory=dict)
+
+    @abstractmethod
+    def blocks_per_bh(self) -> int:
+        """Number of CTAs launched per (batch, head) pair."""
+
+    @abstractmethod
+    def body(self, tm: TileMachine, bh: int, block: int) -> None:
+        """The tile program of CTA ``(bh, block)``."""
+
+    @abstractmethod
+    def on_chip(self) -> OnChip:
+        """Shared memory, threads and registers of one CTA."""
+
+    def block_class(self, block: int) -> Hashable:
+        """CTAs with equal class run the same program up to ``own_rows`` shifts and ``bh``."""
+        return block
+
+    @property
+    def num_ctas(self) -> int:
+        """Total CTAs of the launch."""
+        return self.workload.batch_heads * self.blocks_per_bh()
+
+
+class Algorithm(ABC):
+    """An attention (or softmax) algorithm of the seeds, written once."""
+
+    name: str = ""
+    description: str = ""
+    supports_causal: bool = True
+    #: "smem" residency is the seeds' picture (everything in shared memory).
+    default_residency: str = "registers"
+
+    @abstractmethod
+    def kernels(self, workload: Workload, schedule: Schedule) -> list[Kernel]:
+        """The kernels launched, in order."""
+
+    def check(self, workload: Workload, schedule: Schedule) -> None:
+        """Raise :class:`GpusimError` if this algorithm cannot run this workload/schedule."""
+        if workload.causal and not self.supports_causal:
+            raise GpusimError(f"algorithm {self.name!r} does not support --causal")
+        if schedule.algorithm != self.name:
+            raise GpusimError(
+                f"schedule is for {schedule.algorithm!r}, not for algorithm {self.name!r}"
+            )
+
+
+def ceil_div(a: int, b: int) -> int:
+    """``ceil(a / b)`` for positive integers."""
+    return -(-a // b)

@@ -1,0 +1,191 @@
+"""The numeric interpreter: runs an algorithm's tile program with NumPy.
+
+Storage types are emulated exactly: fp16 through ``numpy.float16``, bf16 by
+rounding fp32 to its top 16 bits (round to nearest even), fp64 as itself. All
+arithmetic is done in fp32 (fp64 for fp64 storage), as the kernels accumulate.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from algorithms.base import Algorithm
+from algorithms.tile_machine import TileMachine
+from gpusim.schedule import Schedule
+from gpusim.workload import Workload
+
+VECTOR_TENSORS = ("m", "l")
+
+
+def round_to_storage(x: np.ndarray, dtype: str) -> np.ndarray:
+    """Round ``x`` to the storage type ``dtype``, returned in the compute type."""
+    if dtype == "fp64":
+        return np.asarray(x, dtype=np.float64)
+    x32 = np.asarray(x, dtype=np.float32)
+    if dtype == "fp32":
+        return x32
+    if dtype == "fp16":
+        return x32.astype(np.float16).astype(np.float32)
+    if dtype == "bf16":
+        bits = x32.view(np.uint32).astype(np.uint64)
+        # Round to nearest even on the 16 bits that are dropped; NaN stays NaN.
+        rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16 << 16).astype(np.uint32)
+        out = rounded.view(np.float32)
+        return np.where(np.isnan(x32), x32, out)
+    raise ValueError(f"unknown dtype {dtype!r}")
+
+
+def compute_type(dtype: str) -> type:
+    """The accumulation type for a storage type."""
+    return np.float64 if dtype == "fp64" else np.float32
+
+
+class NumericMachine(TileMachine):
+    """Executes tile operations on NumPy arrays held in ``tensors``."""
+
+    def __init__(self, workload: Workload, tensors: dict[str, np.ndarray]):
+        self.w = workload
+        self.tensors = tensors
+        self.ct = compute_type(workload.dtype)
+
+    # --- memory ---------------------------------------------------------------------
+    def _array(self, tensor: str) -> np.ndarray:
+        if tensor not in self.tensors:
+            w = self.w
+            shapes = {
+                "S": (w.batch_heads, w.seq_len_q, w.seq_len_k),
+                "P": (w.batch_heads, w.seq_len_q, w.seq_len_k),
+                "O": (w.batch_heads, w.seq_len_q, w.head_dim),
+                "m": (w.batch_heads, w.seq_len_q),
+                "l": (w.batch_heads, w.seq_len_q),
+            }
+            # Poisoned, so that a read before any write shows up as NaN in the output.
+            self.tensors[tensor] = np.full(shapes[tensor], np.nan, dtype=self.ct)
+        return self.tensors[tensor]
+
+    def load(self, tensor, bh, row0, nrows, col0=0, ncols=None):
+        arr = self._array(tensor)
+        if tensor in VECTOR_TENSORS:
+            out = np.full(nrows, -np.inf if tensor == "m" else 0.0, dtype=self.ct)
+            src = arr[bh, row0 : row0 + nrows]
+            out[: len(src)] = src
+            return out
+        ncols = arr.shape[2] - col0 if ncols is None else ncols
+        out = np.zeros((nrows, ncols), dtype=self.ct)
+        src = arr[bh, row0 : row0 + nrows, col0 : col0 + ncols]
+        out[: src.shape[0], : src.shape[1]] = src
+        return out
+
+    def store(self, tensor, bh, row0, tile, col0=0):
+        arr = self._array(tensor)
+        n = min(tile.shape[0], arr.shape[1] - row0)
+        # State in HBM (m, l, O between steps) is fp32 in every kernel; S/P and the
+        # final O are stored in the storage type.
+        keep_fp32 = tensor in VECTOR_TENSORS
+        vals = tile[:n] if keep_fp32 else round_to_storage(tile[:n], self.w.dtype)
+        if tensor in VECTOR_TENSORS:
+            arr[bh, row0 : row0 + n] = vals
+        else:
+            c = min(tile.shape[1], arr.shape[2] - col0)
+            arr[bh, row0 : row0 + n, col0 : col0 + c] = vals[:, :c]
+
+    # --- tensor core ------------------------------------------------------------------
+    def matmul(self, a, b, *, transpose_b=False, scale=1.0):
+        bb = b.T if transpose_b else b
+        return (a.astype(self.ct) @ bb.astype(self.ct)) * self.ct(scale)
+
+    def matmul_acc(self, acc, a, b):
+        return acc + round_to_storage(a, self.w.dtype).astype(self.ct) @ b.astype(self.ct)
+
+    # --- FP32 -----------------------------------------------------------------------
+    def row_max(self, t):
+        return t.max(axis=1) if t.shape[1] else np.full(t.shape[0], -np.inf, self.ct)
+
+    def row_sum(self, t):
+        return t.sum(axis=1, dtype=self.ct)
+
+    def maximum(self, a, b):
+        return np.maximum(a, b)
+
+    def scale_rows(self, t, v):
+        return t * (v[:, None] if t.ndim == 2 else v)
+
+    def add(self, a, b):
+        return a + b
+
+    def div_rows(self, t, v):
+        safe = np.where(v == 0, 1, v)
+        out = t / (safe[:, None] if t.ndim == 2 else safe)
+        return np.where((v == 0)[:, None] if t.ndim == 2 else v == 0, 0, out).astype(self.ct)
+
+    def mask(self, s, q0, k0):
+        rows = q0 + np.arange(s.shape[0])[:, None]
+        cols = k0 + np.arange(s.shape[1])[None, :]
+        visible = cols < self.w.seq_len_k
+        if self.w.causal:
+            visible = visible & (cols <= rows + self.w.causal_offset)
+        return np.where(visible, s, -np.inf).astype(self.ct)
+
+    def full(self, nrows, ncols, value):
+        shape = (nrows,) if ncols is None else (nrows, ncols)
+        return np.full(shape, value, dtype=self.ct)
+
+    # --- SFU --------------------------------------------------------------------------
+    def exp_sub_rows(self, t, m):
+        # A fully masked row has m = -inf; subtracting 0 instead keeps exp(-inf) = 0.
+        base = np.where(np.isneginf(m), 0, m)
+        return np.exp(t - base[:, None]).astype(self.ct)
+
+    def exp_diff(self, a, b):
+        base = np.where(np.isneginf(b), 0, b)
+        return np.exp(a - base).astype(self.ct)
+
+    def barrier(self):
+        pass
+
+
+def random_inputs(workload: Workload, seed: int = 0) -> dict[str, np.ndarray]:
+    """Random Q, K, V (standard normal), already rounded to the storage type."""
+    rng = np.random.default_rng(seed)
+    w = workload
+    ct = compute_type(w.dtype)
+    out = {}
+    for name, n in (("Q", w.seq_len_q), ("K", w.seq_len_k), ("V", w.seq_len_k)):
+        x = rng.standard_normal((w.batch_heads, n, w.head_dim))
+        out[name] = round_to_storage(x, w.dtype).astype(ct)
+    return out
+
+
+def run(
+    algorithm: Algorithm, workload: Workload, schedule: Schedule, inputs: dict[str, np.ndarray]
+) -> np.ndarray:
+    """Run every kernel of ``algorithm`` on ``inputs``; return O, shape (B*H, Nq, d)."""
+    algorithm.check(workload, schedule)
+    tensors = {k: v.copy() for k, v in inputs.items()}
+    tm = NumericMachine(workload, tensors)
+    for kernel in algorithm.kernels(workload, schedule):
+        for bh in range(workload.batch_heads):
+            for block in range(kernel.blocks_per_bh()):
+                kernel.body(tm, bh, block)
+    return tensors["O"]
+
+
+def reference(workload: Workload, inputs: dict[str, np.ndarray]) -> np.ndarray:
+    """Attention in float64, straight from the definition, with the same causal convention."""
+    q, k, v = (inputs[n].astype(np.float64) for n in ("Q", "K", "V"))
+    s = q @ k.transpose(0, 2, 1) / np.sqrt(workload.head_dim)
+    if workload.causal:
+        i = np.arange(workload.seq_len_q)[:, None]
+        j = np.arange(workload.seq_len_k)[None, :]
+        s = np.where(j <= i + workload.causal_offset, s, -np.inf)
+    m = s.max(axis=2, keepdims=True)
+    e = np.exp(s - np.where(np.isneginf(m), 0, m))
+    den = e.sum(axis=2, keepdims=True)
+    return np.where(den == 0, 0, e / np.where(den == 0, 1, den)) @ v
+
+
+def rel_err(out: np.ndarray, ref: np.ndarray) -> float:
+    """``||out - ref|| / ||ref||`` (Frobenius), NaN if ``out`` has NaN."""
+    num = np.linalg.norm((out.astype(np.float64) - ref).ravel())
+    den = np.linalg.norm(ref.ravel())
+    return float(num / den) if den else float(num)

@@ -1,0 +1,122 @@
+"""The tile-machine interface: the only vocabulary an algorithm may use.
+
+An algorithm is written once against :class:`TileMachine` and run by several
+interpreters: :class:`algorithms.numeric.NumericMachine` computes with NumPy,
+:class:`algorithms.tracing.TracingMachine` records the per-CTA tile program that
+the engine times. A CTA sees one (batch, head) pair of 2-D tensors, named
+``Q`` (Nq x d), ``K``, ``V`` (Nk x d), ``O`` (Nq x d), ``m``, ``l`` (Nq, row
+statistics), ``S``, ``P`` (Nq x Nk, for the algorithms that materialise them).
+
+Tiles are opaque handles; only the machine looks inside. Elementwise ops
+broadcast a row vector (shape ``(r,)``) against a tile (shape ``(r, c)``) by rows.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+Tile = Any  # an interpreter-specific handle (ndarray for numeric, shape record for tracing)
+
+
+class TileMachine(ABC):
+    """Operations available to an algorithm inside one CTA.
+
+    Every method documents which hardware pipe it charges so that the tracing
+    interpreter and the engine agree on what work is where.
+    """
+
+    # --- memory -------------------------------------------------------------------
+    @abstractmethod
+    def load(
+        self, tensor: str, bh: int, row0: int, nrows: int, col0: int = 0, ncols: int | None = None
+    ) -> Tile:
+        """Load rows ``[row0, row0+nrows)`` (cols ``[col0, col0+ncols)``) of ``tensor``.
+
+        Rows past the tensor's end are padded (zeros; ``-inf`` for ``m``); the
+        bytes counted are those of the rows that exist. Vectors (``m``, ``l``)
+        ignore the column arguments.
+        """
+
+    @abstractmethod
+    def store(self, tensor: str, bh: int, row0: int, tile: Tile, col0: int = 0) -> None:
+        """Store ``tile`` at rows ``[row0, ...)`` of ``tensor``, clipped to the tensor's end."""
+
+    # --- tensor core ----------------------------------------------------------------
+    @abstractmethod
+    def matmul(self, a: Tile, b: Tile, *, transpose_b: bool = False, scale: float = 1.0) -> Tile:
+        """``scale * a @ b`` (or ``a @ b.T``), inputs rounded to storage type, fp32 accumulate."""
+
+    @abstractmethod
+    def matmul_acc(self, acc: Tile, a: Tile, b: Tile) -> Tile:
+        """``acc + a @ b`` with ``a`` rounded to the storage type first (P to fp16/bf16)."""
+
+    # --- FP32 pipe (row reductions, elementwise) -------------------------------------------
+    @abstractmethod
+    def row_max(self, t: Tile) -> Tile:
+        """Maximum of each row (``-inf`` for a row that is entirely masked)."""
+
+    @abstractmethod
+    def row_sum(self, t: Tile) -> Tile:
+        """Sum of each row."""
+
+    @abstractmethod
+    def maximum(self, a: Tile, b: Tile) -> Tile:
+        """Elementwise maximum of two row vectors."""
+
+    @abstractmethod
+    def scale_rows(self, t: Tile, v: Tile) -> Tile:
+        """``t * v[:, None]`` (or ``t * v`` for vectors)."""
+
+    @abstractmethod
+    def add(self, a: Tile, b: Tile) -> Tile:
+        """Elementwise sum of two tiles or two vectors of equal shape."""
+
+    @abstractmethod
+    def div_rows(self, t: Tile, v: Tile) -> Tile:
+        """``t / v[:, None]``; a row with ``v == 0`` (nothing visible) gives zeros, not NaN."""
+
+    @abstractmethod
+    def mask(self, s: Tile, q0: int, k0: int) -> Tile:
+        """Set ``s[i, j] = -inf`` where key ``k0+j`` is past the keys' end or, if causal,
+        not visible to query ``q0+i``. Call it only on tiles that need it (ragged
+        last key tile, diagonal band): the engine charges it as FP32 work."""
+
+    @abstractmethod
+    def full(self, nrows: int, ncols: int | None, value: float) -> Tile:
+        """A new on-chip tile (or vector when ``ncols`` is None) filled with ``value``."""
+
+    # --- SFU (exp) --------------------------------------------------------------------
+    @abstractmethod
+    def exp_sub_rows(self, t: Tile, m: Tile) -> Tile:
+        """``exp(t - m[:, None])``; where ``m`` is ``-inf`` the row is all zeros (no NaN)."""
+
+    @abstractmethod
+    def exp_diff(self, a: Tile, b: Tile) -> Tile:
+        """``exp(a - b)`` for row vectors, with ``b == -inf`` giving 1 (nothing seen yet)."""
+
+    # --- synchronisation and pipelining ------------------------------------------------------
+    @abstractmethod
+    def barrier(self) -> None:
+        """``__syncthreads()``: all warps of the CTA wait for each other."""
+
+    @contextmanager
+    def step(self) -> Iterator[None]:
+        """Mark one iteration of the CTA's pipelined main loop.
+
+        The engine overlaps the loads of step ``i+1`` with the compute of step
+        ``i`` when the schedule has two or more stages.
+        """
+        self._begin_step()
+        try:
+            yield
+        finally:
+            self._end_step()
+
+    def _begin_step(self) -> None:  # noqa: B027 - optional hook
+        """Hook for interpreters that care about step boundaries."""
+
+    def _end_step(self) -> None:  # noqa: B027 - optional hook
+        """Hook for interpreters that care about step boundaries."""

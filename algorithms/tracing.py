@@ -1,0 +1,212 @@
+"""The tracing interpreter: records each CTA's tile program without computing.
+
+Tiles are shapes. Every operation charges its pipe (tensor core, FP32, SFU),
+its shared-memory traffic (which depends on the schedule's warp split and on
+where S/P and O live) and its barriers, into the current :class:`Step`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from algorithms.base import Kernel
+from algorithms.program import Access, CtaClass, CtaProgram, Step
+from algorithms.tile_machine import TileMachine
+
+VECTOR_TENSORS = ("m", "l")
+FP32_BYTES = 4
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """A traced tile: its shape and whether it sits in shared memory."""
+
+    rows: int
+    cols: int | None  # None: a row vector
+    in_smem: bool
+
+    @property
+    def elems(self) -> int:
+        return self.rows * (self.cols or 1)
+
+
+class TracingMachine(TileMachine):
+    """Records the tile program of one CTA into ``self.steps``."""
+
+    def __init__(self, kernel: Kernel):
+        self.k = kernel
+        self.w = kernel.workload
+        self.s = kernel.schedule
+        self.esize = self.w.elem_bytes
+        self.smem_results = self.s.residency == "smem"
+        self.split_k = self.s.warp_split == "split-k"
+        self.steps: list[Step] = [Step(pipelined=False)]
+        self.bh = 0
+
+    @property
+    def cur(self) -> Step:
+        return self.steps[-1]
+
+    def _begin_step(self):
+        self.steps.append(Step(pipelined=True))
+
+    def _end_step(self):
+        self.steps.append(Step(pipelined=False))
+
+    def _rows_of(self, tensor: str) -> int:
+        w = self.w
+        return w.seq_len_q if tensor in ("Q", "O", "S", "P", *VECTOR_TENSORS) else w.seq_len_k
+
+    def _cols_of(self, tensor: str) -> int:
+        return self.w.seq_len_k if tensor in ("S", "P") else self.w.head_dim
+
+    def _elem_bytes(self, tensor: str) -> int:
+        return FP32_BYTES if tensor in VECTOR_TENSORS else self.esize
+
+    # --- memory ---------------------------------------------------------------------
+    def load(self, tensor, bh, row0, nrows, col0=0, ncols=None):
+        valid = max(0, min(nrows, self._rows_of(tensor) - row0))
+        if tensor in VECTOR_TENSORS:
+            self.cur.reads.append(Access(tensor, bh, row0, 0, valid * FP32_BYTES))
+            return Shape(nrows, None, False)
+        ncols = self._cols_of(tensor) - col0 if ncols is None else ncols
+        vcols = max(0, min(ncols, self._cols_of(tensor) - col0))
+        nbytes = valid * vcols * self.esize
+        self.cur.reads.append(Access(tensor, bh, row0, col0, nbytes))
+        # Operand tiles land in shared memory (cp.async or ld/st), padded rows included.
+        self.cur.smem_bytes += nrows * ncols * self.esize
+        return Shape(nrows, ncols, True)
+
+    def store(self, tensor, bh, row0, tile, col0=0):
+        valid = max(0, min(tile.rows, self._rows_of(tensor) - row0))
+        vcols = 1 if tile.cols is None else max(0, min(tile.cols, self._cols_of(tensor) - col0))
+        self.cur.writes.append(Access(tensor, bh, row0, col0, valid * vcols * self._elem_bytes(tensor)))
+        if tile.in_smem:
+            self.cur.smem_bytes += tile.elems * FP32_BYTES
+
+    # --- tensor core ------------------------------------------------------------------
+    def _operand_smem(self, a: Shape, b: Shape) -> int:
+        warps = self.s.warps
+        a_bytes = a.elems * self.esize if a.in_smem else 0
+        b_bytes = b.elems * self.esize if b.in_smem else 0
+        # split-q: each warp reads its own rows of A and all of B; split-k: all of A, its part of B.
+        return (a_bytes + warps * b_bytes) if not self.split_k else (warps * a_bytes + b_bytes)
+
+    def matmul(self, a, b, *, transpose_b=False, scale=1.0):
+        n = b.rows if transpose_b else b.cols
+        k = a.cols
+        self.cur.mma_flops += 2 * a.rows * n * k
+        self.cur.smem_bytes += self._operand_smem(a, b)
+        if scale != 1.0:
+            self.cur.fp32_ops += a.rows * n
+        out = Shape(a.rows, n, self.smem_results)
+        if out.in_smem:
+            self.cur.smem_bytes += out.elems * FP32_BYTES
+        return out
+
+    def matmul_acc(self, acc, a, b):
+        self.cur.mma_flops += 2 * a.rows * b.cols * a.cols
+        self.cur.smem_bytes += self._operand_smem(a, b)
+        if self.split_k:
+            # Warps hold partial sums over their slice of keys: write, barrier, read and add.
+            self.cur.smem_bytes += 2 * self.s.warps * acc.elems * FP32_BYTES
+            self.cur.fp32_ops += self.s.warps * acc.elems
+            self.cur.barriers += 1
+        if acc.in_smem:
+            self.cur.smem_bytes += 2 * acc.elems * FP32_BYTES
+        return acc
+
+    # --- FP32 -------------------------------------------------------------------------
+    def _elementwise(self, t: Shape, ops_per_elem: int = 1) -> None:
+        self.cur.fp32_ops += ops_per_elem * t.elems
+        if t.in_smem and t.cols is not None:
+            self.cur.smem_bytes += 2 * t.elems * FP32_BYTES
+
+    def _row_reduce(self, t: Shape) -> Shape:
+        self._elementwise(t)
+        if self.split_k:
+            # Each warp holds a slice of every row: exchange the partial results.
+            self.cur.smem_bytes += 2 * self.s.warps * t.rows * FP32_BYTES
+            self.cur.barriers += 1
+        return Shape(t.rows, None, False)
+
+    def row_max(self, t):
+        return self._row_reduce(t)
+
+    def row_sum(self, t):
+        return self._row_reduce(t)
+
+    def maximum(self, a, b):
+        self.cur.fp32_ops += a.elems
+        return a
+
+    def scale_rows(self, t, v):
+        self._elementwise(t)
+        return t
+
+    def add(self, a, b):
+        self._elementwise(a)
+        return a
+
+    def div_rows(self, t, v):
+        self._elementwise(t)
+        return Shape(t.rows, t.cols, t.in_smem)
+
+    def mask(self, s, q0, k0):
+        self._elementwise(s)
+        return s
+
+    def full(self, nrows, ncols, value):
+        return Shape(nrows, ncols, ncols is not None and self.smem_results)
+
+    # --- SFU --------------------------------------------------------------------------
+    def exp_sub_rows(self, t, m):
+        self.cur.exp_ops += t.elems
+        self._elementwise(t)  # the subtraction
+        return Shape(t.rows, t.cols, t.in_smem)
+
+    def exp_diff(self, a, b):
+        self.cur.exp_ops += a.elems
+        self.cur.fp32_ops += a.elems
+        return a
+
+    def barrier(self):
+        self.cur.barriers += 1
+
+    def program(self) -> CtaProgram:
+        """The recorded program, with empty steps dropped."""
+        keep = [
+            s
+            for s in self.steps
+            if s.reads or s.writes or s.mma_flops or s.fp32_ops or s.exp_ops or s.barriers
+        ]
+        return CtaProgram(keep)
+
+
+def trace_cta(kernel: Kernel, bh: int, block: int) -> CtaProgram:
+    """Trace one CTA."""
+    tm = TracingMachine(kernel)
+    kernel.body(tm, bh, block)
+    return tm.program()
+
+
+def trace_classes(kernel: Kernel) -> list[CtaClass]:
+    """Trace one representative CTA per class of ``kernel`` (at bh = 0)."""
+    classes: dict[object, CtaClass] = {}
+    for block in range(kernel.blocks_per_bh()):
+        key = kernel.block_class(block)
+        cls = classes.get(key)
+        if cls is None:
+            classes[key] = CtaClass(key, block, [block], trace_cta(kernel, 0, block))
+        else:
+            cls.blocks.append(block)
+    return list(classes.values())
+
+
+def program_for(kernel: Kernel, cls: CtaClass, bh: int, block: int) -> CtaProgram:
+    """The program of CTA ``(bh, block)`` derived from its class representative."""
+    delta = block - cls.representative_block
+    shift = {t: delta * rows for t, rows in kernel.own_rows.items()}
+    if not any(shift.values()) and bh == 0:
+        return cls.program
+    return CtaProgram([s.relabelled(bh, shift) for s in cls.program.steps])

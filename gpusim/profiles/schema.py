@@ -1,0 +1,101 @@
+"""The hardware profile schema: every number with its unit in the name and its source.
+
+A profile is data (``hardware_profiles/*.yaml``) validated strictly: unknown keys
+and non-positive numbers are errors. Each quantity is a :class:`Sourced` value,
+so that no number exists without saying where it came from.
+"""
+
+from __future__ import annotations
+
+from typing import Generic, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+SCHEMA_VERSION = 1
+
+T = TypeVar("T", int, float)
+
+
+class Sourced(BaseModel, Generic[T]):
+    """A positive number and where it comes from (datasheet, guide, paper, microbenchmark)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    value: T = Field(gt=0)
+    source: str = Field(min_length=3)
+    note: str | None = None
+
+
+class SourcedList(BaseModel):
+    """A list of positive integers with a source (e.g. shared-memory carve-out steps)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    value: list[int] = Field(min_length=1)
+    source: str = Field(min_length=3)
+    note: str | None = None
+
+    @field_validator("value")
+    @classmethod
+    def _positive(cls, v: list[int]) -> list[int]:
+        if any(x <= 0 for x in v):
+            raise ValueError("every entry must be positive")
+        return v
+
+
+class DtypeRates(BaseModel):
+    """Dense tensor-core throughput per SM per clock, in FLOP (2 per multiply-add), by input type."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    fp16: Sourced[float]
+    bf16: Sourced[float]
+    tf32: Sourced[float] | None = None
+
+
+class HardwareProfile(BaseModel):
+    """One GPU, as the engine needs it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    schema_version: Literal[1]
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9.\-]*$")
+    display_name: str
+    architecture: str
+    compute_capability: str = Field(pattern=r"^\d+\.\d+$")
+
+    sm_count: Sourced[int]
+    sm_clock_hz: Sourced[float]
+
+    smem_per_sm_bytes: Sourced[int]
+    smem_per_block_bytes: Sourced[int]  # the opt-in maximum for one CTA
+    smem_reserved_per_block_bytes: Sourced[int]  # the driver's per-CTA reservation
+    smem_carveout_steps_kib: SourcedList
+    smem_bandwidth_bytes_per_clk_per_sm: Sourced[int]
+
+    registers_per_sm: Sourced[int]
+    registers_per_thread_max: Sourced[int]
+    register_alloc_unit_per_warp: Sourced[int]  # allocation granularity, registers per warp
+    max_warps_per_sm: Sourced[int]
+    max_threads_per_block: Sourced[int]
+    max_blocks_per_sm: Sourced[int]
+
+    l2_bytes: Sourced[int]
+    l2_bandwidth_bytes_per_s: Sourced[float]
+    l2_latency_s: Sourced[float]
+
+    dram_bytes: Sourced[int]
+    dram_bandwidth_bytes_per_s: Sourced[float]
+    dram_latency_s: Sourced[float]
+
+    mma_sync_flops_per_clk_per_sm: DtypeRates  # mma.sync (Ampere-style) tensor-core rate
+    wgmma_flops_per_clk_per_sm: DtypeRates | None = None  # Hopper warpgroup MMA, where it exists
+    fp32_flops_per_clk_per_sm: Sourced[float]  # FFMA counts 2
+    sfu_exp_per_clk_per_sm: Sourced[float]  # MUFU.EX2 results
+
+    kernel_launch_overhead_s: Sourced[float]
+
+    @property
+    def max_threads_per_sm(self) -> int:
+        """Threads per SM implied by the warp limit."""
+        return 32 * self.max_warps_per_sm.value

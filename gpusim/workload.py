@@ -1,0 +1,80 @@
+"""The workload: what attention problem is solved, independent of how and where."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from gpusim.dtypes import DType, dtype_bytes
+
+
+class Workload(BaseModel):
+    """One attention problem: ``softmax(Q K^T / sqrt(d)) V`` over batch x heads.
+
+    ``seq_len_q`` and ``seq_len_k`` may differ. With ``causal``, query ``i`` sees
+    keys ``j <= i + (seq_len_k - seq_len_q)`` (bottom-right alignment, as
+    FlashAttention >= 2.1); when ``seq_len_q == seq_len_k`` this is the usual
+    lower triangle. Rows that see no key at all produce zeros.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    batch: int = Field(8, gt=0)
+    heads: int = Field(32, gt=0)
+    seq_len_q: int = Field(2048, gt=0)
+    seq_len_k: int = Field(2048, gt=0)
+    head_dim: int = Field(128, gt=0)
+    dtype: DType = "fp16"
+    causal: bool = False
+
+    @model_validator(mode="after")
+    def _sane(self) -> Workload:
+        if self.head_dim > 1024:
+            raise ValueError(f"head_dim {self.head_dim} is larger than 1024")
+        return self
+
+    @property
+    def elem_bytes(self) -> int:
+        """Bytes per stored element."""
+        return dtype_bytes(self.dtype)
+
+    @property
+    def batch_heads(self) -> int:
+        """Number of independent (batch, head) problems."""
+        return self.batch * self.heads
+
+    @property
+    def causal_offset(self) -> int:
+        """Query ``i`` sees keys ``j <= i + causal_offset`` when causal."""
+        return self.seq_len_k - self.seq_len_q
+
+    def visible_pairs(self) -> int:
+        """Number of (query, key) pairs that are not masked, per (batch, head)."""
+        nq, nk = self.seq_len_q, self.seq_len_k
+        if not self.causal:
+            return nq * nk
+        off = self.causal_offset
+        total = 0
+        # Row i sees min(nk, max(0, i + off + 1)) keys; sum in closed form over three ranges.
+        first_full = max(0, nk - 1 - off)  # rows from here on see all nk keys
+        first_any = max(0, -off)  # rows before this see nothing
+        lo, hi = first_any, min(nq, first_full)
+        if hi > lo:
+            # sum_{i=lo}^{hi-1} (i + off + 1)
+            total += (hi - lo) * (off + 1) + (hi - 1 + lo) * (hi - lo) // 2
+        if nq > first_full:
+            total += (nq - max(first_full, lo)) * nk if nq > max(first_full, lo) else 0
+        return total
+
+    def model_flops(self) -> int:
+        """FLOPs by the papers' convention: 4·B·H·Nq·Nk·d, halved if causal.
+
+        The halving is the convention, not the exact count of visible pairs
+        (``visible_pairs`` gives that), so numbers line up with published tables.
+        """
+        full = 4 * self.batch_heads * self.seq_len_q * self.seq_len_k * self.head_dim
+        return full // 2 if self.causal else full
+
+    def qkvo_bytes(self) -> int:
+        """Bytes of Q, K, V and O once each: the compulsory traffic."""
+        b = self.elem_bytes * self.batch_heads * self.head_dim
+        return b * (2 * self.seq_len_q + 2 * self.seq_len_k)
