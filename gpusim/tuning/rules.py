@@ -75,7 +75,8 @@ def default_schedule(
     with the algorithm's shared memory within ``profile_smem_per_block_bytes`` and
     its register estimate below the 255 cap (else the tile would spill). Larger
     ``block_m x block_n`` wins, then the squarer tile, then larger ``block_m``.
-    Warps 4, stages 2 (1 only if nothing fits with 2), split-q except flash1 (split-k), residency registers.
+    Warps 4, stages 2 (1 only if nothing fits with 2), split-q except flash1
+    (split-k), residency registers.
     ``flash-naive-qkv`` always has ``block_m = 1`` (one query per CTA).
     """
     from algorithms import get_algorithm
