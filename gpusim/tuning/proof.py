@@ -1,0 +1,139 @@
+"""The tuner against the GPU: figures recomputed from recorded measurements.
+
+Input: the JSON written by ``scripts/tuning_proof.py`` (one entry per workload,
+each with every feasible schedule's predicted and measured time). Per workload:
+the tuner's first choice against the measured best (% loss), the Spearman rank
+correlation of predicted and measured times, and the measured loss of the
+paper's and seed 000's rules (their tiles snapped as in :mod:`compare`).
+Predictions may be the recorded ones or recomputed by the current model.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from gpusim.schedule import Schedule
+from gpusim.tuning.compare import rule_picks
+from gpusim.workload import Workload
+
+#: Issue 6's targets: first choice within 5 % of the best in 7 of 8 workloads; Spearman >= 0.8.
+TARGET_LOSS = 0.05
+TARGET_SPEARMAN = 0.8
+
+#: A prediction function: (workload, schedules) -> predicted seconds, one per schedule.
+Predictor = Callable[[Workload, Sequence[Schedule]], Sequence[float]]
+
+
+def ranks(values: Sequence[float]) -> list[float]:
+    """Ranks from 1, ties sharing the mean of their positions (Spearman's convention)."""
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    out = [0.0] * len(values)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            out[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    return out
+
+
+def spearman(a: Sequence[float], b: Sequence[float]) -> float:
+    """Spearman's rank correlation: the Pearson correlation of the ranks (nan if undefined)."""
+    if len(a) != len(b):
+        raise ValueError(f"lengths differ: {len(a)} and {len(b)}")
+    ra, rb = ranks(a), ranks(b)
+    n = len(ra)
+    if n < 2:
+        return float("nan")
+    ma, mb = sum(ra) / n, sum(rb) / n
+    cov = sum((x - ma) * (y - mb) for x, y in zip(ra, rb, strict=True))
+    va = sum((x - ma) ** 2 for x in ra)
+    vb = sum((y - mb) ** 2 for y in rb)
+    return cov / (va * vb) ** 0.5 if va > 0 and vb > 0 else float("nan")
+
+
+@dataclass(frozen=True)
+class WorkloadProof:
+    """The figures for one workload."""
+
+    workload: Workload
+    schedules: int
+    tuner_choice: Schedule
+    measured_best: Schedule
+    tuner_loss: float  # measured(tuner's choice) / measured best - 1
+    spearman: float
+    rule_loss: dict[str, float]  # rule name -> measured loss of its pick
+    rule_choice: dict[str, Schedule]
+
+    def to_dict(self) -> dict:
+        """A JSON-ready summary."""
+        return {
+            "workload": self.workload.model_dump(),
+            "schedules": self.schedules,
+            "tuner_choice": self.tuner_choice.model_dump(),
+            "measured_best": self.measured_best.model_dump(),
+            "tuner_loss": self.tuner_loss,
+            "spearman": self.spearman,
+            "rule_loss": self.rule_loss,
+            "rule_choice": {k: v.model_dump() for k, v in self.rule_choice.items()},
+        }
+
+
+def evaluate_workload(entry: dict, predict: Predictor | None = None) -> WorkloadProof:
+    """Figures for one recorded workload; ``predict`` replaces the recorded predictions."""
+    w = Workload(**entry["workload"])
+    rows = [r for r in entry["schedules"] if r.get("measured_s") is not None]
+    if not rows:
+        raise ValueError(f"no measured schedule for {w}")
+    scheds = [Schedule(**r["schedule"]) for r in rows]
+    measured = [float(r["measured_s"]) for r in rows]
+    predicted = (
+        [float(r["predicted_s"]) for r in rows] if predict is None else list(predict(w, scheds))
+    )
+    best_meas = min(measured)
+    by_sched = dict(zip(scheds, measured, strict=True))
+    tuner = min(range(len(rows)), key=lambda i: (predicted[i], i))
+    picks = rule_picks(w, int(entry["sram_bytes"]), list(zip(scheds, predicted, strict=True)))
+    return WorkloadProof(
+        workload=w,
+        schedules=len(rows),
+        tuner_choice=scheds[tuner],
+        measured_best=scheds[measured.index(best_meas)],
+        tuner_loss=measured[tuner] / best_meas - 1.0,
+        spearman=spearman(predicted, measured),
+        rule_loss={p.rule: by_sched[p.schedule] / best_meas - 1.0 for p in picks},
+        rule_choice={p.rule: p.schedule for p in picks},
+    )
+
+
+def evaluate(record: dict, predict: Predictor | None = None) -> list[WorkloadProof]:
+    """Figures for every workload of a recorded proof run."""
+    return [evaluate_workload(e, predict) for e in record["workloads"]]
+
+
+def summary(proofs: Sequence[WorkloadProof]) -> dict:
+    """Counts against the targets: within 5 %, within 3 %, worst Spearman, and pass/fail."""
+    within5 = sum(p.tuner_loss <= TARGET_LOSS for p in proofs)
+    within3 = sum(p.tuner_loss <= 0.03 for p in proofs)
+    rhos = [p.spearman for p in proofs]
+    # A NaN correlation (constant times) is a failure, and min() would skip it.
+    min_rho = float("nan") if not rhos or any(r != r for r in rhos) else min(rhos)
+    need = len(proofs) - len(proofs) // 8  # 7 of 8, 14 of 16, ...
+    return {
+        "workloads": len(proofs),
+        "within_5pct": within5,
+        "within_3pct": within3,
+        "min_spearman": min_rho,
+        "max_tuner_loss": max((p.tuner_loss for p in proofs), default=float("nan")),
+        "passes": bool(proofs) and within5 >= need and min_rho >= TARGET_SPEARMAN,
+    }
+
+
+def load(path: str | Path) -> dict:
+    """Read a recorded proof JSON file."""
+    return json.loads(Path(path).read_text())
