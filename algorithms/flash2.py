@@ -7,47 +7,28 @@ normalises once at the end. With causal masking, K/V tiles entirely above the
 diagonal are skipped (never loaded or computed) and only tiles that cross it
 (or run past the last key) are masked.
 
-Global traffic per (batch, head), with ``Tr = ceil(Nq/Br)``: Q read once, O
-written once, K and V read once per Q block (``Tr x Nk x d`` each; fewer with
-causal skipping).
+Global traffic per (batch, head), ``e`` bytes per element, ``Tr = ceil(Nq/Br)``,
+``n_i`` the K/V tiles visited by Q block ``i`` (``Tc = ceil(Nk/Bc)`` without
+causal), ``k_i`` the valid keys in those tiles:
+
+- read: ``Q``: ``Nq·d·e``; ``K`` and ``V``: ``sum_i k_i·d·e`` each
+  (``= Tr·Nk·d·e`` without causal: K and V once per Q block);
+- written: ``O``: ``Nq·d·e``.
 """
 
 from __future__ import annotations
 
-import math
-
 from algorithms.base import Algorithm, Kernel, OnChip, ceil_div
+from algorithms.footprint import register_estimate
+from algorithms.recurrence import initial_state, scores, unnormalised_update
 from algorithms.tile_machine import TileMachine
+from algorithms.tiling import needs_mask, visible_kv_blocks
 from gpusim.schedule import Schedule
 from gpusim.workload import Workload
 
 FP32 = 4
 
-
-def visible_kv_blocks(w: Workload, q0: int, br: int, bc: int) -> int:
-    """How many K/V tiles a Q block starting at ``q0`` must visit (causal skipping)."""
-    last_row = min(q0 + br, w.seq_len_q) - 1
-    last_key = w.seq_len_k - 1 if not w.causal else min(w.seq_len_k - 1, last_row + w.causal_offset)
-    return 0 if last_key < 0 else last_key // bc + 1
-
-
-def needs_mask(w: Workload, q0: int, k0: int, bc: int) -> bool:
-    """Whether tile (q0, k0) has any key past the end or above the diagonal."""
-    if k0 + bc > w.seq_len_k:
-        return True
-    return w.causal and k0 + bc - 1 > q0 + w.causal_offset
-
-
-def register_estimate(w: Workload, s: Schedule) -> int:
-    """Registers per thread for accumulators in registers (capped at the ISA's 255)."""
-    threads = 32 * s.warps
-    if s.residency == "smem":
-        return 64
-    if s.warp_split == "split-k":
-        acc = s.block_m * w.head_dim // 32 + s.block_m * max(1, s.block_n // s.warps) // 32
-    else:
-        acc = (s.block_m * w.head_dim + s.block_m * s.block_n) // threads
-    return min(255, acc + 40)
+__all__ = ["Flash2", "Flash2Kernel", "needs_mask", "register_estimate", "visible_kv_blocks"]
 
 
 class Flash2Kernel(Kernel):
@@ -65,29 +46,20 @@ class Flash2Kernel(Kernel):
 
     def body(self, tm: TileMachine, bh: int, block: int) -> None:
         w, s = self.workload, self.schedule
-        br, bc, d = s.block_m, s.block_n, w.head_dim
+        br, bc = s.block_m, s.block_n
         q0 = block * br
         q = tm.load("Q", bh, q0, br)
-        m = tm.full(br, None, -math.inf)
-        l = tm.full(br, None, 0.0)
-        acc = tm.full(br, d, 0.0)
+        m, den, acc = initial_state(tm, br, w.head_dim)
         for j in range(visible_kv_blocks(w, q0, br, bc)):
             k0 = j * bc
             with tm.step():
                 k = tm.load("K", bh, k0, bc)
                 v = tm.load("V", bh, k0, bc)
-                sc = tm.matmul(q, k, transpose_b=True, scale=1.0 / math.sqrt(d))
-                if needs_mask(w, q0, k0, bc):
-                    sc = tm.mask(sc, q0, k0)
-                m_new = tm.maximum(m, tm.row_max(sc))
-                p = tm.exp_sub_rows(sc, m_new)
-                alpha = tm.exp_diff(m, m_new)
-                l = tm.add(tm.scale_rows(l, alpha), tm.row_sum(p))
-                acc = tm.matmul_acc(tm.scale_rows(acc, alpha), p, v)
-                m = m_new
+                sc = scores(tm, w, q, k, q0, k0, bc)
+                m, den, acc = unnormalised_update(tm, sc, v, m, den, acc)
                 if s.stages == 1:
                     tm.barrier()  # one buffer: the next load must wait for this compute
-        tm.store("O", bh, q0, tm.div_rows(acc, l))
+        tm.store("O", bh, q0, tm.div_rows(acc, den))
 
     def on_chip(self) -> OnChip:
         w, s = self.workload, self.schedule
@@ -111,7 +83,7 @@ class Flash2(Algorithm):
 
     name = "flash2"
     description = (
-        "tiled, Q-block outer loop (one CTA per Q block), running m/l/O on chip, "
+        "tiled, Q-block outer loop (one CTA per Q block), running m/den/O on chip, "
         "one final normalisation (FlashAttention-2; seed 000 flashattnV1_block)"
     )
 

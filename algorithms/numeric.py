@@ -15,6 +15,8 @@ from gpusim.schedule import Schedule
 from gpusim.workload import Workload
 
 VECTOR_TENSORS = ("m", "l")
+#: Running state kept in HBM between steps, always fp32 (the output accumulator ``Oacc`` too).
+FP32_STATE_TENSORS = (*VECTOR_TENSORS, "Oacc")
 
 
 def round_to_storage(x: np.ndarray, dtype: str) -> np.ndarray:
@@ -56,6 +58,7 @@ class NumericMachine(TileMachine):
                 "S": (w.batch_heads, w.seq_len_q, w.seq_len_k),
                 "P": (w.batch_heads, w.seq_len_q, w.seq_len_k),
                 "O": (w.batch_heads, w.seq_len_q, w.head_dim),
+                "Oacc": (w.batch_heads, w.seq_len_q, w.head_dim),
                 "m": (w.batch_heads, w.seq_len_q),
                 "l": (w.batch_heads, w.seq_len_q),
             }
@@ -81,7 +84,7 @@ class NumericMachine(TileMachine):
         n = min(tile.shape[0], arr.shape[1] - row0)
         # State in HBM (m, l, O between steps) is fp32 in every kernel; S/P and the
         # final O are stored in the storage type.
-        keep_fp32 = tensor in VECTOR_TENSORS
+        keep_fp32 = tensor in FP32_STATE_TENSORS
         vals = tile[:n] if keep_fp32 else round_to_storage(tile[:n], self.w.dtype)
         if tensor in VECTOR_TENSORS:
             arr[bh, row0 : row0 + n] = vals

@@ -5,7 +5,10 @@ interpreters: :class:`algorithms.numeric.NumericMachine` computes with NumPy,
 :class:`algorithms.tracing.TracingMachine` records the per-CTA tile program that
 the engine times. A CTA sees one (batch, head) pair of 2-D tensors, named
 ``Q`` (Nq x d), ``K``, ``V`` (Nk x d), ``O`` (Nq x d), ``m``, ``l`` (Nq, row
-statistics), ``S``, ``P`` (Nq x Nk, for the algorithms that materialise them).
+statistics), ``Oacc`` (Nq x d, the running output kept in HBM between steps by
+the K/V-outer algorithms), ``S``, ``P`` (Nq x Nk, for the algorithms that
+materialise them). ``m``, ``l`` and ``Oacc`` are stored in fp32, the rest in
+the workload's storage type.
 
 Tiles are opaque handles; only the machine looks inside. Elementwise ops
 broadcast a row vector (shape ``(r,)``) against a tile (shape ``(r, c)``) by rows.

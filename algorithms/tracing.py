@@ -14,6 +14,7 @@ from algorithms.program import Access, CtaClass, CtaProgram, Step
 from algorithms.tile_machine import TileMachine
 
 VECTOR_TENSORS = ("m", "l")
+FP32_STATE_TENSORS = (*VECTOR_TENSORS, "Oacc")  # running state in HBM, always fp32
 FP32_BYTES = 4
 
 
@@ -55,13 +56,13 @@ class TracingMachine(TileMachine):
 
     def _rows_of(self, tensor: str) -> int:
         w = self.w
-        return w.seq_len_q if tensor in ("Q", "O", "S", "P", *VECTOR_TENSORS) else w.seq_len_k
+        return w.seq_len_q if tensor in ("Q", "O", "S", "P", *FP32_STATE_TENSORS) else w.seq_len_k
 
     def _cols_of(self, tensor: str) -> int:
         return self.w.seq_len_k if tensor in ("S", "P") else self.w.head_dim
 
     def _elem_bytes(self, tensor: str) -> int:
-        return FP32_BYTES if tensor in VECTOR_TENSORS else self.esize
+        return FP32_BYTES if tensor in FP32_STATE_TENSORS else self.esize
 
     # --- memory ---------------------------------------------------------------------
     def load(self, tensor, bh, row0, nrows, col0=0, ncols=None):
@@ -71,16 +72,17 @@ class TracingMachine(TileMachine):
             return Shape(nrows, None, False)
         ncols = self._cols_of(tensor) - col0 if ncols is None else ncols
         vcols = max(0, min(ncols, self._cols_of(tensor) - col0))
-        nbytes = valid * vcols * self.esize
+        nbytes = valid * vcols * self._elem_bytes(tensor)
         self.cur.reads.append(Access(tensor, bh, row0, col0, nbytes))
         # Operand tiles land in shared memory (cp.async or ld/st), padded rows included.
-        self.cur.smem_bytes += nrows * ncols * self.esize
+        self.cur.smem_bytes += nrows * ncols * self._elem_bytes(tensor)
         return Shape(nrows, ncols, True)
 
     def store(self, tensor, bh, row0, tile, col0=0):
         valid = max(0, min(tile.rows, self._rows_of(tensor) - row0))
         vcols = 1 if tile.cols is None else max(0, min(tile.cols, self._cols_of(tensor) - col0))
-        self.cur.writes.append(Access(tensor, bh, row0, col0, valid * vcols * self._elem_bytes(tensor)))
+        nbytes = valid * vcols * self._elem_bytes(tensor)
+        self.cur.writes.append(Access(tensor, bh, row0, col0, nbytes))
         if tile.in_smem:
             self.cur.smem_bytes += tile.elems * FP32_BYTES
 

@@ -1,0 +1,43 @@
+"""On-chip footprint helpers: register estimates shared by the kernels' ``on_chip``.
+
+Registers are an estimate (fp32 accumulators spread over the CTA's threads plus
+a fixed overhead for addresses, loop counters and the row statistics), capped
+at the ISA's 255 per thread; :func:`gpusim.tuning.rules.default_schedule`
+treats reaching the cap as "this tile would spill".
+"""
+
+from __future__ import annotations
+
+from algorithms.base import ceil_div
+from gpusim.schedule import Schedule
+from gpusim.workload import Workload
+
+MAX_REGS_PER_THREAD = 255
+#: Registers every thread needs besides its accumulators (addresses, indices, m, l).
+BASE_REGS = 40
+#: The seed 001 picture: everything in shared memory, threads hold only scalars.
+SMEM_RESIDENCY_REGS = 64
+
+
+def accumulator_regs(fp32_elems_per_cta: int, threads: int) -> int:
+    """Registers per thread for ``fp32_elems_per_cta`` accumulators spread over ``threads``."""
+    return min(MAX_REGS_PER_THREAD, ceil_div(fp32_elems_per_cta, threads) + BASE_REGS)
+
+
+def register_estimate(w: Workload, s: Schedule) -> int:
+    """Registers per thread of a fused attention CTA (S tile and O accumulator in registers)."""
+    threads = 32 * s.warps
+    if s.residency == "smem":
+        return SMEM_RESIDENCY_REGS
+    if s.warp_split == "split-k":
+        # Every warp holds the whole O tile (partial sums over its keys) and its slice of S.
+        acc = s.block_m * w.head_dim // 32 + s.block_m * max(1, s.block_n // s.warps) // 32
+        return min(MAX_REGS_PER_THREAD, acc + BASE_REGS)
+    return accumulator_regs(s.block_m * w.head_dim + s.block_m * s.block_n, threads)
+
+
+def gemm_regs(s: Schedule, acc_rows: int, acc_cols: int) -> int:
+    """Registers per thread of a tiled GEMM CTA with an ``acc_rows x acc_cols`` accumulator."""
+    if s.residency == "smem":
+        return SMEM_RESIDENCY_REGS
+    return accumulator_regs(acc_rows * acc_cols, 32 * s.warps)
