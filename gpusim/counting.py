@@ -1,0 +1,183 @@
+"""Counting without timing: trace one CTA per class, multiply, and sum traffic and work.
+
+``count`` is what ``gpusim count`` prints. Global bytes are the traffic between
+the SMs and the memory system (the FlashAttention papers' "HBM accesses"); what
+reaches DRAM after the L2 is the engine's business. Tracing is bounded: a
+schedule whose representative programs would exceed :data:`MAX_TRACED_STEPS`
+steps raises a :class:`GpusimError` asking for larger blocks instead of hanging.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from algorithms import get_algorithm
+from algorithms.base import Kernel
+from algorithms.program import CtaClass
+from algorithms.tracing import TracingMachine
+from gpusim.errors import GpusimError
+from gpusim.schedule import Schedule
+from gpusim.workload import Workload
+
+#: Pipelined steps the tracer may record for one ``count`` (about a few seconds of tracing).
+MAX_TRACED_STEPS = 100_000
+
+
+class _BudgetedTracer(TracingMachine):
+    """A tracing machine that gives up once the shared step budget is spent."""
+
+    def __init__(self, kernel: Kernel, budget: list[int]):
+        super().__init__(kernel)
+        self._budget = budget
+
+    def _begin_step(self) -> None:
+        self._budget[0] -= 1
+        if self._budget[0] < 0:
+            s = self.s
+            raise GpusimError(
+                f"tracing {s.algorithm} with block_m {s.block_m}, block_n {s.block_n} on "
+                f"Nq={self.w.seq_len_q}, Nk={self.w.seq_len_k} needs more than "
+                f"{MAX_TRACED_STEPS} tile steps; use larger blocks (--block-n, --block-m)"
+            )
+        super()._begin_step()
+
+
+def traced_classes(kernel: Kernel, budget: list[int] | None = None) -> list[CtaClass]:
+    """One traced representative per CTA class of ``kernel``, within ``budget[0]`` steps."""
+    budget = [MAX_TRACED_STEPS] if budget is None else budget
+    classes: dict[object, CtaClass] = {}
+    for block in range(kernel.blocks_per_bh()):
+        key = kernel.block_class(block)
+        cls = classes.get(key)
+        if cls is None:
+            tm = _BudgetedTracer(kernel, budget)
+            kernel.body(tm, 0, block)
+            classes[key] = CtaClass(key, block, [block], tm.program())
+        else:
+            cls.blocks.append(block)
+    return list(classes.values())
+
+
+@dataclass
+class KernelCounts:
+    """Traffic and work of one kernel launch, summed over all its CTAs."""
+
+    name: str
+    ctas: int
+    classes: int
+    global_read_bytes: int = 0
+    global_write_bytes: int = 0
+    executed_mma_flops: int = 0
+    fp32_ops: int = 0
+    exp_ops: int = 0
+    smem_traffic_bytes: int = 0  # shared-memory bytes read + written by the warps
+    barriers: int = 0
+    smem_bytes_per_cta: int = 0
+    smem_buffers_bytes: dict[str, int] = field(default_factory=dict)
+    threads_per_cta: int = 0
+    regs_per_thread: int = 0
+    bytes_by_tensor: dict[str, dict[str, int]] = field(default_factory=dict)
+
+
+_TOTALS = {
+    "read_bytes": "global_read_bytes",
+    "write_bytes": "global_write_bytes",
+    "mma_flops": "executed_mma_flops",
+    "fp32_ops": "fp32_ops",
+    "exp_ops": "exp_ops",
+    "smem_bytes": "smem_traffic_bytes",
+    "barriers": "barriers",
+}
+
+
+def count_kernel(kernel: Kernel, budget: list[int] | None = None) -> KernelCounts:
+    """Counts of one kernel: each class's program times its CTAs over every (batch, head)."""
+    classes = traced_classes(kernel, budget)
+    chip = kernel.on_chip()
+    kc = KernelCounts(
+        name=kernel.name,
+        ctas=kernel.num_ctas,
+        classes=len(classes),
+        smem_bytes_per_cta=chip.smem_bytes,
+        smem_buffers_bytes=dict(chip.smem_buffers_bytes),
+        threads_per_cta=chip.threads,
+        regs_per_thread=chip.regs_per_thread,
+    )
+    bh = kernel.workload.batch_heads
+    for cls in classes:
+        times = cls.count_per_bh * bh
+        totals = cls.program.totals()
+        for key, attr in _TOTALS.items():
+            setattr(kc, attr, getattr(kc, attr) + times * totals[key])
+        for tensor, (rd, wr) in cls.program.bytes_by_tensor().items():
+            t = kc.bytes_by_tensor.setdefault(tensor, {"read_bytes": 0, "write_bytes": 0})
+            t["read_bytes"] += times * rd
+            t["write_bytes"] += times * wr
+    return kc
+
+
+@dataclass
+class Counts:
+    """What ``gpusim count`` reports: model FLOPs, executed work, global traffic, per kernel too."""
+
+    algorithm: str
+    workload: dict[str, Any]
+    schedule: dict[str, Any]
+    flops: int
+    executed_mma_flops: int
+    exp_ops: int
+    fp32_ops: int
+    global_read_bytes: int
+    global_write_bytes: int
+    smem_traffic_bytes: int
+    barriers: int
+    smem_bytes_per_cta: int
+    smem_buffers_bytes: dict[str, int]
+    threads_per_cta: int
+    regs_per_thread: int
+    bytes_by_tensor: dict[str, dict[str, int]]
+    kernels: list[KernelCounts]
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """A plain dict (ints, strings, lists, dicts) ready for ``json.dumps``."""
+        return asdict(self)
+
+
+def count(algorithm_name: str, workload: Workload, schedule: Schedule) -> Counts:
+    """Trace ``algorithm_name`` under ``schedule`` on ``workload`` and count traffic and work.
+
+    ``schedule.algorithm`` is set to ``algorithm_name`` (the name given here wins).
+    """
+    algorithm = get_algorithm(algorithm_name)
+    if schedule.algorithm != algorithm_name:
+        schedule = schedule.model_copy(update={"algorithm": algorithm_name})
+    algorithm.check(workload, schedule)
+    budget = [MAX_TRACED_STEPS]
+    kernels = [count_kernel(k, budget) for k in algorithm.kernels(workload, schedule)]
+    biggest = max(kernels, key=lambda k: k.smem_bytes_per_cta)
+    by_tensor: dict[str, dict[str, int]] = {}
+    for k in kernels:
+        for tensor, rw in k.bytes_by_tensor.items():
+            t = by_tensor.setdefault(tensor, {"read_bytes": 0, "write_bytes": 0})
+            t["read_bytes"] += rw["read_bytes"]
+            t["write_bytes"] += rw["write_bytes"]
+    return Counts(
+        algorithm=algorithm_name,
+        workload=workload.model_dump(),
+        schedule=schedule.model_dump(),
+        flops=workload.model_flops(),
+        executed_mma_flops=sum(k.executed_mma_flops for k in kernels),
+        exp_ops=sum(k.exp_ops for k in kernels),
+        fp32_ops=sum(k.fp32_ops for k in kernels),
+        global_read_bytes=sum(k.global_read_bytes for k in kernels),
+        global_write_bytes=sum(k.global_write_bytes for k in kernels),
+        smem_traffic_bytes=sum(k.smem_traffic_bytes for k in kernels),
+        barriers=sum(k.barriers for k in kernels),
+        smem_bytes_per_cta=biggest.smem_bytes_per_cta,
+        smem_buffers_bytes=biggest.smem_buffers_bytes,
+        threads_per_cta=max(k.threads_per_cta for k in kernels),
+        regs_per_thread=max(k.regs_per_thread for k in kernels),
+        bytes_by_tensor=by_tensor,
+        kernels=kernels,
+    )
