@@ -1,0 +1,111 @@
+"""``gpusim verify``: every algorithm's numeric interpreter against a float64 reference.
+
+Each algorithm runs on awkward shapes (Nq != Nk, lengths that are not
+multiples of the blocks, head dims 16 to 256, causal with rows that see no
+key at all) with fp64 storage, where a correct schedule agrees with the
+reference to rounding (~1e-16). It also runs one mid-sized case in fp32, fp16
+and bf16 storage, whose errors show the precision of each storage type.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from algorithms import ALGORITHMS, get_algorithm
+from algorithms.base import Algorithm
+from algorithms.numeric import random_inputs, reference, rel_err, run
+from gpusim.schedule import Schedule
+from gpusim.workload import Workload
+
+
+@dataclass(frozen=True)
+class Case:
+    """One verification shape and its blocks."""
+
+    batch: int
+    heads: int
+    seq_len_q: int
+    seq_len_k: int
+    head_dim: int
+    causal: bool
+    block_m: int
+    block_n: int
+
+    def label(self) -> str:
+        """E.g. ``B1H2 Nq37 Nk53 d16 causal Br16 Bc32``."""
+        c = " causal" if self.causal else ""
+        return (
+            f"B{self.batch}H{self.heads} Nq{self.seq_len_q} Nk{self.seq_len_k} "
+            f"d{self.head_dim}{c} Br{self.block_m} Bc{self.block_n}"
+        )
+
+
+#: Awkward shapes: ragged tiles everywhere; Nq > Nk causal leaves the first rows with no key.
+CASES = (
+    Case(1, 2, 37, 53, 16, False, 16, 32),
+    Case(2, 1, 53, 37, 40, True, 16, 16),
+    Case(1, 1, 45, 70, 64, True, 32, 16),
+    Case(1, 1, 70, 45, 64, False, 16, 64),
+    Case(1, 1, 33, 20, 16, True, 8, 8),
+    Case(1, 1, 20, 24, 256, True, 16, 16),
+)
+
+#: The case used for the low-precision storage types.
+LOW_PRECISION_CASE = Case(1, 1, 61, 77, 64, True, 16, 32)
+
+
+def _schedule(algorithm: Algorithm, case: Case) -> Schedule:
+    # One query per CTA is what flash-naive-qkv is.
+    block_m = 1 if algorithm.name == "flash-naive-qkv" else case.block_m
+    return Schedule(algorithm=algorithm.name, block_m=block_m, block_n=case.block_n)
+
+
+def run_case(algorithm: Algorithm, case: Case, dtype: str, seed: int) -> tuple[float, float, bool]:
+    """``(relative error, max abs error, NaN-free)`` of one case against the fp64 reference."""
+    w = Workload(
+        batch=case.batch,
+        heads=case.heads,
+        seq_len_q=case.seq_len_q,
+        seq_len_k=case.seq_len_k,
+        head_dim=case.head_dim,
+        dtype=dtype,
+        causal=case.causal and algorithm.supports_causal,
+    )
+    inputs = random_inputs(w, seed)
+    out = run(algorithm, w, _schedule(algorithm, case), inputs)
+    ref = reference(w, inputs)
+    finite = bool(np.isfinite(out).all())
+    abs_err = float(np.max(np.abs(out.astype(np.float64) - ref))) if finite else float("nan")
+    return rel_err(out, ref), abs_err, finite
+
+
+def verify_algorithm(algorithm: Algorithm, seed: int = 0) -> dict:
+    """The verification record of one algorithm."""
+    rel, worst_abs, finite, worst = 0.0, 0.0, True, ""
+    for i, case in enumerate(CASES):
+        r, a, ok = run_case(algorithm, case, "fp64", seed + i)
+        finite &= ok
+        if not ok or r > rel:
+            worst = case.label()
+        rel = float("nan") if not ok else max(rel, r)
+        worst_abs = max(worst_abs, a) if ok else float("nan")
+    record = {
+        "algorithm": algorithm.name,
+        "cases": len(CASES),
+        "max_rel_err": rel,
+        "max_abs_err": worst_abs,
+        "nan_free": finite,
+        "worst_case": worst,
+        "low_precision_case": LOW_PRECISION_CASE.label(),
+    }
+    for dtype in ("fp32", "fp16", "bf16"):
+        record[f"rel_err_{dtype}"] = run_case(algorithm, LOW_PRECISION_CASE, dtype, seed)[0]
+    return record
+
+
+def verify(algorithms: list[str] | None = None, seed: int = 0) -> list[dict]:
+    """Verify ``algorithms`` (all of them when None); one record per algorithm, in table order."""
+    names = list(ALGORITHMS) if algorithms is None else algorithms
+    return [verify_algorithm(get_algorithm(n), seed) for n in names]
