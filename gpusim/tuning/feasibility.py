@@ -67,13 +67,13 @@ def _reason(fp: Footprint, profile: HardwareProfile) -> str | None:
     if fp.smem_bytes_per_cta > smem_limit:
         return (
             f"shared memory: needs {fp.smem_bytes_per_cta} B per CTA, "
-            f"{smem_limit} B available ({profile.smem_per_block_bytes.source})"
+            f"{smem_limit} B available per CTA"
         )
     cap = min(MAX_REGS_PER_THREAD, profile.registers_per_thread_max.value)
     if fp.regs_per_thread >= cap:
         return (
-            f"registers: the estimate reaches the {cap} per-thread cap "
-            f"({fp.regs_per_thread}), so the tile would spill to local memory"
+            f"registers: the estimate reaches the {cap} per-thread cap, "
+            f"so the tile would spill to local memory"
         )
     if fp.threads_per_cta > profile.max_threads_per_block.value:
         return (

@@ -27,6 +27,12 @@ class KernelSpace:
     stages: tuple[int, ...]
     head_dims: tuple[int, ...]
     dtypes: tuple[str, ...]
+    #: Each warp owns a multiple of this many query rows (16: the m16 of mma.sync, split-q).
+    rows_per_warp_multiple: int = 1
+
+    def has(self, block_m: int, warps: int) -> bool:
+        """Whether ``block_m`` query rows split evenly over ``warps`` warps for this kernel."""
+        return block_m % (warps * self.rows_per_warp_multiple) == 0
 
     def supports(self, workload: Workload) -> bool:
         """Whether the kernel has instances for the workload's head dim and dtype."""
@@ -41,6 +47,7 @@ TENSOR_CORE_SPACE = KernelSpace(
     stages=(1, 2, 3),
     head_dims=(64, 128),
     dtypes=("fp16", "bf16"),
+    rows_per_warp_multiple=16,
 )
 
 #: Model-only grid for algorithms and workloads without a compiled kernel.
@@ -92,6 +99,7 @@ def _grid(algorithm: str, space: KernelSpace) -> tuple[Schedule, ...]:
             residency="registers",
         )
         for bm, bn, w, st in itertools.product(ms, space.block_n, space.warps, space.stages)
+        if algorithm in SINGLE_QUERY_ALGORITHMS or space.has(bm, w)
     )
 
 
