@@ -20,8 +20,9 @@ from gpusim.errors import GpusimError
 from gpusim.schedule import Schedule
 from gpusim.workload import Workload
 
-#: Pipelined steps the tracer may record for one ``count`` (about a few seconds of tracing).
-MAX_TRACED_STEPS = 100_000
+#: Pipelined steps the tracer may record for one ``count`` (a few seconds of tracing at most;
+#: causal flash2 at 64k tokens with 128x64 tiles is about 260k).
+MAX_TRACED_STEPS = 200_000
 
 
 class _BudgetedTracer(TracingMachine):

@@ -57,13 +57,15 @@ def _cap(n: int) -> int:
     return PRACTICAL_BLOCKS[0]
 
 
-def _footprint(algorithm: str, workload: Workload, schedule: Schedule) -> tuple[int, int]:
-    """(max shared memory per CTA in bytes, max registers per thread) over the kernels."""
+def _footprint(algorithm: str, workload: Workload, schedule: Schedule) -> tuple[int, int, str]:
+    """(max shared memory per CTA in bytes, max registers per thread, the biggest buffers)."""
     from algorithms import get_algorithm  # late: algorithms imports gpusim, not the reverse
 
     kernels = get_algorithm(algorithm).kernels(workload, schedule)
     chips = [k.on_chip() for k in kernels]
-    return max(c.smem_bytes for c in chips), max(c.regs_per_thread for c in chips)
+    big = max(chips, key=lambda c: c.smem_bytes)
+    buffers = ", ".join(f"{n} {b} B" for n, b in big.smem_buffers_bytes.items())
+    return big.smem_bytes, max(c.regs_per_thread for c in chips), buffers
 
 
 def default_schedule(
@@ -73,7 +75,8 @@ def default_schedule(
 
     Blocks are powers of two in 16..128, no larger than needed for the sequence,
     with the algorithm's shared memory within ``profile_smem_per_block_bytes`` and
-    its register estimate below the 255 cap (else the tile would spill). Larger
+    its register estimate below the 255 cap (else the tile would spill; if every
+    tile would, the largest that fits shared memory is taken anyway). Larger
     ``block_m x block_n`` wins, then the squarer tile, then larger ``block_m``.
     Warps 4, stages 2 (1 only if nothing fits with 2), split-q except flash1
     (split-k), residency registers.
@@ -87,7 +90,8 @@ def default_schedule(
     ms = tuple(b for b in ms if b <= _cap(workload.seq_len_q))
     ns = tuple(b for b in PRACTICAL_BLOCKS if b <= _cap(workload.seq_len_k))
     pairs = sorted(((m, n) for m in ms for n in ns), key=lambda p: (-p[0] * p[1], -min(p), -p[0]))
-    smallest_need = None
+    spilling: Schedule | None = None
+    smallest: tuple[int, str] | None = None
     for stages in (2, 1):
         for bm, bn in pairs:
             s = Schedule(
@@ -99,12 +103,18 @@ def default_schedule(
                 warp_split=split,
                 residency="registers",
             )
-            smem, regs = _footprint(algorithm, workload, s)
-            if smem <= profile_smem_per_block_bytes and regs < MAX_REGS_PER_THREAD:
-                return s
-            smallest_need = smem if smallest_need is None else min(smallest_need, smem)
+            smem, regs, buffers = _footprint(algorithm, workload, s)
+            if smem <= profile_smem_per_block_bytes:
+                if regs < MAX_REGS_PER_THREAD:
+                    return s
+                spilling = spilling or s
+            if smallest is None or smem < smallest[0]:
+                smallest = (smem, buffers)
+    if spilling is not None:
+        return spilling
+    assert smallest is not None
     raise GpusimError(
-        f"no block size fits {algorithm} (head_dim {workload.head_dim}, {workload.dtype}) in "
-        f"{profile_smem_per_block_bytes} B of shared memory per CTA; the smallest needs "
-        f"{smallest_need} B"
+        f"no block size fits {algorithm} (head_dim {workload.head_dim}, {workload.dtype}, "
+        f"Nk {workload.seq_len_k}) in {profile_smem_per_block_bytes} B of shared memory per CTA; "
+        f"the smallest needs {smallest[0]} B ({smallest[1]})"
     )
