@@ -19,14 +19,12 @@ causal), ``k_i`` the valid keys in those tiles:
 from __future__ import annotations
 
 from algorithms.base import Algorithm, Kernel, OnChip, ceil_div
-from algorithms.footprint import register_estimate
+from algorithms.footprint import FP32, register_estimate
 from algorithms.recurrence import initial_state, scores, unnormalised_update
 from algorithms.tile_machine import TileMachine
 from algorithms.tiling import needs_mask, visible_kv_blocks
 from gpusim.schedule import Schedule
 from gpusim.workload import Workload
-
-FP32 = 4
 
 __all__ = ["Flash2", "Flash2Kernel", "needs_mask", "register_estimate", "visible_kv_blocks"]
 

@@ -17,8 +17,7 @@ tiles of row ``r`` (``ceil(Nk/Bc)`` without causal), ``k_r`` their valid keys:
 from __future__ import annotations
 
 from algorithms.base import Algorithm, Kernel, OnChip
-from algorithms.footprint import register_estimate
-from algorithms.materialised import FP32
+from algorithms.footprint import FP32, register_estimate
 from algorithms.recurrence import initial_state, normalised_update, scores
 from algorithms.tile_machine import TileMachine
 from algorithms.tiling import first_masked_tile, visible_kv_blocks

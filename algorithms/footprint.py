@@ -13,6 +13,8 @@ from gpusim.schedule import Schedule
 from gpusim.workload import Workload
 
 MAX_REGS_PER_THREAD = 255
+#: Bytes of an fp32 value: accumulators, row statistics and HBM state are fp32.
+FP32 = 4
 #: Registers every thread needs besides its accumulators (addresses, indices, m, l).
 BASE_REGS = 40
 #: The seed 001 picture: everything in shared memory, threads hold only scalars.

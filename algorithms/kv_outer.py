@@ -16,8 +16,8 @@ starts from ``(m, l, O) = (-inf, 0, 0)`` on chip instead of reading HBM.
 from __future__ import annotations
 
 from algorithms.base import Kernel, OnChip
-from algorithms.footprint import register_estimate
-from algorithms.materialised import FP32, RowBlockKernel
+from algorithms.footprint import BASE_REGS, FP32, register_estimate
+from algorithms.materialised import RowBlockKernel
 from algorithms.recurrence import initial_state, normalised_update, scores, unnormalised_update
 from algorithms.tile_machine import TileMachine
 from algorithms.tiling import q_blocks_visiting, visits_per_q_block
@@ -94,7 +94,7 @@ class InitStateKernel(RowBlockKernel):
             tm.store(name, bh, block * br, tile)
 
     def on_chip(self) -> OnChip:
-        return OnChip({}, self.threads(), 32)
+        return OnChip({}, self.threads(), BASE_REGS)
 
 
 class FinalizeKernel(RowBlockKernel):
@@ -120,7 +120,7 @@ class FinalizeKernel(RowBlockKernel):
 
     def on_chip(self) -> OnChip:
         w, s = self.workload, self.schedule
-        return OnChip({"Oacc": s.block_m * w.head_dim * FP32}, self.threads(), 40)
+        return OnChip({"Oacc": s.block_m * w.head_dim * FP32}, self.threads(), BASE_REGS)
 
 
 class CopyKernel(FinalizeKernel):

@@ -21,13 +21,11 @@ import math
 from abc import abstractmethod
 
 from algorithms.base import Algorithm, Kernel, OnChip
-from algorithms.footprint import gemm_regs
+from algorithms.footprint import FP32, gemm_regs
 from algorithms.tile_machine import Tile, TileMachine
 from algorithms.tiling import first_masked_tile, needs_mask, q_blocks, visible_kv_blocks
 from gpusim.schedule import Schedule
 from gpusim.workload import Workload
-
-FP32 = 4
 
 
 def row_block_key(w: Workload, q0: int, br: int, bc: int) -> tuple[int, int, bool]:

@@ -28,9 +28,8 @@ import math
 from functools import cached_property
 
 from algorithms.base import Kernel, OnChip, ceil_div
-from algorithms.footprint import gemm_regs
+from algorithms.footprint import FP32, gemm_regs
 from algorithms.materialised import (
-    FP32,
     MaterialisedAttention,
     load_scores,
     row_block_key,
