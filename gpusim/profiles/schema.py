@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Generic, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 SCHEMA_VERSION = 1
 
@@ -44,7 +44,11 @@ class SourcedList(BaseModel):
 
 
 class DtypeRates(BaseModel):
-    """Dense tensor-core throughput per SM per clock, in FLOP (2 per multiply-add), by input type."""
+    """Dense tensor-core throughput per SM per clock, in FLOP (2 per multiply-add), by input type.
+
+    Rates are for FP32 accumulation (what attention kernels use); GeForce parts run
+    FP16-accumulate at twice the rate, which a ``note`` may mention.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -54,7 +58,14 @@ class DtypeRates(BaseModel):
 
 
 class HardwareProfile(BaseModel):
-    """One GPU, as the engine needs it."""
+    """One GPU, as the engine needs it.
+
+    Shared memory and register sizes follow the CUDA occupancy calculator's model:
+    a CTA's shared memory is rounded up to ``smem_alloc_unit_bytes`` and charged
+    ``smem_reserved_per_block_bytes`` more; registers are allocated per warp in
+    units of ``register_alloc_unit_per_warp`` and warps per SM in multiples of
+    ``warp_alloc_granularity`` (one per SM sub-partition).
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -63,6 +74,7 @@ class HardwareProfile(BaseModel):
     display_name: str
     architecture: str
     compute_capability: str = Field(pattern=r"^\d+\.\d+$")
+    note: str | None = None  # how the profile was put together, caveats
 
     sm_count: Sourced[int]
     sm_clock_hz: Sourced[float]
@@ -71,11 +83,13 @@ class HardwareProfile(BaseModel):
     smem_per_block_bytes: Sourced[int]  # the opt-in maximum for one CTA
     smem_reserved_per_block_bytes: Sourced[int]  # the driver's per-CTA reservation
     smem_carveout_steps_kib: SourcedList
+    smem_alloc_unit_bytes: Sourced[int]  # a CTA's shared memory is rounded up to this
     smem_bandwidth_bytes_per_clk_per_sm: Sourced[int]
 
     registers_per_sm: Sourced[int]
     registers_per_thread_max: Sourced[int]
     register_alloc_unit_per_warp: Sourced[int]  # allocation granularity, registers per warp
+    warp_alloc_granularity: Sourced[int]  # warps per SM are allocated in multiples of this
     max_warps_per_sm: Sourced[int]
     max_threads_per_block: Sourced[int]
     max_blocks_per_sm: Sourced[int]
@@ -94,6 +108,35 @@ class HardwareProfile(BaseModel):
     sfu_exp_per_clk_per_sm: Sourced[float]  # MUFU.EX2 results
 
     kernel_launch_overhead_s: Sourced[float]
+
+    @model_validator(mode="after")
+    def _consistent(self) -> HardwareProfile:
+        # Messages name the field first, so the loader can prefix the file name.
+        per_sm, per_block = self.smem_per_sm_bytes.value, self.smem_per_block_bytes.value
+        reserved = self.smem_reserved_per_block_bytes.value
+        if per_block + reserved > per_sm:
+            raise ValueError(
+                f"smem_per_block_bytes.value: {per_block} plus the {reserved} B reservation "
+                f"exceeds smem_per_sm_bytes ({per_sm})"
+            )
+        steps = self.smem_carveout_steps_kib.value
+        if steps != sorted(set(steps)):
+            raise ValueError("smem_carveout_steps_kib.value: must be strictly increasing")
+        if steps[-1] * 1024 < per_sm:
+            raise ValueError(
+                f"smem_carveout_steps_kib.value: largest step {steps[-1]} KiB is smaller "
+                f"than smem_per_sm_bytes ({per_sm})"
+            )
+        if self.max_threads_per_block.value > self.max_threads_per_sm:
+            raise ValueError(
+                f"max_threads_per_block.value: {self.max_threads_per_block.value} exceeds "
+                f"32 x max_warps_per_sm ({self.max_threads_per_sm})"
+            )
+        if 32 * self.registers_per_thread_max.value > self.registers_per_sm.value:
+            raise ValueError(
+                "registers_per_thread_max.value: one warp at the maximum exceeds registers_per_sm"
+            )
+        return self
 
     @property
     def max_threads_per_sm(self) -> int:
