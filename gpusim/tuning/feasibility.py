@@ -1,10 +1,10 @@
 """Which schedules fit a GPU, and for those that do not, why (with the numbers).
 
-A schedule fits when every kernel of the algorithm fits one CTA on an SM:
-shared memory within the per-CTA limit (the profile's, or ``--sram-kib``),
-registers per thread below the 255 cap (at the cap the estimate means a spill)
-and within the SM's register file, threads within the per-block limit, warps
-within the per-SM limit, and the algorithm accepts the workload.
+A schedule fits when the algorithm accepts it and every kernel of the algorithm
+can place one CTA on an SM: shared memory within the per-CTA limit (the
+profile's, or ``--sram-kib``), registers per thread below the 255 cap (at the
+cap the estimate means a spill), and the occupancy model's limits (threads per
+block, registers per thread and per SM, warps per SM; :mod:`gpusim.occupancy`).
 """
 
 from __future__ import annotations
@@ -12,12 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gpusim.errors import GpusimError
+from gpusim.occupancy import occupancy
 from gpusim.profiles.schema import HardwareProfile
 from gpusim.schedule import Schedule
 from gpusim.tuning.rules import MAX_REGS_PER_THREAD
 from gpusim.workload import Workload
-
-WARP_THREADS = 32
 
 
 @dataclass(frozen=True)
@@ -36,6 +35,7 @@ class Verdict:
     schedule: Schedule
     footprint: Footprint | None  # None when the algorithm rejects the schedule outright
     reason: str | None  # None: it fits
+    ctas_per_sm: int = 0  # resident CTAs per SM of the most constrained kernel, when it fits
 
     @property
     def fits(self) -> bool:
@@ -43,23 +43,20 @@ class Verdict:
         return self.reason is None
 
 
-def footprint(algorithm: str, workload: Workload, schedule: Schedule) -> Footprint:
-    """Shared memory, registers and threads of one CTA, the maximum over the kernels."""
+def footprint(algorithm: str, workload: Workload, schedule: Schedule) -> list[Footprint]:
+    """Shared memory, registers and threads of one CTA of each kernel, in launch order."""
     from algorithms import get_algorithm  # late: algorithms imports gpusim, not the reverse
 
     chips = [k.on_chip() for k in get_algorithm(algorithm).kernels(workload, schedule)]
+    return [Footprint(c.smem_bytes, c.regs_per_thread, c.threads) for c in chips]
+
+
+def _worst(fps: list[Footprint]) -> Footprint:
     return Footprint(
-        max(c.smem_bytes for c in chips),
-        max(c.regs_per_thread for c in chips),
-        max(c.threads for c in chips),
+        max(f.smem_bytes_per_cta for f in fps),
+        max(f.regs_per_thread for f in fps),
+        max(f.threads_per_cta for f in fps),
     )
-
-
-def regs_per_cta(profile: HardwareProfile, regs_per_thread: int, threads: int) -> int:
-    """Registers one CTA takes from the SM's file, rounded to the per-warp allocation unit."""
-    unit = profile.register_alloc_unit_per_warp.value
-    per_warp = -(-regs_per_thread * WARP_THREADS // unit) * unit
-    return per_warp * -(-threads // WARP_THREADS)
 
 
 def _reason(fp: Footprint, profile: HardwareProfile) -> str | None:
@@ -75,20 +72,6 @@ def _reason(fp: Footprint, profile: HardwareProfile) -> str | None:
             f"registers: the estimate reaches the {cap} per-thread cap, "
             f"so the tile would spill to local memory"
         )
-    if fp.threads_per_cta > profile.max_threads_per_block.value:
-        return (
-            f"threads: {fp.threads_per_cta} per CTA, limit "
-            f"{profile.max_threads_per_block.value} per block"
-        )
-    warps = -(-fp.threads_per_cta // WARP_THREADS)
-    if warps > profile.max_warps_per_sm.value:
-        return f"warps: {warps} per CTA, limit {profile.max_warps_per_sm.value} per SM"
-    regs = regs_per_cta(profile, fp.regs_per_thread, fp.threads_per_cta)
-    if regs > profile.registers_per_sm.value:
-        return (
-            f"registers: {fp.regs_per_thread} per thread x {fp.threads_per_cta} threads "
-            f"= {regs} (allocated), the SM has {profile.registers_per_sm.value}"
-        )
     return None
 
 
@@ -100,7 +83,21 @@ def check(
 
     try:
         get_algorithm(algorithm).check(workload, schedule)
-        fp = footprint(algorithm, workload, schedule)
+        fps = footprint(algorithm, workload, schedule)
     except GpusimError as e:
         return Verdict(schedule, None, str(e))
-    return Verdict(schedule, fp, _reason(fp, profile))
+    worst = _worst(fps)
+    for fp in fps:
+        why = _reason(fp, profile)
+        if why is not None:
+            return Verdict(schedule, worst, why)
+    try:
+        ctas = min(
+            occupancy(
+                profile, f.smem_bytes_per_cta, f.threads_per_cta, f.regs_per_thread
+            ).ctas_per_sm
+            for f in fps
+        )
+    except GpusimError as e:
+        return Verdict(schedule, worst, f"occupancy: {e}")
+    return Verdict(schedule, worst, None, ctas)

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from gpusim.profiles.schema import HardwareProfile
 from gpusim.schedule import Schedule
 from gpusim.tuning.compare import rule_picks
 from gpusim.workload import Workload
@@ -23,8 +24,8 @@ from gpusim.workload import Workload
 TARGET_LOSS = 0.05
 TARGET_SPEARMAN = 0.8
 
-#: A prediction function: (workload, schedules) -> predicted seconds, one per schedule.
-Predictor = Callable[[Workload, Sequence[Schedule]], Sequence[float]]
+#: A prediction function: (workload, schedules) -> predicted seconds per schedule (None: rejected).
+Predictor = Callable[[Workload, Sequence[Schedule]], Sequence[float | None]]
 
 
 def ranks(values: Sequence[float]) -> list[float]:
@@ -65,7 +66,8 @@ class WorkloadProof:
     schedules: int
     tuner_choice: Schedule
     measured_best: Schedule
-    tuner_loss: float  # measured(tuner's choice) / measured best - 1
+    tuner_loss: float  # measured(tuner's choice) / measured best of the feasible ones - 1
+    tuner_loss_vs_all: float  # ... against every measured schedule, the tuner-rejected too
     spearman: float
     rule_loss: dict[str, float]  # rule name -> measured loss of its pick
     rule_choice: dict[str, Schedule]
@@ -78,6 +80,7 @@ class WorkloadProof:
             "tuner_choice": self.tuner_choice.model_dump(),
             "measured_best": self.measured_best.model_dump(),
             "tuner_loss": self.tuner_loss,
+            "tuner_loss_vs_all": self.tuner_loss_vs_all,
             "spearman": self.spearman,
             "rule_loss": self.rule_loss,
             "rule_choice": {k: v.model_dump() for k, v in self.rule_choice.items()},
@@ -87,24 +90,32 @@ class WorkloadProof:
 def evaluate_workload(entry: dict, predict: Predictor | None = None) -> WorkloadProof:
     """Figures for one recorded workload; ``predict`` replaces the recorded predictions."""
     w = Workload(**entry["workload"])
-    rows = [r for r in entry["schedules"] if r.get("measured_s") is not None]
-    if not rows:
+    timed = [r for r in entry["schedules"] if r.get("measured_s") is not None]
+    if not timed:
         raise ValueError(f"no measured schedule for {w}")
-    scheds = [Schedule(**r["schedule"]) for r in rows]
-    measured = [float(r["measured_s"]) for r in rows]
-    predicted = (
-        [float(r["predicted_s"]) for r in rows] if predict is None else list(predict(w, scheds))
+    all_scheds = [Schedule(**r["schedule"]) for r in timed]
+    preds = (
+        [r.get("predicted_s") for r in timed] if predict is None else list(predict(w, all_scheds))
     )
+    # Schedules the tuner rejects have no prediction: they cannot be its choice.
+    keep = [i for i, p in enumerate(preds) if p is not None]
+    if not keep:
+        raise ValueError(f"no schedule of {w} is both measured and predicted")
+    scheds = [all_scheds[i] for i in keep]
+    measured = [float(timed[i]["measured_s"]) for i in keep]
+    predicted = [float(preds[i]) for i in keep]
     best_meas = min(measured)
+    best_any = min(float(r["measured_s"]) for r in timed)
     by_sched = dict(zip(scheds, measured, strict=True))
-    tuner = min(range(len(rows)), key=lambda i: (predicted[i], i))
+    tuner = min(range(len(scheds)), key=lambda i: (predicted[i], i))
     picks = rule_picks(w, int(entry["sram_bytes"]), list(zip(scheds, predicted, strict=True)))
     return WorkloadProof(
         workload=w,
-        schedules=len(rows),
+        schedules=len(scheds),
         tuner_choice=scheds[tuner],
         measured_best=scheds[measured.index(best_meas)],
         tuner_loss=measured[tuner] / best_meas - 1.0,
+        tuner_loss_vs_all=measured[tuner] / best_any - 1.0,
         spearman=spearman(predicted, measured),
         rule_loss={p.rule: by_sched[p.schedule] / best_meas - 1.0 for p in picks},
         rule_choice={p.rule: p.schedule for p in picks},
@@ -132,6 +143,18 @@ def summary(proofs: Sequence[WorkloadProof]) -> dict:
         "max_tuner_loss": max((p.tuner_loss for p in proofs), default=float("nan")),
         "passes": bool(proofs) and within5 >= need and min_rho >= TARGET_SPEARMAN,
     }
+
+
+def model_predictor(profile: HardwareProfile, algorithm: str = "flash2") -> Predictor:
+    """Predictions of the current model: the tuner's runtime per schedule, None if it rejects it."""
+
+    from gpusim.tuning.tuner import tune  # late: the tuner pulls in the engine
+
+    def predict(w: Workload, schedules: Sequence[Schedule]) -> list[float | None]:
+        times = {c.schedule: c.runtime_s for c in tune(algorithm, w, profile).candidates}
+        return [times.get(s) for s in schedules]
+
+    return predict
 
 
 def load(path: str | Path) -> dict:

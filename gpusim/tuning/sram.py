@@ -2,7 +2,8 @@
 
 ``--sram-kib N`` means: one CTA may use up to ``N`` KiB, and the SM has exactly
 enough shared memory for one such CTA plus the driver's per-CTA reservation
-(as on the real parts: the H200 has 227 KiB per block and 228 KiB per SM). The
+(as on the real parts: the H200 has 227 KiB per block and 228 KiB per SM);
+a size off the allocation unit is rounded up for the SM. The
 occupancy model and the engine see the modified copy, so smaller tiles on a
 small SRAM also gain co-resident CTAs, and a larger SRAM admits more.
 """
@@ -10,6 +11,7 @@ small SRAM also gain co-resident CTAs, and a larger SRAM admits more.
 from __future__ import annotations
 
 from gpusim.errors import GpusimError
+from gpusim.occupancy import allocated_smem_bytes
 from gpusim.profiles.schema import HardwareProfile, Sourced, SourcedList
 
 KIB = 1024
@@ -21,7 +23,8 @@ def with_sram_bytes(profile: HardwareProfile, smem_per_block_bytes: int) -> Hard
         raise GpusimError(f"--sram-kib must be positive, got {smem_per_block_bytes / KIB:g} KiB")
     why = f"--sram-kib override ({smem_per_block_bytes / KIB:g} KiB per CTA)"
     reserved = profile.smem_reserved_per_block_bytes.value
-    per_sm = smem_per_block_bytes + reserved
+    # One CTA of the full size must fit once rounded to the allocation unit (as occupancy does).
+    per_sm = allocated_smem_bytes(profile, smem_per_block_bytes)
     per_sm_kib = -(-per_sm // KIB)
     # Carve-out steps beyond the new SM size do not exist on the imagined part; its full size does.
     steps = sorted(

@@ -3,7 +3,7 @@
 import re
 
 from gpusim.schedule import Schedule
-from gpusim.tuning.feasibility import check, regs_per_cta
+from gpusim.tuning.feasibility import check
 from gpusim.tuning.sram import with_sram_bytes
 from gpusim.workload import Workload
 
@@ -37,10 +37,20 @@ def test_algorithm_rejection_is_a_reason_not_an_exception(h200):
     assert not v.fits and v.footprint is None and "flash1" in v.reason
 
 
-def test_register_file_rounding(h200):
-    unit = h200.register_alloc_unit_per_warp.value
-    # 33 registers x 32 lanes round up to whole allocation units per warp.
-    assert regs_per_cta(h200, 33, 64) == 2 * (-(-33 * 32 // unit) * unit)
+def test_occupancy_limits_are_reasons(h200):
+    # A profile whose SM holds only 128 threads: 8 warps cannot be placed.
+    tiny = h200.model_copy(
+        update={
+            "max_threads_per_block": h200.max_threads_per_block.model_copy(update={"value": 128})
+        }
+    )
+    v = check("flash2", W, Schedule(block_m=128, block_n=32, warps=8, stages=1), tiny)
+    assert not v.fits and v.reason.startswith("occupancy") and "128" in v.reason
+
+
+def test_fitting_schedule_reports_ctas_per_sm(h200):
+    v = check("flash2", W, Schedule(block_m=64, block_n=32, warps=4, stages=1), h200)
+    assert v.fits and v.ctas_per_sm >= 2  # 32 KiB of 228 KiB
 
 
 def test_more_sram_never_rejects_a_schedule_that_fit(h200):
