@@ -99,6 +99,8 @@ def _read(path: Path) -> dict[str, Any]:
 _MESSAGES = {
     "greater_than": lambda c: f"must be > {c.get('gt')}",
     "greater_than_equal": lambda c: f"must be >= {c.get('ge')}",
+    "less_than": lambda c: f"must be < {c.get('lt')}",
+    "less_than_equal": lambda c: f"must be <= {c.get('le')}",
     "extra_forbidden": lambda c: "unknown key (not in the profile schema)",
     "missing": lambda c: "missing (required)",
     "literal_error": lambda c: f"must be {c.get('expected')}",

@@ -1,0 +1,68 @@
+"""``gpusim calibrate``: microbenchmarks on the GPU at hand, written as a profile and raw results.
+
+All the work is in :mod:`gpusim.calibrate.command`; this module only declares options.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from gpusim.calibrate.command import calibrate as run_calibrate
+from gpusim.calibrate.command import format_table
+from gpusim.calibrate.suite import BENCHMARKS
+from gpusim.cli.app import app
+from gpusim.cli.options import JsonOption
+from gpusim.cli.output import emit
+
+
+@app.command()
+def calibrate(
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Profile YAML to write (default: <base>-calibrated.yaml)."),
+    ] = None,
+    base_profile: Annotated[
+        str,
+        typer.Option("--base-profile", help="Profile whose unmeasured values are kept."),
+    ] = "h200-sxm",
+    results: Annotated[
+        Path | None,
+        typer.Option("--results", help="Raw results JSON (default: beside --out)."),
+    ] = None,
+    from_results: Annotated[
+        Path | None,
+        typer.Option("--from", help="Rebuild the profile from recorded results; no GPU needed."),
+    ] = None,
+    only: Annotated[
+        str | None,
+        typer.Option("--only", help=f"Comma-separated benchmarks ({', '.join(BENCHMARKS)})."),
+    ] = None,
+    quick: Annotated[
+        bool, typer.Option("--quick", help="Small sizes and few repeats: a smoke test.")
+    ] = False,
+    no_profile: Annotated[
+        bool, typer.Option("--no-profile", help="Write only the raw results JSON.")
+    ] = False,
+    name: Annotated[str | None, typer.Option("--name", help="Name of the written profile.")] = None,
+    json_out: JsonOption = False,
+) -> None:
+    """Measure this GPU's bandwidths, latencies, pipe rates and launch cost; write a profile."""
+    doc = run_calibrate(
+        out=out,
+        base_profile=base_profile,
+        results_path=results,
+        from_results=from_results,
+        only=only,
+        quick=quick,
+        write_profile=not no_profile,
+        name=name,
+        argv=sys.argv[2:],
+    )
+    if json_out:
+        emit(doc, True)
+    else:
+        typer.echo(format_table(doc))

@@ -1,0 +1,28 @@
+"""``gpusim count``: trace a schedule and count traffic and work, without timing."""
+
+from __future__ import annotations
+
+from gpusim.cli.app import app
+from gpusim.cli.options import JsonOption, WorkloadOptions, workload_options
+from gpusim.cli.output import emit
+from gpusim.occupancy import occupancy
+
+
+@app.command()
+@workload_options
+def count(opts: WorkloadOptions, json_out: JsonOption = False) -> None:
+    """Count FLOPs, global (SM <-> L2) bytes and on-chip needs of one schedule."""
+    from gpusim.counting import count as run_count
+
+    workload, schedule, profile, filled = opts.build()
+    counts = run_count(schedule.algorithm, workload, schedule).to_json_dict()
+    for k in counts["kernels"]:
+        occ = occupancy(
+            profile, k["smem_bytes_per_cta"], k["threads_per_cta"], k["regs_per_thread"]
+        )
+        k["ctas_per_sm"] = occ.ctas_per_sm
+        k["occupancy"] = occ.as_dict()
+    counts["profile"] = profile.name
+    counts["defaults_used"] = filled
+    counts["ctas_per_sm"] = min(k["ctas_per_sm"] for k in counts["kernels"])
+    emit(counts, json_out, title=f"{schedule.label()} on {profile.name}")
