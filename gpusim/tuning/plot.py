@@ -1,7 +1,7 @@
 """The tuner's picture: a Br x Bc heatmap of predicted runtime, one panel per stage count.
 
 Each cell is the best predicted runtime over the warp counts for that tile and
-stage count; a cell with no feasible schedule is grey and says so. The overall
+stage count; a cell with no feasible schedule is grey and says "no fit". The overall
 best schedule is outlined.
 """
 
@@ -53,15 +53,18 @@ def heatmap(
         for i in range(len(bms)):
             for j in range(len(bns)):
                 v = grid[i, j]
-                text = "does not fit" if np.isnan(v) else f"{v:.0f}"
-                ax.text(j, i, text, ha="center", va="center", fontsize=8, color="black")
+                dark = not np.isnan(v) and (v - vmin * 1e6) > 0.6 * (vmax - vmin) * 1e6
+                text = "no fit" if np.isnan(v) else f"{v:.0f}"
+                color = "white" if dark else "black"
+                ax.text(j, i, text, ha="center", va="center", fontsize=8, color=color)
         if top is not None and top.stages == st:
             i, j = bms.index(top.block_m), bns.index(top.block_n)
             ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, ec="red", lw=2.5))
         ax.set_xticks(range(len(bns)), [str(b) for b in bns])
         ax.set_yticks(range(len(bms)), [str(b) for b in bms])
         ax.set_xlabel("Bc (block_n)")
-        ax.set_ylabel("Br (block_m)")
+        if ax is axes[0][0]:
+            ax.set_ylabel("Br (block_m)")
         ax.set_title(f"{st} stage{'s' if st > 1 else ''}")
     if image is not None:
         fig.colorbar(image, ax=axes[0].tolist(), label="predicted runtime (µs), best over warps")
