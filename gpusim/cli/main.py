@@ -22,6 +22,7 @@ COMMANDS: tuple[str, ...] = (
     "algorithms",
     "verify",
     "count",
+    "calibrate",
 )
 
 #: Exit status of bad input (unknown names, malformed numbers, impossible schedules).

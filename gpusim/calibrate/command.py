@@ -1,0 +1,103 @@
+"""``gpusim calibrate``: run the microbenchmarks, write the raw results and a calibrated profile.
+
+The CLI layers (``gpusim.cli.commands.calibrate`` and ``python -m gpusim.calibrate``)
+only parse options and print; everything they do is here.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from gpusim.calibrate import profile_writer
+from gpusim.calibrate.context import import_cupy, make_context
+from gpusim.calibrate.suite import run_suite, select
+from gpusim.errors import GpusimError
+
+
+def default_paths(base_profile: str, out: Path | None, results: Path | None) -> tuple[Path, Path]:
+    """Profile and results paths: ``<base>-calibrated.yaml`` and a ``.results.json`` beside it."""
+    stem = Path(base_profile).stem
+    out = out or Path(f"{stem}-calibrated.yaml")
+    results = results or out.with_name(out.stem + ".results.json")
+    return out, results
+
+
+def calibrate(
+    out: Path | None = None,
+    base_profile: str = "h200-sxm",
+    results_path: Path | None = None,
+    from_results: Path | None = None,
+    only: str | None = None,
+    quick: bool = False,
+    write_profile: bool = True,
+    name: str | None = None,
+    argv: list[str] | None = None,
+) -> dict[str, Any]:
+    """Run (or, with ``from_results``, replay) a calibration; the command's JSON object."""
+    out, results_path = default_paths(base_profile, out, results_path)
+    if write_profile:
+        profile_writer.base_profile_path(base_profile)  # an unknown base fails before any GPU work
+    if from_results is not None:
+        results = profile_writer.load_results(from_results)
+        results_path = from_results
+    else:
+        names = select(only)
+        cp = import_cupy()
+        ctx = make_context(cp, quick=quick)
+        results = run_suite(ctx, names, argv or [])
+        results_path.parent.mkdir(parents=True, exist_ok=True)
+        results_path.write_text(json.dumps(results, indent=1, default=_plain) + "\n")
+    summary = summarise(results)
+    replaced: list[str] = []
+    profile: str | None = None
+    if write_profile:
+        if not summary["measured"]:
+            raise GpusimError(f"every benchmark failed ({results_path}); no profile written")
+        replaced = profile_writer.write_profile(results, base_profile, out, str(results_path), name)
+        profile = str(out)
+    return {"profile": profile, "results": str(results_path), "replaced": replaced, **summary}
+
+
+def _plain(obj: Any) -> Any:
+    # NumPy scalars and arrays that slip into a record must not cost the whole run's results.
+    if hasattr(obj, "tolist"):
+        return obj.tolist()
+    return str(obj)
+
+
+def summarise(results: dict[str, Any]) -> dict[str, Any]:
+    """GPU, measured values (``bench.key`` -> value and spread) and failures of a results doc."""
+    measured: dict[str, Any] = {}
+    failed: dict[str, str] = {}
+    for bench, rec in results.get("benchmarks", {}).items():
+        if rec.get("status") != "ok":
+            failed[bench] = rec.get("error", "unknown error")
+            continue
+        for key, val in rec.get("values", {}).items():
+            measured[f"{bench}.{key}"] = {
+                k: val[k] for k in ("value", "unit", "min", "median", "max", "count") if k in val
+            }
+    prov = results.get("provenance", {})
+    return {
+        "gpu": prov.get("gpu_name"),
+        "date_utc": prov.get("date_utc"),
+        "measured": measured,
+        "failed": failed,
+    }
+
+
+def format_table(doc: dict[str, Any]) -> str:
+    """A plain-text table of the measured values, for people (``--json`` prints JSON)."""
+    lines = [f"GPU: {doc.get('gpu')}  ({doc.get('date_utc')})"]
+    for key, val in doc["measured"].items():
+        spread = ""
+        if "min" in val and val.get("count", 1) > 1:
+            spread = f"  [min {val['min']:.4g}, max {val['max']:.4g}, n={val['count']}]"
+        lines.append(f"  {key:<48} {val['value']:>14.6g} {val.get('unit', '')}{spread}")
+    for bench, err in doc["failed"].items():
+        lines.append(f"  {bench}: FAILED: {err}")
+    lines.append(f"results: {doc['results']}")
+    lines.append(f"profile: {doc['profile'] or '(not written)'}")
+    return "\n".join(lines)

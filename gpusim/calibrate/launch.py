@@ -1,0 +1,85 @@
+"""Kernel launch overhead, from an empty kernel, three ways.
+
+- one launch between two CUDA events: what an event-timed kernel carries on top
+  of its work (the profile's value);
+- back-to-back launches from Python, per launch: the host's launch rate;
+- the same launches replayed from a CUDA graph: the device's launch rate;
+plus host wall time of launch-and-synchronise.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from gpusim.calibrate.context import BenchContext
+from gpusim.calibrate.sources import compile_module, kernel_attributes
+from gpusim.calibrate.stats import measurement
+from gpusim.calibrate.timing import event_times_s
+
+NAME = "launch"
+
+
+def run(ctx: BenchContext) -> dict[str, Any]:
+    """Measure the cost of launching an empty kernel."""
+    cp = ctx.cp
+    kernel = compile_module(cp, "launch.cu").get_function("empty_kernel")
+    repeats = ctx.scale(200, 20)
+    batch = ctx.scale(1000, 50)
+
+    def launch() -> None:
+        kernel((1,), (32,), ())
+
+    values: dict[str, Any] = {}
+    single = event_times_s(cp, launch, repeats=repeats, warmup=20)
+    values["event_single_launch_s"] = measurement(
+        single, "s", "one empty-kernel launch (1 block of 32 threads) between two CUDA events"
+    )
+    b2b = event_times_s(cp, launch, repeats=ctx.scale(20, 3), warmup=1, launches_per_sample=batch)
+    values["back_to_back_launch_s"] = measurement(
+        b2b, "s", f"{batch} empty-kernel launches from Python between two CUDA events, per launch"
+    )
+    stream = cp.cuda.get_current_stream()
+    wall = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        launch()
+        stream.synchronize()
+        wall.append(time.perf_counter() - t0)
+    values["host_launch_sync_s"] = measurement(
+        wall, "s", "host wall time of one empty-kernel launch plus stream synchronize"
+    )
+    details: dict[str, Any] = {"repeats": repeats, "batch": batch}
+    try:
+        values["graph_launch_s"] = _graph(ctx, launch, batch)
+    except Exception as exc:  # graphs are a refinement; their absence must not fail the benchmark
+        details["graph_error"] = f"{type(exc).__name__}: {exc}"
+    for key in (
+        "event_single_launch_s",
+        "back_to_back_launch_s",
+        "graph_launch_s",
+        "host_launch_sync_s",
+    ):
+        if key in values:
+            ctx.log(f"launch {key}: {values[key]['value'] * 1e6:.2f} us")
+    return {
+        "values": values,
+        "details": details,
+        "kernels": {"empty_kernel": kernel_attributes(kernel)},
+    }
+
+
+def _graph(ctx: BenchContext, launch: Any, batch: int) -> dict[str, Any]:
+    """Per-kernel time of a CUDA graph of ``batch`` empty kernels, replayed."""
+    cp = ctx.cp
+    stream = cp.cuda.Stream(non_blocking=True)
+    with stream:
+        stream.begin_capture()
+        for _ in range(batch):
+            launch()
+        graph = stream.end_capture()
+        graph.upload()
+        times = event_times_s(cp, lambda: graph.launch(), repeats=ctx.scale(20, 3), warmup=2)
+    return measurement(
+        [t / batch for t in times], "s", f"CUDA graph of {batch} empty kernels replayed, per kernel"
+    )

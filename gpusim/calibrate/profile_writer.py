@@ -1,0 +1,189 @@
+"""Turns recorded calibration results into a hardware profile.
+
+Measured values replace the base profile's, each with its measured source; every
+other value is kept from the base profile with its own source. The result is
+validated against :class:`gpusim.profiles.schema.HardwareProfile`. Needs no GPU.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from gpusim.errors import GpusimError
+from gpusim.profiles.loader import profile_path
+from gpusim.profiles.schema import HardwareProfile
+
+
+@dataclass(frozen=True)
+class FieldSource:
+    """Where one profile field comes from in the results: benchmark, value key, integer or not."""
+
+    field: tuple[str, ...]
+    bench: str
+    key: str
+    integer: bool = False
+
+
+FIELDS = (
+    FieldSource(("sm_count",), "device", "sm_count", integer=True),
+    FieldSource(("smem_per_sm_bytes",), "device", "smem_per_sm_bytes", integer=True),
+    FieldSource(("smem_per_block_bytes",), "device", "smem_per_block_bytes", integer=True),
+    FieldSource(
+        ("smem_reserved_per_block_bytes",), "device", "smem_reserved_per_block_bytes", True
+    ),
+    FieldSource(("registers_per_sm",), "device", "registers_per_sm", integer=True),
+    FieldSource(("max_warps_per_sm",), "device", "max_warps_per_sm", integer=True),
+    FieldSource(("max_threads_per_block",), "device", "max_threads_per_block", integer=True),
+    FieldSource(("max_blocks_per_sm",), "device", "max_blocks_per_sm", integer=True),
+    FieldSource(("l2_bytes",), "device", "l2_bytes", integer=True),
+    FieldSource(("dram_bytes",), "device", "dram_bytes", integer=True),
+    FieldSource(
+        ("smem_bandwidth_bytes_per_clk_per_sm",), "smem", "lds128_bytes_per_clk_per_sm", True
+    ),
+    FieldSource(("l2_bandwidth_bytes_per_s",), "l2", "read_bandwidth_bytes_per_s"),
+    FieldSource(("l2_latency_s",), "latency", "l2_latency_s"),
+    FieldSource(("dram_bandwidth_bytes_per_s",), "dram", "copy_bandwidth_bytes_per_s"),
+    FieldSource(("dram_latency_s",), "latency", "dram_latency_s"),
+    FieldSource(
+        ("mma_sync_flops_per_clk_per_sm", "fp16"), "tensor", "mma_sync_fp16_flops_per_clk_per_sm"
+    ),
+    FieldSource(
+        ("mma_sync_flops_per_clk_per_sm", "bf16"), "tensor", "mma_sync_bf16_flops_per_clk_per_sm"
+    ),
+    FieldSource(
+        ("mma_sync_flops_per_clk_per_sm", "tf32"), "tensor", "mma_sync_tf32_flops_per_clk_per_sm"
+    ),
+    FieldSource(("fp32_flops_per_clk_per_sm",), "fp32", "ffma_flops_per_clk_per_sm"),
+    FieldSource(("sfu_exp_per_clk_per_sm",), "sfu", "ex2_per_clk_per_sm"),
+    FieldSource(("kernel_launch_overhead_s",), "launch", "event_single_launch_s"),
+)
+# The SM clock under load, in order of preference: the tensor-core run (attention's bottleneck
+# pipe) first, then the other pipe benchmarks, then what the device reports.
+CLOCK_SOURCES = (
+    ("tensor", "mma_fp16_sm_clock_hz"),
+    ("fp32", "fp32_sm_clock_hz"),
+    ("sfu", "ex2_sm_clock_hz"),
+    ("smem", "smem_sm_clock_hz"),
+    ("device", "sm_clock_reported_hz"),
+)
+
+
+def load_results(path: Path) -> dict[str, Any]:
+    """A results JSON written by ``gpusim calibrate``."""
+    try:
+        doc = json.loads(Path(path).read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise GpusimError(f"cannot read calibration results {path}: {exc}") from exc
+    if doc.get("format") != "gpusim-calibration-results":
+        raise GpusimError(f"{path} is not a gpusim calibration results file (no 'format' key)")
+    return doc
+
+
+def base_profile_path(name_or_path: str) -> Path:
+    """The YAML file of a shipped profile name or a path (the profile loader's rules)."""
+    return profile_path(name_or_path)
+
+
+def _value(results: dict[str, Any], bench: str, key: str) -> dict[str, Any] | None:
+    rec = results.get("benchmarks", {}).get(bench)
+    if not rec or rec.get("status") != "ok":
+        return None
+    return rec.get("values", {}).get(key)
+
+
+def _note(val: dict[str, Any]) -> str:
+    parts = []
+    if "median" in val and "count" in val and val.get("count", 1) > 1:
+        parts.append(
+            f"median of {val['count']}, min {val['min']:.6g}, max {val['max']:.6g} "
+            f"{val.get('unit', '')}"
+        )
+    if "sm_clock_hz" in val:
+        parts.append(f"per-clock at the measured SM clock {val['sm_clock_hz'] / 1e6:.0f} MHz")
+    if val.get("method"):
+        parts.append(str(val["method"]))
+    return "; ".join(parts)
+
+
+def _set(profile: dict[str, Any], path: tuple[str, ...], entry: dict[str, Any]) -> None:
+    node = profile
+    for part in path[:-1]:
+        node = node.setdefault(part, {})
+    node[path[-1]] = entry
+
+
+def build_profile(
+    results: dict[str, Any], base: dict[str, Any], name: str | None = None
+) -> tuple[dict[str, Any], list[str]]:
+    """The calibrated profile (a validated plain dict) and the dotted names it replaced."""
+    profile = json.loads(json.dumps(base))  # deep copy of plain data
+    replaced = []
+    for fs in FIELDS:
+        val = _value(results, fs.bench, fs.key)
+        if val is None:
+            continue
+        number = round(val["value"]) if fs.integer else float(val["value"])
+        if number <= 0:
+            raise GpusimError(
+                f"measured {fs.bench}.{fs.key} is {val['value']:.4g}, not a positive "
+                f"{'integer' if fs.integer else 'number'}; the benchmark misbehaved"
+            )
+        _set(profile, fs.field, {"value": number, "source": val["source"], "note": _note(val)})
+        replaced.append(".".join(fs.field))
+    for bench, key in CLOCK_SOURCES:
+        val = _value(results, bench, key)
+        if val is not None:
+            note = f"SM clock during the {bench} benchmark; " + _note(val)
+            _set(
+                profile,
+                ("sm_clock_hz",),
+                {"value": float(val["value"]), "source": val["source"], "note": note},
+            )
+            replaced.append("sm_clock_hz")
+            break
+    gpu = results.get("provenance", {}).get("gpu_name", "GPU")
+    profile["name"] = name or f"{base['name']}-calibrated"
+    profile["display_name"] = (
+        f"{gpu} (calibrated {results.get('provenance', {}).get('date_utc', '')[:10]})"
+    )
+    try:
+        HardwareProfile.model_validate(profile)
+    except ValueError as exc:
+        first = str(exc).splitlines()
+        raise GpusimError(f"calibrated profile is not valid: {' '.join(first[:3])}") from exc
+    return profile, replaced
+
+
+def profile_yaml(profile: dict[str, Any], results_path: str | None, results: dict[str, Any]) -> str:
+    """The profile as YAML text, with a header saying where it came from."""
+    prov = results.get("provenance", {})
+    header = [
+        "# Written by `gpusim calibrate`; do not edit by hand: re-run calibration instead.",
+        f"# Measured on {prov.get('gpu_name', '?')} at {prov.get('date_utc', '?')},"
+        f" driver {prov.get('driver_version', '?')}, commit {prov.get('git_commit', '?')}.",
+    ]
+    if results_path:
+        header.append(f"# Raw results: {results_path}")
+    body = yaml.safe_dump(profile, sort_keys=False, width=100, allow_unicode=True)
+    return "\n".join(header) + "\n" + body
+
+
+def write_profile(
+    results: dict[str, Any],
+    base_name: str,
+    out: Path,
+    results_path: str | None,
+    name: str | None = None,
+) -> list[str]:
+    """Build the calibrated profile from ``results`` over the base profile; write it to ``out``."""
+    base_path = base_profile_path(base_name)
+    base = yaml.safe_load(base_path.read_text())
+    profile, replaced = build_profile(results, base, name)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(profile_yaml(profile, results_path, results))
+    return replaced

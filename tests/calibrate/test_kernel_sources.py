@@ -1,0 +1,70 @@
+"""The CUDA sources compile for sm_90 with nvcc, without spills, to the instructions meant.
+
+Skipped where nvcc (or, for the SASS checks, cuobjdump) is not installed.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from gpusim.calibrate.sources import COMPILE_OPTIONS, KERNEL_DIR, SOURCES
+
+NVCC = shutil.which("nvcc")
+CUOBJDUMP = shutil.which("cuobjdump")
+needs_nvcc = pytest.mark.skipif(NVCC is None, reason="nvcc not installed")
+needs_cuobjdump = pytest.mark.skipif(
+    NVCC is None or CUOBJDUMP is None, reason="nvcc or cuobjdump not installed"
+)
+
+# SASS each source must contain: the instruction a benchmark exists to time.
+EXPECTED_SASS = {
+    "tensor.cu": ("HMMA.16816.F32 ", "HMMA.16816.F32.BF16", "HMMA.1688.F32.TF32"),
+    "alu.cu": ("FFMA", "MUFU.EX2"),
+    "smem.cu": ("LDS.128",),
+    "memory.cu": ("LDG.E.128.STRONG.GPU", "LDG.E.EF.128", "STG.E.EF.128"),
+    "chase.cu": ("LDG.E.STRONG.GPU", "CS2R", "SR_GLOBALTIMER"),
+}
+
+
+def _compile(name: str, out: Path) -> str:
+    cubin = out / (Path(name).stem + ".cubin")
+    cmd = [NVCC, "-arch=sm_90", "-cubin", *COMPILE_OPTIONS, f"-I{KERNEL_DIR}", "-Xptxas", "-v"]
+    proc = subprocess.run(
+        [*cmd, "-o", str(cubin), str(KERNEL_DIR / name)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc.stderr
+
+
+@needs_nvcc
+@pytest.mark.parametrize("name", SOURCES)
+def test_source_compiles_for_sm90_without_spills(name, tmp_path):
+    report = _compile(name, tmp_path)
+    assert "Compiling entry function" in report
+    # Spilled registers would put local-memory traffic into a throughput benchmark.
+    assert not re.search(r"[1-9]\d* bytes spill", report), report
+    assert not re.search(r"[1-9]\d* bytes stack frame", report), report
+
+
+@needs_cuobjdump
+@pytest.mark.parametrize("name", sorted(EXPECTED_SASS))
+def test_sass_has_the_timed_instructions(name, tmp_path):
+    _compile(name, tmp_path)
+    cubin = tmp_path / (Path(name).stem + ".cubin")
+    sass = subprocess.run(
+        [CUOBJDUMP, "--dump-sass", str(cubin)], capture_output=True, text=True, check=True
+    ).stdout
+    for op in EXPECTED_SASS[name]:
+        assert op in sass, f"{op} missing from {name}"
+    if name == "smem.cu":
+        # All loads in the loop must stay 128-bit: a narrowed load would halve the bytes per access.
+        assert not re.search(r"\bLDS(\.U?32)? ", sass)

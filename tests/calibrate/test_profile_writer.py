@@ -1,0 +1,97 @@
+"""The profile writer: recorded results over a base profile give a schema-valid profile."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gpusim.calibrate import profile_writer
+from gpusim.errors import GpusimError
+from gpusim.profiles.loader import load_profile
+from gpusim.profiles.schema import HardwareProfile
+from tests.calibrate.sample_results import sample_results
+
+RECORDED = Path(__file__).resolve().parents[2] / "reports" / "calibration" / "h200-results.json"
+
+
+def _base() -> dict:
+    return yaml.safe_load(profile_writer.base_profile_path("h200-sxm").read_text())
+
+
+def test_every_mapped_field_is_replaced_with_its_measured_source():
+    profile, replaced = profile_writer.build_profile(sample_results(), _base())
+    model = HardwareProfile.model_validate(profile)
+    assert model.name == "h200-sxm-calibrated"
+    assert model.mma_sync_flops_per_clk_per_sm.fp16.value == 2660.0
+    assert model.mma_sync_flops_per_clk_per_sm.fp16.source.startswith("measured on Test GPU")
+    assert model.sm_clock_hz.value == pytest.approx(1.786e9)  # the tensor run's clock comes first
+    assert model.smem_bandwidth_bytes_per_clk_per_sm.value == 127  # integer field, rounded
+    assert set(replaced) >= {".".join(f.field) for f in profile_writer.FIELDS}
+    # Fields no benchmark measures keep the base profile's value and source.
+    base = HardwareProfile.model_validate(_base())
+    assert model.registers_per_thread_max == base.registers_per_thread_max
+    assert model.wgmma_flops_per_clk_per_sm == base.wgmma_flops_per_clk_per_sm
+
+
+def test_failed_benchmark_keeps_base_values():
+    profile, replaced = profile_writer.build_profile(sample_results(failed=("tensor",)), _base())
+    base = HardwareProfile.model_validate(_base())
+    model = HardwareProfile.model_validate(profile)
+    assert model.mma_sync_flops_per_clk_per_sm == base.mma_sync_flops_per_clk_per_sm
+    assert "mma_sync_flops_per_clk_per_sm.fp16" not in replaced
+    # With the tensor run gone, the clock comes from the next benchmark in line.
+    assert model.sm_clock_hz.value == pytest.approx(1.96e9)
+
+
+@settings(max_examples=25, deadline=None)
+@given(scale=st.floats(min_value=1e-3, max_value=1e3))
+def test_any_positive_measurement_gives_a_valid_profile_or_a_clear_error(scale):
+    if round(127.4 * scale) < 1:  # the integer shared-memory rate would round to zero
+        with pytest.raises(GpusimError, match="lds128_bytes_per_clk_per_sm"):
+            profile_writer.build_profile(sample_results(scale=scale), _base())
+        return
+    profile, _ = profile_writer.build_profile(sample_results(scale=scale), _base())
+    model = HardwareProfile.model_validate(profile)
+    assert model.dram_bandwidth_bytes_per_s.value == pytest.approx(4.2e12 * scale)
+
+
+def test_written_yaml_loads_through_the_profile_loader(tmp_path):
+    results = tmp_path / "r.json"
+    results.write_text(json.dumps(sample_results()))
+    out = tmp_path / "cal.yaml"
+    profile_writer.write_profile(
+        profile_writer.load_results(results), "h200-sxm", out, str(results)
+    )
+    assert out.read_text().startswith("# Written by `gpusim calibrate`")
+    assert load_profile(out).name == "h200-sxm-calibrated"
+
+
+def test_not_a_results_file_is_a_one_line_error(tmp_path):
+    bad = tmp_path / "x.json"
+    bad.write_text("{}")
+    with pytest.raises(GpusimError, match="not a gpusim calibration results file"):
+        profile_writer.load_results(bad)
+
+
+@pytest.mark.skipif(not RECORDED.is_file(), reason="no recorded H200 calibration yet")
+def test_recorded_h200_results_give_a_valid_profile():
+    results = profile_writer.load_results(RECORDED)
+    profile, replaced = profile_writer.build_profile(results, _base())
+    model = HardwareProfile.model_validate(profile)
+    assert "dram_bandwidth_bytes_per_s" in replaced
+    assert model.sm_count.value == 132
+
+
+COMMITTED = Path(__file__).resolve().parents[2] / "hardware_profiles" / "h200-sxm-calibrated.yaml"
+
+
+@pytest.mark.skipif(not COMMITTED.is_file(), reason="no committed calibrated profile yet")
+def test_committed_calibrated_profile_is_what_the_recorded_results_give():
+    results = profile_writer.load_results(RECORDED)
+    profile, _ = profile_writer.build_profile(results, _base())
+    assert yaml.safe_load(COMMITTED.read_text()) == profile

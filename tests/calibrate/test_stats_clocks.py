@@ -1,0 +1,72 @@
+"""Summaries of samples and the SM clock from kernel stamps (no GPU)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from gpusim.calibrate.clocks import SmiSampler, clock_hz_from_stamps
+from gpusim.calibrate.stats import Spread, derived, measurement
+
+positive = st.floats(min_value=1e-9, max_value=1e3, allow_nan=False)
+
+
+@given(st.lists(positive, min_size=1, max_size=50))
+def test_spread_is_ordered_and_counts(samples):
+    s = Spread.of(samples)
+    assert s.min <= s.median <= s.max
+    assert s.count == len(samples)
+
+
+@given(st.lists(positive, min_size=1, max_size=20), st.floats(min_value=1.0, max_value=1e15))
+def test_rates_order_reverses_times(times, work):
+    rates = derived(times, work)
+    assert max(rates) == pytest.approx(work / min(times))
+    m = measurement(rates, "B/s", "test")
+    assert m["value"] == m["median"]
+    assert m["unit"] == "B/s"
+
+
+def test_empty_and_nonpositive_samples_are_rejected():
+    with pytest.raises(ValueError):
+        Spread.of([])
+    with pytest.raises(ValueError):
+        derived([1.0, 0.0], 1.0)
+
+
+@given(
+    st.floats(min_value=2e8, max_value=3e9),
+    st.lists(st.integers(min_value=1_000_000, max_value=50_000_000), min_size=1, max_size=16),
+)
+def test_clock_from_stamps_recovers_the_clock(hz, durations_ns):
+    stamps = []
+    for i, ns in enumerate(durations_ns):
+        clk0, ns0 = 1000 * i, 5_000 + i
+        stamps += [clk0, clk0 + round(hz * ns / 1e9), ns0, ns0 + ns]
+    clock = clock_hz_from_stamps(stamps)
+    assert clock["median_hz"] == pytest.approx(hz, rel=1e-5)  # cycles are whole numbers
+    assert clock["blocks"] == len(durations_ns)
+
+
+def test_short_blocks_are_ignored_and_all_short_is_an_error():
+    long_block = [0, 2_000_000, 0, 1_000_000]  # 2 GHz over 1 ms
+    short_block = [0, 10, 0, 10]
+    assert clock_hz_from_stamps(long_block + short_block)["blocks"] == 1
+    with pytest.raises(ValueError):
+        clock_hz_from_stamps(short_block)
+    with pytest.raises(ValueError):
+        clock_hz_from_stamps([1, 2, 3])
+
+
+def test_sampler_window_summarises_only_samples_inside():
+    s = SmiSampler()
+    s.samples = [
+        (1.0, {"clocks.sm": "1980", "power.draw": "300.5"}),
+        (2.0, {"clocks.sm": "1755", "power.draw": "690", "clocks_event_reasons.active": "0x4"}),
+        (9.0, {"clocks.sm": "345", "power.draw": "80"}),
+    ]
+    w = s.window(0.5, 2.5)
+    assert w["samples"] == 2
+    assert w["sm_clock_mhz"] == {"min": 1755.0, "median": 1867.5, "max": 1980.0}
+    assert w["clock_event_reasons"] == ["0x4"]
