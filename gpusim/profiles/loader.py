@@ -96,11 +96,15 @@ def _read(path: Path) -> dict[str, Any]:
     return data
 
 
+def _num(x: object) -> str:
+    return f"{x:g}" if isinstance(x, float) else str(x)
+
+
 _MESSAGES = {
-    "greater_than": lambda c: f"must be > {c.get('gt')}",
-    "greater_than_equal": lambda c: f"must be >= {c.get('ge')}",
-    "less_than": lambda c: f"must be < {c.get('lt')}",
-    "less_than_equal": lambda c: f"must be <= {c.get('le')}",
+    "greater_than": lambda c: f"must be > {_num(c.get('gt'))}",
+    "greater_than_equal": lambda c: f"must be >= {_num(c.get('ge'))}",
+    "less_than": lambda c: f"must be < {_num(c.get('lt'))}",
+    "less_than_equal": lambda c: f"must be <= {_num(c.get('le'))}",
     "extra_forbidden": lambda c: "unknown key (not in the profile schema)",
     "missing": lambda c: "missing (required)",
     "literal_error": lambda c: f"must be {c.get('expected')}",
