@@ -1,0 +1,45 @@
+"""The CUDA source of the flash2 kernels, as one NVRTC-ready string or files for nvcc."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gpusim.kernels.instances import KernelInstance
+
+KERNEL_DIR = Path(__file__).resolve().parent
+COMMON_HEADER = "flash2_common.cuh"
+SOURCES = ("flash2_tc.cu", "flash2_simt.cu")
+#: Options both compilers get: C++17 for ``if constexpr``; no fast-math (exp2 is explicit PTX).
+CXX_OPTIONS = ("-std=c++17",)
+
+_TC_PARAMS = "const u16*, const u16*, const u16*, u16*, int, int, int, float"
+_SIMT_PARAMS = "const float*, const float*, const float*, float*, int, int, int, float"
+
+
+def kernel_source() -> str:
+    """Header and both kernels in one translation unit, the include lines inlined."""
+    parts = [(KERNEL_DIR / COMMON_HEADER).read_text()]
+    for name in SOURCES:
+        text = (KERNEL_DIR / name).read_text()
+        parts.append(
+            "\n".join(
+                line
+                for line in text.splitlines()
+                if not line.startswith(f'#include "{COMMON_HEADER}"')
+            )
+        )
+    return "\n".join(parts).replace("#pragma once", "")
+
+
+def explicit_instantiations(instances: list[KernelInstance]) -> str:
+    """``template __global__ void ...;`` lines, so that nvcc emits the instances offline."""
+    lines = []
+    for inst in instances:
+        params = _TC_PARAMS if inst.variant == "tc" else _SIMT_PARAMS
+        lines.append(f"template __global__ void {inst.name_expression}({params});")
+    return "\n".join(lines) + "\n"
+
+
+def nvcc_translation_unit(instances: list[KernelInstance]) -> str:
+    """The kernel source followed by explicit instantiations of ``instances``."""
+    return kernel_source() + "\n" + explicit_instantiations(instances)

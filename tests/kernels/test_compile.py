@@ -1,0 +1,103 @@
+"""The kernel source compiles for sm_90 with nvcc, and the machine code holds what was meant.
+
+Skipped where nvcc is absent; the SASS checks also need cuobjdump.
+"""
+
+from pathlib import Path
+
+import pytest
+
+from gpusim.kernels.build import (
+    compile_cubin,
+    elf_function_symbols,
+    find_tool,
+    parse_ptxas,
+    sass_opcode_counts,
+)
+from gpusim.kernels.instances import KernelInstance
+from gpusim.kernels.source import explicit_instantiations, kernel_source
+
+needs_nvcc = pytest.mark.skipif(find_tool("nvcc") is None, reason="nvcc not installed")
+
+#: One instance per (variant, dtype, head dim), covering every stage count and warp count.
+SAMPLE = [
+    KernelInstance("tc", "bf16", 128, 128, 64, 4, 2),
+    KernelInstance("tc", "fp16", 64, 64, 128, 4, 3),
+    KernelInstance("tc", "bf16", 32, 128, 32, 8, 1),
+    KernelInstance("tc", "fp16", 256, 64, 64, 4, 1),
+    KernelInstance("simt", "fp32", 128, 64, 64, 8, 2),
+    KernelInstance("simt", "fp32", 64, 64, 32, 4, 1),
+]
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    if find_tool("nvcc") is None:
+        pytest.skip("nvcc not installed")
+    path = tmp_path_factory.mktemp("cubin") / "sample.cubin"
+    report = compile_cubin(SAMPLE, path)
+    return path, report
+
+
+def test_source_is_one_translation_unit_without_includes():
+    src = kernel_source()
+    assert "#include" not in src
+    assert "flash2_tc" in src and "flash2_simt" in src
+
+
+def test_explicit_instantiations_name_every_instance():
+    text = explicit_instantiations(SAMPLE)
+    for inst in SAMPLE:
+        assert inst.name_expression in text
+
+
+@needs_nvcc
+def test_every_sample_instance_compiles_for_sm90(built):
+    path, report = built
+    names = elf_function_symbols(Path(path).read_bytes())
+    assert len(names) == len(SAMPLE)
+    assert set(report) == set(names)
+    for fn, info in report.items():
+        assert info["arch"] == "sm_90"
+        assert 0 < info["registers"] <= 255, fn
+
+
+@needs_nvcc
+def test_instances_within_budget_do_not_spill(built):
+    _, report = built
+    # Instances with one m16 tile per warp leave the register file room to spare.
+    for fn, info in report.items():
+        if "ILi32ELi128ELi32ELi8E" in fn or "flash2_simt" in fn:
+            assert info["spill_store_bytes"] == 0, fn
+
+
+@pytest.mark.skipif(
+    find_tool("nvcc") is None or find_tool("cuobjdump") is None, reason="nvcc/cuobjdump missing"
+)
+def test_sass_has_tensor_core_ldmatrix_and_cp_async(built):
+    path, _ = built
+    counts = sass_opcode_counts(Path(path))
+    for fn, ops in counts.items():
+        assert ops["LDGSTS"] > 0, fn  # cp.async
+        if "flash2_tc" in fn:
+            assert ops["HMMA"] > 0 and ops["LDSM"] > 0, fn
+        else:
+            assert ops["FFMA"] > 0 and ops["HMMA"] == 0, fn
+
+
+def test_parse_ptxas_reads_registers_and_spills():
+    log = (
+        "ptxas info    : Compiling entry function '_Z1fv' for 'sm_90'\n"
+        "ptxas info    : Function properties for _Z1fv\n"
+        "    32 bytes stack frame, 32 bytes spill stores, 16 bytes spill loads\n"
+        "ptxas info    : Used 255 registers, used 1 barriers\n"
+    )
+    assert parse_ptxas(log) == {
+        "_Z1fv": {
+            "arch": "sm_90",
+            "stack_frame_bytes": 32,
+            "spill_store_bytes": 32,
+            "spill_load_bytes": 16,
+            "registers": 255,
+        }
+    }
