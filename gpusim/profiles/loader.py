@@ -52,9 +52,11 @@ def profile_path(name_or_path: str | Path) -> Path:
         raise GpusimError(f"empty profile name; known profiles: {', '.join(list_profiles())}")
     if isinstance(name_or_path, Path) or _looks_like_path(text):
         path = Path(text).expanduser()
-        if not path.is_file():
-            raise GpusimError(f"profile file {text!r} not found")
-        return path
+        if path.is_file():
+            return path
+        if len(path.parts) == 1 and path.stem in list_profiles():
+            return profile_path(path.stem)  # "h200-sxm.yaml" given as a name
+        raise GpusimError(f"profile file {text!r} not found")
     for suffix in (".yaml", ".yml"):
         path = _package_dir() / f"{text}{suffix}"
         if path.is_file():

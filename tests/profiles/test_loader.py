@@ -63,6 +63,10 @@ def test_unknown_name_lists_known_ones():
         load_profile("h300")
 
 
+def test_shipped_file_name_works_from_anywhere():
+    assert load_profile("h100-sxm5.yaml") is load_profile("h100-sxm5")
+
+
 def test_missing_file():
     with pytest.raises(GpusimError, match="not found"):
         load_profile("does/not/exist.yaml")
