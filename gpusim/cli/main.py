@@ -55,8 +55,8 @@ def run(argv: Sequence[str] | None = None) -> int:
     """Run the CLI on ``argv`` (default: ``sys.argv[1:]``) and return the exit status."""
     from gpusim.profiles.loader import validation_summary
 
-    register_commands()
     try:
+        register_commands()
         rv = app(
             args=list(argv) if argv is not None else None, prog_name="gpusim", standalone_mode=False
         )

@@ -91,3 +91,12 @@ def test_internal_errors_are_one_line_too(gpusim, monkeypatch):
     result = gpusim("count", "--seq-len", "64")
     _assert_one_line_error(result, "internal error", "kaboom")
     assert result.code == 3
+
+
+def test_a_broken_command_module_is_one_line(gpusim, monkeypatch):
+    from gpusim.cli import main
+
+    monkeypatch.delenv("GPUSIM_DEBUG", raising=False)
+    monkeypatch.setattr(main, "COMMANDS", (*main.COMMANDS, "no_such_module"))
+    result = gpusim("profiles", "--json")
+    _assert_one_line_error(result, "internal error", "no_such_module")
