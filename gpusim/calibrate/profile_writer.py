@@ -146,10 +146,15 @@ def build_profile(
             )
             replaced.append("sm_clock_hz")
             break
-    gpu = results.get("provenance", {}).get("gpu_name", "GPU")
+    prov = results.get("provenance", {})
+    gpu, date = prov.get("gpu_name", "GPU"), str(prov.get("date_utc", ""))[:10]
     profile["name"] = name or f"{base['name']}-calibrated"
-    profile["display_name"] = (
-        f"{gpu} (calibrated {results.get('provenance', {}).get('date_utc', '')[:10]})"
+    profile["display_name"] = f"{gpu} (calibrated {date})"
+    profile["note"] = (
+        f"Calibrated by gpusim calibrate on {gpu} on {date} "
+        f"(commit {prov.get('git_commit', '?')}): "
+        f"{len(replaced)} measured values replace those of the base profile {base['name']}; "
+        "the others keep the base profile's values and sources (see each field's source)."
     )
     try:
         HardwareProfile.model_validate(profile)

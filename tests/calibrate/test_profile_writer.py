@@ -27,6 +27,7 @@ def test_every_mapped_field_is_replaced_with_its_measured_source():
     profile, replaced = profile_writer.build_profile(sample_results(), _base())
     model = HardwareProfile.model_validate(profile)
     assert model.name == "h200-sxm-calibrated"
+    assert model.note is not None and model.note.startswith("Calibrated by gpusim calibrate")
     assert model.mma_sync_flops_per_clk_per_sm.fp16.value == 2660.0
     assert model.mma_sync_flops_per_clk_per_sm.fp16.source.startswith("measured on Test GPU")
     assert model.sm_clock_hz.value == pytest.approx(1.786e9)  # the tensor run's clock comes first
