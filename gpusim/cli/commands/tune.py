@@ -1,0 +1,88 @@
+"""``gpusim tune``: rank the schedules of a workload by predicted runtime for an SRAM size."""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from gpusim.cli.app import app
+from gpusim.cli.options import JsonOption, WorkloadOptions, build_inputs, workload_options
+from gpusim.cli.output import emit, log
+
+SramOption = Annotated[
+    float | None,
+    typer.Option(
+        "--sram-kib",
+        help="Shared memory one CTA may use, in KiB (default: the profile's); the SM gets "
+        "just enough for one such CTA, so occupancy follows it too.",
+    ),
+]
+PlotOption = Annotated[
+    Path | None,
+    typer.Option("--plot", help="Write a Br x Bc heatmap of predicted runtime (PNG, SVG, PDF)."),
+]
+
+#: Schedule options that pin a dimension of the search instead of choosing a schedule.
+PINNABLE = ("block_m", "block_n", "warps", "stages")
+
+
+@app.command()
+@workload_options
+def tune(
+    opts: WorkloadOptions,
+    sram_kib: SramOption = None,
+    plot: PlotOption = None,
+    json_out: JsonOption = False,
+) -> None:
+    """Rank every schedule the kernel supports by predicted runtime; reject those that do not
+    fit (with the reason); show what the paper's and seed 000's block-size rules pick.
+
+    --block-m/--block-n/--warps/--stages, when given, pin that parameter and tune the rest.
+    """
+    from gpusim.tuning.space import SINGLE_QUERY_ALGORITHMS
+    from gpusim.tuning.sram import sram_kib_to_bytes
+    from gpusim.tuning.tuner import tune as run_tune
+
+    fixed = {k: getattr(opts, k) for k in PINNABLE if getattr(opts, k) is not None}
+    # Validate workload, algorithm and profile with the shared rules; the schedule is a placeholder.
+    placeholder = dict(
+        block_m=1 if opts.algorithm in SINGLE_QUERY_ALGORITHMS else 64,
+        block_n=64,
+        warps=4,
+        stages=1,
+    )
+    inputs = build_inputs(**(dataclasses.asdict(opts) | placeholder), check=False)
+    sram_bytes = None if sram_kib is None else sram_kib_to_bytes(sram_kib)
+    result = run_tune(opts.algorithm, inputs.workload, inputs.profile, sram_bytes, fixed=fixed)
+    out = result.to_dict()
+    if plot is not None:
+        out["plot"] = str(_plot(result, plot))
+        log(f"wrote {plot}")
+    if json_out:
+        emit(out, True)
+    else:
+        from gpusim.tuning.render import render_text
+
+        sys.stdout.write(render_text(result) + "\n")
+
+
+def _plot(result, path: Path) -> Path:
+    from gpusim.tuning.plot import heatmap
+    from gpusim.tuning.space import search_space
+
+    w = result.workload
+    title = (
+        f"{result.algorithm} on {result.profile}, {result.sram_bytes // 1024} KiB SRAM per CTA: "
+        f"B{w.batch} H{w.heads} N{w.seq_len_q}x{w.seq_len_k} d{w.head_dim} {w.dtype}"
+        + (" causal" if w.causal else "")
+    )
+    return heatmap(
+        [(c.schedule, c.runtime_s) for c in result.candidates],
+        search_space(result.algorithm, w).schedules,
+        path,
+        title,
+    )

@@ -1,0 +1,91 @@
+"""``gpusim tune`` for a person: the ranking table, the rules beside it, the rejections."""
+
+from __future__ import annotations
+
+from gpusim.tuning.sram import KIB
+from gpusim.tuning.tuner import TuneResult
+
+RULE_TEXT = {
+    "paper": "FlashAttention paper: Bc = ceil(M/4d), Br = min(Bc, d)",
+    "seed": "seed 000: Br = ceil(M/4d), Bc = min(Br, d)",
+}
+SNAP_TEXT = (
+    "rule tiles are snapped to the nearest runnable tile by |log2 Br ratio| + |log2 Bc ratio| "
+    "(ties: the smaller tile); warps and stages are the model's best for that tile"
+)
+
+
+def _bytes(n: float) -> str:
+    for unit, size in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= size:
+            return f"{n / size:.3g} {unit}"
+    return f"{n:.0f} B"
+
+
+def _time(s: float) -> str:
+    return f"{s * 1e3:.3f} ms" if s >= 1e-3 else f"{s * 1e6:.1f} us"
+
+
+def _workload(r: TuneResult) -> str:
+    w = r.workload
+    mask = "causal" if w.causal else "non-causal"
+    return (
+        f"batch {w.batch}, heads {w.heads}, seq {w.seq_len_q}x{w.seq_len_k}, "
+        f"head_dim {w.head_dim}, {w.dtype}, {mask}"
+    )
+
+
+def _table(rows: list[list[str]], right: set[int]) -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return [
+        "  ".join(c.rjust(widths[i]) if i in right else c.ljust(widths[i]) for i, c in enumerate(r))
+        for r in rows
+    ]
+
+
+def render_text(r: TuneResult) -> str:
+    """The whole report as plain text."""
+    sram = (
+        f"{r.sram_bytes / KIB:g} KiB per CTA ({'--sram-kib' if r.sram_overridden else 'profile'})"
+    )
+    total = len(r.candidates) + len(r.rejected)
+    out = [
+        f"gpusim tune: {r.algorithm} on {r.profile}, shared memory {sram}",
+        f"workload: {_workload(r)}",
+        f"search space: {r.space_source}: {total} schedules, {len(r.candidates)} feasible, "
+        f"{len(r.rejected)} rejected; searched in {r.wall_s:.2f} s",
+        "",
+    ]
+    head = [
+        "#", "Br", "Bc", "warps", "stages", "smem/CTA", "regs", "runtime", "TFLOP/s",
+        "DRAM rd", "DRAM wr", "SM<->L2", "CTAs/SM", "bound",
+    ]  # fmt: skip
+    rows = [head]
+    for i, c in enumerate(r.candidates, 1):
+        s = c.schedule
+        rows.append([
+            str(i), str(s.block_m), str(s.block_n), str(s.warps), str(s.stages),
+            f"{c.smem_bytes_per_cta / KIB:g} KiB", str(c.regs_per_thread), _time(c.runtime_s),
+            f"{c.tflops:.1f}", _bytes(c.dram_read_bytes), _bytes(c.dram_write_bytes),
+            _bytes(c.l2_bytes), str(c.ctas_per_sm), c.bound,
+        ])  # fmt: skip
+    out += _table(rows, right=set(range(0, 13)) - {5, 7})
+    out += ["", "What the block-size rules pick (M = shared memory per CTA in elements):"]
+    for p in r.rules:
+        s = p.schedule
+        out.append(
+            f"  {RULE_TEXT.get(p.rule, p.rule)}: Br {p.raw_block_m}, Bc {p.raw_block_n} -> "
+            f"Br {s.block_m} Bc {s.block_n} w{s.warps} s{s.stages}: {_time(p.runtime_s)}, "
+            + (
+                "the best"
+                if p.slower_than_best <= 0
+                else f"{100 * p.slower_than_best:.1f}% slower than the best"
+            )
+        )
+    out.append(f"  ({SNAP_TEXT})")
+    if r.rejected:
+        out += ["", f"Rejected ({len(r.rejected)}):"]
+        for x in r.rejected:
+            s = x.schedule
+            out.append(f"  Br {s.block_m:>3} Bc {s.block_n:>3} w{s.warps} s{s.stages}: {x.reason}")
+    return "\n".join(line.rstrip() for line in out)

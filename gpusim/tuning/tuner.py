@@ -1,0 +1,239 @@
+"""The tuner: enumerate the schedules, reject those that do not fit, simulate and rank the rest.
+
+``tune`` is what ``gpusim tune`` prints: the ranked candidates (predicted
+runtime, TFLOP/s, DRAM and SM-to-L2 bytes, CTAs per SM, the bound), every
+rejected schedule with its reason, and what the paper's and seed 000's rules
+would have picked and how much slower the model predicts them to be.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+from gpusim.errors import GpusimError
+from gpusim.profiles.schema import HardwareProfile
+from gpusim.schedule import Schedule
+from gpusim.tuning.compare import RulePick, rule_picks
+from gpusim.tuning.feasibility import Verdict, check
+from gpusim.tuning.space import search_space
+from gpusim.tuning.sram import KIB, with_sram_bytes
+from gpusim.workload import Workload
+
+SCHEDULE_KEYS = ("block_m", "block_n", "warps", "stages")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One feasible schedule and what the model predicts for it."""
+
+    schedule: Schedule
+    smem_bytes_per_cta: int
+    regs_per_thread: int
+    runtime_s: float
+    tflops: float  # model FLOPs (4·B·H·Nq·Nk·d, halved if causal) / runtime / 1e12
+    dram_read_bytes: int
+    dram_write_bytes: int
+    l2_bytes: int  # SM-to-L2 traffic, read + written
+    ctas_per_sm: int
+    bound: str
+
+    def to_dict(self) -> dict:
+        """The JSON object of ``gpusim tune``'s ``candidates`` list."""
+        d = {k: getattr(self.schedule, k) for k in SCHEDULE_KEYS}
+        d |= {k: v for k, v in asdict(self).items() if k != "schedule"}
+        d["schedule"] = self.schedule.model_dump()
+        return d
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """A schedule that cannot run, and why."""
+
+    schedule: Schedule
+    reason: str
+    smem_bytes_per_cta: int | None
+
+    def to_dict(self) -> dict:
+        """The JSON object of ``gpusim tune``'s ``rejected`` list."""
+        d = {k: getattr(self.schedule, k) for k in SCHEDULE_KEYS}
+        return d | {
+            "smem_bytes_per_cta": self.smem_bytes_per_cta,
+            "reason": self.reason,
+            "schedule": self.schedule.model_dump(),
+        }
+
+
+@dataclass
+class TuneResult:
+    """The ranking for one algorithm, workload and profile (with its SRAM size)."""
+
+    algorithm: str
+    workload: Workload
+    profile: str
+    sram_bytes: int
+    sram_overridden: bool
+    space_source: str
+    kernel_instances: bool
+    candidates: list[Candidate]
+    rejected: list[Rejected]
+    rules: list[RulePick]
+    wall_s: float = 0.0
+    stats: dict = field(default_factory=dict)
+
+    @property
+    def best(self) -> Candidate:
+        """The schedule with the lowest predicted runtime."""
+        return self.candidates[0]
+
+    def to_dict(self) -> dict:
+        """The JSON object of ``gpusim tune --json``."""
+        return {
+            "algorithm": self.algorithm,
+            "workload": self.workload.model_dump(),
+            "profile": self.profile,
+            "sram_bytes": self.sram_bytes,
+            "sram_overridden": self.sram_overridden,
+            "search_space": self.space_source,
+            "kernel_instances": self.kernel_instances,
+            "candidates": [c.to_dict() for c in self.candidates],
+            "rejected": [r.to_dict() for r in self.rejected],
+            "rules": [
+                {
+                    "rule": p.rule,
+                    "raw_block_m": p.raw_block_m,
+                    "raw_block_n": p.raw_block_n,
+                    **{k: getattr(p.schedule, k) for k in SCHEDULE_KEYS},
+                    "runtime_s": p.runtime_s,
+                    "slower_than_best": p.slower_than_best,
+                }
+                for p in self.rules
+            ],
+            "tune_wall_s": self.wall_s,
+        }
+
+
+#: The engine's entry point: (algorithm, workload, schedule, profile, detail=...) -> SimResult.
+Simulate = Callable[..., Any]
+
+
+def engine_simulate() -> Simulate:
+    """The engine's ``simulate`` (imported late: it is the heavy part)."""
+    from gpusim.engine import simulate
+
+    return simulate
+
+
+def _predict(
+    simulate: Simulate, algorithm: str, w: Workload, v: Verdict, profile: HardwareProfile
+) -> Candidate:
+    """Simulate one feasible schedule on the engine's aggregated path."""
+    r = simulate(algorithm, w, v.schedule, profile, detail="aggregated")
+    return Candidate(
+        schedule=v.schedule,
+        smem_bytes_per_cta=v.footprint.smem_bytes_per_cta,
+        regs_per_thread=v.footprint.regs_per_thread,
+        runtime_s=r.runtime_s,
+        tflops=w.model_flops() / r.runtime_s / 1e12,
+        dram_read_bytes=r.dram_read_bytes,
+        dram_write_bytes=r.dram_write_bytes,
+        l2_bytes=r.global_read_bytes + r.global_write_bytes,
+        ctas_per_sm=r.ctas_per_sm,
+        bound=r.bound,
+    )
+
+
+def smallest_sram_bytes(
+    algorithm: str, workload: Workload, profile: HardwareProfile, verdicts: list[Verdict]
+) -> int | None:
+    """The smallest per-CTA SRAM in which some schedule of the space fits (None: none ever does)."""
+    for need in sorted({v.footprint.smem_bytes_per_cta for v in verdicts if v.footprint}):
+        p = with_sram_bytes(profile, need)
+        if any(check(algorithm, workload, v.schedule, p).fits for v in verdicts if v.footprint):
+            return need
+    return None
+
+
+def _no_fit_error(algorithm, workload, profile, verdicts, sram_bytes) -> GpusimError:
+    need = smallest_sram_bytes(algorithm, workload, profile, verdicts)
+    what = f"{algorithm} (head_dim {workload.head_dim}, {workload.dtype})"
+    if need is None:
+        reasons = sorted({v.reason for v in verdicts if v.reason})
+        return GpusimError(f"no schedule of {what} can run on {profile.name}: {reasons[0]}")
+    return GpusimError(
+        f"no schedule of {what} fits in {sram_bytes / KIB:g} KiB of shared memory per CTA; "
+        f"the smallest SRAM that works is {-(-need // KIB)} KiB ({need} B): use --sram-kib "
+        f"{-(-need // KIB)} or more"
+    )
+
+
+def _restrict(schedules: tuple[Schedule, ...], fixed: dict[str, int]) -> list[Schedule]:
+    """The schedules whose fields equal ``fixed``; a one-line error if none does."""
+    out = list(schedules)
+    for key, value in fixed.items():
+        kept = [s for s in out if getattr(s, key) == value]
+        if not kept:
+            have = "/".join(str(v) for v in sorted({getattr(s, key) for s in out}))
+            option = "--" + key.replace("_", "-")
+            raise GpusimError(f"{option} {value} is not in the search space; it has {have}")
+        out = kept
+    return out
+
+
+def tune(
+    algorithm: str,
+    workload: Workload,
+    profile: HardwareProfile,
+    sram_bytes: int | None = None,
+    simulate: Simulate | None = None,
+    fixed: dict[str, int] | None = None,
+) -> TuneResult:
+    """Rank every feasible schedule of ``algorithm`` for ``workload`` by predicted runtime.
+
+    ``sram_bytes`` overrides the shared memory one CTA may use (and the SM's, for occupancy);
+    ``simulate`` replaces the engine (tests use a closed form); ``fixed`` (e.g.
+    ``{"block_m": 128}``) keeps only the schedules with those values.
+    """
+    simulate = simulate or engine_simulate()
+    t0 = time.perf_counter()
+    overridden = sram_bytes is not None
+    if overridden:
+        profile = with_sram_bytes(profile, sram_bytes)
+    sram = profile.smem_per_block_bytes.value
+    space = search_space(algorithm, workload)
+    schedules = _restrict(space.schedules, fixed or {})
+    verdicts = [check(algorithm, workload, s, profile) for s in schedules]
+    if not any(v.fits for v in verdicts if v.schedule not in space.unsupported):
+        supported = [v for v in verdicts if v.schedule not in space.unsupported]
+        raise _no_fit_error(algorithm, workload, profile, supported or verdicts, sram)
+    # The kernel's own reason comes first: no SRAM size would make those run.
+    verdicts = [replace(v, reason=space.unsupported.get(v.schedule, v.reason)) for v in verdicts]
+    fits = [v for v in verdicts if v.fits]
+    t1 = time.perf_counter()
+    cands = sorted(
+        (_predict(simulate, algorithm, workload, v, profile) for v in fits),
+        key=lambda c: (c.runtime_s, -c.schedule.block_m * c.schedule.block_n, c.schedule.stages),
+    )
+    rejected = [
+        Rejected(v.schedule, v.reason, v.footprint.smem_bytes_per_cta if v.footprint else None)
+        for v in verdicts
+        if not v.fits
+    ]
+    picks = rule_picks(workload, sram, [(c.schedule, c.runtime_s) for c in cands])
+    t2 = time.perf_counter()
+    return TuneResult(
+        algorithm=algorithm,
+        workload=workload,
+        profile=profile.name,
+        sram_bytes=sram,
+        sram_overridden=overridden,
+        space_source=space.source,
+        kernel_instances=space.kernel_instances,
+        candidates=cands,
+        rejected=rejected,
+        rules=picks,
+        wall_s=t2 - t0,
+        stats={"check_s": t1 - t0, "simulate_s": t2 - t1, "simulated": len(cands)},
+    )

@@ -1,0 +1,73 @@
+"""The tuner's bookkeeping: ranking, reasons, rules, SRAM too small (stand-in engine)."""
+
+import re
+
+import pytest
+
+from gpusim.errors import GpusimError
+from gpusim.tuning.space import search_space
+from gpusim.tuning.tuner import tune
+from gpusim.workload import Workload
+
+CANDIDATE_KEYS = (
+    "block_m",
+    "block_n",
+    "warps",
+    "stages",
+    "smem_bytes_per_cta",
+    "runtime_s",
+    "tflops",
+    "dram_read_bytes",
+    "dram_write_bytes",
+    "l2_bytes",
+    "ctas_per_sm",
+    "bound",
+)
+W = Workload(batch=2, heads=8, seq_len_q=4096, seq_len_k=4096, head_dim=128, dtype="bf16")
+
+
+def test_ranking_is_sorted_and_accounts_for_every_schedule(h200, fake_simulate):
+    r = tune("flash2", W, h200, simulate=fake_simulate)
+    times = [c.runtime_s for c in r.candidates]
+    assert times == sorted(times)
+    assert len(r.candidates) + len(r.rejected) == len(search_space("flash2", W).schedules)
+    assert all(x.reason for x in r.rejected)
+    assert r.best.tflops == pytest.approx(W.model_flops() / r.best.runtime_s / 1e12)
+
+
+def test_json_has_the_cli_contract_keys(h200, fake_simulate):
+    d = tune("flash2", W, h200, simulate=fake_simulate).to_dict()
+    for c in d["candidates"]:
+        assert set(CANDIDATE_KEYS) <= set(c)
+    for x in d["rejected"]:
+        assert {"block_m", "block_n", "warps", "stages", "reason"} <= set(x)
+    assert {p["rule"] for p in d["rules"]} == {"paper", "seed"}
+    assert all(p["slower_than_best"] >= 0 for p in d["rules"])
+
+
+def test_sram_override_rejects_with_numbers(h200, fake_simulate):
+    r = tune("flash2", W, h200, sram_bytes=64 * 1024, simulate=fake_simulate)
+    assert r.sram_overridden and r.sram_bytes == 64 * 1024
+    assert all(c.smem_bytes_per_cta <= 64 * 1024 for c in r.candidates)
+    smem = [x for x in r.rejected if x.reason.startswith("shared memory")]
+    assert smem
+    for x in smem:
+        need, avail = map(int, re.findall(r"(\d+) B", x.reason))
+        assert need == x.smem_bytes_per_cta > avail == 64 * 1024
+
+
+def test_sram_too_small_names_the_smallest_that_works(h200, fake_simulate):
+    with pytest.raises(GpusimError) as e:
+        tune("flash2", W, h200, sram_bytes=8 * 1024, simulate=fake_simulate)
+    msg = str(e.value)
+    assert "\n" not in msg
+    kib = int(re.search(r"smallest SRAM that works is (\d+) KiB", msg).group(1))
+    tune("flash2", W, h200, sram_bytes=kib * 1024, simulate=fake_simulate)  # and it does
+    with pytest.raises(GpusimError):
+        tune("flash2", W, h200, sram_bytes=(kib - 1) * 1024, simulate=fake_simulate)
+
+
+def test_unsupported_kernel_instances_are_rejected_with_the_kernels_reason(h200, fake_simulate):
+    r = tune("flash2", W, h200, simulate=fake_simulate)
+    shapes = [x for x in r.rejected if x.schedule.block_m == 64 and x.schedule.warps == 8]
+    assert shapes and all(x.reason.startswith("kernel") for x in shapes)
