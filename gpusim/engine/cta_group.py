@@ -1,0 +1,250 @@
+"""A group of identical CTAs that run in lockstep: one per SM of an SM group, on some of its slots.
+
+In the detailed path every group is one CTA. In the aggregated path a group
+stands for ``size x layers`` CTAs of one class that were dispatched at the
+same tick to the same slots (``layers``) of every SM of an SM group: they
+have the same program and the same co-residents, so they progress together
+and are simulated once. Their tiles are still told apart for the L2: tensors
+the CTA's own block indexes are looked up per run of consecutive CTAs (one
+entry per run, named after its first tile and its length), shared tiles
+(K, V) once per batch-head in the group, which is how a tile that the first
+CTA fetches from DRAM becomes an L2 hit for the others.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from gpusim.engine.activity import LAYERS, MEMBERS, ONE, WAIT, XFER, Activity
+from gpusim.engine.plan import Chunk, ClassPlan, Phase
+
+if TYPE_CHECKING:
+    from gpusim.engine.kernel_run import KernelRun
+    from gpusim.engine.sm_group import SmGroup
+
+
+class Lookup:
+    """What a chunk's reads cost this group: DRAM bytes per CTA and for the shared misses."""
+
+    __slots__ = ("latency", "own_dram", "shared_dram")
+
+    def __init__(self, own_dram: float, shared_dram: float, latency: int):
+        self.own_dram = own_dram  # per CTA: its own tiles that missed
+        self.shared_dram = shared_dram  # shared tiles that missed, fetched once for the group
+        self.latency = latency  # ticks until the last of the chunk's tiles arrives
+
+
+class CtaGroup:
+    """CTAs of one class on slots ``layers`` of every SM of ``smg``; CTA grid runs in ``starts``."""
+
+    __slots__ = (
+        "_bh_counts",
+        "_bh_runs",
+        "_starting",
+        "acts",
+        "layers",
+        "lookups",
+        "pending",
+        "phase",
+        "plan",
+        "run",
+        "smg",
+        "start_tick",
+        "starts",
+    )
+
+    def __init__(
+        self, run: KernelRun, plan: ClassPlan, smg: SmGroup, layers: list[int], starts: list[int]
+    ):
+        self.run = run
+        self.plan = plan
+        self.smg = smg
+        self.layers = layers  # slot index on each SM of the group, one per run of CTAs
+        self.starts = starts  # first CTA (grid index) of each layer's run; run i has smg.size CTAs
+        self.phase = -1
+        self.pending = 0
+        self.acts: list[Activity] = []
+        self.lookups: dict[int, Lookup] = {}
+        self.start_tick = run.sim.env.now
+        self._starting = False
+        self._bh_runs: list[tuple[int, int, int]] | None = None
+        self._bh_counts: dict[int, int] | None = None
+
+    # --- shape ------------------------------------------------------------------------
+    @property
+    def members(self) -> int:
+        """CTAs in the group."""
+        return self.smg.size * len(self.layers)
+
+    def weight(self, kind: str) -> int:
+        """Job weight of a transfer of ``kind`` (see :mod:`gpusim.engine.activity`)."""
+        if kind == MEMBERS:
+            return self.members
+        return len(self.layers) if kind == LAYERS else 1
+
+    def channel(self, name: str):
+        """The channel called ``name``: the GPU's ``l2``/``dram`` or a pipe of this SM group."""
+        sim = self.run.sim
+        if name == "l2":
+            return sim.l2_channel
+        if name == "dram":
+            return sim.dram_channel
+        return self.smg.pipes[name]
+
+    def bh_runs(self) -> list[tuple[int, int, int]]:
+        """The group's CTAs as ``(bh, first block, count)`` runs."""
+        if self._bh_runs is None:
+            grid, size = self.run.grid, self.smg.size
+            self._bh_runs = [r for s in self.starts for r in grid.bh_runs(s, size)]
+        return self._bh_runs
+
+    def bh_counts(self) -> dict[int, int]:
+        """CTAs of the group per batch-head."""
+        if self._bh_counts is None:
+            counts: dict[int, int] = {}
+            for bh, _b, n in self.bh_runs():
+                counts[bh] = counts.get(bh, 0) + n
+            self._bh_counts = counts
+        return self._bh_counts
+
+    # --- running ----------------------------------------------------------------------
+    def begin(self) -> None:
+        """Start the first phase."""
+        self._next_phase()
+
+    def activity_done(self) -> None:
+        """One activity of the current phase has finished."""
+        self.pending -= 1
+        if self.pending == 0 and not self._starting:
+            self._next_phase()
+
+    def _next_phase(self) -> None:
+        plan = self.plan
+        while True:
+            self.phase += 1
+            if self.phase >= len(plan.phases):
+                self.acts = []
+                self.run.group_done(self)
+                return
+            ph = plan.phases[self.phase]
+            for c in ph.lookups:
+                self.lookups[c] = self._lookup_reads(plan.chunks[c])
+            acts = []
+            if ph.loads:
+                acts.append(Activity(self, self._load_stages(ph)))
+            if ph.compute is not None:
+                acts.append(Activity(self, self._compute_stages(*ph.compute)))
+            if ph.writes:
+                acts.append(Activity(self, self._write_stages(ph.writes)))
+            self.acts = acts
+            self.pending = len(acts)
+            self._starting = True
+            for a in acts:
+                a.start()
+            self._starting = False
+            if self.pending > 0:
+                return
+
+    def _load_stages(self, ph: Phase) -> list:
+        chunks = self.plan.chunks
+        lat = l2 = own = shared = 0.0
+        for ld in ph.loads:
+            c, lk = chunks[ld.chunk], self.lookups[ld.chunk]
+            lat += ld.latency_units * lk.latency
+            l2 += ld.frac * c.read_bytes
+            own += ld.frac * lk.own_dram
+            shared += ld.frac * lk.shared_dram
+        jobs = [("l2", MEMBERS, l2)]
+        if own > 0:
+            jobs.append(("dram", MEMBERS, own))
+        if shared > 0:
+            jobs.append(("dram", ONE, shared))
+        return [(WAIT, round(lat)), (XFER, jobs)]
+
+    def _compute_stages(self, chunk: int, frac: float) -> list:
+        c = self.plan.chunks[chunk]
+        jobs = [(pipe, LAYERS, amount * frac) for pipe, amount in c.work]
+        return [(XFER, jobs), (WAIT, round(c.barriers * frac * self.run.sim.rates.barrier_ticks))]
+
+    def _write_stages(self, chunk_ids: tuple[int, ...]) -> list:
+        l2 = own = shared = 0.0
+        for c in chunk_ids:
+            chunk = self.plan.chunks[c]
+            o, s = self._lookup_writes(chunk)
+            l2 += chunk.write_bytes
+            own += o
+            shared += s
+        jobs = [("l2", MEMBERS, l2)] if l2 > 0 else []
+        if own > 0:
+            jobs.append(("dram", MEMBERS, own))
+        if shared > 0:
+            jobs.append(("dram", ONE, shared))
+        return [(XFER, jobs)]
+
+    # --- L2 ---------------------------------------------------------------------------
+    def _own_key(self, ref, bh: int, block0: int, count: int) -> tuple:
+        row0 = ref.row0 + (block0 - self.plan.rep_block) * ref.own_rows
+        return (ref.tensor, bh, row0, ref.col0, count)
+
+    def _lookup_reads(self, chunk: Chunk) -> Lookup:
+        sim = self.run.sim
+        l2, counters, now = sim.l2, self.run.counters, sim.env.now
+        fill = sim.rates.dram_latency_ticks
+        m = self.members
+        own_miss = shared_miss = 0
+        ready = now
+        for ref in chunk.reads:
+            if ref.own_rows:
+                for bh, b0, n in self.bh_runs():
+                    key = self._own_key(ref, bh, b0, n)
+                    miss, r = l2.read(key, ref.nbytes * n, now, fill)
+                    own_miss += miss
+                    ready = max(ready, r)
+            else:
+                for bh in self.bh_counts():
+                    key = (ref.tensor, bh, ref.row0, ref.col0)
+                    miss, r = l2.read(key, ref.nbytes, now, fill)
+                    shared_miss += miss
+                    ready = max(ready, r)
+        counters.global_read_bytes += m * chunk.read_bytes
+        counters.dram_read_bytes += own_miss + shared_miss
+        latency = max(sim.rates.l2_latency_ticks, ready - now)
+        return Lookup(own_miss / m, float(shared_miss), latency)
+
+    def _lookup_writes(self, chunk: Chunk) -> tuple[float, float]:
+        l2, counters, now = self.run.sim.l2, self.run.counters, self.run.sim.env.now
+        m = self.members
+        own_dirty = shared_dirty = 0
+        for ref in chunk.writes:
+            if ref.own_rows:
+                for bh, b0, n in self.bh_runs():
+                    own_dirty += l2.write(self._own_key(ref, bh, b0, n), ref.nbytes * n, now)
+            else:
+                for bh in self.bh_counts():
+                    key = (ref.tensor, bh, ref.row0, ref.col0)
+                    shared_dirty += l2.write(key, ref.nbytes, now)
+        counters.global_write_bytes += m * chunk.write_bytes
+        counters.dram_write_bytes += own_dirty + shared_dirty
+        return own_dirty / m, float(shared_dirty)
+
+    # --- splitting --------------------------------------------------------------------
+    def split(self, offset: int, old_size: int, new_smg: SmGroup) -> CtaGroup:
+        """Hand the CTAs on SMs ``offset ..`` of the old SM group (now ``new_smg``) to a new group.
+
+        ``self.smg`` has already shrunk to ``offset`` SMs; ``old_size`` was its size.
+        """
+        other = CtaGroup.__new__(CtaGroup)
+        other.run = self.run
+        other.plan = self.plan
+        other.smg = new_smg
+        other.layers = list(self.layers)
+        other.starts = [s + offset for s in self.starts]
+        other.phase = self.phase
+        other.start_tick = self.start_tick
+        other._starting = False
+        other._bh_runs = other._bh_counts = None
+        self._bh_runs = self._bh_counts = None
+        other.lookups = {c: Lookup(lk.own_dram, 0.0, lk.latency) for c, lk in self.lookups.items()}
+        other.acts = [a.clone_for(other) for a in self.acts if not a.finished]
+        other.pending = len(other.acts)
+        return other

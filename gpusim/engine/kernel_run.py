@@ -1,0 +1,160 @@
+"""One kernel launch: a dispatcher hands CTAs to free slots in grid order; waves and tails appear.
+
+Slots free up when a CTA group finishes. All slots freed at one tick are
+filled together, after everything else of that tick, in the order (slot, SM)
+— breadth first, as a GPU spreads a launch over its SMs — so the detailed
+and the aggregated paths place every CTA on the same SM and slot.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import simpy
+
+from gpusim.engine.counters import Counters
+from gpusim.engine.cta_group import CtaGroup
+from gpusim.engine.grid import Grid
+from gpusim.engine.plan import ClassPlan
+from gpusim.engine.sm_group import SmGroup
+
+if TYPE_CHECKING:
+    from gpusim.engine.sim import Sim
+
+#: SimPy priority of the dispatch event: after every normal event of the same tick.
+DISPATCH_PRIORITY = 2
+
+
+class KernelRun:
+    """Runs one kernel's grid on the SMs; ``done`` fires when its last CTA has finished."""
+
+    def __init__(
+        self,
+        sim: Sim,
+        name: str,
+        grid: Grid,
+        plans: list[ClassPlan],
+        ctas_per_sm: int,
+        aggregated: bool,
+    ):
+        self.sim = sim
+        self.name = name
+        self.grid = grid
+        self.plans = plans
+        self.ctas_per_sm = ctas_per_sm
+        self.aggregated = aggregated
+        self.counters = Counters()
+        self.done = simpy.Event(sim.env)
+        self.next_cta = 0
+        self.live = 0
+        self.groups_made = 0
+        self.start_tick = sim.env.now
+        self.end_tick: int | None = None
+        self._freed: list[tuple[SmGroup, int]] = []
+        self._dispatch_pending = False
+        self._placing = False
+
+    def start(self) -> None:
+        """Make the SM groups and dispatch the first wave."""
+        n = self.sim.rates.sm_count
+        self.start_tick = self.sim.env.now
+        if self.aggregated:
+            sm_groups = [SmGroup(self, 0, n, self.ctas_per_sm)]
+        else:
+            sm_groups = [SmGroup(self, i, 1, self.ctas_per_sm) for i in range(n)]
+        self._freed = [(g, s) for g in sm_groups for s in range(self.ctas_per_sm)]
+        self._dispatch()
+
+    # --- bookkeeping ------------------------------------------------------------------
+    def adopt_group(self, g: CtaGroup) -> None:
+        """Count a group split off another one."""
+        self.live += 1
+        self.groups_made += 1
+
+    def group_done(self, g: CtaGroup) -> None:
+        """A group has finished its program: free its slots, dispatch or end the kernel."""
+        env = self.sim.env
+        if self.sim.tracer is not None:
+            self.sim.tracer.cta_span(self, g, env.now)
+        for layer in g.layers:
+            g.smg.slots[layer] = None
+            self._freed.append((g.smg, layer))
+        self.live -= 1
+        if self.next_cta < self.grid.total:
+            if not self._dispatch_pending:
+                self._dispatch_pending = True
+                ev = simpy.Event(env)
+                ev._ok, ev._value = True, None  # triggered now, processed after this tick's others
+                ev.callbacks.append(lambda _e: self._dispatch())
+                env.schedule(ev, DISPATCH_PRIORITY, 0)
+        elif self.live == 0 and not self._placing:
+            self._finish()
+
+    def _finish(self) -> None:
+        if self.end_tick is None:
+            self.end_tick = self.sim.env.now
+            self.done.succeed()
+
+    # --- dispatch ---------------------------------------------------------------------
+    def _dispatch(self) -> None:
+        self._dispatch_pending = False
+        freed = sorted(self._freed, key=lambda e: (e[1], e[0].sm0))
+        self._freed = []
+        total = self.grid.total
+        assigned: dict[int, tuple[SmGroup, list[tuple[int, int, int]]]] = {}
+        for smg, layer in freed:
+            if self.next_cta >= total:
+                break
+            take = min(smg.size, total - self.next_cta)
+            assigned.setdefault(smg.sm0, (smg, []))[1].append((layer, self.next_cta, take))
+            self.next_cta += take
+        self._placing = True
+        for sm0 in sorted(assigned):
+            smg, items = assigned[sm0]
+            self._place(smg, items)
+        self._placing = False
+        if self.live == 0 and self.next_cta >= total:
+            self._finish()  # an empty grid, or groups that finished at once
+
+    def _place(self, smg: SmGroup, items: list[tuple[int, int, int]]) -> None:
+        """Start CTAs ``items`` = [(slot, first CTA, count)] on ``smg``, splitting it as needed."""
+        cuts = set()
+        for _layer, start, take in items:
+            if take < smg.size:
+                cuts.add(take)
+            for first, _end, _cls in self.grid.class_runs(start, start + take):
+                if first > start:
+                    cuts.add(first - start)
+        pieces = [(0, smg)]
+        for cut in sorted(cuts):
+            offset, last = pieces[-1]
+            pieces.append((cut, last.split(self, cut - offset)))
+        for offset, piece in pieces:
+            by_class: dict[object, tuple[list[int], list[int]]] = {}
+            for layer, start, take in items:
+                if offset >= take:
+                    continue  # the grid ran out before this SM: the slot stays free
+                cls = self.grid.class_at(start + offset)
+                # The detailed path keeps every CTA apart, even two of one class on one SM.
+                key = cls if self.aggregated else (cls, layer)
+                layers, starts = by_class.setdefault(key, ([], []))
+                layers.append(layer)
+                starts.append(start + offset)
+            for key, (layers, starts) in by_class.items():
+                cls = key if self.aggregated else key[0]
+                g = CtaGroup(self, self.plans[cls], piece, layers, starts)
+                for layer in layers:
+                    piece.slots[layer] = g
+                self.live += 1
+                self.groups_made += 1
+                self._count_work(g)
+                g.begin()
+
+    def _count_work(self, g: CtaGroup) -> None:
+        c, t, m = self.counters, g.plan.totals, g.members
+        c.ctas += m
+        c.mma_flops += m * t["mma_flops"]
+        c.fp32_ops += m * t["fp32_ops"]
+        c.exp_ops += m * t["exp_ops"]
+        c.smem_traffic_bytes += m * t["smem_bytes"]
+        c.barriers += m * t["barriers"]

@@ -1,0 +1,251 @@
+"""From a traced CTA program to what the engine runs: chunks of steps and the phases between them.
+
+Coarsening. Consecutive steps of one kind (pipelined or not) are merged
+``k`` at a time into a *chunk*: its work is the sum of its steps', its reads
+and writes are merged per tensor into one tile reference named after the
+chunk's first tile. ``k`` is fixed per kernel (the same for every CTA class),
+so chunk boundaries fall on the same tiles in every CTA and the L2 sees the
+same (coarser) tiles re-read. ``k = 1`` is the fully detailed program.
+
+Phases. A phase is what a CTA does between two synchronisation points; the
+engine starts every activity of a phase together and moves on when all have
+finished. For a non-pipelined step (or any step when ``stages == 1``): load,
+then compute. For a pipelined run with ``stages >= 2`` (double buffering):
+the first step's load alone, then step ``i``'s compute together with step
+``i+1``'s load, then the last compute alone. On chunks the same shape holds
+exactly for equal steps: a chunk's first step's load is moved into the phase
+before it (``head`` fraction of its bytes), and its last step's compute into a
+phase of its own (``tail`` fraction), so coarsening keeps ``first load +
+sum of max(compute, load) + last compute``. A chunk's writes are issued in the
+phase after its compute. Load latency: the full latency for a load that
+nothing overlaps; ``latency / (stages - 1)`` per step for the steady-state
+loads of a pipelined run (``stages - 1`` loads in flight hide each other's).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from math import ceil
+
+from algorithms.program import Access, CtaProgram, Step
+from gpusim.engine.rates import PIPES, Rates
+
+#: Chunks per run of steps in the aggregated path (a 2048-step loop becomes 16 chunks).
+CHUNKS_PER_RUN = 16
+#: A CTA's chunks in the aggregated path stay below this when runs allow (flash1 has many runs).
+MAX_CHUNKS_PER_CTA = 64
+
+
+@dataclass(frozen=True, slots=True)
+class TileRef:
+    """A merged access of one chunk to one tensor, for the representative CTA at ``bh = 0``."""
+
+    tensor: str
+    row0: int
+    col0: int
+    nbytes: int
+    own_rows: int  # rows per block for tensors the CTA's own block indexes; 0 if shared
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """``micros`` consecutive steps of one kind, merged."""
+
+    reads: tuple[TileRef, ...]
+    writes: tuple[TileRef, ...]
+    read_bytes: int
+    write_bytes: int
+    work: tuple[tuple[str, float], ...]  # (pipe, amount) for the pipes with work
+    barriers: int
+    micros: int
+    load_micros: int  # steps with at least one read
+    head_frac: float  # share of the read bytes in the first step that reads
+    tail_frac: float  # share of the compute time in the last step
+
+
+@dataclass(frozen=True, slots=True)
+class Load:
+    """Part of a chunk's reads moved in a phase."""
+
+    chunk: int
+    frac: float
+    latency_units: float  # multiples of the load latency charged before the transfer
+
+
+@dataclass(frozen=True, slots=True)
+class Phase:
+    """Activities that start together; the phase ends when all have finished."""
+
+    lookups: tuple[int, ...]  # chunks whose reads meet the L2 at this phase's start
+    loads: tuple[Load, ...]
+    compute: tuple[int, float] | None  # (chunk, fraction of its work)
+    writes: tuple[int, ...]  # chunks whose writes are issued
+
+
+@dataclass
+class ClassPlan:
+    """One CTA class of one kernel, ready to run."""
+
+    key: object
+    index: int
+    rep_block: int
+    blocks_per_bh: int  # CTAs of this class in each (batch, head)
+    chunks: list[Chunk]
+    phases: list[Phase]
+    totals: dict[str, int] = field(default_factory=dict)  # per CTA: bytes and work
+
+
+def _runs(steps: list[Step]) -> list[list[Step]]:
+    runs: list[list[Step]] = []
+    for s in steps:
+        if runs and runs[-1][0].pipelined == s.pipelined:
+            runs[-1].append(s)
+        else:
+            runs.append([s])
+    return runs
+
+
+def chunk_size(programs: list[CtaProgram], detailed: bool) -> int:
+    """Steps per chunk for a kernel whose classes have ``programs`` (1 when ``detailed``)."""
+    if detailed:
+        return 1
+    runs = [[len(r) for r in _runs(p.steps)] for p in programs]
+    longest = max((n for rs in runs for n in rs), default=1)
+    k = max(1, ceil(longest / CHUNKS_PER_RUN))
+    while k < longest and max(sum(ceil(n / k) for n in rs) for rs in runs) > MAX_CHUNKS_PER_CTA:
+        k *= 2
+    return k
+
+
+def _merge(accesses: list[Access], own_rows: dict[str, int]) -> tuple[TileRef, ...]:
+    merged: dict[str, list] = {}
+    for a in accesses:
+        m = merged.get(a.tensor)
+        if m is None:
+            merged[a.tensor] = [a.row0, a.col0, a.nbytes]
+        else:
+            m[2] += a.nbytes
+    return tuple(
+        TileRef(t, r0, c0, n, own_rows.get(t, 0)) for t, (r0, c0, n) in merged.items() if n > 0
+    )
+
+
+def _step_time(s: Step, rates: Rates) -> float:
+    w = rates.work(s.mma_flops, s.fp32_ops, s.exp_ops, s.smem_bytes)
+    t = max((w[p] / rates.pipe_per_tick[p] for p in PIPES), default=0.0)
+    return t + s.barriers * rates.barrier_ticks
+
+
+def _chunk(steps: list[Step], own_rows: dict[str, int], rates: Rates) -> Chunk:
+    reads = _merge([a for s in steps for a in s.reads], own_rows)
+    writes = _merge([a for s in steps for a in s.writes], own_rows)
+    read_bytes = sum(r.nbytes for r in reads)
+    loading = [s for s in steps if s.read_bytes > 0]
+    head = loading[0].read_bytes / read_bytes if loading and read_bytes else 0.0
+    work = rates.work(
+        sum(s.mma_flops for s in steps),
+        sum(s.fp32_ops for s in steps),
+        sum(s.exp_ops for s in steps),
+        sum(s.smem_bytes for s in steps),
+    )
+    times = [_step_time(s, rates) for s in steps]
+    total_time = sum(times)
+    return Chunk(
+        reads=reads,
+        writes=writes,
+        read_bytes=read_bytes,
+        write_bytes=sum(w.nbytes for w in writes),
+        work=tuple((p, work[p]) for p in PIPES if work[p] > 0),
+        barriers=sum(s.barriers for s in steps),
+        micros=len(steps),
+        load_micros=len(loading),
+        head_frac=head,
+        tail_frac=times[-1] / total_time if total_time > 0 else 1.0,
+    )
+
+
+def _has_compute(c: Chunk) -> bool:
+    return bool(c.work) or c.barriers > 0
+
+
+class _PhaseBuilder:
+    """Appends phases, carrying each chunk's writes into the phase after its compute."""
+
+    def __init__(self, chunks: list[Chunk]):
+        self.chunks = chunks
+        self.phases: list[Phase] = []
+        self.carry: tuple[int, ...] = ()
+
+    def add(self, lookups=(), loads=(), compute=None, computes_last=None) -> None:
+        loads = tuple(ld for ld in loads if ld.frac > 1e-12 and self.chunks[ld.chunk].read_bytes)
+        lookups = tuple(c for c in lookups if self.chunks[c].read_bytes)
+        if compute is not None and (
+            compute[1] <= 1e-12 or not _has_compute(self.chunks[compute[0]])
+        ):
+            compute = None
+        if not (lookups or loads or compute or self.carry):
+            return
+        self.phases.append(Phase(tuple(lookups), loads, compute, self.carry))
+        self.carry = ()
+        if computes_last is not None and self.chunks[computes_last].writes:
+            self.carry = (computes_last,)
+
+    def finish(self) -> list[Phase]:
+        if self.carry:
+            self.add()
+        return self.phases
+
+
+def _pipelined_phases(b: _PhaseBuilder, ids: list[int], stages: int) -> None:
+    ch = b.chunks
+    overlap = 1.0 / (stages - 1)
+    first = ch[ids[0]]
+    first_load = Load(ids[0], first.head_frac, 1.0 if first.load_micros else 0.0)
+    b.add(lookups=(ids[0],), loads=(first_load,))
+    for n, c in enumerate(ids):
+        cur = ch[c]
+        rest = max(0, cur.load_micros - 1)
+        loads = [Load(c, 1.0 - cur.head_frac, rest * overlap)]
+        lookups: tuple[int, ...] = ()
+        if n + 1 < len(ids):
+            nxt = ids[n + 1]
+            nx = ch[nxt]
+            loads.append(Load(nxt, nx.head_frac, overlap if nx.load_micros else 0.0))
+            lookups = (nxt,)
+            b.add(lookups=lookups, loads=loads, compute=(c, 1.0), computes_last=c)
+        else:
+            b.add(loads=loads, compute=(c, 1.0 - cur.tail_frac))
+            b.add(compute=(c, cur.tail_frac), computes_last=c)
+
+
+def build_plan(
+    key: object,
+    index: int,
+    rep_block: int,
+    blocks_per_bh: int,
+    program: CtaProgram,
+    own_rows: dict[str, int],
+    k: int,
+    stages: int,
+    rates: Rates,
+) -> ClassPlan:
+    """Chunks of ``k`` steps and the phases that run them, for one CTA class."""
+    chunks: list[Chunk] = []
+    run_ids: list[tuple[bool, list[int]]] = []
+    for run in _runs(program.steps):
+        ids = []
+        for i in range(0, len(run), k):
+            ids.append(len(chunks))
+            chunks.append(_chunk(run[i : i + k], own_rows, rates))
+        run_ids.append((run[0].pipelined, ids))
+    b = _PhaseBuilder(chunks)
+    for pipelined, ids in run_ids:
+        if pipelined and stages >= 2:
+            _pipelined_phases(b, ids, stages)
+            continue
+        for c in ids:
+            cur = chunks[c]
+            b.add(lookups=(c,), loads=(Load(c, 1.0, float(cur.load_micros)),))
+            b.add(compute=(c, 1.0), computes_last=c)
+    totals = program.totals()
+    return ClassPlan(key, index, rep_block, blocks_per_bh, chunks, b.finish(), totals)

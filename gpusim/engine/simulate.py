@@ -1,0 +1,176 @@
+"""``simulate``: trace an algorithm's kernels, run them on the engine, and report.
+
+Paths (``detail``):
+
+- ``"full"``: every CTA and every tile step is simulated (ground truth of the model);
+- ``"aggregated"``: CTAs dispatched together with the same program run as one
+  group (:mod:`gpusim.engine.cta_group`) and runs of steps are merged into at
+  most :data:`~gpusim.engine.plan.CHUNKS_PER_RUN` chunks (:mod:`gpusim.engine.plan`);
+- ``"auto"`` (default): ``full`` when it is cheap (at most
+  :data:`AUTO_FULL_MAX_PHASES` CTA-phases), ``aggregated`` otherwise.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+from algorithms import get_algorithm
+from algorithms.base import Kernel
+from gpusim.counting import MAX_TRACED_STEPS, count, traced_classes
+from gpusim.engine.clock import seconds
+from gpusim.engine.counters import Counters
+from gpusim.engine.grid import Grid
+from gpusim.engine.plan import build_plan, chunk_size
+from gpusim.engine.rates import rates_for
+from gpusim.engine.result import KernelResult, SimResult, bound_of, utilisation
+from gpusim.engine.sim import KernelSpec, Sim, run_kernels
+from gpusim.errors import GpusimError
+from gpusim.occupancy import occupancy
+from gpusim.profiles.schema import HardwareProfile
+from gpusim.schedule import Schedule
+from gpusim.workload import Workload
+
+DETAILS = ("auto", "aggregated", "full")
+#: ``auto`` simulates every CTA and step when that is at most this many CTA-phases.
+AUTO_FULL_MAX_PHASES = 20_000
+#: The detailed path refuses more CTA-phases than this (minutes of wall time).
+FULL_MAX_PHASES = 5_000_000
+
+
+def _check_detail(detail: str) -> None:
+    if detail not in DETAILS:
+        raise GpusimError(f"unknown detail {detail!r}; use one of {', '.join(DETAILS)}")
+
+
+def _prepare(kernel: Kernel, profile: HardwareProfile, rates, aggregated: bool, budget: list[int]):
+    chip = kernel.on_chip()
+    occ = occupancy(profile, chip.smem_bytes, chip.threads, chip.regs_per_thread)
+    classes = traced_classes(kernel, budget)
+    k = chunk_size([c.program for c in classes], detailed=not aggregated)
+    stages = kernel.schedule.stages
+    plans = [
+        build_plan(
+            c.key,
+            i,
+            c.representative_block,
+            len(c.blocks),
+            c.program,
+            kernel.own_rows,
+            k,
+            stages,
+            rates,
+        )
+        for i, c in enumerate(classes)
+    ]
+    block_classes = [0] * kernel.blocks_per_bh()
+    for i, c in enumerate(classes):
+        for b in c.blocks:
+            block_classes[b] = i
+    grid = Grid(kernel.blocks_per_bh(), kernel.workload.batch_heads, block_classes)
+    spec = KernelSpec(kernel.name, grid, plans, occ.ctas_per_sm, aggregated)
+    return spec, occ, k, chip.smem_bytes
+
+
+def _phases(spec: KernelSpec) -> int:
+    """CTA-phases of a kernel if every CTA were simulated on its own."""
+    bh = spec.grid.total // spec.grid.blocks_per_bh
+    return sum(len(p.phases) * p.blocks_per_bh * bh for p in spec.plans)
+
+
+def simulate(
+    algorithm: str,
+    workload: Workload,
+    schedule: Schedule,
+    profile: HardwareProfile,
+    *,
+    trace_path: str | Path | None = None,
+    detail: str = "auto",
+) -> SimResult:
+    """Simulate ``algorithm`` on ``profile``; ``trace_path`` also writes a Chrome trace."""
+    t0 = time.perf_counter()
+    _check_detail(detail)
+    counts = count(algorithm, workload, schedule)
+    schedule = Schedule(**counts.schedule)
+    kernels = get_algorithm(algorithm).kernels(workload, schedule)
+    rates = rates_for(profile, workload.dtype)
+
+    budget = [MAX_TRACED_STEPS]
+    want_full = detail == "full"
+    prepared = [_prepare(k, profile, rates, not want_full, budget) for k in kernels]
+    if detail == "auto":
+        full = [_prepare(k, profile, rates, False, [MAX_TRACED_STEPS]) for k in kernels]
+        if sum(_phases(p[0]) for p in full) <= AUTO_FULL_MAX_PHASES:
+            prepared, want_full = full, True
+    if want_full:
+        phases = sum(_phases(p[0]) for p in prepared)
+        if phases > FULL_MAX_PHASES:
+            raise GpusimError(
+                f"the detailed simulation would run {phases:,} CTA-phases (limit "
+                f"{FULL_MAX_PHASES:,}); use detail 'aggregated' or a smaller workload"
+            )
+
+    tracer = None
+    if trace_path is not None:
+        from gpusim.trace_export import ChromeTracer
+
+        tracer = ChromeTracer(profile.sm_count.value)
+    sim = Sim(rates, tracer)
+    t1 = time.perf_counter()
+    runs = run_kernels(sim, [p[0] for p in prepared])
+    engine_wall_s = time.perf_counter() - t1
+
+    total = Counters()
+    kresults = []
+    for run, (spec, occ, k, smem) in zip(runs, prepared, strict=True):
+        total.add(run.counters)
+        dur = seconds(run.end_tick - run.start_tick)
+        util = utilisation(run.counters, rates, dur)
+        kresults.append(
+            KernelResult(
+                name=spec.name,
+                ctas=spec.grid.total,
+                classes=len(spec.plans),
+                ctas_per_sm=occ.ctas_per_sm,
+                occupancy_bound_by=occ.bound_by,
+                waves=spec.grid.total / (occ.ctas_per_sm * rates.sm_count),
+                smem_bytes_per_cta=smem,
+                chunk_steps=k,
+                aggregated=spec.aggregated,
+                start_s=seconds(run.start_tick),
+                duration_s=dur,
+                counters=run.counters,
+                utilisation=util,
+                bound=bound_of(util),
+                groups=run.groups_made,
+            )
+        )
+    runtime_s = seconds(sim.env.now)
+    util = utilisation(total, rates, runtime_s)
+    main = max(kresults, key=lambda r: r.duration_s)
+    result = SimResult(
+        count=counts.to_json_dict(),
+        profile=profile.name,
+        detail="full" if want_full else "aggregated",
+        runtime_s=runtime_s,
+        tflops=workload.model_flops() / runtime_s / 1e12 if runtime_s > 0 else 0.0,
+        counters=total,
+        ctas_per_sm=main.ctas_per_sm,
+        waves=main.waves,
+        smem_bytes_per_cta=counts.smem_bytes_per_cta,
+        utilisation=util,
+        bound=bound_of(util),
+        events=sim.env.events,
+        sim_wall_s=0.0,
+        engine_wall_s=engine_wall_s,
+        kernels=kresults,
+    )
+    if tracer is not None:
+        result.trace_path = str(trace_path)
+        tracer.write(trace_path, sim, runs, result)
+    result.sim_wall_s = time.perf_counter() - t0
+    return result
+
+
+__all__ = ["DETAILS", "SimResult", "asdict", "simulate"]

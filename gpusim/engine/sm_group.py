@@ -1,0 +1,50 @@
+"""SMs in identical state, simulated once: their pipes and which CTA group holds each slot.
+
+The aggregated path starts a kernel with one SM group of every SM and splits
+it only when SMs stop being alike: when one dispatch hands them CTAs of
+different classes, or when the grid runs out and some get none (the tail).
+The detailed path starts with one SM group per SM and never splits.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from gpusim.engine.ps_channel import PSChannel
+from gpusim.engine.rates import PIPES
+
+if TYPE_CHECKING:
+    from gpusim.engine.cta_group import CtaGroup
+    from gpusim.engine.kernel_run import KernelRun
+
+
+class SmGroup:
+    """SMs ``sm0 .. sm0+size-1``; ``slots[i]`` is the group on slot ``i`` of each (or None)."""
+
+    __slots__ = ("pipes", "size", "slots", "sm0")
+
+    def __init__(self, run: KernelRun, sm0: int, size: int, slots: int):
+        env, rates = run.sim.env, run.sim.rates
+        self.sm0 = sm0
+        self.size = size
+        self.slots: list[CtaGroup | None] = [None] * slots
+        # Per-SM capacity: every group on the SM group has the same CTAs on each of its SMs.
+        self.pipes = {p: PSChannel(env, rates.pipe_per_tick[p], f"sm{sm0}.{p}") for p in PIPES}
+
+    def split(self, run: KernelRun, offset: int) -> SmGroup:
+        """Keep SMs ``[0, offset)`` here; return a new SM group for the rest, CTAs and all."""
+        if not 0 < offset < self.size:
+            raise ValueError(f"cannot split {self.size} SMs at {offset}")
+        old_size = self.size
+        new = SmGroup(run, self.sm0 + offset, old_size - offset, len(self.slots))
+        self.size = offset
+        seen: set[int] = set()
+        for g in self.slots:
+            if g is None or id(g) in seen:
+                continue
+            seen.add(id(g))
+            other = g.split(offset, old_size, new)
+            run.adopt_group(other)
+            for layer in other.layers:
+                new.slots[layer] = other
+        return new
