@@ -16,7 +16,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gpusim.engine.activity import LAYERS, MEMBERS, ONE, WAIT, XFER, Activity
-from gpusim.engine.plan import Chunk, ClassPlan, Phase
+from gpusim.engine.plan import ClassPlan, Phase
+from gpusim.engine.ps_channel import PSServer
+from gpusim.engine.rates import PIPES
+
+L2_LANE, DRAM_LANE = 0, 1
+PIPE_LANE = {p: i for i, p in enumerate(PIPES)}
 
 if TYPE_CHECKING:
     from gpusim.engine.kernel_run import KernelRun
@@ -82,17 +87,12 @@ class CtaGroup:
             return self.members
         return len(self.layers) if kind == LAYERS else 1
 
-    def channel(self, name: str):
-        """The channel called ``name``: the GPU's ``l2``/``dram`` or a pipe of this SM group."""
-        sim = self.run.sim
-        if name == "l2":
-            return sim.l2_channel
-        if name == "dram":
-            return sim.dram_channel
-        return self.smg.pipes[name]
+    def server(self, name: str) -> PSServer:
+        """``mem`` (the GPU's L2 and DRAM) or ``pipes`` (this SM group's)."""
+        return self.run.sim.memory if name == "mem" else self.smg.pipes
 
-    def bh_runs(self) -> list[tuple[int, int, int]]:
-        """The group's CTAs as ``(bh, first block, count)`` runs."""
+    def bh_runs(self) -> list[tuple[int, int, int, int]]:
+        """The group's CTAs as ``(bh, first block, count, class)`` runs."""
         if self._bh_runs is None:
             grid, size = self.run.grid, self.smg.size
             self._bh_runs = [r for s in self.starts for r in grid.bh_runs(s, size)]
@@ -102,7 +102,7 @@ class CtaGroup:
         """CTAs of the group per batch-head."""
         if self._bh_counts is None:
             counts: dict[int, int] = {}
-            for bh, _b, n in self.bh_runs():
+            for bh, _b, n, _c in self.bh_runs():
                 counts[bh] = counts.get(bh, 0) + n
             self._bh_counts = counts
         return self._bh_counts
@@ -128,7 +128,7 @@ class CtaGroup:
                 return
             ph = plan.phases[self.phase]
             for c in ph.lookups:
-                self.lookups[c] = self._lookup_reads(plan.chunks[c])
+                self.lookups[c] = self._lookup_reads(c)
             acts = []
             if ph.loads:
                 acts.append(Activity(self, self._load_stages(ph)))
@@ -154,76 +154,83 @@ class CtaGroup:
             l2 += ld.frac * c.read_bytes
             own += ld.frac * lk.own_dram
             shared += ld.frac * lk.shared_dram
-        jobs = [("l2", MEMBERS, l2)]
-        if own > 0:
-            jobs.append(("dram", MEMBERS, own))
-        if shared > 0:
-            jobs.append(("dram", ONE, shared))
-        return [(WAIT, round(lat)), (XFER, jobs)]
+        parts = [(L2_LANE, MEMBERS, l2), (DRAM_LANE, MEMBERS, own), (DRAM_LANE, ONE, shared)]
+        return [(WAIT, round(lat)), (XFER, ("mem", parts))]
 
     def _compute_stages(self, chunk: int, frac: float) -> list:
         c = self.plan.chunks[chunk]
-        jobs = [(pipe, LAYERS, amount * frac) for pipe, amount in c.work]
-        return [(XFER, jobs), (WAIT, round(c.barriers * frac * self.run.sim.rates.barrier_ticks))]
+        parts = [(PIPE_LANE[pipe], LAYERS, amount * frac) for pipe, amount in c.work]
+        barrier = round(c.barriers * frac * self.run.sim.rates.barrier_ticks)
+        return [(XFER, ("pipes", parts)), (WAIT, barrier)]
 
     def _write_stages(self, chunk_ids: tuple[int, ...]) -> list:
         l2 = own = shared = 0.0
         for c in chunk_ids:
-            chunk = self.plan.chunks[c]
-            o, s = self._lookup_writes(chunk)
-            l2 += chunk.write_bytes
+            o, s = self._lookup_writes(c)
+            l2 += self.plan.chunks[c].write_bytes
             own += o
             shared += s
-        jobs = [("l2", MEMBERS, l2)] if l2 > 0 else []
-        if own > 0:
-            jobs.append(("dram", MEMBERS, own))
-        if shared > 0:
-            jobs.append(("dram", ONE, shared))
-        return [(XFER, jobs)]
+        parts = [(L2_LANE, MEMBERS, l2), (DRAM_LANE, MEMBERS, own), (DRAM_LANE, ONE, shared)]
+        return [(XFER, ("mem", parts))]
 
     # --- L2 ---------------------------------------------------------------------------
     def _own_key(self, ref, bh: int, block0: int, count: int) -> tuple:
         row0 = ref.row0 + (block0 - self.plan.rep_block) * ref.own_rows
         return (ref.tensor, bh, row0, ref.col0, count)
 
-    def _lookup_reads(self, chunk: Chunk) -> Lookup:
-        sim = self.run.sim
+    def _lookup_reads(self, c: int) -> Lookup:
+        """Meet chunk ``c``'s reads with the L2; count them; what they cost this group."""
+        sim, plans = self.run.sim, self.run.plans
         l2, counters, now = sim.l2, self.run.counters, sim.env.now
         fill = sim.rates.dram_latency_ticks
-        m = self.members
+        chunk = self.plan.chunks[c]
         own_miss = shared_miss = 0
         ready = now
-        for ref in chunk.reads:
+        for j, ref in enumerate(chunk.reads):
             if ref.own_rows:
-                for bh, b0, n in self.bh_runs():
-                    key = self._own_key(ref, bh, b0, n)
-                    miss, r = l2.read(key, ref.nbytes * n, now, fill)
+                for bh, b0, n, cls in self.bh_runs():
+                    nbytes = plans[cls].chunks[c].reads[j].nbytes
+                    miss, r = l2.read(self._own_key(ref, bh, b0, n), nbytes * n, now, fill)
                     own_miss += miss
                     ready = max(ready, r)
             else:
                 for bh in self.bh_counts():
-                    key = (ref.tensor, bh, ref.row0, ref.col0)
-                    miss, r = l2.read(key, ref.nbytes, now, fill)
+                    miss, r = l2.read((ref.tensor, bh, ref.row0, ref.col0), ref.nbytes, now, fill)
                     shared_miss += miss
                     ready = max(ready, r)
-        counters.global_read_bytes += m * chunk.read_bytes
+        m = self.members
+        if self.run.grid.mixed:
+            counters.global_read_bytes += sum(
+                n * plans[cls].chunks[c].read_bytes for _bh, _b, n, cls in self.bh_runs()
+            )
+        else:
+            counters.global_read_bytes += m * chunk.read_bytes
         counters.dram_read_bytes += own_miss + shared_miss
         latency = max(sim.rates.l2_latency_ticks, ready - now)
         return Lookup(own_miss / m, float(shared_miss), latency)
 
-    def _lookup_writes(self, chunk: Chunk) -> tuple[float, float]:
-        l2, counters, now = self.run.sim.l2, self.run.counters, self.run.sim.env.now
-        m = self.members
+    def _lookup_writes(self, c: int) -> tuple[float, float]:
+        """Meet chunk ``c``'s writes with the L2; DRAM bytes per CTA and for shared tiles."""
+        sim, plans = self.run.sim, self.run.plans
+        l2, counters, now = sim.l2, self.run.counters, sim.env.now
+        chunk = self.plan.chunks[c]
         own_dirty = shared_dirty = 0
-        for ref in chunk.writes:
+        for j, ref in enumerate(chunk.writes):
             if ref.own_rows:
-                for bh, b0, n in self.bh_runs():
-                    own_dirty += l2.write(self._own_key(ref, bh, b0, n), ref.nbytes * n, now)
+                for bh, b0, n, cls in self.bh_runs():
+                    nbytes = plans[cls].chunks[c].writes[j].nbytes
+                    own_dirty += l2.write(self._own_key(ref, bh, b0, n), nbytes * n, now)
             else:
                 for bh in self.bh_counts():
                     key = (ref.tensor, bh, ref.row0, ref.col0)
                     shared_dirty += l2.write(key, ref.nbytes, now)
-        counters.global_write_bytes += m * chunk.write_bytes
+        m = self.members
+        if self.run.grid.mixed:
+            counters.global_write_bytes += sum(
+                n * plans[cls].chunks[c].write_bytes for _bh, _b, n, cls in self.bh_runs()
+            )
+        else:
+            counters.global_write_bytes += m * chunk.write_bytes
         counters.dram_write_bytes += own_dirty + shared_dirty
         return own_dirty / m, float(shared_dirty)
 

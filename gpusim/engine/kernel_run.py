@@ -151,10 +151,13 @@ class KernelRun:
                 g.begin()
 
     def _count_work(self, g: CtaGroup) -> None:
-        c, t, m = self.counters, g.plan.totals, g.members
-        c.ctas += m
-        c.mma_flops += m * t["mma_flops"]
-        c.fp32_ops += m * t["fp32_ops"]
-        c.exp_ops += m * t["exp_ops"]
-        c.smem_traffic_bytes += m * t["smem_bytes"]
-        c.barriers += m * t["barriers"]
+        c = self.counters
+        runs = g.bh_runs() if self.grid.mixed else [(0, 0, g.members, g.plan.index)]
+        for _bh, _b, m, cls in runs:
+            t = self.plans[cls].totals
+            c.ctas += m
+            c.mma_flops += m * t["mma_flops"]
+            c.fp32_ops += m * t["fp32_ops"]
+            c.exp_ops += m * t["exp_ops"]
+            c.smem_traffic_bytes += m * t["smem_bytes"]
+            c.barriers += m * t["barriers"]

@@ -105,13 +105,15 @@ def _runs(steps: list[Step]) -> list[list[Step]]:
     return runs
 
 
-def chunk_size(programs: list[CtaProgram], detailed: bool) -> int:
+def chunk_size(
+    programs: list[CtaProgram], detailed: bool, chunks_per_run: int = CHUNKS_PER_RUN
+) -> int:
     """Steps per chunk for a kernel whose classes have ``programs`` (1 when ``detailed``)."""
     if detailed:
         return 1
     runs = [[len(r) for r in _runs(p.steps)] for p in programs]
     longest = max((n for rs in runs for n in rs), default=1)
-    k = max(1, ceil(longest / CHUNKS_PER_RUN))
+    k = max(1, ceil(longest / chunks_per_run))
     while k < longest and max(sum(ceil(n / k) for n in rs) for rs in runs) > MAX_CHUNKS_PER_CTA:
         k *= 2
     return k
@@ -249,3 +251,37 @@ def build_plan(
             b.add(compute=(c, 1.0), computes_last=c)
     totals = program.totals()
     return ClassPlan(key, index, rep_block, blocks_per_bh, chunks, b.finish(), totals)
+
+
+def _refs_shape(refs: tuple[TileRef, ...], rep_block: int) -> tuple:
+    # Own tiles may differ in size (a ragged last block) and sit at the block's own rows;
+    # shared ones must be the same tiles.
+    return tuple(
+        (r.tensor, r.row0 - rep_block * r.own_rows, r.col0, r.own_rows)
+        if r.own_rows
+        else (r.tensor, r.row0, r.col0, 0, r.nbytes)
+        for r in refs
+    )
+
+
+def timing_signature(plan: ClassPlan) -> tuple:
+    """What decides a class's timing but for the sizes of its own tiles.
+
+    Classes with equal signatures (a full block and the ragged last one, whose
+    arithmetic is padded to the full tile) run as one group; their bytes are
+    still counted per class.
+    """
+    return (
+        len(plan.phases),
+        tuple(
+            (
+                c.micros,
+                c.load_micros,
+                c.work,
+                c.barriers,
+                _refs_shape(c.reads, plan.rep_block),
+                _refs_shape(c.writes, plan.rep_block),
+            )
+            for c in plan.chunks
+        ),
+    )

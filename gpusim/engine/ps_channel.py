@@ -1,24 +1,28 @@
-"""A processor-sharing channel in integer time: shared bandwidth (or a shared pipe) for SimPy.
+"""Processor sharing in integer time: shared bandwidth, or a pipe shared by co-resident CTAs.
 
 SimPy's own resources serve first come, first served; a DRAM or L2 port, or a
 tensor-core pipe shared by co-resident CTAs, is better described as processor
 sharing: every transfer in flight progresses at ``capacity / (number in flight)``.
-This is the classic virtual-time algorithm: ``v`` counts the work served to each
-unit of weight so far; a transfer of ``size`` submitted when the counter is
-``v0`` finishes when the counter reaches ``v0 + size``, so finish keys go in a
-heap and each event costs O(log n). Only the earliest finish has a timer.
+Each :class:`Lane` is the classic virtual-time algorithm: ``v`` counts the work
+served to each unit of weight so far; a transfer of ``size`` submitted when
+the counter is ``v0`` finishes when the counter reaches ``v0 + size``, so
+finish keys go in a heap and each event costs O(log n).
 
-A job has a *weight*: a job of weight ``w`` stands for ``w`` identical transfers
-(the engine lumps identical CTAs), each of the given size. Jobs can be split
-(part of the weight moves to a new job with the same finish key), which is how
-a lumped group of CTAs becomes two without disturbing anything else.
+A :class:`PSServer` is a few lanes that share one timer (the L2 and DRAM of
+the GPU; the four pipes of an SM), and a :class:`Job` may use several lanes at
+once (a read that misses moves bytes through both the L2 and DRAM; a step's
+compute uses every pipe): it finishes when all its parts have. A part has a
+*weight*: weight ``w`` stands for ``w`` identical transfers (the engine lumps
+identical CTAs), each of the given size. Parts can be split (some of the
+weight moves to a new job with the same finish key), which is how a lumped
+group of CTAs becomes two without disturbing anything else.
 """
 
 from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import simpy
 
@@ -28,140 +32,177 @@ Done = Callable[[], None]
 _REL_TOL = 1e-12
 
 
-class Job:
-    """One transfer (or ``weight`` identical ones) in a channel."""
+class Part:
+    """One job's transfers in one lane."""
 
-    __slots__ = ("done", "key", "weight")
+    __slots__ = ("job", "key", "kind", "lane", "live", "weight")
 
-    def __init__(self, key: float, weight: int, done: Done):
-        self.key = key
+    def __init__(self, job: Job, lane: int, weight: int, key: float, kind: str):
+        self.live = True
+        self.job = job
+        self.lane = lane
         self.weight = weight
+        self.key = key
+        self.kind = kind  # who owns the weight when a group splits (see activity.py)
+
+
+class Job:
+    """Transfers in one or more lanes that finish together; ``done()`` runs when the last has."""
+
+    __slots__ = ("done", "left", "parts")
+
+    def __init__(self, done: Done):
         self.done = done
+        self.left = 0
+        self.parts: list[Part] = []
 
 
-class PSChannel:
-    """Capacity shared equally among the unit transfers in flight (weighted by job weight)."""
+class Lane:
+    """Virtual-time state of one shared resource."""
 
-    __slots__ = (
-        "_heap",
-        "_seq",
-        "_target",
-        "_version",
-        "busy",
-        "busy_ticks",
-        "capacity",
-        "env",
-        "name",
-        "t",
-        "v",
-        "w",
-    )
+    __slots__ = ("busy", "busy_ticks", "capacity", "heap", "name", "v", "w")
 
-    def __init__(
-        self, env: simpy.Environment, capacity_per_tick: float, name: str, record: bool = False
-    ):
+    def __init__(self, name: str, capacity_per_tick: float, record: bool):
         if capacity_per_tick <= 0:
-            raise ValueError(f"channel {name}: capacity must be positive, got {capacity_per_tick}")
-        self.env = env
-        self.capacity = capacity_per_tick
+            raise ValueError(f"lane {name}: capacity must be positive, got {capacity_per_tick}")
         self.name = name
-        self.v = 0.0  # work served per unit of weight since the channel was made
-        self.t = env.now  # tick at which ``v`` was last brought up to date
+        self.capacity = capacity_per_tick
+        self.v = 0.0  # work served per unit of weight so far
         self.w = 0  # total weight in flight
-        self._heap: list[tuple[float, int, Job]] = []
-        self._seq = 0
-        self._version = 0
-        self._target: int | None = None
+        self.heap: list[tuple[float, int, Part]] = []
         self.busy_ticks = 0
         #: busy intervals ``[t0, t1]`` (ticks) when recording for a trace, else None
         self.busy: list[list[int]] | None = [] if record else None
+
+    def ticks_to_next(self) -> float:
+        """Ticks until the earliest part finishes if nothing changes (inf when idle)."""
+        if not self.heap:
+            return math.inf
+        return (self.heap[0][0] - self.v) * self.w / self.capacity
+
+
+class PSServer:
+    """Lanes that share one timer; jobs span lanes."""
+
+    __slots__ = ("_seq", "_target", "_version", "env", "lanes", "name", "t")
+
+    def __init__(
+        self,
+        env: simpy.Environment,
+        name: str,
+        capacities: Sequence[tuple[str, float]],
+        record: bool = False,
+    ):
+        self.env = env
+        self.name = name
+        self.lanes = [Lane(n, c, record) for n, c in capacities]
+        self.t = env.now  # tick at which every lane's ``v`` was last brought up to date
+        self._seq = 0
+        self._version = 0
+        self._target: int | None = None
+
+    def lane(self, name: str) -> int:
+        """Index of the lane called ``name``."""
+        for i, lane in enumerate(self.lanes):
+            if lane.name == name:
+                return i
+        raise KeyError(name)
 
     # --- time -------------------------------------------------------------------------
     def _advance(self) -> None:
         now = self.env.now
         dt = now - self.t
-        if dt > 0 and self.w > 0:
-            self.v += dt * self.capacity / self.w
-            self.busy_ticks += dt
-            if self.busy is not None:
-                if self.busy and self.busy[-1][1] == self.t:
-                    self.busy[-1][1] = now
-                else:
-                    self.busy.append([self.t, now])
-        self.t = now
+        if dt > 0:
+            for lane in self.lanes:
+                if lane.w > 0:
+                    lane.v += dt * lane.capacity / lane.w
+                    lane.busy_ticks += dt
+                    if lane.busy is not None:
+                        if lane.busy and lane.busy[-1][1] == self.t:
+                            lane.busy[-1][1] = now
+                        else:
+                            lane.busy.append([self.t, now])
+            self.t = now
 
     def _reschedule(self) -> None:
-        if not self._heap:
+        nxt = min(lane.ticks_to_next() for lane in self.lanes)
+        if nxt == math.inf:
             self._target = None
             self._version += 1
             return
-        key = self._heap[0][0]
-        dt = max(0, math.ceil((key - self.v) * self.w / self.capacity))
+        dt = max(0, math.ceil(nxt))
         target = self.env.now + dt
-        if target == self._target:
-            return
+        if self._target is not None and self.env.now <= self._target <= target:
+            return  # the pending timer fires first; it will look again then
         self._target = target
         self._version += 1
         version = self._version
-        timer = self.env.timeout(dt)
-        timer.callbacks.append(lambda _ev: self._fire(version))
+        self.env.timeout(dt).callbacks.append(lambda _ev: self._fire(version))
 
     def _fire(self, version: int) -> None:
         if version != self._version:
-            return  # superseded by a later arrival or departure
+            return  # superseded by an earlier target
         self._target = None
         self._advance()
-        limit = self.v + _REL_TOL * max(1.0, abs(self.v))
-        finished = []
-        heap = self._heap
-        while heap and heap[0][0] <= limit:
-            job = heapq.heappop(heap)[2]
-            self.w -= job.weight
-            finished.append(job)
-        if not heap:
-            self.w = 0
+        finished: list[Job] = []
+        for lane in self.lanes:
+            heap = lane.heap
+            limit = lane.v + _REL_TOL * max(1.0, abs(lane.v))
+            while heap and heap[0][0] <= limit:
+                part = heapq.heappop(heap)[2]
+                part.live = False
+                lane.w -= part.weight
+                job = part.job
+                job.left -= 1
+                if job.left == 0:
+                    finished.append(job)
+            if not heap:
+                lane.w = 0
         for job in finished:
             job.done()
         self._reschedule()
 
     # --- jobs -------------------------------------------------------------------------
-    def _push(self, key: float, weight: int, done: Done) -> Job:
-        job = Job(key, weight, done)
+    def _push(self, job: Job, lane_idx: int, weight: int, key: float, kind: str) -> None:
+        part = Part(job, lane_idx, weight, key, kind)
         self._seq += 1
-        heapq.heappush(self._heap, (key, self._seq, job))
-        self.w += weight
-        return job
+        lane = self.lanes[lane_idx]
+        heapq.heappush(lane.heap, (key, self._seq, part))
+        lane.w += weight
+        job.parts.append(part)
+        job.left += 1
 
-    def submit(self, weight: int, size: float, done: Done) -> Job:
-        """Start ``weight`` transfers of ``size`` units each; ``done()`` runs when they finish."""
-        if weight <= 0 or size <= 0:
-            raise ValueError(f"channel {self.name}: weight and size must be positive")
+    def submit(self, parts: Sequence[tuple[int, int, float, str]], done: Done) -> Job | None:
+        """Start ``(lane, weight, size, kind)`` parts; ``done()`` when all end (None: no work)."""
         self._advance()
-        job = self._push(self.v + size, weight, done)
+        job = Job(done)
+        for lane_idx, weight, size, kind in parts:
+            if weight > 0 and size > 0:
+                self._push(job, lane_idx, weight, self.lanes[lane_idx].v + size, kind)
+        if not job.left:
+            return None
         self._reschedule()
         return job
 
-    def split(self, job: Job, weight: int, done: Done) -> Job:
-        """Move ``weight`` of ``job``'s transfers to a new job (same progress) calling ``done``."""
-        if not 0 < weight < job.weight:
-            raise ValueError(f"channel {self.name}: cannot split {weight} of {job.weight}")
-        job.weight -= weight
-        self.w -= weight
-        return self._push(job.key, weight, done)
+    def split(self, job: Job, weight_of: Callable[[Part], int], done: Done) -> Job | None:
+        """Move ``weight_of(part)`` of each unfinished part of ``job`` to a new job (same keys)."""
+        new = Job(done)
+        for part in list(job.parts):
+            w = weight_of(part) if part.live else 0
+            if w <= 0:
+                continue
+            if w >= part.weight:
+                raise ValueError(f"{self.name}: cannot split {w} of {part.weight}")
+            part.weight -= w
+            self.lanes[part.lane].w -= w
+            self._push(new, part.lane, w, part.key, part.kind)
+        return new if new.left else None
 
-    def remaining(self, job: Job) -> float:
-        """Work left for each of ``job``'s transfers, as of now."""
+    def remaining(self, job: Job) -> list[tuple[int, float, str]]:
+        """``(lane, work left per transfer, kind)`` of each unfinished part of ``job``."""
         self._advance()
-        return max(0.0, job.key - self.v)
-
-    def adopt(self, remaining: float, weight: int, done: Done) -> Job:
-        """Take over a transfer with ``remaining`` work left (from a channel being cloned)."""
-        self._advance()
-        job = self._push(self.v + remaining, weight, done)
-        self._reschedule()
-        return job
-
-    @property
-    def in_flight(self) -> int:
-        """Unit transfers in flight."""
-        return self.w
+        out = []
+        for part in job.parts:
+            if part.live:
+                out.append((part.lane, max(0.0, part.key - self.lanes[part.lane].v), part.kind))
+        return out

@@ -19,7 +19,7 @@ from gpusim.engine.grid import Grid
 from gpusim.engine.kernel_run import KernelRun
 from gpusim.engine.l2_cache import L2Cache
 from gpusim.engine.plan import ClassPlan
-from gpusim.engine.ps_channel import PSChannel
+from gpusim.engine.ps_channel import PSServer
 from gpusim.engine.rates import Rates
 
 
@@ -45,8 +45,9 @@ class Sim:
         self.tracer = tracer
         record = tracer is not None
         self.l2 = L2Cache(rates.l2_bytes)
-        self.l2_channel = PSChannel(self.env, per_tick(rates.l2_bytes_per_s), "l2", record)
-        self.dram_channel = PSChannel(self.env, per_tick(rates.dram_bytes_per_s), "dram", record)
+        lanes = [("l2", per_tick(rates.l2_bytes_per_s)), ("dram", per_tick(rates.dram_bytes_per_s))]
+        #: the GPU's shared memory system: lane 0 is SM-to-L2 bandwidth, lane 1 DRAM bandwidth
+        self.memory = PSServer(self.env, "memory", lanes, record)
 
 
 @dataclass

@@ -17,17 +17,14 @@ from dataclasses import asdict
 from pathlib import Path
 
 from algorithms import get_algorithm
-from algorithms.base import Kernel
-from gpusim.counting import MAX_TRACED_STEPS, count, traced_classes
+from gpusim.counting import MAX_TRACED_STEPS, count
 from gpusim.engine.clock import seconds
 from gpusim.engine.counters import Counters
-from gpusim.engine.grid import Grid
-from gpusim.engine.plan import build_plan, chunk_size
+from gpusim.engine.prepare import prepare
 from gpusim.engine.rates import rates_for
 from gpusim.engine.result import KernelResult, SimResult, bound_of, utilisation
-from gpusim.engine.sim import KernelSpec, Sim, run_kernels
+from gpusim.engine.sim import Sim, run_kernels
 from gpusim.errors import GpusimError
-from gpusim.occupancy import occupancy
 from gpusim.profiles.schema import HardwareProfile
 from gpusim.schedule import Schedule
 from gpusim.workload import Workload
@@ -42,41 +39,6 @@ FULL_MAX_PHASES = 5_000_000
 def _check_detail(detail: str) -> None:
     if detail not in DETAILS:
         raise GpusimError(f"unknown detail {detail!r}; use one of {', '.join(DETAILS)}")
-
-
-def _prepare(kernel: Kernel, profile: HardwareProfile, rates, aggregated: bool, budget: list[int]):
-    chip = kernel.on_chip()
-    occ = occupancy(profile, chip.smem_bytes, chip.threads, chip.regs_per_thread)
-    classes = traced_classes(kernel, budget)
-    k = chunk_size([c.program for c in classes], detailed=not aggregated)
-    stages = kernel.schedule.stages
-    plans = [
-        build_plan(
-            c.key,
-            i,
-            c.representative_block,
-            len(c.blocks),
-            c.program,
-            kernel.own_rows,
-            k,
-            stages,
-            rates,
-        )
-        for i, c in enumerate(classes)
-    ]
-    block_classes = [0] * kernel.blocks_per_bh()
-    for i, c in enumerate(classes):
-        for b in c.blocks:
-            block_classes[b] = i
-    grid = Grid(kernel.blocks_per_bh(), kernel.workload.batch_heads, block_classes)
-    spec = KernelSpec(kernel.name, grid, plans, occ.ctas_per_sm, aggregated)
-    return spec, occ, k, chip.smem_bytes
-
-
-def _phases(spec: KernelSpec) -> int:
-    """CTA-phases of a kernel if every CTA were simulated on its own."""
-    bh = spec.grid.total // spec.grid.blocks_per_bh
-    return sum(len(p.phases) * p.blocks_per_bh * bh for p in spec.plans)
 
 
 def simulate(
@@ -96,15 +58,14 @@ def simulate(
     kernels = get_algorithm(algorithm).kernels(workload, schedule)
     rates = rates_for(profile, workload.dtype)
 
-    budget = [MAX_TRACED_STEPS]
     want_full = detail == "full"
-    prepared = [_prepare(k, profile, rates, not want_full, budget) for k in kernels]
+    prepared = [prepare(k, profile, rates, not want_full, [MAX_TRACED_STEPS]) for k in kernels]
     if detail == "auto":
-        full = [_prepare(k, profile, rates, False, [MAX_TRACED_STEPS]) for k in kernels]
-        if sum(_phases(p[0]) for p in full) <= AUTO_FULL_MAX_PHASES:
+        full = [prepare(k, profile, rates, False, [MAX_TRACED_STEPS]) for k in kernels]
+        if sum(p.cta_phases for p in full) <= AUTO_FULL_MAX_PHASES:
             prepared, want_full = full, True
     if want_full:
-        phases = sum(_phases(p[0]) for p in prepared)
+        phases = sum(p.cta_phases for p in prepared)
         if phases > FULL_MAX_PHASES:
             raise GpusimError(
                 f"the detailed simulation would run {phases:,} CTA-phases (limit "
@@ -118,12 +79,13 @@ def simulate(
         tracer = ChromeTracer(profile.sm_count.value)
     sim = Sim(rates, tracer)
     t1 = time.perf_counter()
-    runs = run_kernels(sim, [p[0] for p in prepared])
+    runs = run_kernels(sim, [p.spec for p in prepared])
     engine_wall_s = time.perf_counter() - t1
 
     total = Counters()
     kresults = []
-    for run, (spec, occ, k, smem) in zip(runs, prepared, strict=True):
+    for run, prep in zip(runs, prepared, strict=True):
+        spec, occ = prep.spec, prep.occupancy
         total.add(run.counters)
         dur = seconds(run.end_tick - run.start_tick)
         util = utilisation(run.counters, rates, dur)
@@ -135,8 +97,8 @@ def simulate(
                 ctas_per_sm=occ.ctas_per_sm,
                 occupancy_bound_by=occ.bound_by,
                 waves=spec.grid.total / (occ.ctas_per_sm * rates.sm_count),
-                smem_bytes_per_cta=smem,
-                chunk_steps=k,
+                smem_bytes_per_cta=prep.smem_bytes_per_cta,
+                chunk_steps=prep.chunk_steps,
                 aggregated=spec.aggregated,
                 start_s=seconds(run.start_tick),
                 duration_s=dur,

@@ -1,0 +1,110 @@
+"""From an algorithm's kernel to what the engine runs: occupancy, traced classes, plans, grid.
+
+How coarse the aggregated path makes a kernel depends on how alike its CTAs
+are. When a few timing classes cover the grid, CTAs dispatched together run
+as one group however many there are, and runs of steps become up to
+:data:`~gpusim.engine.plan.CHUNKS_PER_RUN` chunks. When the classes are many
+(causal masking gives every Q block its own program), groups fall apart to
+single CTAs; the chunks per run are then cut so that the CTAs' phases stay
+near :data:`CTA_PHASE_BUDGET` (at least :data:`MIN_CHUNKS_PER_RUN` per run).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from algorithms.base import Kernel
+from gpusim.counting import traced_classes
+from gpusim.engine.grid import Grid
+from gpusim.engine.plan import CHUNKS_PER_RUN, build_plan, chunk_size, timing_signature
+from gpusim.engine.rates import Rates
+from gpusim.engine.sim import KernelSpec
+from gpusim.occupancy import Occupancy, occupancy
+from gpusim.profiles.schema import HardwareProfile
+
+#: Above this many timing classes a kernel's CTAs are expected to run one by one.
+MANY_CLASSES = 8
+#: Phases of all CTAs together that the aggregated path aims at for such kernels.
+CTA_PHASE_BUDGET = 40_000
+#: Chunks per run never go below this (2: the pipelined shape needs a middle).
+MIN_CHUNKS_PER_RUN = 2
+#: Phases a CTA has besides its main loop's chunks (prologue, epilogue, pipeline ends).
+FIXED_PHASES = 4
+
+
+@dataclass
+class PreparedKernel:
+    """A kernel ready for the engine, with what the report needs about it."""
+
+    spec: KernelSpec
+    occupancy: Occupancy
+    chunk_steps: int
+    smem_bytes_per_cta: int
+    timing_classes: int
+
+    @property
+    def cta_phases(self) -> int:
+        """Phases of all CTAs if each were simulated on its own."""
+        bh = self.spec.grid.total // self.spec.grid.blocks_per_bh
+        return sum(len(p.phases) * p.blocks_per_bh * bh for p in self.spec.plans)
+
+
+def prepare(
+    kernel: Kernel,
+    profile: HardwareProfile,
+    rates: Rates,
+    aggregated: bool,
+    budget: list[int],
+) -> PreparedKernel:
+    """Occupancy, one traced program per class, plans and grid of ``kernel``."""
+    chip = kernel.on_chip()
+    occ = occupancy(profile, chip.smem_bytes, chip.threads, chip.regs_per_thread)
+    classes = traced_classes(kernel, budget)
+    programs = [c.program for c in classes]
+    per_run = CHUNKS_PER_RUN
+    k = chunk_size(programs, detailed=not aggregated, chunks_per_run=per_run)
+    while True:
+        plans = [
+            build_plan(
+                c.key,
+                i,
+                c.representative_block,
+                len(c.blocks),
+                c.program,
+                kernel.own_rows,
+                k,
+                kernel.schedule.stages,
+                rates,
+            )
+            for i, c in enumerate(classes)
+        ]
+        timing = _timing_classes(plans)
+        n_timing = len(set(timing))
+        if not aggregated or n_timing <= MANY_CLASSES or per_run <= MIN_CHUNKS_PER_RUN:
+            break
+        fit = CTA_PHASE_BUDGET // max(1, kernel.num_ctas) - FIXED_PHASES
+        per_run = max(MIN_CHUNKS_PER_RUN, min(per_run - 1, fit))
+        k_new = chunk_size(programs, detailed=False, chunks_per_run=per_run)
+        if k_new == k:
+            break
+        k = k_new
+    block_classes = [0] * kernel.blocks_per_bh()
+    for i, c in enumerate(classes):
+        for b in c.blocks:
+            block_classes[b] = i
+    grid = Grid(kernel.blocks_per_bh(), kernel.workload.batch_heads, block_classes, timing)
+    spec = KernelSpec(kernel.name, grid, plans, occ.ctas_per_sm, aggregated)
+    return PreparedKernel(spec, occ, k, chip.smem_bytes, n_timing)
+
+
+def _timing_classes(plans) -> list[int]:
+    """For each class, the class that stands for its timing (the most numerous alike one)."""
+    by_sig: dict[tuple, list[int]] = {}
+    for p in plans:
+        by_sig.setdefault(timing_signature(p), []).append(p.index)
+    out = [0] * len(plans)
+    for members in by_sig.values():
+        rep = max(members, key=lambda i: (plans[i].blocks_per_bh, -i))
+        for i in members:
+            out[i] = rep
+    return out
