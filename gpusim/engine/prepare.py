@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from algorithms.base import Kernel
+from algorithms.base import Kernel, OnChip
 from gpusim.counting import traced_classes
 from gpusim.engine.grid import Grid
 from gpusim.engine.plan import CHUNKS_PER_RUN, build_plan, chunk_size, timing_signature
@@ -55,9 +55,14 @@ def prepare(
     rates: Rates,
     aggregated: bool,
     budget: list[int],
+    chip: OnChip | None = None,
 ) -> PreparedKernel:
-    """Occupancy, one traced program per class, plans and grid of ``kernel``."""
-    chip = kernel.on_chip()
+    """Occupancy, one traced program per class, plans and grid of ``kernel``.
+
+    ``chip`` replaces the kernel's own footprint estimate (validation passes a compiled
+    kernel's real registers and shared memory).
+    """
+    chip = chip or kernel.on_chip()
     occ = occupancy(profile, chip.smem_bytes, chip.threads, chip.regs_per_thread)
     classes = traced_classes(kernel, budget)
     programs = [c.program for c in classes]

@@ -13,10 +13,12 @@ Paths (``detail``):
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import asdict
 from pathlib import Path
 
 from algorithms import get_algorithm
+from algorithms.base import OnChip
 from gpusim.counting import MAX_TRACED_STEPS, count
 from gpusim.engine.clock import seconds
 from gpusim.engine.counters import Counters
@@ -49,8 +51,14 @@ def simulate(
     *,
     trace_path: str | Path | None = None,
     detail: str = "auto",
+    on_chip: Mapping[str, OnChip] | None = None,
 ) -> SimResult:
-    """Simulate ``algorithm`` on ``profile``; ``trace_path`` also writes a Chrome trace."""
+    """Simulate ``algorithm`` on ``profile``; ``trace_path`` also writes a Chrome trace.
+
+    ``on_chip`` maps kernel names to footprints that replace the algorithm's estimates
+    (a compiled kernel's real registers and shared memory, as validation uses).
+    """
+    real = dict(on_chip or {})
     t0 = time.perf_counter()
     _check_detail(detail)
     counts = count(algorithm, workload, schedule)
@@ -59,9 +67,14 @@ def simulate(
     rates = rates_for(profile, workload.dtype)
 
     want_full = detail == "full"
-    prepared = [prepare(k, profile, rates, not want_full, [MAX_TRACED_STEPS]) for k in kernels]
+    prepared = [
+        prepare(k, profile, rates, not want_full, [MAX_TRACED_STEPS], real.get(k.name))
+        for k in kernels
+    ]
     if detail == "auto":
-        full = [prepare(k, profile, rates, False, [MAX_TRACED_STEPS]) for k in kernels]
+        full = [
+            prepare(k, profile, rates, False, [MAX_TRACED_STEPS], real.get(k.name)) for k in kernels
+        ]
         if sum(p.cta_phases for p in full) <= AUTO_FULL_MAX_PHASES:
             prepared, want_full = full, True
     if want_full:
