@@ -97,6 +97,9 @@ def sweep(runner, dtype, variant, dims, seq_lens, repeats, warmup, backends, log
                 recs = time_schedules([(w, i.schedule()) for i in insts], runner, repeats, warmup)
                 records.extend(recs)
                 ok = [r for r in recs if "median_s" in r]
+                if not ok:
+                    log(f"{dtype} d{d} causal={causal} N={n}: no instance ran")
+                    continue
                 best = min(ok, key=lambda r: r["median_s"])
                 row = {
                     "dtype": dtype, "head_dim": d, "causal": causal, "seq_len": n,

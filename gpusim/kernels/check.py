@@ -131,5 +131,12 @@ def check_instances(
     out = []
     for n, inst in enumerate(instances):
         for c, case in enumerate(cases):
-            out.append(check_case(runner, inst, case, seed + 1000 * n + c, baseline))
+            try:
+                out.append(check_case(runner, inst, case, seed + 1000 * n + c, baseline))
+            except Exception as exc:  # a failed launch is a result too; keep the others
+                out.append(
+                    {"instance": inst.key, "case": list(case), "ok": False, "error": str(exc)}
+                )
+                if "illegal" in str(exc).lower() or "launch failure" in str(exc).lower():
+                    return out  # the CUDA context is lost; nothing after this can run
     return out

@@ -181,8 +181,9 @@ class Flash2Runner:
                 raise GpusimError(
                     f"{name} is not C-contiguous; the kernel needs (B, H, N, d) contiguous"
                 )
-            if arr.device.id != self.cp.cuda.Device().id:
-                raise GpusimError(f"{name} lives on GPU {arr.device.id}, not the current one")
+            dev_id = getattr(arr.device, "id", None)
+            if dev_id is not None and dev_id != self.cp.cuda.Device().id:
+                raise GpusimError(f"{name} lives on GPU {dev_id}, not the current one")
 
     def launch(
         self, loaded: LoadedKernel, workload: Workload, q: Any, k: Any, v: Any, out: Any
