@@ -22,6 +22,7 @@ COMMANDS: tuple[str, ...] = (
     "algorithms",
     "verify",
     "count",
+    "simulate",
     "tune",
     "calibrate",
 )

@@ -4,10 +4,26 @@ Slots free up when a CTA group finishes. All slots freed at one tick are
 filled together, after everything else of that tick, in the order (slot, SM)
 — breadth first, as a GPU spreads a launch over its SMs — so the detailed
 and the aggregated paths place every CTA on the same SM and slot.
+
+Steady-state waves (aggregated path, no trace). When the whole GPU frees at
+once, the memory system is idle and the next wave starts from the same state
+as the last one did, but for which tiles the L2 holds. If the last waves
+repeat with period ``P`` (1, 2 or 4 waves: the same duration within
+:data:`PERIOD_TOLERANCE_TICKS` and exactly the same counter increments), the
+engine skips whole periods up to the last one before the tail: it moves the
+grid on, adds the skipped periods' counters and time, and simulates the rest.
+A period must also line up with the grid's own period, the blocks of one
+batch-head, whenever CTAs share tiles (K, V) or the last block is ragged:
+a wave that straddles two batch-heads fetches two sets of K/V, so equal
+increments over a few waves say nothing about waves that straddle
+differently. A skipped wave leaves no tiles in the L2; that matters only
+when a later wave would have hit on them, which the equal increments of the
+periods checked say did not happen in the waves simulated.
 """
 
 from __future__ import annotations
 
+from dataclasses import astuple
 from typing import TYPE_CHECKING
 
 import simpy
@@ -23,6 +39,10 @@ if TYPE_CHECKING:
 
 #: SimPy priority of the dispatch event: after every normal event of the same tick.
 DISPATCH_PRIORITY = 2
+#: Wave periods (in waves) the steady-state detector tries.
+PERIODS = (1, 2, 4)
+#: Two periods whose durations differ by at most this many ticks count as equal.
+PERIOD_TOLERANCE_TICKS = 2
 
 
 class KernelRun:
@@ -50,6 +70,12 @@ class KernelRun:
         self.groups_made = 0
         self.start_tick = sim.env.now
         self.end_tick: int | None = None
+        self.waves_skipped = 0
+        self._waves: list[tuple[int, int, tuple]] = []  # (tick, next CTA, counters) per wave start
+        # Periods must cover whole batch-heads when CTAs share tiles or classes differ by block.
+        self._aligned = grid.mixed or any(
+            not r.own_rows for p in plans for c in p.chunks for r in c.reads + c.writes
+        )
         self._freed: list[tuple[SmGroup, int]] = []
         self._dispatch_pending = False
         self._placing = False
@@ -57,7 +83,7 @@ class KernelRun:
     def start(self) -> None:
         """Make the SM groups and dispatch the first wave."""
         n = self.sim.rates.sm_count
-        self.start_tick = self.sim.env.now
+        self.start_tick = self.sim.now
         if self.aggregated:
             sm_groups = [SmGroup(self, 0, n, self.ctas_per_sm)]
         else:
@@ -92,12 +118,14 @@ class KernelRun:
 
     def _finish(self) -> None:
         if self.end_tick is None:
-            self.end_tick = self.sim.env.now
+            self.end_tick = self.sim.now
             self.done.succeed()
 
     # --- dispatch ---------------------------------------------------------------------
     def _dispatch(self) -> None:
         self._dispatch_pending = False
+        if self.aggregated and self.sim.tracer is None and self._whole_gpu_free():
+            self._steady_state()
         freed = sorted(self._freed, key=lambda e: (e[1], e[0].sm0))
         self._freed = []
         total = self.grid.total
@@ -115,6 +143,42 @@ class KernelRun:
         self._placing = False
         if self.live == 0 and self.next_cta >= total:
             self._finish()  # an empty grid, or groups that finished at once
+
+    def _whole_gpu_free(self) -> bool:
+        if self.live or len(self._freed) != self.ctas_per_sm:
+            return False
+        smg = self._freed[0][0]
+        return smg.size == self.sim.rates.sm_count and all(e[0] is smg for e in self._freed)
+
+    def _steady_state(self) -> None:
+        """At a wave boundary: record it, and skip whole periods once the waves repeat."""
+        now = self.sim.env.now
+        self._waves.append((now, self.next_cta, astuple(self.counters)))
+        w = self._waves
+        for p in PERIODS:
+            if len(w) < 2 * p + 1:
+                break
+            a, b, c = w[-1 - 2 * p], w[-1 - p], w[-1]
+            if abs((c[0] - b[0]) - (b[0] - a[0])) > PERIOD_TOLERANCE_TICKS:
+                continue
+            if c[1] - b[1] != b[1] - a[1]:
+                continue
+            delta = tuple(y - x for x, y in zip(b[2], c[2], strict=True))
+            if delta != tuple(y - x for x, y in zip(a[2], b[2], strict=True)):
+                continue
+            ctas = c[1] - b[1]
+            if self._aligned and ctas % self.grid.blocks_per_bh:
+                continue
+            skip = (self.grid.total - self.next_cta) // ctas - 1
+            if ctas <= 0 or skip < 1:
+                return
+            self.next_cta += skip * ctas
+            self.sim.skipped_ticks += skip * (c[0] - b[0])
+            for f, d in zip(self.counters.__dataclass_fields__, delta, strict=True):
+                setattr(self.counters, f, getattr(self.counters, f) + skip * d)
+            self.waves_skipped += skip * p
+            self._waves.clear()
+            return
 
     def _place(self, smg: SmGroup, items: list[tuple[int, int, int]]) -> None:
         """Start CTAs ``items`` = [(slot, first CTA, count)] on ``smg``, splitting it as needed."""

@@ -62,6 +62,7 @@ class KernelResult:
     utilisation: dict[str, float]
     bound: str
     groups: int  # CTA groups simulated (= CTAs on the detailed path)
+    waves_extrapolated: int = 0  # steady-state waves skipped (see kernel_run.py)
 
     def to_json_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""

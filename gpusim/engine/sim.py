@@ -41,6 +41,8 @@ class Sim:
 
     def __init__(self, rates: Rates, tracer: Any = None):
         self.env = CountingEnvironment()
+        #: simulated time left out by steady-state wave extrapolation (kernel_run.py)
+        self.skipped_ticks = 0
         self.rates = rates
         self.tracer = tracer
         record = tracer is not None
@@ -48,6 +50,11 @@ class Sim:
         lanes = [("l2", per_tick(rates.l2_bytes_per_s)), ("dram", per_tick(rates.dram_bytes_per_s))]
         #: the GPU's shared memory system: lane 0 is SM-to-L2 bandwidth, lane 1 DRAM bandwidth
         self.memory = PSServer(self.env, "memory", lanes, record)
+
+    @property
+    def now(self) -> int:
+        """Simulated time, the extrapolated waves included."""
+        return self.env.now + self.skipped_ticks
 
 
 @dataclass

@@ -119,9 +119,10 @@ def simulate(
                 utilisation=util,
                 bound=bound_of(util),
                 groups=run.groups_made,
+                waves_extrapolated=run.waves_skipped,
             )
         )
-    runtime_s = seconds(sim.env.now)
+    runtime_s = seconds(sim.now)
     util = utilisation(total, rates, runtime_s)
     main = max(kresults, key=lambda r: r.duration_s)
     result = SimResult(

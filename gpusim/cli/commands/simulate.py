@@ -1,0 +1,177 @@
+"""``gpusim simulate``: run the discrete-event model and print what it predicts.
+
+Without ``--algorithm`` it simulates ``standard`` and ``flash2`` side by side.
+Its ``--json`` object then has the keys of ``flash2`` at the top level (the
+same object ``--algorithm flash2`` prints, so scripts that read the contract's
+keys see the default algorithm) and both full results, in the table's order,
+in ``results``. With ``--algorithm X`` the top level is X's result.
+
+``--trace FILE`` writes the timeline in the Chrome trace format; with two
+algorithms FILE holds ``flash2``'s and ``standard``'s goes to
+``FILE``'s name with ``.standard`` before the suffix.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from gpusim.cli.app import app
+from gpusim.cli.options import JsonOption, WorkloadOptions, build_inputs, workload_options
+from gpusim.cli.output import emit, log
+
+#: What ``gpusim simulate`` compares when no algorithm is named, in table order.
+DEFAULT_PAIR = ("standard", "flash2")
+#: The pair's result whose keys go to the top level of the JSON object.
+TOP_LEVEL = "flash2"
+
+Detail = Enum("Detail", {d: d for d in ("auto", "aggregated", "full")}, type=str)  # type: ignore[misc]
+
+TraceOption = Annotated[
+    Path | None,
+    typer.Option("--trace", help="Write the simulated timeline (Chrome trace JSON, Perfetto)."),
+]
+DetailOption = Annotated[
+    Detail,
+    typer.Option(
+        "--detail",
+        help="full: every CTA and tile step; aggregated: identical CTAs and steps lumped; "
+        "auto: full when cheap.",
+    ),
+]
+
+
+def _trace_path(base: Path | None, algorithm: str, several: bool) -> Path | None:
+    if base is None or not several or algorithm == TOP_LEVEL:
+        return base
+    return base.with_name(f"{base.stem}.{algorithm}{base.suffix}")
+
+
+@app.command()
+@workload_options
+def simulate(
+    opts: WorkloadOptions,
+    ctx: typer.Context,
+    trace: TraceOption = None,
+    detail: DetailOption = Detail.auto,  # type: ignore[assignment]
+    json_out: JsonOption = False,
+) -> None:
+    """Predict runtime, DRAM and SM-to-L2 traffic, L2 hit rate, occupancy and the bound.
+
+    Without --algorithm, compares standard attention and FlashAttention-2.
+    """
+    from gpusim.engine import simulate as run_simulate
+
+    source = ctx.get_parameter_source("algorithm")
+    named = source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
+    algorithms = (opts.algorithm,) if named else DEFAULT_PAIR
+    several = len(algorithms) > 1
+    results: list[dict[str, Any]] = []
+    for name in algorithms:
+        inputs = build_inputs(**(dataclasses.asdict(opts) | {"algorithm": name}))
+        path = _trace_path(trace, name, several)
+        r = run_simulate(
+            name,
+            inputs.workload,
+            inputs.schedule,
+            inputs.profile,
+            trace_path=path,
+            detail=getattr(detail, "value", detail),
+        )
+        if path is not None:
+            log(f"wrote {path}")
+        d = r.to_json_dict()
+        d["defaults_used"] = inputs.filled
+        results.append(d)
+    if json_out:
+        top = next((d for d in results if d["algorithm"] == TOP_LEVEL), results[0])
+        out = dict(top)
+        if several:
+            out["results"] = results
+        emit(out, True)
+        return
+    _print_table(results)
+
+
+def _bytes(n: int) -> str:
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if n >= scale:
+            return f"{n / scale:.3g} {unit}"
+    return f"{n} B"
+
+
+def _time(s: float) -> str:
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
+        if s >= scale:
+            return f"{s / scale:.4g} {unit}"
+    return f"{s * 1e9:.4g} ns"
+
+
+def _print_table(results: list[dict[str, Any]]) -> None:
+    first = results[0]
+    w = first["workload"]
+    title = (
+        f"{first['profile']}: batch {w['batch']}, heads {w['heads']}, Nq {w['seq_len_q']}, "
+        f"Nk {w['seq_len_k']}, d {w['head_dim']}, {w['dtype']}{', causal' if w['causal'] else ''}"
+    )
+    table = Table(title=title, title_justify="left")
+    columns = (
+        "algorithm",
+        "Br x Bc",
+        "runtime",
+        "TFLOP/s",
+        "DRAM read",
+        "DRAM write",
+        "SM-to-L2 R/W",
+        "L2 hit rate",
+        "smem/CTA",
+        "CTAs/SM",
+        "waves",
+        "bound",
+    )
+    for c in columns:
+        table.add_column(c, justify="left" if c in ("algorithm", "bound") else "right")
+    for d in results:
+        s = d["schedule"]
+        table.add_row(
+            d["algorithm"],
+            f"{s['block_m']} x {s['block_n']}",
+            _time(d["runtime_s"]),
+            f"{d['tflops']:.1f}",
+            _bytes(d["dram_read_bytes"]),
+            _bytes(d["dram_write_bytes"]),
+            f"{_bytes(d['global_read_bytes'])} / {_bytes(d['global_write_bytes'])}",
+            f"{100 * d['l2_hit_rate']:.1f}%",
+            _bytes(d["smem_bytes_per_cta"]),
+            str(d["ctas_per_sm"]),
+            f"{d['waves']:.2f}",
+            d["bound"],
+        )
+    console = Console(highlight=False)
+    console.print(table)
+    for d in results:
+        if len(d["kernels"]) > 1:
+            kt = Table(title=f"{d['algorithm']}: kernels", title_justify="left")
+            for c in ("kernel", "CTAs", "CTAs/SM", "waves", "time", "DRAM R/W", "bound"):
+                kt.add_column(c, justify="left" if c in ("kernel", "bound") else "right")
+            for k in d["kernels"]:
+                kt.add_row(
+                    k["name"],
+                    f"{k['ctas']:,}",
+                    str(k["ctas_per_sm"]),
+                    f"{k['waves']:.2f}",
+                    _time(k["duration_s"]),
+                    f"{_bytes(k['dram_read_bytes'])} / {_bytes(k['dram_write_bytes'])}",
+                    k["bound"],
+                )
+            console.print(kt)
+        log(
+            f"{d['algorithm']}: {d['detail']} simulation, {d['events']:,} events in "
+            f"{d['sim_wall_s']:.3f} s ({d['events_per_s']:,.0f} events/s)"
+        )
