@@ -15,14 +15,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from gpusim.profiles import load_profile
-from gpusim.tuning.sweep import TuneTask, default_jobs, tune_many
+from gpusim.tuning.parallel import default_jobs
+from gpusim.tuning.sweep import TuneTask, tune_many
 from gpusim.tuning.tuner import tune
 from gpusim.workload import Workload
 
 EXAMPLE = Workload(batch=8, heads=32, seq_len_q=4096, seq_len_k=4096, head_dim=128, dtype="bf16")
 
 
-def single(profile) -> None:
+def single(profile, jobs: int) -> None:
     """One search per line: the README example, causal, a small SRAM, a long sequence."""
     cases = [
         ("d128 N4096 bf16 (example)", EXAMPLE, None),
@@ -37,7 +38,7 @@ def single(profile) -> None:
           f"{'total s':>8}")  # fmt: skip
     for name, w, sram in cases:
         t0 = time.perf_counter()
-        r = tune("flash2", w, profile, sram)
+        r = tune("flash2", w, profile, sram, jobs=jobs)
         total = time.perf_counter() - t0
         n = len(r.candidates) + len(r.rejected)
         print(f"{name:34} {n:9d} {len(r.candidates):9d} {r.stats['check_s']:8.2f} "
@@ -68,7 +69,10 @@ def main() -> None:
     t0 = time.perf_counter()
     tune("flash2", EXAMPLE.model_copy(update={"seq_len_q": 256, "seq_len_k": 256}), profile)
     print(f"first call (imports, warm-up): {time.perf_counter() - t0:.2f} s")
-    single(profile)
+    for jobs in sorted({1, default_jobs()}):
+        print(f"\none workload's whole search, candidates on {jobs} process(es):")
+        single(profile, jobs)
+    print()
     sweep(profile, args.quick)
 
 

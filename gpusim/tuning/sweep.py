@@ -1,17 +1,12 @@
-"""Tune many workloads at once, one process per core.
-
-Each workload's search is independent, so a sweep is split over a process pool
-(fork, so the workers inherit the imported engine instead of importing it again).
-"""
+"""Tune many workloads at once, one process per core (:func:`~gpusim.tuning.parallel.pmap`)."""
 
 from __future__ import annotations
 
-import multiprocessing as mp
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gpusim.profiles.schema import HardwareProfile
+from gpusim.tuning.parallel import pmap
 from gpusim.tuning.tuner import TuneResult, tune
 from gpusim.workload import Workload
 
@@ -27,19 +22,10 @@ class TuneTask:
 
 
 def _run(task: TuneTask) -> TuneResult:
-    return tune(task.algorithm, task.workload, task.profile, task.sram_bytes)
-
-
-def default_jobs() -> int:
-    """One worker per core this process may use."""
-    return max(1, len(os.sched_getaffinity(0)))
+    # Each worker searches one workload serially: the parallelism is across workloads.
+    return tune(task.algorithm, task.workload, task.profile, task.sram_bytes, jobs=1)
 
 
 def tune_many(tasks: Sequence[TuneTask], jobs: int | None = None) -> list[TuneResult]:
     """Results of ``tune`` for every task, in order; ``jobs`` processes (default: the cores)."""
-    jobs = default_jobs() if jobs is None else jobs
-    if jobs <= 1 or len(tasks) <= 1:
-        return [_run(t) for t in tasks]
-    ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
-    with ctx.Pool(min(jobs, len(tasks))) as pool:
-        return pool.map(_run, tasks, chunksize=1)
+    return pmap(_run, list(tasks), jobs)

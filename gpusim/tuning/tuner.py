@@ -8,6 +8,7 @@ would have picked and how much slower the model predicts them to be.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
@@ -18,6 +19,7 @@ from gpusim.profiles.schema import HardwareProfile
 from gpusim.schedule import Schedule
 from gpusim.tuning.compare import RulePick, rule_picks
 from gpusim.tuning.feasibility import Verdict, check
+from gpusim.tuning.parallel import pmap
 from gpusim.tuning.space import search_space
 from gpusim.tuning.sram import KIB, with_sram_bytes
 from gpusim.workload import Workload
@@ -127,7 +129,7 @@ def engine_simulate() -> Simulate:
 
 
 def _predict(
-    simulate: Simulate, algorithm: str, w: Workload, v: Verdict, profile: HardwareProfile
+    simulate: Simulate, algorithm: str, w: Workload, v: Verdict, *, profile: HardwareProfile
 ) -> Candidate:
     """Simulate one feasible schedule on the engine's aggregated path."""
     r = simulate(algorithm, w, v.schedule, profile, detail="aggregated")
@@ -189,12 +191,14 @@ def tune(
     sram_bytes: int | None = None,
     simulate: Simulate | None = None,
     fixed: dict[str, int] | None = None,
+    jobs: int | None = 1,
 ) -> TuneResult:
     """Rank every feasible schedule of ``algorithm`` for ``workload`` by predicted runtime.
 
     ``sram_bytes`` overrides the shared memory one CTA may use (and the SM's, for occupancy);
     ``simulate`` replaces the engine (tests use a closed form); ``fixed`` (e.g.
-    ``{"block_m": 128}``) keeps only the schedules with those values.
+    ``{"block_m": 128}``) keeps only the schedules with those values; ``jobs``
+    processes simulate the candidates (None: one per core).
     """
     simulate = simulate or engine_simulate()
     t0 = time.perf_counter()
@@ -212,8 +216,9 @@ def tune(
     verdicts = [replace(v, reason=space.unsupported.get(v.schedule, v.reason)) for v in verdicts]
     fits = [v for v in verdicts if v.fits]
     t1 = time.perf_counter()
+    predict = functools.partial(_predict, simulate, algorithm, workload, profile=profile)
     cands = sorted(
-        (_predict(simulate, algorithm, workload, v, profile) for v in fits),
+        pmap(predict, fits, jobs),
         key=lambda c: (c.runtime_s, -c.schedule.block_m * c.schedule.block_n, c.schedule.stages),
     )
     rejected = [

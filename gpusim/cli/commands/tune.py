@@ -57,7 +57,9 @@ def tune(
     )
     inputs = build_inputs(**(dataclasses.asdict(opts) | placeholder), check=False)
     sram_bytes = None if sram_kib is None else sram_kib_to_bytes(sram_kib)
-    result = run_tune(opts.algorithm, inputs.workload, inputs.profile, sram_bytes, fixed=fixed)
+    result = run_tune(
+        opts.algorithm, inputs.workload, inputs.profile, sram_bytes, fixed=fixed, jobs=None
+    )
     out = result.to_dict()
     if plot is not None:
         out["plot"] = str(_plot(result, plot))

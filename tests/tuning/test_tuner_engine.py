@@ -1,0 +1,72 @@
+"""The tuner on the real engine (small workloads, aggregated path)."""
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from gpusim.errors import GpusimError
+from gpusim.tuning.sweep import TuneTask, tune_many
+from gpusim.tuning.tuner import tune
+from gpusim.workload import Workload
+
+SMALL = Workload(batch=1, heads=4, seq_len_q=512, seq_len_k=512, head_dim=64, dtype="fp16")
+SMALL_CAUSAL = Workload(
+    batch=1, heads=1, seq_len_q=256, seq_len_k=256, head_dim=128, dtype="bf16", causal=True
+)
+
+
+@pytest.fixture(scope="module")
+def small_result():
+    from gpusim.profiles.loader import load_profile
+
+    return tune("flash2", SMALL, load_profile("h200-sxm"))
+
+
+def test_ranked_by_predicted_runtime_with_engine_counters(small_result):
+    r = small_result
+    times = [c.runtime_s for c in r.candidates]
+    assert times == sorted(times) and times[0] > 0
+    for c in r.candidates:
+        assert c.ctas_per_sm >= 1 and c.bound
+        # Everything is read at least once from the memory system.
+        assert c.l2_bytes >= SMALL.qkvo_bytes()
+    json.dumps(r.to_dict(), allow_nan=False)
+
+
+def test_rules_pick_ranked_candidates(small_result):
+    r = small_result
+    ranked = {c.schedule: c.runtime_s for c in r.candidates}
+    for p in r.rules:
+        assert ranked[p.schedule] == p.runtime_s
+        assert p.slower_than_best == pytest.approx(p.runtime_s / r.best.runtime_s - 1)
+
+
+@settings(
+    max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.sampled_from([SMALL, SMALL_CAUSAL]),
+    st.integers(2, 30).map(lambda k: 8 * k),
+    st.integers(1, 12).map(lambda k: 8 * k),
+)
+def test_more_sram_never_makes_the_best_schedule_slower(h200, w, small_kib, extra_kib):
+    try:
+        small = tune("flash2", w, h200, small_kib * 1024)
+    except GpusimError:
+        assume(False)
+    big = tune("flash2", w, h200, (small_kib + extra_kib) * 1024)
+    # Every schedule that fits the smaller SRAM fits the larger one.
+    assert {c.schedule for c in small.candidates} <= {c.schedule for c in big.candidates}
+    assert big.best.runtime_s <= small.best.runtime_s
+
+
+def test_parallel_search_and_sweep_match_serial(h200):
+    one = tune("flash2", SMALL, h200, jobs=1)
+    two = tune("flash2", SMALL, h200, jobs=2)
+    assert [c.to_dict() for c in one.candidates] == [c.to_dict() for c in two.candidates]
+    tasks = [TuneTask("flash2", SMALL, h200), TuneTask("flash2", SMALL, h200, 48 * 1024)]
+    serial, par = tune_many(tasks, jobs=1), tune_many(tasks, jobs=2)
+    assert [r.best.to_dict() for r in serial] == [r.best.to_dict() for r in par]
+    assert serial[1].sram_bytes == 48 * 1024
