@@ -25,6 +25,7 @@ COMMANDS: tuple[str, ...] = (
     "simulate",
     "tune",
     "calibrate",
+    "validate",
 )
 
 #: Exit status of bad input (unknown names, malformed numbers, impossible schedules).

@@ -1,0 +1,66 @@
+"""``gpusim validate``: predicted against measured on a real GPU, or from a recorded dataset.
+
+All the work is in :mod:`gpusim.validation.command`; this module only declares options.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from gpusim.cli.app import app
+from gpusim.cli.options import JsonOption
+from gpusim.cli.output import emit, log
+from gpusim.validation.command import DEFAULT_PROFILE
+from gpusim.validation.command import validate as run_validate
+
+
+@app.command()
+def validate(
+    from_path: Annotated[
+        Path | None,
+        typer.Option("--from", help="Recorded dataset JSON: recompute the comparison, no GPU."),
+    ] = None,
+    profile: Annotated[
+        str, typer.Option("--profile", "-p", help="Profile judged (name or file).")
+    ] = DEFAULT_PROFILE,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out", help="Report folder (default: the dataset's, or reports/validation)."
+        ),
+    ] = None,
+    cubin_dir: Annotated[
+        Path | None, typer.Option("--cubin-dir", help="Prebuilt kernel cubins (GPU path).")
+    ] = None,
+    no_ncu: Annotated[
+        bool, typer.Option("--no-ncu", help="Timing only: skip Nsight Compute.")
+    ] = False,
+    only: Annotated[
+        str | None, typer.Option("--only", help="Comma-separated parts of config ids to run.")
+    ] = None,
+    repeats: Annotated[int, typer.Option("--repeats", min=1, help="Timed launches.")] = 10,
+    jobs: Annotated[
+        int | None, typer.Option("--jobs", min=1, help="Processes simulating (default: cores).")
+    ] = None,
+    json_out: JsonOption = False,
+) -> None:
+    """Run the CuPy kernels, measure, compare with simulate; or recompute from a dataset."""
+    doc = run_validate(
+        from_path,
+        profile_name=profile,
+        out_dir=out,
+        cubin_dir=cubin_dir,
+        use_ncu=not no_ncu,
+        only=only,
+        repeats=repeats,
+        jobs=jobs,
+        log=log,
+    )
+    if json_out:
+        emit(doc, True)
+        return
+    brief = {k: v for k, v in doc.items() if k not in ("by_class", "targets", "worst")}
+    emit(brief | {"worst": doc["worst"]}, False, title="gpusim validate")

@@ -1,0 +1,1 @@
+"""Validation on a real GPU: the sweep, its measurement, and the comparison with the model."""

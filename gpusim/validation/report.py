@@ -1,0 +1,355 @@
+"""The validation report: README.md (Markdown), a predicted-vs-measured scatter (PNG), the
+error table (CSV) and the comparison as JSON, all recomputed from a recorded dataset.
+
+Hand-written analysis (why the worst cases miss, which mechanism the model lacks) lives in
+``notes.md`` beside the report and is included verbatim, so regenerating the report never
+loses it and never edits the measured data.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Any
+
+from gpusim.validation.compare import CLASS_KEYS, TARGETS, Row
+
+CSV_COLUMNS = (
+    "id",
+    "kind",
+    "variant",
+    "dtype",
+    "head_dim",
+    "seq_len",
+    "causal",
+    "batch",
+    "heads",
+    "block_m",
+    "block_n",
+    "warps",
+    "stages",
+    "regs_per_thread",
+    "smem_bytes_per_cta",
+    "ctas_per_sm",
+    "measured_s",
+    "predicted_s",
+    "runtime_err",
+    "bound",
+    "dram_bytes_measured",
+    "dram_bytes_predicted",
+    "dram_bytes_err",
+    "l2_bytes_measured",
+    "l2_bytes_predicted",
+    "l2_bytes_err",
+    "kernel_time_measured_s",
+    "kernel_time_predicted_s",
+    "sm_clock_hz_measured",
+)
+COLOURS = {"tc": "tab:blue", "simt": "tab:orange", "cublas": "tab:green"}
+
+
+def write_csv(rows: list[Row], path: Path) -> Path:
+    """One line per config with the columns of :data:`CSV_COLUMNS`."""
+    with path.open("w", newline="") as f:
+        w = csv.DictWriter(f, CSV_COLUMNS, extrasaction="ignore")
+        w.writeheader()
+        for r in rows:
+            w.writerow(r.as_dict() | (r.ncu or {}))
+    return path
+
+
+def scatter(rows: list[Row], path: Path, title: str) -> Path:
+    """Predicted against measured runtime, log-log, with the y = x line and ±10 % / ±25 % bands."""
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only: no display on servers and CI
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 6.0), dpi=120)
+    lo = min(min(r.measured_s, r.predicted_s) for r in rows) * 1e3 / 1.5
+    hi = max(max(r.measured_s, r.predicted_s) for r in rows) * 1e3 * 1.5
+    xs = [lo, hi]
+    ax.plot(xs, xs, color="black", lw=1, label="predicted = measured")
+    for f, style in ((0.10, "--"), (0.25, ":")):
+        ax.plot(xs, [x * (1 + f) for x in xs], color="grey", ls=style, lw=0.8)
+        ax.plot(xs, [x * (1 - f) for x in xs], color="grey", ls=style, lw=0.8, label=f"±{f:.0%}")
+    for variant, colour in COLOURS.items():
+        for causal, marker in ((False, "o"), (True, "^")):
+            pts = [r for r in rows if r.variant == variant and r.causal == causal]
+            if pts:
+                ax.scatter(
+                    [r.measured_s * 1e3 for r in pts],
+                    [r.predicted_s * 1e3 for r in pts],
+                    c=colour,
+                    marker=marker,
+                    s=22,
+                    label=f"{variant}{' causal' if causal else ''} ({len(pts)})",
+                )
+    ax.set(xscale="log", yscale="log", xlim=xs, ylim=xs, title=title)
+    ax.set_xlabel("measured runtime (ms, CUDA events, median)")
+    ax.set_ylabel("predicted runtime (ms, gpusim simulate)")
+    ax.grid(True, which="both", lw=0.3)
+    ax.legend(fontsize=7, loc="upper left")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def _pct(x: float | None, signed: bool = False) -> str:
+    if x is None:
+        return "-"
+    return f"{100 * x:+.1f} %" if signed else f"{100 * x:.1f} %"
+
+
+def _ms(x: float | None) -> str:
+    return "-" if x is None else f"{x * 1e3:.3f}"
+
+
+def _gb(x: float | None) -> str:
+    return "-" if x is None else f"{x / 1e9:.3f}"
+
+
+def _pair(r: Row, stage: str) -> str:
+    return f"{_ms(r.stages_measured_s.get(stage))} / {_ms(r.stages_predicted_s.get(stage))}"
+
+
+def _table(header: list[str], lines: list[list[str]]) -> str:
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(line) + " |" for line in lines]
+    return "\n".join(out)
+
+
+def _provenance_lines(data: dict[str, Any]) -> list[str]:
+    p = data["provenance"]
+    smi = p.get("nvidia_smi") or p.get("nvidia_smi_before") or {}
+    driver = smi.get("driver_version", p.get("driver_version", "?"))
+    return [
+        f"- GPU: {p.get('gpu_name')} ({p.get('sm_count', '?')} SMs, L2 "
+        f"{p.get('l2_bytes', '?')} bytes), driver {driver}",
+        f"- CUDA runtime {p.get('cuda_runtime_version')}, driver API "
+        f"{p.get('cuda_driver_version', p.get('cuda_driver_api_version'))}, CuPy "
+        f"{p.get('cupy_version')}, torch {p.get('torch_version')}, Python {p.get('python')}",
+        f"- measured {p.get('date_utc')} at commit {p.get('git_commit')}; SM clock as "
+        f"nvidia-smi reported it at the start: {smi.get('clocks.sm', '?')} "
+        f"(max {smi.get('clocks.max.sm', '?')})",
+    ]
+
+
+def markdown(
+    data: dict[str, Any],
+    dataset_name: str,
+    profile_name: str,
+    rows: list[Row],
+    summ: dict[str, Any],
+    notes: str,
+) -> str:
+    """The README text."""
+    failed = [r for r in data["records"] if r.get("status") != "ok"]
+    m = data.get("method", {})
+    lines = [
+        "# Validation on the H200: predicted against measured",
+        "",
+        "Written by `gpusim validate --from "
+        f"reports/validation/{dataset_name}`; regenerate it the same way. The dataset "
+        f"(`{dataset_name}`) is the GPU run's output as produced; nothing in it was edited.",
+        "",
+        "## What fed the model and what judged it",
+        "",
+        "- **Calibration (fed the model):** microbenchmarks only, `gpusim calibrate` on the "
+        "same H200 (`reports/calibration/`, profile "
+        f"`hardware_profiles/{profile_name}.yaml`): DRAM copy bandwidth, L2 bandwidth and "
+        "latency, DRAM latency, mma.sync rate per dtype and the SM clock under mma load, "
+        "FFMA, MUFU.EX2 and shared-memory rates, launch overhead, device limits.",
+        "- **Validation (judged it):** the attention runs of this dataset: "
+        f"{len(data['records'])} configurations ({len(rows)} measured, {len(failed)} failed), "
+        "none of which set any parameter. No constant was fitted to these timings.",
+        "",
+        "## Provenance",
+        "",
+        *_provenance_lines(data),
+        f"- method: {m.get('timer', 'CUDA events')}, {m.get('warmup', '?')} warm-up and "
+        f"{m.get('repeats', '?')} timed launches per config, median; L2 flushed before every "
+        f"launch ({m.get('l2_flush_bytes', '?')} bytes written); Nsight Compute "
+        f"{'on ' + str(summ['ncu_configs']) + ' configs' if summ['ncu_configs'] else 'not run'}"
+        " with `--clock-control none`.",
+        "",
+        "## Headline",
+        "",
+        _table(
+            ["measure", "value", "target", "met"],
+            [
+                [name, _pct(t["value"]), f"≤ {t['target']:.0%}", "yes" if t["met"] else "**no**"]
+                for name, t in summ["targets"].items()
+            ]
+            + [
+                ["runtime MAPE, flash2", _pct(summ["runtime_by_kind"]["flash2"]["mape"]), "", ""],
+                [
+                    "runtime MAPE, standard",
+                    _pct(summ["runtime_by_kind"]["standard"]["mape"]),
+                    "",
+                    "",
+                ],
+                ["runtime mean signed error", _pct(summ["runtime_mean_err"], True), "", ""],
+                ["DRAM bytes MAPE (ncu)", _pct(summ["dram_bytes_mape"]), "", ""],
+                ["SM-to-L2 bytes MAPE (ncu)", _pct(summ["l2_bytes_mape"]), "", ""],
+                ["kernel time MAPE (ncu duration)", _pct(summ["kernel_time_mape"]), "", ""],
+            ],
+        ),
+        "",
+        "![predicted against measured runtime](scatter.png)",
+        "",
+    ]
+    if notes.strip():
+        lines += [notes.strip(), ""]
+    lines += ["## Error by class", ""]
+    for key in CLASS_KEYS:
+        cls = summ["by_class"][key]
+        lines += [
+            f"**{key}**",
+            "",
+            _table(
+                [key, "n", "MAPE", "max |err|", "mean err"],
+                [
+                    [
+                        g,
+                        str(s["n"]),
+                        _pct(s["mape"]),
+                        _pct(s["max_abs_err"]),
+                        _pct(s["mean_err"], True),
+                    ]
+                    for g, s in cls.items()
+                ],
+            ),
+            "",
+        ]
+    ncu_rows = [r for r in rows if r.ncu]
+    if ncu_rows:
+        lines += [
+            "## Bytes against Nsight Compute",
+            "",
+            "DRAM = `dram__bytes_read.sum + dram__bytes_write.sum`; SM-to-L2 = "
+            "(`lts__t_sectors_srcunit_tex_op_read.sum + ..._op_write.sum`) x 32, against the "
+            "model's global (SM-to-memory-system) bytes. GB = 1e9 bytes.",
+            "",
+            _table(
+                [
+                    "config",
+                    "DRAM meas. GB",
+                    "DRAM pred. GB",
+                    "err",
+                    "L2 meas. GB",
+                    "L2 pred. GB",
+                    "err",
+                    "ncu time ms",
+                    "pred. exec ms",
+                    "SM clock GHz",
+                ],
+                [
+                    [
+                        r.id,
+                        _gb(r.ncu.get("dram_bytes_measured")),
+                        _gb(r.ncu.get("dram_bytes_predicted")),
+                        _pct(r.ncu.get("dram_bytes_err"), True),
+                        _gb(r.ncu.get("l2_bytes_measured")),
+                        _gb(r.ncu.get("l2_bytes_predicted")),
+                        _pct(r.ncu.get("l2_bytes_err"), True),
+                        _ms(r.ncu.get("kernel_time_measured_s")),
+                        _ms(r.ncu.get("kernel_time_predicted_s")),
+                        "-"
+                        if not r.ncu.get("sm_clock_hz_measured")
+                        else f"{r.ncu['sm_clock_hz_measured'] / 1e9:.3f}",
+                    ]
+                    for r in ncu_rows
+                ],
+            ),
+            "",
+        ]
+    std = [r for r in rows if r.stages_measured_s]
+    if std:
+        stage_names = list(std[0].stages_measured_s)
+        lines += [
+            "## Standard attention per kernel",
+            "",
+            "cuBLAS products (`cupy.matmul`, fp16) and the row-softmax kernel, each timed on "
+            "its own; predicted = launch overhead + the kernel's simulated execution.",
+            "",
+            _table(
+                ["config", *[f"{s} meas./pred. ms" for s in stage_names]],
+                [
+                    [
+                        r.id,
+                        *[_pair(r, s) for s in stage_names],
+                    ]
+                    for r in std
+                ],
+            ),
+            "",
+        ]
+    lines += [
+        "## Every configuration",
+        "",
+        "Also in `errors.csv` (with bytes) and `comparison.json` (everything).",
+        "",
+        _table(
+            ["config", "regs", "smem B", "CTAs/SM", "measured ms", "predicted ms", "err", "bound"],
+            [
+                [
+                    r.id,
+                    str(r.regs_per_thread or "-"),
+                    str(r.smem_bytes_per_cta or "-"),
+                    str(r.ctas_per_sm),
+                    _ms(r.measured_s),
+                    _ms(r.predicted_s),
+                    _pct(r.runtime_err, True),
+                    r.bound,
+                ]
+                for r in sorted(rows, key=lambda r: -abs(r.runtime_err))
+            ],
+        ),
+        "",
+    ]
+    if failed:
+        lines += [
+            "## Failed configurations",
+            "",
+            _table(["config", "error"], [[r["id"], str(r.get("error"))[:200]] for r in failed]),
+            "",
+        ]
+    return "\n".join(lines)
+
+
+def write_report(
+    data: dict[str, Any],
+    dataset_path: Path,
+    profile_name: str,
+    rows: list[Row],
+    summ: dict[str, Any],
+    out_dir: Path,
+) -> list[Path]:
+    """Write README.md, scatter.png, errors.csv and comparison.json into ``out_dir``."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    notes_path = out_dir / "notes.md"
+    notes = notes_path.read_text() if notes_path.exists() else ""
+    written = [
+        write_csv(rows, out_dir / "errors.csv"),
+        scatter(rows, out_dir / "scatter.png", f"gpusim on {data['provenance']['gpu_name']}"),
+    ]
+    comp = out_dir / "comparison.json"
+    comp.write_text(
+        json.dumps(
+            {
+                "dataset": dataset_path.name,
+                "profile": profile_name,
+                "targets": TARGETS,
+                "summary": summ,
+                "rows": [r.as_dict() for r in rows],
+            },
+            indent=1,
+        )
+        + "\n"
+    )
+    readme = out_dir / "README.md"
+    readme.write_text(markdown(data, dataset_path.name, profile_name, rows, summ, notes))
+    return [*written, comp, readme]

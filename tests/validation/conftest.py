@@ -1,0 +1,89 @@
+"""A tiny synthetic dataset (two small runs, one with ncu counts) for the CPU tests."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gpusim.schedule import Schedule
+from gpusim.validation.configs import ValidationConfig
+from gpusim.validation.dataset import DATASET_KIND, SCHEMA
+from gpusim.workload import Workload
+
+PROVENANCE = {
+    "gpu_name": "NVIDIA H200",
+    "sm_count": 132,
+    "l2_bytes": 62914560,
+    "date_utc": "2026-11-30T05:00:00+00:00",
+    "git_commit": "abc1234",
+    "cuda_runtime_version": 13020,
+    "cupy_version": "14.2.0",
+}
+
+
+def small_configs() -> list[ValidationConfig]:
+    """Two small flash2 runs (fast to simulate)."""
+    s = Schedule(block_m=64, block_n=64, warps=4, stages=2)
+    return [
+        ValidationConfig(
+            "flash2",
+            Workload(batch=1, heads=4, seq_len_q=256, seq_len_k=256, head_dim=64, dtype="bf16"),
+            s,
+            ncu=True,
+        ),
+        ValidationConfig(
+            "flash2",
+            Workload(batch=1, heads=2, seq_len_q=128, seq_len_k=128, head_dim=64, dtype="fp32"),
+            s,
+        ),
+    ]
+
+
+def make_dataset(median_s: float = 20e-6) -> dict:
+    """A dataset object whose runs all measured ``median_s``; the first has ncu counts."""
+    recs = []
+    for i, c in enumerate(small_configs()):
+        rec = c.as_dict() | {
+            "status": "ok",
+            "median_s": median_s,
+            "times_s": [median_s] * 3,
+            "attributes": {"num_regs": 96, "shared_size_bytes": 0, "dynamic_smem_bytes": 40960},
+        }
+        if i == 0:
+            rec["counts"] = {
+                "dram_read_bytes": 4 * 256 * 64 * 2 * 3,
+                "dram_write_bytes": 4 * 256 * 64 * 2,
+                "l2_read_bytes_from_sm": 4 * 256 * 64 * 2 * 9,
+                "l2_write_bytes_from_sm": 4 * 256 * 64 * 2,
+                "gpu_time_s": median_s / 2,
+                "kernels": [],
+            }
+        recs.append(rec)
+    recs.append(
+        {
+            "id": "broken",
+            "kind": "flash2",
+            "workload": {},
+            "schedule": {},
+            "status": "failed",
+            "error": "launch failed",
+        }
+    )
+    return {
+        "kind": DATASET_KIND,
+        "schema": SCHEMA,
+        "provenance": dict(PROVENANCE),
+        "method": {"repeats": 3, "warmup": 1},
+        "ncu": {"available": True},
+        "records": recs,
+    }
+
+
+@pytest.fixture
+def dataset_file(tmp_path: Path) -> Path:
+    """The synthetic dataset written to a temporary folder."""
+    p = tmp_path / "h200-dataset.json"
+    p.write_text(json.dumps(make_dataset()))
+    return p
