@@ -26,6 +26,7 @@ COMMANDS: tuple[str, ...] = (
     "tune",
     "calibrate",
     "validate",
+    "report",
 )
 
 #: Exit status of bad input (unknown names, malformed numbers, impossible schedules).

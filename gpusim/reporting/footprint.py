@@ -1,0 +1,52 @@
+"""Device memory an attention algorithm allocates: its tensors' sizes, not its traffic.
+
+Sizes follow the tile machine's conventions (``algorithms.tile_machine``): ``Q``
+and ``O`` are Nq x d, ``K`` and ``V`` Nk x d, ``S`` and ``P`` Nq x Nk, all in the
+storage type; ``m``, ``l`` (Nq) and ``Oacc`` (Nq x d) in fp32; each once per
+(batch, head). ``standard`` keeps S and P as two buffers, as seed 001 section 1
+describes (S written, read, P written), so its footprint grows with N².
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import cache
+
+from algorithms.tracing import FP32_BYTES, FP32_STATE_TENSORS, VECTOR_TENSORS
+from gpusim.workload import Workload
+
+
+def tensor_bytes(workload: Workload, tensor: str) -> int:
+    """Bytes of one tensor over all (batch, head) pairs."""
+    w = workload
+    elem = FP32_BYTES if tensor in FP32_STATE_TENSORS else w.elem_bytes
+    rows = w.seq_len_k if tensor in ("K", "V") else w.seq_len_q
+    if tensor in VECTOR_TENSORS:
+        cols = 1
+    elif tensor in ("S", "P"):
+        cols = w.seq_len_k
+    else:
+        cols = w.head_dim
+    return w.batch_heads * rows * cols * elem
+
+
+def hbm_footprint_bytes(workload: Workload, tensors: Iterable[str]) -> int:
+    """Bytes allocated in device memory for ``tensors`` (each counted once)."""
+    return sum(tensor_bytes(workload, t) for t in sorted(set(tensors)))
+
+
+@cache
+def tensors_used(algorithm: str, causal: bool = False) -> tuple[str, ...]:
+    """The tensors ``algorithm`` reads or writes (traced once on a tiny problem)."""
+    from gpusim.counting import count
+    from gpusim.schedule import Schedule
+    from gpusim.tuning.rules import default_schedule
+
+    w = Workload(batch=1, heads=1, seq_len_q=64, seq_len_k=64, head_dim=16, causal=causal)
+    s: Schedule = default_schedule(algorithm, w, 1 << 20)
+    return tuple(sorted(count(algorithm, w, s).bytes_by_tensor))
+
+
+def algorithm_footprint_bytes(algorithm: str, workload: Workload) -> int:
+    """Device memory ``algorithm`` allocates for ``workload``, without simulating it."""
+    return hbm_footprint_bytes(workload, tensors_used(algorithm, workload.causal))

@@ -1,0 +1,70 @@
+"""reports/README.md: each figure with what it says, the command that made it, and its table.
+
+Generated, like everything else ``gpusim report`` writes, from the figures' data,
+so the numbers in the sentences are the numbers in the CSVs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from gpusim.reporting.figure import Figure
+from gpusim.reporting.files import markdown_table
+
+if TYPE_CHECKING:
+    from gpusim.reporting.runner import Report
+
+INTRO = """\
+# gpusim reports
+
+Figures and tables that answer the seeds' questions, rebuilt by
+
+```
+gpusim report            # every figure below, this README and summary.json
+gpusim report --only fig2   # one figure (its PNG, CSV and Markdown table)
+```
+
+from fresh simulations (the engine's aggregated path) and from the measurements
+recorded under `validation/` and `tuning/`. Everything here except the folders
+of the other tools ({others}) is generated: do not edit it by hand. Two runs
+give byte-identical files. `summary.json` holds each figure's key numbers.
+
+Byte counts: *global* (or SM↔L2, the FlashAttention papers' "HBM accesses") is
+the traffic between the SMs and the memory system; *DRAM* is what reaches
+device memory after the L2. Runtimes and TFLOP/s are the model's predictions
+unless a point says it was measured.
+"""
+
+
+def readme_text(figures: Sequence[Figure], report: Report, out_dir: Path) -> str:
+    """The whole README for ``figures`` as built in ``report``."""
+    others = ", ".join(f"`{o}/`" for o in ("calibration", "kernels", "tuning", "validation"))
+    parts = [INTRO.format(others=others)]
+    parts.append("## Contents\n")
+    for f in figures:
+        parts.append(f"- [{f.title}](#{_anchor(f.title)})")
+    parts.append("")
+    for f in figures:
+        d = report.figures[f.name]
+        parts.append(f"## {f.title}\n")
+        if d.drawable:
+            parts.append(f"![{f.title}]({f.name}.png)\n")
+        parts.append(f.describe(d) + "\n")
+        parts.append(
+            f"Made by `gpusim report --only {f.name.split('_')[0]}`; data: "
+            f"[{f.name}.csv]({f.name}.csv)"
+            + (f", table: [{f.name}.md]({f.name}.md)" if d.table_header else "")
+            + ".\n"
+        )
+        for note in d.notes:
+            parts.append(f"> Not recorded yet: {note}.\n")
+        if d.table_header:
+            parts.append(markdown_table(d.table_header, d.table_rows))
+    return "\n".join(parts).rstrip() + "\n"
+
+
+def _anchor(title: str) -> str:
+    keep = [c for c in title.lower() if c.isalnum() or c in " -"]
+    return "".join(keep).replace(" ", "-")
