@@ -1,19 +1,18 @@
 """Issue 6's hardware proof, recomputed from the recorded H200 run (skipped until it exists)."""
 
-from pathlib import Path
-
 import pytest
 
 from gpusim.tuning import proof
+from gpusim.tuning.proof_report import MEASURED, PREDICTED, with_predictions
 
-DATA = Path(__file__).resolve().parents[2] / "reports" / "tuning" / "h200_tuning_proof.json"
-
-pytestmark = pytest.mark.skipif(not DATA.exists(), reason=f"no recorded proof run at {DATA}")
+pytestmark = pytest.mark.skipif(
+    not MEASURED.exists(), reason=f"no recorded proof run at {MEASURED}"
+)
 
 
 @pytest.fixture(scope="module")
 def record():
-    return proof.load(DATA)
+    return proof.load(MEASURED)
 
 
 def _check(figures):
@@ -34,11 +33,7 @@ def test_record_has_provenance_and_coverage(record):
     assert len({w["seq_len_q"] for w in ws}) >= 2
 
 
-def test_recorded_predictions_meet_the_targets(record):
-    _check(proof.evaluate(record))
-
-
-def test_current_model_meets_the_targets(record):
-    from gpusim.profiles.loader import load_profile
-
-    _check(proof.evaluate(record, proof.model_predictor(load_profile(record["profile"]))))
+def test_predictions_meet_the_targets(record):
+    if not PREDICTED.exists():
+        pytest.skip(f"no predictions at {PREDICTED}: python -m gpusim.tuning.proof_report predict")
+    _check(proof.evaluate(with_predictions(record, proof.load(PREDICTED))))

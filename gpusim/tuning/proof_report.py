@@ -1,0 +1,157 @@
+"""Predictions for a recorded proof run, and the report of the figures.
+
+The measured file (``scripts/tuning_proof.py`` on the GPU) is never edited. The
+model's predictions for the same workloads and schedules go in a second file,
+with the commit and date of the model that made them, so the CPU test can
+recompute the figures in milliseconds and a model change shows as a diff::
+
+    python -m gpusim.tuning.proof_report predict   # writes the predictions file (slow)
+    python -m gpusim.tuning.proof_report report    # figures -> JSON summary + Markdown
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import subprocess
+from pathlib import Path
+
+from gpusim.profiles.loader import load_profile
+from gpusim.schedule import Schedule
+from gpusim.tuning import proof
+from gpusim.tuning.parallel import pmap
+from gpusim.tuning.tuner import tune
+from gpusim.workload import Workload
+
+REPORTS = Path(__file__).resolve().parents[2] / "reports" / "tuning"
+MEASURED = REPORTS / "h200_tuning_proof.json"
+PREDICTED = REPORTS / "h200_tuning_predictions.json"
+SUMMARY = REPORTS / "h200_tuning_proof_summary.json"
+MARKDOWN = REPORTS / "h200_tuning_proof.md"
+
+
+def _commit() -> str:
+    try:
+        return subprocess.run(
+            ["git", "-C", str(REPORTS.parents[1]), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        ).stdout.strip()
+    except (subprocess.SubprocessError, OSError):
+        return "unknown"
+
+
+def predict_record(record: dict, jobs: int | None = None) -> dict:
+    """The current model's runtime for every schedule of every workload in ``record``."""
+    profile = load_profile(record["profile"])
+
+    def one(entry: dict) -> dict:
+        w = Workload(**entry["workload"])
+        res = tune("flash2", w, profile, jobs=1)
+        times = {c.schedule: c.runtime_s for c in res.candidates}
+        reasons = {r.schedule: r.reason for r in res.rejected}
+        rows = []
+        for row in entry["schedules"]:
+            s = Schedule(**row["schedule"])
+            rows.append(
+                {"schedule": row["schedule"], "predicted_s": times.get(s), "reason": reasons.get(s)}
+            )
+        return {"workload": entry["workload"], "schedules": rows}
+
+    return {
+        "kind": "gpusim tuning proof predictions",
+        "measured_file": MEASURED.name,
+        "profile": record["profile"],
+        "model_commit": _commit(),
+        "date_utc": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "workloads": pmap(one, record["workloads"], jobs),
+    }
+
+
+def with_predictions(record: dict, predictions: dict) -> dict:
+    """``record`` with each schedule's ``predicted_s`` taken from ``predictions``."""
+    table = {
+        (json.dumps(e["workload"], sort_keys=True), json.dumps(r["schedule"], sort_keys=True)): r[
+            "predicted_s"
+        ]
+        for e in predictions["workloads"]
+        for r in e["schedules"]
+    }
+    out = dict(record)
+    out["workloads"] = []
+    for e in record["workloads"]:
+        wkey = json.dumps(e["workload"], sort_keys=True)
+        rows = [
+            r | {"predicted_s": table.get((wkey, json.dumps(r["schedule"], sort_keys=True)))}
+            for r in e["schedules"]
+        ]
+        out["workloads"].append(e | {"schedules": rows})
+    return out
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def markdown(figures: list[proof.WorkloadProof], summary: dict, provenance: dict) -> str:
+    """The figures as a Markdown table with the targets and the provenance."""
+    lines = [
+        "# Tuner against the H200",
+        "",
+        f"GPU: {provenance.get('gpu_name', '?')}, measured {provenance.get('date_utc', '?')} at "
+        f"commit {provenance.get('git_commit', '?')}.",
+        "",
+        "| workload | schedules | tuner's choice | measured best | tuner loss | Spearman "
+        "| paper rule loss | seed rule loss |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for p in figures:
+        w = p.workload
+
+        def tile(s: Schedule) -> str:
+            return f"{s.block_m}x{s.block_n} w{s.warps} s{s.stages}"
+
+        lines.append(
+            f"| B{w.batch} H{w.heads} N{w.seq_len_q} d{w.head_dim}"
+            f"{' causal' if w.causal else ''} | {p.schedules} | {tile(p.tuner_choice)} "
+            f"| {tile(p.measured_best)} | {_pct(p.tuner_loss)} | {p.spearman:.2f} "
+            f"| {_pct(p.rule_loss['paper'])} | {_pct(p.rule_loss['seed'])} |"
+        )
+    lines += [
+        "",
+        f"Within 5% of the measured best: {summary['within_5pct']} of {summary['workloads']} "
+        f"(target: 7 of 8); within 3%: {summary['within_3pct']}; lowest Spearman "
+        f"{summary['min_spearman']:.2f} (target 0.8). Targets met: {summary['passes']}.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``predict``: write the predictions file; ``report``: write the summary and Markdown."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("what", choices=("predict", "report"))
+    ap.add_argument("--measured", type=Path, default=MEASURED)
+    ap.add_argument("--predictions", type=Path, default=PREDICTED)
+    args = ap.parse_args(argv)
+    record = proof.load(args.measured)
+    if args.what == "predict":
+        args.predictions.write_text(json.dumps(predict_record(record), indent=1) + "\n")
+        print(args.predictions)
+        return 0
+    merged = with_predictions(record, proof.load(args.predictions))
+    figures = proof.evaluate(merged)
+    summary = proof.summary(figures)
+    SUMMARY.write_text(
+        json.dumps({"summary": summary, "workloads": [p.to_dict() for p in figures]}, indent=1)
+        + "\n"
+    )
+    MARKDOWN.write_text(markdown(figures, summary, record.get("provenance", {})))
+    print(json.dumps(summary))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
