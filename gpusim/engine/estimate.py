@@ -1,5 +1,9 @@
 """A closed-form estimate beside the engine: roofline and pipelined steady state, per kernel.
 
+Kernels are estimated one by one: a tile one kernel writes and the next reads
+again from the L2 (S and P of the materialising algorithms, when they fit)
+counts as DRAM traffic twice here and once in the engine.
+
 For each kernel, with ``c`` CTAs resident per SM and ``n`` CTAs in flight
 (``min(CTAs, c x SMs)``):
 
@@ -8,8 +12,9 @@ For each kernel, with ``c`` CTAs resident per SM and ``n`` CTAs in flight
   costs its latency plus its bytes at ``1/n`` of the L2 bandwidth (and its
   DRAM bytes at ``1/n`` of DRAM's), and a compute its busiest pipe at ``1/c``
   of the SM's rate, plus barriers;
-- own tiles (Q, O, ...) come from DRAM; shared tiles (K, V) come from DRAM
-  once per batch-head (perfect L2 reuse), every load waits a DRAM latency;
+- every tile a CTA touches comes from DRAM (or is written back) once: its own
+  tiles (Q, O, S, ...) once per CTA, shared tiles (K, V) once per batch-head
+  (perfect L2 reuse, no capacity misses); every load waits a DRAM latency;
 - ``pipeline = ceil(CTAs / (c x SMs)) x`` the longest CTA;
 - ``roofline`` = the largest of work over peak for each pipe, DRAM bytes over
   DRAM bandwidth and SM-to-L2 bytes over L2 bandwidth;
@@ -104,6 +109,23 @@ def _cta_ticks(plan: ClassPlan, rates: Rates, c: int, n: int, bh_ctas: int) -> f
     return total
 
 
+def _compulsory_own_bytes(plan: ClassPlan, shared: dict[tuple, int]) -> int:
+    """DRAM bytes of one CTA's own tiles; records its shared tiles' bytes in ``shared``.
+
+    A tile is read from DRAM once unless the CTA wrote it first, and written back once.
+    """
+    own: dict[tuple, int] = {}
+    for ch in plan.chunks:
+        for kind, refs in (("r", ch.reads), ("w", ch.writes)):
+            for r in refs:
+                table = own if r.own_rows else shared
+                key = (r.tensor, r.row0, r.col0)
+                if kind == "r" and (*key, "w") in table:
+                    continue
+                table[(*key, kind)] = max(table.get((*key, kind), 0), r.nbytes)
+    return sum(own.values())
+
+
 def estimate(
     algorithm: str, workload: Workload, schedule: Schedule, profile: HardwareProfile
 ) -> Estimate:
@@ -128,6 +150,7 @@ def estimate(
         pipeline_s = seconds(waves * cta_ticks)
         work = dict.fromkeys(PIPES, 0.0)
         dram = glob = 0
+        shared: dict[tuple, int] = {}
         for p in plans:
             times = p.blocks_per_bh * bh
             t = p.totals
@@ -136,17 +159,7 @@ def estimate(
             ).items():
                 work[pipe] += times * amount
             glob += times * (t["read_bytes"] + t["write_bytes"])
-            own = sum(
-                r.nbytes for ch in p.chunks for r in ch.reads + ch.writes if r.own_rows
-            ) + sum(r.nbytes for ch in p.chunks for r in ch.writes if not r.own_rows)
-            dram += times * own
-        shared = {
-            (r.tensor, r.row0, r.col0): r.nbytes
-            for p in plans
-            for ch in p.chunks
-            for r in ch.reads
-            if not r.own_rows
-        }
+            dram += times * _compulsory_own_bytes(p, shared)
         dram += bh * sum(shared.values())
         roofline = {pipe: work[pipe] / rates.peak_per_s(pipe) for pipe in PIPES}
         roofline["dram"] = dram / rates.dram_bytes_per_s

@@ -185,12 +185,12 @@ class _PhaseBuilder:
             compute[1] <= 1e-12 or not _has_compute(self.chunks[compute[0]])
         ):
             compute = None
-        if not (lookups or loads or compute or self.carry):
-            return
-        self.phases.append(Phase(tuple(lookups), loads, compute, self.carry))
-        self.carry = ()
+        if lookups or loads or compute or self.carry:
+            self.phases.append(Phase(tuple(lookups), loads, compute, self.carry))
+            self.carry = ()
         if computes_last is not None and self.chunks[computes_last].writes:
-            self.carry = (computes_last,)
+            # A chunk with nothing to compute still has its writes issued after it.
+            self.carry = (*self.carry, computes_last)
 
     def finish(self) -> list[Phase]:
         if self.carry:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from algorithms.base import Kernel, OnChip
+from algorithms.program import CtaClass
 from gpusim.counting import traced_classes
 from gpusim.engine.grid import Grid
 from gpusim.engine.plan import CHUNKS_PER_RUN, build_plan, chunk_size, timing_signature
@@ -56,15 +57,18 @@ def prepare(
     aggregated: bool,
     budget: list[int],
     chip: OnChip | None = None,
+    classes: list[CtaClass] | None = None,
 ) -> PreparedKernel:
     """Occupancy, one traced program per class, plans and grid of ``kernel``.
 
     ``chip`` replaces the kernel's own footprint estimate (validation passes a compiled
-    kernel's real registers and shared memory).
+    kernel's real registers and shared memory); ``classes`` are the kernel's traced
+    classes when the caller has them already.
     """
     chip = chip or kernel.on_chip()
     occ = occupancy(profile, chip.smem_bytes, chip.threads, chip.regs_per_thread)
-    classes = traced_classes(kernel, budget)
+    if classes is None:
+        classes = traced_classes(kernel, budget)
     programs = [c.program for c in classes]
     per_run = CHUNKS_PER_RUN
     k = chunk_size(programs, detailed=not aggregated, chunks_per_run=per_run)

@@ -6,7 +6,10 @@ sharing: every transfer in flight progresses at ``capacity / (number in flight)`
 Each :class:`Lane` is the classic virtual-time algorithm: ``v`` counts the work
 served to each unit of weight so far; a transfer of ``size`` submitted when
 the counter is ``v0`` finishes when the counter reaches ``v0 + size``, so
-finish keys go in a heap and each event costs O(log n).
+finish keys go in a heap and each event costs O(log n). Between events the
+counter advances exactly, completion by completion (a transfer that ends
+inside a tick stops sharing at that instant), so the fluid schedule is exact;
+only the moment its completion is *reported* is rounded up to a whole tick.
 
 A :class:`PSServer` is a few lanes that share one timer (the L2 and DRAM of
 the GPU; the four pipes of an SM), and a :class:`Job` may use several lanes at
@@ -84,7 +87,7 @@ class Lane:
 class PSServer:
     """Lanes that share one timer; jobs span lanes."""
 
-    __slots__ = ("_seq", "_target", "_version", "env", "lanes", "name", "t")
+    __slots__ = ("_done", "_seq", "_target", "_version", "env", "lanes", "name", "t")
 
     def __init__(
         self,
@@ -100,6 +103,7 @@ class PSServer:
         self._seq = 0
         self._version = 0
         self._target: int | None = None
+        self._done: list[Job] = []  # finished since the last report
 
     def lane(self, name: str) -> int:
         """Index of the lane called ``name``."""
@@ -112,20 +116,46 @@ class PSServer:
     def _advance(self) -> None:
         now = self.env.now
         dt = now - self.t
-        if dt > 0:
-            for lane in self.lanes:
-                if lane.w > 0:
-                    lane.v += dt * lane.capacity / lane.w
-                    lane.busy_ticks += dt
-                    if lane.busy is not None:
-                        if lane.busy and lane.busy[-1][1] == self.t:
-                            lane.busy[-1][1] = now
-                        else:
-                            lane.busy.append([self.t, now])
-            self.t = now
+        if dt <= 0:
+            return
+        for lane in self.lanes:
+            if lane.w <= 0:
+                continue
+            lane.busy_ticks += dt
+            if lane.busy is not None:
+                if lane.busy and lane.busy[-1][1] == self.t:
+                    lane.busy[-1][1] = now
+                else:
+                    lane.busy.append([self.t, now])
+            left = float(dt)
+            heap = lane.heap
+            while lane.w > 0 and left > 0:
+                key = heap[0][0]
+                need = (key - lane.v) * lane.w / lane.capacity
+                if need > left:
+                    lane.v += left * lane.capacity / lane.w
+                    break
+                lane.v = max(lane.v, key)
+                left -= max(0.0, need)
+                self._pop_reached(lane)
+        self.t = now
+
+    def _pop_reached(self, lane: Lane) -> None:
+        heap = lane.heap
+        limit = lane.v + _REL_TOL * max(1.0, abs(lane.v))
+        while heap and heap[0][0] <= limit:
+            part = heapq.heappop(heap)[2]
+            part.live = False
+            lane.w -= part.weight
+            job = part.job
+            job.left -= 1
+            if job.left == 0:
+                self._done.append(job)
+        if not heap:
+            lane.w = 0
 
     def _reschedule(self) -> None:
-        nxt = min(lane.ticks_to_next() for lane in self.lanes)
+        nxt = 0.0 if self._done else min(lane.ticks_to_next() for lane in self.lanes)
         if nxt == math.inf:
             self._target = None
             self._version += 1
@@ -144,20 +174,9 @@ class PSServer:
             return  # superseded by an earlier target
         self._target = None
         self._advance()
-        finished: list[Job] = []
         for lane in self.lanes:
-            heap = lane.heap
-            limit = lane.v + _REL_TOL * max(1.0, abs(lane.v))
-            while heap and heap[0][0] <= limit:
-                part = heapq.heappop(heap)[2]
-                part.live = False
-                lane.w -= part.weight
-                job = part.job
-                job.left -= 1
-                if job.left == 0:
-                    finished.append(job)
-            if not heap:
-                lane.w = 0
+            self._pop_reached(lane)  # parts due exactly now
+        finished, self._done = self._done, []
         for job in finished:
             job.done()
         self._reschedule()
@@ -186,6 +205,7 @@ class PSServer:
 
     def split(self, job: Job, weight_of: Callable[[Part], int], done: Done) -> Job | None:
         """Move ``weight_of(part)`` of each unfinished part of ``job`` to a new job (same keys)."""
+        self._advance()
         new = Job(done)
         for part in list(job.parts):
             w = weight_of(part) if part.live else 0

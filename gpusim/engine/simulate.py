@@ -19,10 +19,10 @@ from pathlib import Path
 
 from algorithms import get_algorithm
 from algorithms.base import OnChip
-from gpusim.counting import MAX_TRACED_STEPS, count
+from gpusim.counting import MAX_TRACED_STEPS, count, traced_classes
 from gpusim.engine.clock import seconds
 from gpusim.engine.counters import Counters
-from gpusim.engine.prepare import prepare
+from gpusim.engine.prepare import PreparedKernel, prepare
 from gpusim.engine.rates import rates_for
 from gpusim.engine.result import KernelResult, SimResult, bound_of, utilisation
 from gpusim.engine.sim import Sim, run_kernels
@@ -66,15 +66,19 @@ def simulate(
     kernels = get_algorithm(algorithm).kernels(workload, schedule)
     rates = rates_for(profile, workload.dtype)
 
-    want_full = detail == "full"
-    prepared = [
-        prepare(k, profile, rates, not want_full, [MAX_TRACED_STEPS], real.get(k.name))
-        for k in kernels
-    ]
-    if detail == "auto":
-        full = [
-            prepare(k, profile, rates, False, [MAX_TRACED_STEPS], real.get(k.name)) for k in kernels
+    budget = [MAX_TRACED_STEPS]
+    traced = [traced_classes(k, budget) for k in kernels]
+
+    def prepare_all(aggregated: bool) -> list[PreparedKernel]:
+        return [
+            prepare(k, profile, rates, aggregated, budget, real.get(k.name), classes)
+            for k, classes in zip(kernels, traced, strict=True)
         ]
+
+    want_full = detail == "full"
+    prepared = prepare_all(not want_full)
+    if detail == "auto":
+        full = prepare_all(False)
         if sum(p.cta_phases for p in full) <= AUTO_FULL_MAX_PHASES:
             prepared, want_full = full, True
     if want_full:

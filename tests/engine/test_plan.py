@@ -1,0 +1,121 @@
+"""Chunks and phases: coarsening keeps every byte and FLOP, and the pipeline's shape."""
+
+from __future__ import annotations
+
+import pytest
+
+from algorithms import get_algorithm
+from algorithms.program import Access, CtaProgram, Step
+from algorithms.tracing import trace_classes
+from gpusim.engine.plan import build_plan, chunk_size, timing_signature
+from gpusim.engine.rates import rates_for
+from gpusim.schedule import Schedule
+from gpusim.workload import Workload
+
+
+def _program(n: int) -> CtaProgram:
+    steps = [Step(False, reads=[Access("Q", 0, 0, 0, 4096)], smem_bytes=4096)]
+    for j in range(n):
+        steps.append(
+            Step(
+                True,
+                reads=[Access("K", 0, 64 * j, 0, 8192), Access("V", 0, 64 * j, 0, 8192)],
+                mma_flops=1 << 20,
+                fp32_ops=1000 + (500 if j == n - 1 else 0),  # the last step masks
+                exp_ops=4096,
+                smem_bytes=20_000,
+            )
+        )
+    steps.append(Step(False, writes=[Access("O", 0, 0, 0, 4096)], fp32_ops=64))
+    return CtaProgram(steps)
+
+
+@pytest.fixture(scope="module")
+def rates(h200):
+    return rates_for(h200, "fp16")
+
+
+@pytest.mark.parametrize("k", [1, 3, 8, 40])
+def test_chunks_keep_every_byte_and_every_operation(rates, k):
+    prog = _program(37)
+    plan = build_plan("c", 0, 0, 1, prog, {"Q": 64, "O": 64}, k, 2, rates)
+    t = prog.totals()
+    assert sum(c.read_bytes for c in plan.chunks) == t["read_bytes"]
+    assert sum(c.write_bytes for c in plan.chunks) == t["write_bytes"]
+    work = {p: sum(dict(c.work).get(p, 0.0) for c in plan.chunks) for p in ("tensor", "fp32")}
+    assert work == {"tensor": t["mma_flops"], "fp32": t["fp32_ops"]}
+    # Every chunk's reads are loaded exactly once over the phases, and computed exactly once.
+    loaded = [0.0] * len(plan.chunks)
+    computed = [0.0] * len(plan.chunks)
+    for ph in plan.phases:
+        for ld in ph.loads:
+            loaded[ld.chunk] += ld.frac
+        if ph.compute:
+            computed[ph.compute[0]] += ph.compute[1]
+    for c, chunk in enumerate(plan.chunks):
+        if chunk.read_bytes:
+            assert loaded[c] == pytest.approx(1.0)
+        if chunk.work:
+            assert computed[c] == pytest.approx(1.0)
+
+
+def test_double_buffering_overlaps_each_compute_with_the_next_load(rates):
+    plan = build_plan("c", 0, 0, 1, _program(4), {"Q": 64, "O": 64}, 1, 2, rates)
+    shape = [
+        (tuple(ld.chunk for ld in ph.loads), ph.compute and ph.compute[0], ph.writes)
+        for ph in plan.phases
+    ]
+    # Q load, Q "compute" (its shared-memory store) with K/V 1's load, then compute i with
+    # load i+1, the last compute alone, the epilogue, and the O write after it.
+    assert shape == [
+        ((0,), None, ()),
+        ((), 0, ()),
+        ((1,), None, ()),
+        ((2,), 1, ()),
+        ((3,), 2, ()),
+        ((4,), 3, ()),
+        ((), 4, ()),
+        ((), 5, ()),
+        ((), None, (5,)),
+    ]
+
+
+def test_one_stage_loads_then_computes_every_step(rates):
+    plan = build_plan("c", 0, 0, 1, _program(3), {"Q": 64, "O": 64}, 1, 1, rates)
+    for ph in plan.phases:
+        assert not (ph.loads and ph.compute)  # nothing overlaps
+
+
+def test_chunk_size_is_one_when_detailed_and_bounded_otherwise():
+    prog = _program(2048)
+    assert chunk_size([prog], detailed=True) == 1
+    assert chunk_size([prog], detailed=False) == 128  # 16 chunks of the 2048-step loop
+
+
+def test_a_ragged_last_block_times_like_a_full_one_but_causal_blocks_differ(h200):
+    rates = rates_for(h200, "fp16")
+
+    def signatures(w):
+        k = get_algorithm("flash2").kernels(w, Schedule())[0]
+        return {
+            timing_signature(
+                build_plan(c.key, i, c.representative_block, 1, c.program, k.own_rows, 1, 2, rates)
+            )
+            for i, c in enumerate(trace_classes(k))
+        }
+
+    assert len(signatures(Workload(batch=1, heads=1, seq_len_q=1000, seq_len_k=1000))) == 1
+    assert (
+        len(signatures(Workload(batch=1, heads=1, seq_len_q=512, seq_len_k=512, causal=True))) == 4
+    )
+
+
+def test_a_step_that_only_writes_still_writes(rates):
+    prog = CtaProgram(
+        [
+            Step(True, reads=[Access("P", 0, 0, 0, 4096)], mma_flops=1 << 16),
+            Step(False, writes=[Access("O", 0, 0, 0, 2048)]),
+        ]
+    )
+    plan = build_plan("c", 0, 0, 1, prog, {"O": 64}, 1, 2, rates)
+    assert [w for ph in plan.phases for w in ph.writes] == [1]

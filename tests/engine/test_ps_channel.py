@@ -1,0 +1,104 @@
+"""The processor-sharing server: equal shares, virtual time, weights, lanes, splits."""
+
+from __future__ import annotations
+
+import simpy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gpusim.engine.ps_channel import PSServer
+
+
+def _server(*capacities: float) -> tuple[simpy.Environment, PSServer]:
+    env = simpy.Environment(0)
+    return env, PSServer(env, "test", [(f"lane{i}", c) for i, c in enumerate(capacities)])
+
+
+def _submit_at(env, server, t, parts, log, name):
+    def go():
+        yield env.timeout(t)
+        server.submit(parts, lambda: log.__setitem__(name, env.now))
+
+    env.process(go())
+
+
+def test_one_transfer_takes_size_over_capacity():
+    env, s = _server(2.0)
+    log = {}
+    _submit_at(env, s, 0, [(0, 1, 1000.0, "m")], log, "a")
+    env.run()
+    assert log == {"a": 500}
+
+
+def test_two_equal_transfers_finish_together_at_twice_the_time():
+    env, s = _server(1.0)
+    log = {}
+    for name in "ab":
+        _submit_at(env, s, 0, [(0, 1, 100.0, "m")], log, name)
+    env.run()
+    assert log == {"a": 200, "b": 200}
+
+
+def test_a_late_arrival_slows_the_first_by_sharing_not_queueing():
+    # a runs alone for 50 ticks, then both get half: a needs 100 more ticks, b finishes alone.
+    env, s = _server(1.0)
+    log = {}
+    _submit_at(env, s, 0, [(0, 1, 100.0, "m")], log, "a")
+    _submit_at(env, s, 50, [(0, 1, 100.0, "m")], log, "b")
+    env.run()
+    assert log == {"a": 150, "b": 200}
+
+
+def test_a_weight_counts_as_that_many_transfers():
+    env, s = _server(1.0)
+    log = {}
+    _submit_at(env, s, 0, [(0, 3, 100.0, "m")], log, "three")
+    _submit_at(env, s, 0, [(0, 1, 100.0, "m")], log, "one")
+    env.run()
+    assert log == {"three": 400, "one": 400}
+
+
+def test_a_job_on_two_lanes_ends_with_its_slower_part():
+    env, s = _server(1.0, 4.0)
+    log = {}
+    _submit_at(env, s, 0, [(0, 1, 100.0, "m"), (1, 1, 800.0, "m")], log, "ab")
+    env.run()
+    assert log == {"ab": 200}
+
+
+def test_splitting_a_job_changes_no_finishing_time():
+    env, s = _server(1.0)
+    log = {}
+    jobs = {}
+
+    def go():
+        jobs["a"] = s.submit([(0, 4, 100.0, "m")], lambda: log.__setitem__("a", env.now))
+        s.submit([(0, 1, 100.0, "m")], lambda: log.__setitem__("b", env.now))
+        yield env.timeout(200)
+        s.split(jobs["a"], lambda part: 1, lambda: log.__setitem__("a2", env.now))
+
+    env.process(go())
+    env.run()
+    assert log == {"a": 500, "a2": 500, "b": 500}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(1, 10_000), min_size=1, max_size=12), st.floats(0.5, 8.0))
+def test_simultaneous_transfers_finish_as_processor_sharing_says(sizes, capacity):
+    # With n transfers from t = 0, the k-th smallest ends when every transfer has received
+    # its size: t_k = t_(k-1) + (s_k - s_(k-1)) * (n - k + 1) / capacity.
+    env, s = _server(capacity)
+    log = {}
+    for i, size in enumerate(sizes):
+        _submit_at(env, s, 0, [(0, 1, float(size), "m")], log, i)
+    env.run()
+    expect, t, prev = {}, 0.0, 0
+    order = sorted(range(len(sizes)), key=lambda i: sizes[i])
+    for k, i in enumerate(order):
+        t += (sizes[i] - prev) * (len(sizes) - k) / capacity
+        prev = sizes[i]
+        expect[i] = t
+    for i in range(len(sizes)):
+        # The schedule is exact; only the report of each completion rounds up to a tick.
+        assert expect[i] - 1e-6 <= log[i] <= expect[i] + 1
+    assert max(log.values()) <= sum(sizes) / capacity + 1  # work conserving
