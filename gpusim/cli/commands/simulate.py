@@ -117,42 +117,33 @@ def _print_table(results: list[dict[str, Any]]) -> None:
     first = results[0]
     w = first["workload"]
     title = (
-        f"{first['profile']}: batch {w['batch']}, heads {w['heads']}, Nq {w['seq_len_q']}, "
-        f"Nk {w['seq_len_k']}, d {w['head_dim']}, {w['dtype']}{', causal' if w['causal'] else ''}"
+        f"{first['profile']}: B{w['batch']} H{w['heads']} Nq{w['seq_len_q']} "
+        f"Nk{w['seq_len_k']} d{w['head_dim']} {w['dtype']}{' causal' if w['causal'] else ''}"
     )
+    # Algorithms side by side: one column each, one row per quantity.
     table = Table(title=title, title_justify="left")
-    columns = (
-        "algorithm",
-        "Br x Bc",
-        "runtime",
-        "TFLOP/s",
-        "DRAM read",
-        "DRAM write",
-        "SM-to-L2 R/W",
-        "L2 hit rate",
-        "smem/CTA",
-        "CTAs/SM",
-        "waves",
-        "bound",
-    )
-    for c in columns:
-        table.add_column(c, justify="left" if c in ("algorithm", "bound") else "right")
+    table.add_column("")
     for d in results:
-        s = d["schedule"]
-        table.add_row(
-            d["algorithm"],
-            f"{s['block_m']} x {s['block_n']}",
-            _time(d["runtime_s"]),
-            f"{d['tflops']:.1f}",
-            _bytes(d["dram_read_bytes"]),
-            _bytes(d["dram_write_bytes"]),
-            f"{_bytes(d['global_read_bytes'])} / {_bytes(d['global_write_bytes'])}",
-            f"{100 * d['l2_hit_rate']:.1f}%",
-            _bytes(d["smem_bytes_per_cta"]),
-            str(d["ctas_per_sm"]),
-            f"{d['waves']:.2f}",
-            d["bound"],
-        )
+        table.add_column(d["algorithm"], justify="right")
+    rows = (
+        ("Br x Bc", lambda d: f"{d['schedule']['block_m']} x {d['schedule']['block_n']}"),
+        ("runtime", lambda d: _time(d["runtime_s"])),
+        ("TFLOP/s", lambda d: f"{d['tflops']:.1f}"),
+        ("DRAM read", lambda d: _bytes(d["dram_read_bytes"])),
+        ("DRAM write", lambda d: _bytes(d["dram_write_bytes"])),
+        ("SM-to-L2 read", lambda d: _bytes(d["global_read_bytes"])),
+        ("SM-to-L2 write", lambda d: _bytes(d["global_write_bytes"])),
+        ("L2 hit rate", lambda d: f"{100 * d['l2_hit_rate']:.1f}%"),
+        ("smem / CTA", lambda d: _bytes(d["smem_bytes_per_cta"])),
+        ("CTAs / SM", lambda d: str(d["ctas_per_sm"])),
+        ("waves", lambda d: f"{d['waves']:.2f}"),
+        ("bound", lambda d: d["bound"]),
+    )
+    for label, cell in rows:
+        table.add_row(label, *(cell(d) for d in results))
+    if len(results) == 2 and results[1]["runtime_s"] > 0:
+        speedup = results[0]["runtime_s"] / results[1]["runtime_s"]
+        table.caption = f"{results[1]['algorithm']} is {speedup:.2f}x faster"
     console = Console(highlight=False)
     console.print(table)
     for d in results:
