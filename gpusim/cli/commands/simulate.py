@@ -121,7 +121,7 @@ def _print_table(results: list[dict[str, Any]]) -> None:
         f"Nk{w['seq_len_k']} d{w['head_dim']} {w['dtype']}{' causal' if w['causal'] else ''}"
     )
     # Algorithms side by side: one column each, one row per quantity.
-    table = Table(title=title, title_justify="left")
+    table = Table()
     table.add_column("")
     for d in results:
         table.add_column(d["algorithm"], justify="right")
@@ -145,6 +145,7 @@ def _print_table(results: list[dict[str, Any]]) -> None:
         speedup = results[0]["runtime_s"] / results[1]["runtime_s"]
         table.caption = f"{results[1]['algorithm']} is {speedup:.2f}x faster"
     console = Console(highlight=False)
+    console.print(title, markup=False)
     console.print(table)
     for d in results:
         if len(d["kernels"]) > 1:
