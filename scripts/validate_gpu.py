@@ -93,7 +93,15 @@ def main() -> int:
     ap.add_argument("--ncu-timeout", type=float, default=240)
     ap.add_argument("--dry-run", action="store_true")
     ap.add_argument("--build-cubins", type=Path, default=None, metavar="DIR")
+    ap.add_argument(
+        "--assemble-only", action="store_true", help="dataset from --out's files; no GPU"
+    )
     args = ap.parse_args()
+    if args.assemble_only:
+        from gpusim.validation.run_sweep import assemble_dir
+
+        print(assemble_dir(args.out, log))
+        return 0
     if args.dry_run:
         return dry_run(args.only)
     if args.build_cubins:

@@ -88,12 +88,20 @@ def known_metric_bases(query_output: str) -> set[str]:
     return {m.group(1) for line in query_output.splitlines() if (m := _METRIC_BASE.match(line))}
 
 
-def select_metrics(known: set[str] | None) -> tuple[list[str], list[str]]:
-    """(metrics to ask for, metrics dropped as unknown); with no query, the required ones."""
+#: The clock and the registers ride along with the bytes (cheap, and they explain runtime).
+BYTES_PASS_EXTRA = ("sm__cycles_elapsed.avg.per_second", "launch__registers_per_thread")
+
+
+def select_metrics(
+    known: set[str] | None, wanted: tuple[str, ...] = REQUIRED_METRICS + DIAGNOSTIC_METRICS
+) -> tuple[list[str], list[str]]:
+    """(metrics of ``wanted`` to ask for, those dropped as unknown); with no query, only the
+    required ones are asked for."""
     if not known:
-        return list(REQUIRED_METRICS), list(DIAGNOSTIC_METRICS)
+        keep = [m for m in wanted if m in REQUIRED_METRICS]
+        return keep, [m for m in wanted if m not in keep]
     keep, dropped = [], []
-    for m in (*REQUIRED_METRICS, *DIAGNOSTIC_METRICS):
+    for m in wanted:
         base = m.split(".")[0]
         # launch__ metrics are launch attributes, not always listed; the required ones stay.
         if base in known or (m in REQUIRED_METRICS and base.startswith("launch__")):
@@ -159,7 +167,8 @@ def parse_csv(text: str) -> list[dict[str, Any]]:
                 num = _number(v)
                 if num is not None:
                     metrics[k] = num * units.get(k, 1.0)
-        kernels.append({"id": int(kid), "name": d.get("Kernel Name", ""), "metrics": metrics})
+        name = d.get("Kernel Name") or d.get("Function Name") or d.get("Demangled Name") or ""
+        kernels.append({"id": int(kid), "name": name, "metrics": metrics})
     return sorted(kernels, key=lambda k: k["id"])
 
 

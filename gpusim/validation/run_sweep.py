@@ -9,6 +9,7 @@ counters not permitted) leaves a timing-only dataset that says why.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -25,6 +26,7 @@ from gpusim.validation.store import RecordStore
 
 SWEEP_FILE = "sweep.jsonl"
 NCU_FILE = "ncu.json"
+PROVENANCE_FILE = "provenance.json"
 
 
 def select(configs: list[ValidationConfig], only: str | None) -> list[ValidationConfig]:
@@ -35,6 +37,35 @@ def select(configs: list[ValidationConfig], only: str | None) -> list[Validation
     return [c for c in configs if any(p in c.config_id for p in parts)]
 
 
+def _ncu_pass(
+    exe: str,
+    name: str,
+    ids: list[str],
+    metrics: list[str],
+    out_dir: Path,
+    cubin_dir: Path | None,
+    timeout_s: float,
+    log: Callable[[str], None],
+) -> dict[str, Any]:
+    from gpusim.validation import ncu
+
+    if "launch__grid_size" not in metrics:  # the markers are told apart by their grid size
+        metrics = [*metrics, "launch__grid_size"]
+    ids_file = out_dir / f"ncu_{name}_ids.txt"
+    ids_file.write_text("\n".join(ids) + "\n")
+    argv = [sys.executable, "-m", "gpusim.validation.ncu_driver", "--ids-file", str(ids_file)]
+    if cubin_dir:
+        argv += ["--cubin-dir", str(cubin_dir)]
+    log(f"ncu {name}: {len(ids)} configs, {len(metrics)} metrics")
+    t0 = time.perf_counter()
+    res = ncu.profile(exe, argv, ids, out_dir / f"ncu_{name}", metrics, timeout_s)
+    res["wall_s"] = time.perf_counter() - t0
+    log(f"ncu {name}: {res.get('kernels_profiled', 0)} kernels in {res['wall_s']:.1f} s")
+    if res.get("error"):
+        log(f"ncu {name}: {res['error']}")
+    return res
+
+
 def ncu_step(
     configs: list[ValidationConfig],
     out_dir: Path,
@@ -42,45 +73,52 @@ def ncu_step(
     timeout_s: float,
     log: Callable[[str], None],
 ) -> dict[str, Any]:
-    """Counts of the ncu-marked configs (reusing ``ncu.json``); ``available`` says if ncu ran."""
+    """Counts of the ncu-marked configs (reusing ``ncu.json``); ``available`` says if ncu ran.
+
+    Two ncu processes: the bytes, time and clock of every marked config first (few replay
+    passes), then the diagnostic counters (instructions by pipe, stalls, occupancy), so
+    that a slow or failing diagnostic pass cannot cost the bytes.
+    """
     from gpusim.validation import ncu
 
     path = out_dir / NCU_FILE
     state: dict[str, Any] = json.loads(path.read_text()) if path.exists() else {}
     state.setdefault("by_config", {})
-    todo = [c.config_id for c in configs if c.ncu and c.config_id not in state["by_config"]]
     exe = ncu.find_ncu()
     if exe is None:
         state |= {"available": False, "error": "ncu not found: timing-only dataset"}
         log(state["error"])
         return state
-    if not todo:
+    marked = [c.config_id for c in configs if c.ncu]
+    todo = [i for i in marked if i not in state["by_config"]]
+    todo_diag = [i for i in marked if "diagnostics" not in state["by_config"].get(i, {})]
+    if not todo and not todo_diag:
         return state
     known, qerr = ncu.query_metrics(exe)
-    metrics, dropped = ncu.select_metrics(known)
-    state |= {"available": True, "ncu": exe, "metrics_dropped": dropped}
+    state |= {"available": True, "ncu": exe}
     if qerr:
         state["query_error"] = qerr
-    ids_file = out_dir / "ncu_ids.txt"
-    ids_file.write_text("\n".join(todo) + "\n")
-    argv = [sys.executable, "-m", "gpusim.validation.ncu_driver", "--ids-file", str(ids_file)]
-    if cubin_dir:
-        argv += ["--cubin-dir", str(cubin_dir)]
-    log(f"ncu: profiling {len(todo)} configs with {len(metrics)} metrics")
-    t0 = time.perf_counter()
-    res = ncu.profile(exe, argv, todo, out_dir / "ncu_report", metrics, timeout_s)
-    log(f"ncu: {res.get('kernels_profiled', 0)} kernels in {time.perf_counter() - t0:.1f} s")
-    state["by_config"].update(res.pop("by_config", {}))
-    state["last_run"] = res
-    if res.get("error") or not state["by_config"]:
-        state["error"] = res.get("error", "ncu counted nothing; see last_run.log_tail")
-        log(f"ncu: {state['error']}")
-    try:
-        ver = subprocess.run([exe, "--version"], capture_output=True, text=True)
-        state["version"] = ver.stdout.strip().splitlines()[-1] if ver.stdout else None
-    except OSError:
-        pass
-    path.write_text(json.dumps(state, indent=1))
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        ver = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=30)
+        state["version"] = ver.stdout.strip().splitlines()[-1] if ver.stdout.strip() else None
+    if todo:
+        metrics, dropped = ncu.select_metrics(known, ncu.REQUIRED_METRICS + ncu.BYTES_PASS_EXTRA)
+        res = _ncu_pass(exe, "bytes", todo, metrics, out_dir, cubin_dir, timeout_s, log)
+        state["by_config"].update(res.pop("by_config", {}))
+        state["bytes_pass"] = res | {"metrics_dropped": dropped}
+        if not state["by_config"]:
+            state["error"] = res.get("error", "ncu counted nothing; see bytes_pass.log_tail")
+        path.write_text(json.dumps(state, indent=1))
+    todo_diag = [i for i in todo_diag if i in state["by_config"]]
+    if todo_diag:
+        metrics, dropped = ncu.select_metrics(known, ncu.DIAGNOSTIC_METRICS)
+        res = _ncu_pass(exe, "diagnostics", todo_diag, metrics, out_dir, cubin_dir, timeout_s, log)
+        for cid, summ in res.pop("by_config", {}).items():
+            state["by_config"][cid]["diagnostics"] = [
+                {"name": k["name"], "metrics": k["metrics"]} for k in summ["kernels"]
+            ]
+        state["diagnostics_pass"] = res | {"metrics_dropped": dropped}
+        path.write_text(json.dumps(state, indent=1))
     return state
 
 
@@ -136,6 +174,18 @@ def run_sweep(
         prov["nvrtc_version"] = f"unknown ({type(exc).__name__})"
     prov["argv"] = list(sys.argv)
     prov["commit_env"] = os.environ.get("GPUSIM_COMMIT")
+    method = {
+        "timer": "CUDA events around one launch",
+        "statistic": "median",
+        "repeats": repeats,
+        "warmup": warmup,
+        "l2_flush_bytes": L2_FLUSH_BYTES,
+        "inputs": "standard normal, fresh per workload (never zeros)",
+        "correctness": "relative error of one (batch, head) slice against a float64 "
+        "(flash2) or float32 (standard) reference; above the limit the config fails",
+    }
+    # Written first, so that an interrupted run can still be assembled (assemble_dir).
+    (out_dir / PROVENANCE_FILE).write_text(json.dumps({"provenance": prov, "method": method}))
     store = RecordStore(out_dir / SWEEP_FILE)
     measurer = SweepMeasurer(store, cubin_dir, repeats, warmup, log)
     t0 = time.perf_counter()
@@ -153,19 +203,25 @@ def run_sweep(
         if use_ncu
         else {"available": False, "error": "ncu switched off (--no-ncu)"}
     )
-    method = {
-        "timer": "CUDA events around one launch",
-        "statistic": "median",
-        "repeats": repeats,
-        "warmup": warmup,
-        "l2_flush_bytes": L2_FLUSH_BYTES,
-        "inputs": "standard normal, fresh per workload (never zeros)",
-        "correctness": "relative error of one (batch, head) slice against a float64 "
-        "(flash2) or float32 (standard) reference; above the limit the config fails",
-        "sweep_wall_s": time.perf_counter() - t0,
-    }
-    data = assemble(configs, store, ncu_state, prov, method)
-    path = out_dir / f"{gpu_model(prov.get('gpu_name', 'gpu')).lower() or 'gpu'}-dataset.json"
+    method["sweep_wall_s"] = time.perf_counter() - t0
+    (out_dir / PROVENANCE_FILE).write_text(json.dumps({"provenance": prov, "method": method}))
+    return write_dataset(out_dir, assemble(configs, store, ncu_state, prov, method), log)
+
+
+def write_dataset(out_dir: Path, data: dict[str, Any], log: Callable[[str], None]) -> Path:
+    """Write ``data`` as ``<out>/<gpu model>-dataset.json``; its path."""
+    model = gpu_model(data["provenance"].get("gpu_name", "gpu")).lower() or "gpu"
+    path = out_dir / f"{model}-dataset.json"
     path.write_text(json.dumps(data, indent=1) + "\n")
     log(f"dataset: {path} ({len(data['records'])} records)")
     return path
+
+
+def assemble_dir(out_dir: Path, log: Callable[[str], None] = print) -> Path:
+    """The dataset of a run folder from its files alone (no GPU): for an interrupted run."""
+    meta = json.loads((out_dir / PROVENANCE_FILE).read_text())
+    ncu_path = out_dir / NCU_FILE
+    ncu_state = json.loads(ncu_path.read_text()) if ncu_path.exists() else {"available": False}
+    store = RecordStore(out_dir / SWEEP_FILE)
+    data = assemble(sweep_configs(), store, ncu_state, meta["provenance"], meta["method"])
+    return write_dataset(out_dir, data, log)

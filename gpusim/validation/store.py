@@ -8,6 +8,7 @@ is not retried unless asked (``retry_failed``).
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -42,12 +43,26 @@ class RecordStore:
         return not (self.retry_failed and rec.get("status") != "ok")
 
     def add(self, record: dict[str, Any]) -> None:
-        """Append ``record`` (it must have an ``id``) and flush it to disk at once."""
+        """Append ``record`` (it must have an ``id``) and flush it to disk at once.
+
+        NaN and infinities (a broken run's error, say) are stored as null: JSON has neither.
+        """
+        record = _finite(record)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self.path.open("a") as f:
-            f.write(json.dumps(record, allow_nan=False) + "\n")
+            f.write(json.dumps(record, allow_nan=False, default=str) + "\n")
         self.records[record["id"]] = record
 
     def ordered(self, ids: list[str]) -> list[dict[str, Any]]:
         """The records of ``ids`` that exist, in that order."""
         return [self.records[i] for i in ids if i in self.records]
+
+
+def _finite(obj: Any) -> Any:
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_finite(v) for v in obj]
+    return obj

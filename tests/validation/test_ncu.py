@@ -55,6 +55,8 @@ def test_select_metrics_drops_unknown_diagnostics_but_keeps_required():
     assert "smsp__inst_executed.sum" in dropped
     keep, dropped = ncu.select_metrics(set())
     assert keep == list(ncu.REQUIRED_METRICS)
+    keep, dropped = ncu.select_metrics(known, ncu.DIAGNOSTIC_METRICS)
+    assert "dram__bytes_read.sum" not in keep and "sm__cycles_elapsed.max" in keep
 
 
 def test_no_header_means_no_kernels():

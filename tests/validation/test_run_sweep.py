@@ -36,3 +36,18 @@ def test_assemble_merges_counts_in_sweep_order(tmp_path):
     assert [r["id"] for r in data["records"]] == [c.config_id for c in configs]
     assert "counts" in data["records"][1] and "counts" not in data["records"][0]
     assert data["ncu"] == {"available": True}
+
+
+def test_assemble_dir_from_files(tmp_path):
+    import json
+
+    from gpusim.validation.dataset import load_dataset
+    from gpusim.validation.run_sweep import PROVENANCE_FILE, SWEEP_FILE, assemble_dir
+
+    c = sweep_configs()[0]
+    RecordStore(tmp_path / SWEEP_FILE).add(c.as_dict() | {"status": "ok", "median_s": 1e-3})
+    meta = {"provenance": dict(PROVENANCE), "method": {"repeats": 1}}
+    (tmp_path / PROVENANCE_FILE).write_text(json.dumps(meta))
+    path = assemble_dir(tmp_path, lambda m: None)
+    assert path.name == "h200-dataset.json"
+    assert [r["id"] for r in load_dataset(path)["records"]] == [c.config_id]

@@ -33,3 +33,10 @@ def test_record_without_id_is_an_error(tmp_path):
     p.write_text('{"status": "ok"}\n')
     with pytest.raises(GpusimError, match="id"):
         RecordStore(p)
+
+
+def test_non_finite_numbers_are_stored_as_null(tmp_path):
+    s = RecordStore(tmp_path / "s.jsonl")
+    s.add({"id": "a", "status": "failed", "rel_err": float("nan"), "t": [1.0, float("inf")]})
+    again = RecordStore(tmp_path / "s.jsonl")
+    assert again.records["a"]["rel_err"] is None and again.records["a"]["t"] == [1.0, None]
