@@ -22,7 +22,7 @@ from algorithms.base import OnChip
 from gpusim.counting import MAX_TRACED_STEPS, count, traced_classes
 from gpusim.engine.clock import seconds
 from gpusim.engine.counters import Counters
-from gpusim.engine.prepare import PreparedKernel, prepare
+from gpusim.engine.prepare import MANY_CLASSES, PreparedKernel, prepare
 from gpusim.engine.rates import rates_for
 from gpusim.engine.result import KernelResult, SimResult, bound_of, utilisation
 from gpusim.engine.sim import Sim, run_kernels
@@ -33,9 +33,11 @@ from gpusim.workload import Workload
 
 DETAILS = ("auto", "aggregated", "full")
 #: ``auto`` simulates every CTA and step when that is at most this many CTA-phases.
-AUTO_FULL_MAX_PHASES = 20_000
+AUTO_FULL_MAX_PHASES = 4_000
 #: The detailed path refuses more CTA-phases than this (minutes of wall time).
-FULL_MAX_PHASES = 5_000_000
+FULL_MAX_PHASES = 2_000_000
+#: The aggregated path refuses kernels whose CTAs it would have to run one by one past this.
+AGGREGATED_MAX_PHASES = 1_000_000
 
 
 def _check_detail(detail: str) -> None:
@@ -81,6 +83,15 @@ def simulate(
         full = prepare_all(False)
         if sum(p.cta_phases for p in full) <= AUTO_FULL_MAX_PHASES:
             prepared, want_full = full, True
+    if not want_full:
+        alone = sum(p.cta_phases for p in prepared if p.timing_classes > MANY_CLASSES)
+        if alone > AGGREGATED_MAX_PHASES:
+            raise GpusimError(
+                f"{algorithm} on this workload has CTAs of many different programs (causal "
+                f"masking), which the engine runs one by one: about {alone:,} CTA-phases, "
+                f"limit {AGGREGATED_MAX_PHASES:,}; use fewer batch x heads (time scales with "
+                f"them) or larger blocks"
+            )
     if want_full:
         phases = sum(p.cta_phases for p in prepared)
         if phases > FULL_MAX_PHASES:
