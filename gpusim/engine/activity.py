@@ -98,6 +98,7 @@ class Activity:
             moved = other.weight(MEMBERS)
 
             def weight_of(part: Part) -> int:
+                """The new group's share of a part."""
                 return moved if part.kind == MEMBERS else 0
 
             a.job = old.split(self.job, weight_of, a._job_done)

@@ -25,6 +25,7 @@ class _Runs:
     def runs(
         self, start: int, end: int, bpb: int, merge: bool = True
     ) -> list[tuple[int, int, int]]:
+        """Runs ``(first, last + 1, value)`` over CTAs ``[start, end)`` (merged across bh)."""
         out: list[list[int]] = []
         n = start
         while n < end:

@@ -179,6 +179,7 @@ class _PhaseBuilder:
         self.carry: tuple[int, ...] = ()
 
     def add(self, lookups=(), loads=(), compute=None, computes_last=None) -> None:
+        """Append a phase (dropping empty parts); ``computes_last``: the chunk it finishes."""
         loads = tuple(ld for ld in loads if ld.frac > 1e-12 and self.chunks[ld.chunk].read_bytes)
         lookups = tuple(c for c in lookups if self.chunks[c].read_bytes)
         if compute is not None and (
@@ -193,6 +194,7 @@ class _PhaseBuilder:
             self.carry = (*self.carry, computes_last)
 
     def finish(self) -> list[Phase]:
+        """The phases, with a last one for writes still carried."""
         if self.carry:
             self.add()
         return self.phases

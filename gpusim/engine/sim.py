@@ -73,6 +73,7 @@ def run_kernels(sim: Sim, specs: list[KernelSpec]) -> list[KernelRun]:
     runs: list[KernelRun] = []
 
     def driver():
+        """Launch the kernels one after another."""
         for spec in specs:
             yield sim.env.timeout(sim.rates.launch_ticks)
             kr = KernelRun(sim, spec.name, spec.grid, spec.plans, spec.ctas_per_sm, spec.aggregated)

@@ -72,6 +72,7 @@ def simulate(
     traced = [traced_classes(k, budget) for k in kernels]
 
     def prepare_all(aggregated: bool) -> list[PreparedKernel]:
+        """Every kernel ready for one path."""
         return [
             prepare(k, profile, rates, aggregated, budget, real.get(k.name), classes)
             for k, classes in zip(kernels, traced, strict=True)
