@@ -162,8 +162,14 @@ def _no_fit_error(algorithm, workload, profile, verdicts, sram_bytes) -> GpusimE
     need = smallest_sram_bytes(algorithm, workload, profile, verdicts)
     what = f"{algorithm} (head_dim {workload.head_dim}, {workload.dtype})"
     if need is None:
-        reasons = sorted({v.reason for v in verdicts if v.reason})
-        return GpusimError(f"no schedule of {what} can run on {profile.name}: {reasons[0]}")
+        # No SRAM size helps: say what blocks the schedules once shared memory is unlimited.
+        needs = [v.footprint.smem_bytes_per_cta for v in verdicts if v.footprint]
+        roomy = with_sram_bytes(profile, max(needs)) if needs else profile
+        reasons = [check(algorithm, workload, v.schedule, roomy).reason for v in verdicts]
+        reasons = sorted({r for r in reasons if r} or {v.reason for v in verdicts if v.reason})
+        return GpusimError(
+            f"no schedule of {what} can run on {profile.name} at any SRAM size: {reasons[0]}"
+        )
     return GpusimError(
         f"no schedule of {what} fits in {sram_bytes / KIB:g} KiB of shared memory per CTA; "
         f"the smallest SRAM that works is {-(-need // KIB)} KiB ({need} B): use --sram-kib "

@@ -71,3 +71,9 @@ def test_unsupported_kernel_instances_are_rejected_with_the_kernels_reason(h200,
     r = tune("flash2", W, h200, simulate=fake_simulate)
     shapes = [x for x in r.rejected if x.schedule.block_m == 64 and x.schedule.warps == 8]
     assert shapes and all(x.reason.startswith("kernel") for x in shapes)
+
+
+def test_no_sram_size_helps_says_what_blocks_instead(h200, fake_simulate):
+    w = W.model_copy(update={"head_dim": 1024, "dtype": "fp16"})
+    with pytest.raises(GpusimError, match="at any SRAM size: registers"):
+        tune("flash2", w, h200, simulate=fake_simulate)
