@@ -31,15 +31,21 @@ SUMMARY = REPORTS / "h200_tuning_proof_summary.json"
 MARKDOWN = REPORTS / "h200_tuning_proof.md"
 
 
+def _git(*args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(REPORTS.parents[1]), *args],
+        capture_output=True,
+        text=True,
+        timeout=10,
+        check=True,
+    ).stdout.strip()
+
+
 def _commit() -> str:
+    """HEAD, with ``+dirty`` when the model's code differs from it (predictions depend on it)."""
     try:
-        return subprocess.run(
-            ["git", "-C", str(REPORTS.parents[1]), "rev-parse", "HEAD"],
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=True,
-        ).stdout.strip()
+        dirty = _git("status", "--porcelain", "--untracked-files=no", "gpusim", "algorithms")
+        return _git("rev-parse", "HEAD") + ("+dirty" if dirty else "")
     except (subprocess.SubprocessError, OSError):
         return "unknown"
 
