@@ -200,3 +200,16 @@ def test_the_small_profile_helper_scales_bandwidth(h200):
     assert s.sm_count.value == 8
     ratio = s.dram_bandwidth_bytes_per_s.value / h200.dram_bandwidth_bytes_per_s.value
     assert ratio == pytest.approx(8 / 132)
+
+
+def test_flash2_dram_leaves_linear_growth_when_a_batch_head_outgrows_a_wave(h200):
+    # While one batch-head's Q blocks (N / Br) fit in one wave (2 x 132 CTAs on the H200),
+    # K and V come from DRAM once. Past N = 264 x 128, every wave re-streams K and V
+    # (2 x N x d x 2 B per batch-head: 32 MiB at N = 65536, which the LRU L2 does not keep).
+    def dram(n):
+        w = Workload(batch=1, heads=8, seq_len_q=n, seq_len_k=n)
+        return simulate("flash2", w, Schedule(), h200).dram_read_bytes
+
+    d16, d32, d64 = dram(16384), dram(32768), dram(65536)
+    assert d32 / d16 == pytest.approx(2.0, rel=0.02)
+    assert d64 / d32 > 3.0
