@@ -134,7 +134,7 @@ def estimate(
     if schedule.algorithm != algorithm:
         schedule = schedule.model_copy(update={"algorithm": algorithm})
     alg.check(workload, schedule)
-    rates = rates_for(profile, workload.dtype)
+    rates = rates_for(profile, workload.dtype, schedule.warps)
     sms = rates.sm_count
     out = Estimate(algorithm, 0.0)
     for kernel in alg.kernels(workload, schedule):

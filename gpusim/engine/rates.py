@@ -14,8 +14,8 @@ Pipes of one SM (shared by its co-resident CTAs, processor sharing):
 - ``smem``: shared-memory bytes read and written by the warps.
 
 A step's compute takes as long as its busiest pipe (the pipes run in
-parallel), then its barriers: each costs :data:`BARRIER_CYCLES` cycles of the
-CTA's time (not of the pipes', so co-resident CTAs fill the gap).
+parallel), then its barriers: each costs the CTA :func:`barrier_cycles` SM
+cycles (of its own time, not of the pipes', so co-resident CTAs fill the gap).
 """
 
 from __future__ import annotations
@@ -27,11 +27,16 @@ from gpusim.profiles.schema import HardwareProfile
 
 PIPES = ("tensor", "fp32", "sfu", "smem")
 
-#: Cost of one ``__syncthreads()`` in SM cycles: the CTA's warps drain and regroup.
-#: An engine assumption (the profiles carry no measured figure yet): about the
-#: latency of a few dependent instructions, so that a barrier per tile step is
-#: visible but small next to a tile's arithmetic, as split-K kernels show.
-BARRIER_CYCLES = 40
+#: Cost of one ``__syncthreads()``: ``BASE + PER_WARP x warps`` SM cycles. Measured on the
+#: project's H200 (benchmarks/barrier_cost.py, benchmarks/barrier_cost_h200.json, 2026-11-30):
+#: 10.2, 12.1, 16.2, 24.1 and 39.5 cycles for 1, 2, 4, 8 and 16 warps per CTA.
+BARRIER_BASE_CYCLES = 8.0
+BARRIER_CYCLES_PER_WARP = 2.0
+
+
+def barrier_cycles(warps: int) -> float:
+    """SM cycles one barrier costs a CTA of ``warps`` warps (the H200 fit above)."""
+    return BARRIER_BASE_CYCLES + BARRIER_CYCLES_PER_WARP * warps
 
 
 @dataclass(frozen=True)
@@ -66,8 +71,8 @@ class Rates:
         return self.pipe_per_s[pipe] * self.sm_count
 
 
-def rates_for(profile: HardwareProfile, dtype: str) -> Rates:
-    """The engine's rates for ``profile`` with storage type ``dtype``."""
+def rates_for(profile: HardwareProfile, dtype: str, warps: int = 4) -> Rates:
+    """The engine's rates for ``profile``, storage type ``dtype``, ``warps`` warps per CTA."""
     clk = profile.sm_clock_hz.value
     if dtype in ("fp16", "bf16"):
         mma_pipe = "tensor"
@@ -81,8 +86,6 @@ def rates_for(profile: HardwareProfile, dtype: str) -> Rates:
         "sfu": profile.sfu_exp_per_clk_per_sm.value * clk,
         "smem": profile.smem_bandwidth_bytes_per_clk_per_sm.value * clk,
     }
-    barrier_cycles = getattr(profile, "barrier_cycles", None)
-    barrier_cycles = barrier_cycles.value if barrier_cycles is not None else BARRIER_CYCLES
     return Rates(
         sm_count=profile.sm_count.value,
         clock_hz=clk,
@@ -93,7 +96,7 @@ def rates_for(profile: HardwareProfile, dtype: str) -> Rates:
         l2_bytes_per_s=profile.l2_bandwidth_bytes_per_s.value,
         dram_latency_ticks=ticks(profile.dram_latency_s.value),
         l2_latency_ticks=ticks(profile.l2_latency_s.value),
-        barrier_ticks=ticks(barrier_cycles / clk),
+        barrier_ticks=ticks(barrier_cycles(warps) / clk),
         launch_ticks=ticks(profile.kernel_launch_overhead_s.value),
         l2_bytes=profile.l2_bytes.value,
     )

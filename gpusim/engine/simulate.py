@@ -66,7 +66,7 @@ def simulate(
     counts = count(algorithm, workload, schedule)
     schedule = Schedule(**counts.schedule)
     kernels = get_algorithm(algorithm).kernels(workload, schedule)
-    rates = rates_for(profile, workload.dtype)
+    rates = rates_for(profile, workload.dtype, schedule.warps)
 
     budget = [MAX_TRACED_STEPS]
     traced = [traced_classes(k, budget) for k in kernels]
