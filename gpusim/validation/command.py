@@ -13,7 +13,7 @@ from typing import Any
 
 from gpusim.profiles.loader import load_profile
 from gpusim.validation.compare import compare_records, summary
-from gpusim.validation.dataset import check_profile, load_dataset
+from gpusim.validation.dataset import check_profile, load_dataset, merge_records
 from gpusim.validation.report import write_report
 
 DEFAULT_PROFILE = "h200-sxm-calibrated"
@@ -21,29 +21,37 @@ DEFAULT_OUT = Path("reports/validation")
 
 
 def compare_dataset(
-    dataset: Path,
+    datasets: Path | list[Path],
     profile_name: str = DEFAULT_PROFILE,
     out_dir: Path | None = None,
     jobs: int | None = None,
     write: bool = True,
     log: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
-    """Recompute the comparison of ``dataset``; the command's JSON object."""
-    data = load_dataset(dataset)
+    """Recompute the comparison of one dataset, or of several merged in order (a later
+    dataset's re-measurement of a config supersedes the earlier one); the command's JSON."""
+    paths = [Path(datasets)] if isinstance(datasets, str | Path) else [Path(p) for p in datasets]
     profile = load_profile(profile_name)
-    check_profile(data, profile)
-    rows = compare_records(data["records"], profile, jobs=jobs, log=log)
+    loaded = []
+    for p in paths:
+        data = load_dataset(p)
+        check_profile(data, profile)
+        loaded.append((p, data))
+    named = [(_name(p, out_dir), d) for p, d in loaded]
+    records, superseded = merge_records(named)
+    rows = compare_records(records, profile, jobs=jobs, log=log)
     summ = summary(rows)
     files: list[Path] = []
     if write:
-        files = write_report(
-            data, Path(dataset), profile.name, rows, summ, out_dir or dataset.parent
-        )
-    failed = [r["id"] for r in data["records"] if r.get("status") != "ok"]
+        target = out_dir or paths[0].parent
+        files = write_report(named, records, superseded, profile.name, rows, summ, target)
+    failed = [r["id"] for r in records if r.get("status") != "ok"]
     return {
-        "dataset": str(dataset),
+        "dataset": str(paths[0]),
+        "datasets": [str(p) for p in paths],
+        "superseded": superseded,
         "profile": profile.name,
-        "gpu": data["provenance"]["gpu_name"],
+        "gpu": loaded[0][1]["provenance"]["gpu_name"],
         "configs": summ["configs"],
         "failed": failed,
         "runtime_mape": summ["runtime_mape"],
@@ -63,8 +71,16 @@ def compare_dataset(
     }
 
 
+def _name(path: Path, out_dir: Path | None) -> str:
+    """The dataset's path relative to the report folder when it lies below it."""
+    try:
+        return str(path.resolve().relative_to((out_dir or path.parent).resolve()))
+    except ValueError:
+        return str(path)
+
+
 def validate(
-    from_path: Path | None,
+    from_path: Path | list[Path] | None,
     profile_name: str = DEFAULT_PROFILE,
     out_dir: Path | None = None,
     cubin_dir: Path | None = None,
@@ -75,7 +91,7 @@ def validate(
     log: Callable[[str], None] = print,
 ) -> dict[str, Any]:
     """``--from``: compare a recorded dataset; otherwise measure on this GPU, then compare."""
-    if from_path is not None:
+    if from_path:
         return compare_dataset(from_path, profile_name, out_dir, jobs, log=None)
     from gpusim.validation.run_sweep import run_sweep
 

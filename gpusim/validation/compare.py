@@ -152,8 +152,13 @@ def compare_record(rec: dict[str, Any], profile: HardwareProfile, detail: str = 
     )
 
 
-def _one(args: tuple[dict[str, Any], HardwareProfile, str]) -> Row:
-    return compare_record(*args)
+#: What forked workers read: the records and the profile (a profile does not pickle; with
+#: fork, the workers inherit it and only indices and rows cross the process boundary).
+_SHARED: dict[str, Any] = {}
+
+
+def _one(index: int) -> Row:
+    return compare_record(_SHARED["records"][index], _SHARED["profile"])
 
 
 def compare_records(
@@ -165,17 +170,24 @@ def compare_records(
     """Rows of every ok record, in order; ``jobs`` processes (default: the usable cores)."""
     ok = [r for r in records if r.get("status") == "ok"]
     jobs = jobs or max(1, len(os.sched_getaffinity(0)))
-    tasks = [(r, profile, "auto") for r in ok]
-    if jobs <= 1 or len(tasks) <= 1:
+    forking = "fork" in mp.get_all_start_methods()
+    if jobs <= 1 or len(ok) <= 1 or not forking:
         rows = []
-        for t in tasks:
-            rows.append(_one(t))
+        for r in ok:
+            rows.append(compare_record(r, profile))
             if log:
                 log(f"simulated {rows[-1].id}: {100 * rows[-1].runtime_err:+.1f}%")
         return rows
-    ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
-    with ctx.Pool(min(jobs, len(tasks))) as pool:
-        return pool.map(_one, tasks, chunksize=1)
+    _SHARED.update(records=ok, profile=profile)
+    try:
+        # Slowest first (causal runs simulate longest), so the pool's tail is short.
+        order = sorted(range(len(ok)), key=lambda i: not ok[i]["workload"]["causal"])
+        with mp.get_context("fork").Pool(min(jobs, len(ok))) as pool:
+            rows = pool.map(_one, order, chunksize=1)
+    finally:
+        _SHARED.clear()
+    back = dict(zip(order, rows, strict=True))
+    return [back[i] for i in range(len(ok))]
 
 
 def _stats(errs: list[float]) -> dict[str, Any]:

@@ -91,3 +91,23 @@ def check_profile(data: dict[str, Any], profile: HardwareProfile) -> None:
                 f"the dataset's GPU reports {key} = {got} but profile {profile.name!r} has "
                 f"{want}; use a profile of that GPU"
             )
+
+
+def merge_records(datasets: list[tuple[str, dict[str, Any]]]) -> tuple[list[dict], list[dict]]:
+    """Records of several datasets in order, each tagged with its dataset's name; a later
+    dataset's record of the same config id supersedes the earlier one (a re-measurement).
+
+    Returns ``(records, superseded)``; superseded entries say which dataset replaced them.
+    """
+    by_id: dict[str, dict[str, Any]] = {}
+    superseded = []
+    for name, data in datasets:
+        for rec in data["records"]:
+            tagged = rec | {"dataset": name}
+            old = by_id.get(rec["id"])
+            if old is not None:
+                superseded.append(
+                    {"id": rec["id"], "dataset": old["dataset"], "superseded_by": name}
+                )
+            by_id[rec["id"]] = tagged
+    return list(by_id.values()), superseded

@@ -121,11 +121,14 @@ def _table(header: list[str], lines: list[list[str]]) -> str:
     return "\n".join(out)
 
 
-def _provenance_lines(data: dict[str, Any]) -> list[str]:
-    p = data["provenance"]
+def _provenance_lines(name: str, data: dict[str, Any], used: int, ncu: int) -> list[str]:
+    p, m = data["provenance"], data.get("method", {})
     smi = p.get("nvidia_smi") or p.get("nvidia_smi_before") or {}
     driver = smi.get("driver_version", p.get("driver_version", "?"))
     return [
+        f"**`{name}`** ({len(data['records'])} records, {used} of them judged here, "
+        f"{ncu} with Nsight counts)",
+        "",
         f"- GPU: {p.get('gpu_name')} ({p.get('sm_count', '?')} SMs, L2 "
         f"{p.get('l2_bytes', '?')} bytes), driver {driver}",
         f"- CUDA runtime {p.get('cuda_runtime_version')}, driver API "
@@ -134,26 +137,43 @@ def _provenance_lines(data: dict[str, Any]) -> list[str]:
         f"- measured {p.get('date_utc')} at commit {p.get('git_commit')}; SM clock as "
         f"nvidia-smi reported it at the start: {smi.get('clocks.sm', '?')} "
         f"(max {smi.get('clocks.max.sm', '?')})",
+        f"- method: {m.get('timer', 'CUDA events')}, {m.get('warmup', '?')} warm-up and "
+        f"{m.get('repeats', '?')} timed launches per config, median; L2 flushed before every "
+        f"launch ({m.get('l2_flush_bytes', '?')} bytes written); Nsight Compute with "
+        "`--clock-control none`, caches flushed before each profiled kernel",
+        "",
     ]
 
 
 def markdown(
-    data: dict[str, Any],
-    dataset_name: str,
+    datasets: list[tuple[str, dict[str, Any]]],
+    records: list[dict[str, Any]],
+    superseded: list[dict[str, Any]],
     profile_name: str,
     rows: list[Row],
     summ: dict[str, Any],
     notes: str,
 ) -> str:
     """The README text."""
-    failed = [r for r in data["records"] if r.get("status") != "ok"]
-    m = data.get("method", {})
+    failed = [r for r in records if r.get("status") != "ok"]
+    names = [n for n, _ in datasets]
+    froms = " ".join(f"--from reports/validation/{n}" for n in names)
+    prov: list[str] = []
+    for name, data in datasets:
+        used = [r for r in records if r.get("dataset") == name and r.get("status") == "ok"]
+        prov += _provenance_lines(name, data, len(used), sum(1 for r in used if r.get("counts")))
+    if superseded:
+        prov += [
+            "Re-measured configs (the later dataset's record is the one judged): "
+            + ", ".join(f"`{s['id']}` ({s['dataset']} → {s['superseded_by']})" for s in superseded),
+            "",
+        ]
     lines = [
         "# Validation on the H200: predicted against measured",
         "",
-        "Written by `gpusim validate --from "
-        f"reports/validation/{dataset_name}`; regenerate it the same way. The dataset "
-        f"(`{dataset_name}`) is the GPU run's output as produced; nothing in it was edited.",
+        f"Written by `gpusim validate {froms} --out reports/validation`; regenerate it the "
+        "same way (no GPU needed). The datasets are the GPU runs' output as produced; nothing "
+        "in them was edited.",
         "",
         "## What fed the model and what judged it",
         "",
@@ -162,19 +182,13 @@ def markdown(
         f"`hardware_profiles/{profile_name}.yaml`): DRAM copy bandwidth, L2 bandwidth and "
         "latency, DRAM latency, mma.sync rate per dtype and the SM clock under mma load, "
         "FFMA, MUFU.EX2 and shared-memory rates, launch overhead, device limits.",
-        "- **Validation (judged it):** the attention runs of this dataset: "
-        f"{len(data['records'])} configurations ({len(rows)} measured, {len(failed)} failed), "
+        "- **Validation (judged it):** the attention runs of the datasets below: "
+        f"{len(records)} configurations ({len(rows)} measured, {len(failed)} failed), "
         "none of which set any parameter. No constant was fitted to these timings.",
         "",
         "## Provenance",
         "",
-        *_provenance_lines(data),
-        f"- method: {m.get('timer', 'CUDA events')}, {m.get('warmup', '?')} warm-up and "
-        f"{m.get('repeats', '?')} timed launches per config, median; L2 flushed before every "
-        f"launch ({m.get('l2_flush_bytes', '?')} bytes written); Nsight Compute "
-        f"{'on ' + str(summ['ncu_configs']) + ' configs' if summ['ncu_configs'] else 'not run'}"
-        " with `--clock-control none`.",
-        "",
+        *prov,
         "## Headline",
         "",
         _table(
@@ -321,8 +335,9 @@ def markdown(
 
 
 def write_report(
-    data: dict[str, Any],
-    dataset_path: Path,
+    datasets: list[tuple[str, dict[str, Any]]],
+    records: list[dict[str, Any]],
+    superseded: list[dict[str, Any]],
     profile_name: str,
     rows: list[Row],
     summ: dict[str, Any],
@@ -332,15 +347,18 @@ def write_report(
     out_dir.mkdir(parents=True, exist_ok=True)
     notes_path = out_dir / "notes.md"
     notes = notes_path.read_text() if notes_path.exists() else ""
+    names = [n for n, _ in datasets]
+    gpu = datasets[0][1]["provenance"]["gpu_name"]
     written = [
         write_csv(rows, out_dir / "errors.csv"),
-        scatter(rows, out_dir / "scatter.png", f"gpusim on {data['provenance']['gpu_name']}"),
+        scatter(rows, out_dir / "scatter.png", f"gpusim on {gpu}"),
     ]
     comp = out_dir / "comparison.json"
     comp.write_text(
         json.dumps(
             {
-                "dataset": dataset_path.name,
+                "datasets": names,
+                "superseded": superseded,
                 "profile": profile_name,
                 "targets": TARGETS,
                 "summary": summ,
@@ -351,5 +369,5 @@ def write_report(
         + "\n"
     )
     readme = out_dir / "README.md"
-    readme.write_text(markdown(data, dataset_path.name, profile_name, rows, summ, notes))
+    readme.write_text(markdown(datasets, records, superseded, profile_name, rows, summ, notes))
     return [*written, comp, readme]

@@ -1,11 +1,17 @@
 """Standard attention on the GPU: cuBLAS products (``cupy.matmul``) around a row-softmax kernel.
 
 The three kernels of the model's ``standard`` algorithm, each timed on its own (CUDA events,
-L2 flushed before every repeat): ``S = Q K^T`` (fp16, fp32 accumulation by cuBLAS),
+L2 flushed before every repeat): ``S = Q K^T`` (fp16 in and out, fp32 accumulation, by cuBLAS
+through ``torch.matmul`` on zero-copy views of the CuPy arrays),
 ``P = softmax(S / sqrt(d))`` by :file:`cuda/row_softmax.cu` (one CTA per row, the row kept in
 shared memory, so S is read once and P written once), and ``O = P V``. K^T is made contiguous
 before timing, so the first product is one plain batched GEMM. Non-causal only: cuBLAS
 computes every tile, while the model's causal ``standard`` skips the masked ones.
+
+Why torch and not ``cupy.matmul``: CuPy 14.2 on the H200 ran fp16 batched products as an fp32
+SIMT SGEMM on up-cast copies (Nsight showed ``sm80_xmma_gemm_f32f32_..._ffma`` kernels
+writing fp32 S), which is not the fp16 tensor-core product the model's ``standard`` describes.
+``gemm="cupy"`` keeps that path for comparison.
 """
 
 from __future__ import annotations
@@ -45,11 +51,27 @@ def check_workload(w: Workload) -> None:
         raise GpusimError(f"the softmax kernel needs seq_len_k % 8 == 0 (got {w.seq_len_k})")
 
 
+GEMMS = ("torch", "cupy")
+
+
+def default_gemm() -> str:
+    """``torch`` where PyTorch with CUDA is importable, else ``cupy``."""
+    try:
+        import torch
+
+        return "torch" if torch.cuda.is_available() else "cupy"
+    except ImportError:
+        return "cupy"
+
+
 class StandardAttention:
     """Builds the softmax kernel once and runs or times the three stages on CuPy arrays."""
 
-    def __init__(self, cp: Any, cubin: Path | None = None):
+    def __init__(self, cp: Any, cubin: Path | None = None, gemm: str | None = None):
         self.cp = cp
+        self.gemm = gemm or default_gemm()
+        if self.gemm not in GEMMS:
+            raise GpusimError(f"unknown GEMM backend {self.gemm!r}; use one of {GEMMS}")
         try:
             if cubin is not None and cubin.exists():
                 from gpusim.kernels.build import elf_function_symbols
@@ -77,6 +99,29 @@ class StandardAttention:
             "built_by": self.built_by,
         }
 
+    def gemm_info(self) -> dict:
+        """Which library ran the two products."""
+        if self.gemm == "cupy":
+            return {"gemm": "cupy.matmul", "cupy_version": self.cp.__version__}
+        import torch
+
+        return {
+            "gemm": "torch.matmul (cuBLAS, fp16 in/out)",
+            "torch_version": torch.__version__,
+            "fp16_reduced_precision_reduction": bool(
+                torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction
+            ),
+        }
+
+    def _matmul(self, a: Any, b: Any, out: Any):
+        """``out = a @ b`` by the chosen library; a function of no arguments."""
+        if self.gemm == "cupy":
+            return lambda: self.cp.matmul(a, b, out=out)
+        import torch
+
+        ta, tb, tout = (torch.from_dlpack(x) for x in (a, b, out))
+        return lambda: torch.matmul(ta, tb, out=tout)
+
     def buffers(self, w: Workload, seed: int = 0) -> dict[str, Any]:
         """Random fp16 Q, K^T (contiguous), V and the S, P, O outputs."""
         check_workload(w)
@@ -98,7 +143,7 @@ class StandardAttention:
 
     def launchers(self, w: Workload, b: dict[str, Any]) -> dict[str, Any]:
         """One callable per stage, in order."""
-        cp, fn = self.cp, self.fn
+        fn = self.fn
         import numpy as np
 
         smem = softmax_smem_bytes(w.seq_len_k)
@@ -107,11 +152,11 @@ class StandardAttention:
         scale = np.float32(math.log2(math.e) / math.sqrt(w.head_dim))
         n = np.int32(w.seq_len_k)
         return {
-            "scores": lambda: cp.matmul(b["q"], b["kt"], out=b["s"]),
+            "scores": self._matmul(b["q"], b["kt"], b["s"]),
             "softmax_row": lambda: fn(
                 (rows, 1, 1), (SOFTMAX_THREADS, 1, 1), (b["s"], b["p"], n, scale), shared_mem=smem
             ),
-            "pv": lambda: cp.matmul(b["p"], b["v"], out=b["o"]),
+            "pv": self._matmul(b["p"], b["v"], b["o"]),
         }
 
     def check(self, w: Workload, b: dict[str, Any]) -> float:
@@ -128,6 +173,7 @@ class StandardAttention:
         """Median seconds of each stage, their sum, the output's error and the attributes."""
         b = self.buffers(w, seed)
         launch = self.launchers(w, b)
+        self.cp.cuda.Device().synchronize()  # inputs ready before torch's stream reads them
         try:
             stage_times = {
                 name: time_launches(self.cp, f, repeats, warmup, flush)
@@ -142,4 +188,5 @@ class StandardAttention:
             "stage_times_s": stage_times,
             "rel_err": self.check(w, b),
             "attributes": {"softmax_row": self.attributes(w)},
+            "gemm": self.gemm_info(),
         }

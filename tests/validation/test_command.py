@@ -58,3 +58,19 @@ def test_without_gpu_is_one_line(monkeypatch, tmp_path, capsys):
     assert run(["validate", "--out", str(tmp_path), "--json"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("gpusim: error: CuPy is not installed") and err.count("\n") == 1
+
+
+def test_two_datasets_merge(tmp_path, capsys):
+    from .conftest import make_dataset
+
+    first, second = make_dataset(1e-3), make_dataset(3e-3)
+    second["records"] = second["records"][:1]
+    (tmp_path / "a.json").write_text(json.dumps(first))
+    (tmp_path / "b.json").write_text(json.dumps(second))
+    args = ["validate", "--from", str(tmp_path / "a.json"), "--from", str(tmp_path / "b.json")]
+    assert run([*args, "--jobs", "1", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["datasets"] == [str(tmp_path / "a.json"), str(tmp_path / "b.json")]
+    assert [s["superseded_by"] for s in doc["superseded"]] == ["b.json"]
+    readme = (tmp_path / "README.md").read_text()
+    assert "`a.json`" in readme and "`b.json`" in readme and "Re-measured" in readme

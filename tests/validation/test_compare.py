@@ -66,3 +66,14 @@ def test_summary_and_targets():
     assert set(s["by_class"]["variant"]) == {"tc", "simt"}
     assert s["by_class"]["seq_len"]["128"]["n"] == 1
     assert s["ncu_configs"] == 1
+
+
+def test_parallel_comparison_matches_serial():
+    from gpusim.validation.compare import compare_records
+
+    profile = load_profile("h200-sxm-calibrated")
+    recs = make_dataset()["records"]
+    serial = compare_records(recs, profile, jobs=1)
+    parallel = compare_records(recs, profile, jobs=2)
+    assert [r.id for r in parallel] == [r.id for r in serial]
+    assert [r.predicted_s for r in parallel] == [r.predicted_s for r in serial]

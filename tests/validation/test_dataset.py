@@ -83,3 +83,15 @@ def test_device_figures_must_match_the_profile():
     data["provenance"]["l2_bytes"] = 52428800
     with pytest.raises(GpusimError, match="l2_bytes"):
         check_profile(data, load_profile("h200-sxm-calibrated"))
+
+
+def test_later_dataset_supersedes_same_ids():
+    from gpusim.validation.dataset import merge_records
+
+    a, b = make_dataset(1e-3), make_dataset(2e-3)
+    b["records"] = b["records"][:1]
+    recs, sup = merge_records([("a.json", a), ("b.json", b)])
+    assert [r["id"] for r in recs] == [r["id"] for r in a["records"]]
+    assert recs[0]["median_s"] == 2e-3 and recs[0]["dataset"] == "b.json"
+    assert recs[1]["dataset"] == "a.json"
+    assert sup == [{"id": a["records"][0]["id"], "dataset": "a.json", "superseded_by": "b.json"}]

@@ -20,8 +20,12 @@ from gpusim.validation.command import validate as run_validate
 @app.command()
 def validate(
     from_path: Annotated[
-        Path | None,
-        typer.Option("--from", help="Recorded dataset JSON: recompute the comparison, no GPU."),
+        list[Path] | None,
+        typer.Option(
+            "--from",
+            help="Recorded dataset JSON: recompute the comparison, no GPU. Repeat to merge "
+            "datasets (a later one's re-measurement of a config replaces the earlier).",
+        ),
     ] = None,
     profile: Annotated[
         str, typer.Option("--profile", "-p", help="Profile judged (name or file).")
