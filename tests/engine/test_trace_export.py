@@ -56,3 +56,13 @@ def test_writes_are_atomic_and_leave_no_temporary_files(tmp_path):
     write_atomic(target, '{"a": 1}')
     assert json.loads(target.read_text()) == {"a": 1}
     assert [p.name for p in target.parent.iterdir()] == ["t.json"]
+
+
+def test_written_files_get_the_usual_permissions(tmp_path):
+    import os
+
+    target = tmp_path / "p.json"
+    write_atomic(target, "{}")
+    umask = os.umask(0)
+    os.umask(umask)
+    assert target.stat().st_mode & 0o777 == 0o666 & ~umask
