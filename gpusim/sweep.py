@@ -1,0 +1,249 @@
+"""A resumable sweep: run many points, append each result to a JSONL file as soon as it is done.
+
+Restarting the same sweep on the same file skips every point already there, so
+an interrupted run (Ctrl-C, a killed job, a crash) loses at most the points
+that were in flight. A point whose function raises is recorded with its error
+and the sweep goes on. Progress goes to standard error.
+
+Each line of the file is one JSON object::
+
+    {"key": "<canonical JSON of the point>", "point": {...}, "status": "ok",
+     "result": {...}, "wall_s": 0.12}
+    {"key": "...", "point": {...}, "status": "error", "error": "GpusimError: ...", "wall_s": 0.01}
+
+A line is written with a single ``write`` and fsynced before the next point
+starts; a kill in the middle of a line leaves a partial last line, which the
+next run cuts off before appending. With ``jobs > 1`` points run in a process
+pool (forked where the platform can, so ``fn`` may be a closure; elsewhere it
+must be picklable) and lines are appended in completion order.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing as mp
+import os
+import signal
+import time
+import traceback
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from gpusim.cli.output import jsonable
+
+Point = Mapping[str, Any]
+PointFn = Callable[[Point], Any]
+
+OK = "ok"
+ERROR = "error"
+
+
+def point_key(point: Point) -> str:
+    """The identity of a point: its canonical JSON (sorted keys, no spaces)."""
+    return json.dumps(jsonable(point), sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+@dataclass
+class SweepSummary:
+    """What one call of :func:`run_sweep` did."""
+
+    path: Path
+    total: int  # distinct points asked for
+    skipped: int  # already on disk from an earlier run
+    ran: int  # finished and written by this run (ok or error)
+    failed: int  # of ``ran``, how many raised
+    interrupted: bool = False  # a KeyboardInterrupt stopped the run early
+    failures: list[tuple[str, str]] = field(default_factory=list)  # (key, error), first few
+
+    @property
+    def done(self) -> int:
+        """Points on disk for this sweep now."""
+        return self.skipped + self.ran
+
+    @property
+    def remaining(self) -> int:
+        """Points still to run (0 when the sweep is complete)."""
+        return self.total - self.done
+
+
+#: How many failures a summary keeps verbatim (the file has all of them).
+KEPT_FAILURES = 20
+
+
+def _repair_tail(path: Path) -> None:
+    """Cut a partial last line (a run killed mid-write) so that appends start on a fresh line."""
+    size = path.stat().st_size
+    if size == 0:
+        return
+    with open(path, "rb+") as f:
+        f.seek(-1, os.SEEK_END)
+        if f.read(1) == b"\n":
+            return
+        # Walk back to the last newline; everything after it is a torn record.
+        chunk = 1 << 16
+        end = size
+        while end > 0:
+            start = max(0, end - chunk)
+            f.seek(start)
+            i = f.read(end - start).rfind(b"\n")
+            if i >= 0:
+                f.truncate(start + i + 1)
+                return
+            end = start
+        f.truncate(0)
+
+
+def iter_records(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
+    """Every complete record of a sweep file, in file order (torn or garbled lines are skipped)."""
+    path = Path(path)
+    if not path.exists():
+        return
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if not line.endswith("\n"):
+                return  # torn last line
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(rec, dict) and isinstance(rec.get("key"), str):
+                yield rec
+
+
+def load_results(path: str | os.PathLike[str]) -> dict[str, dict[str, Any]]:
+    """The latest record of each point in a sweep file, by point key."""
+    return {rec["key"]: rec for rec in iter_records(path)}
+
+
+def _finished_keys(path: Path, retry_failed: bool) -> set[str]:
+    latest: dict[str, str] = {}
+    for rec in iter_records(path):
+        latest[rec["key"]] = rec.get("status", ERROR)
+    return {k for k, s in latest.items() if s == OK or not retry_failed}
+
+
+def _run_point(fn: PointFn, key: str, point: Point) -> dict[str, Any]:
+    """Run one point; always returns a record (errors become ``status: error``)."""
+    t0 = time.perf_counter()
+    try:
+        result = jsonable(fn(point))
+        # Serialise here so that a result that is not JSON fails as this point's error.
+        json.dumps(result, allow_nan=False)
+        rec: dict[str, Any] = {"status": OK, "result": result}
+    except Exception as e:  # recorded, never fatal: one bad point must not stop a sweep
+        msg = " ".join(str(e).split())
+        rec = {"status": ERROR, "error": f"{type(e).__name__}: {msg}" if msg else type(e).__name__}
+        if os.environ.get("GPUSIM_DEBUG"):
+            rec["traceback"] = traceback.format_exc()
+    return {"key": key, "point": jsonable(point)} | rec | {"wall_s": time.perf_counter() - t0}
+
+
+_POOL_FN: PointFn | None = None
+
+
+def _worker_init(fn: PointFn) -> None:
+    global _POOL_FN
+    _POOL_FN = fn
+    # Ctrl-C goes to the whole process group; the parent handles it and stops the pool.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _pool_run(item: tuple[str, Point]) -> dict[str, Any]:
+    assert _POOL_FN is not None
+    return _run_point(_POOL_FN, *item)
+
+
+def _records(fn: PointFn, todo: list[tuple[str, Point]], jobs: int) -> Iterator[dict[str, Any]]:
+    """Records of the points in ``todo``, as they finish; closing it stops the workers."""
+    if jobs <= 1 or len(todo) <= 1:
+        for key, point in todo:
+            yield _run_point(fn, key, point)
+        return
+    # fork (where there is one) lets workers inherit fn, so closures work too; spawn pickles it.
+    methods = mp.get_all_start_methods()
+    ctx = mp.get_context("fork" if "fork" in methods else None)
+    pool = ctx.Pool(min(jobs, len(todo)), initializer=_worker_init, initargs=(fn,))
+    try:
+        yield from pool.imap_unordered(_pool_run, todo, chunksize=1)
+        pool.close()
+    finally:
+        pool.terminate()
+        pool.join()
+
+
+def _progress(enabled: bool, console: Console | None) -> Progress:
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[failed]} failed"),
+        TimeRemainingColumn(),
+        console=console or Console(stderr=True),
+        disable=not enabled,
+        transient=False,
+    )
+
+
+def run_sweep(
+    points: Iterable[Point],
+    fn: PointFn,
+    path: str | os.PathLike[str],
+    *,
+    jobs: int = 1,
+    retry_failed: bool = False,
+    progress: bool = True,
+    description: str = "sweep",
+    console: Console | None = None,
+) -> SweepSummary:
+    """Run ``fn`` on each point not yet in the JSONL file ``path``, appending each result.
+
+    Points are JSON-able mappings; duplicates run once. ``fn`` returns anything
+    JSON-able (dicts, lists, numbers, pydantic models, dataclasses). Points whose
+    latest record is an error are skipped too unless ``retry_failed``. A
+    ``KeyboardInterrupt`` stops the run; what finished is on disk and the
+    summary says ``interrupted`` (the caller decides the exit status, e.g. 130).
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.exists():
+        _repair_tail(path)
+    done = _finished_keys(path, retry_failed)
+    unique: dict[str, Point] = {}
+    for p in points:
+        unique.setdefault(point_key(p), p)
+    todo = [(k, p) for k, p in unique.items() if k not in done]
+    summary = SweepSummary(path, len(unique), len(unique) - len(todo), 0, 0)
+    if not todo:
+        return summary
+
+    records = _records(fn, todo, jobs)
+    with _progress(progress, console) as bar, open(path, "a", encoding="utf-8") as out:
+        task = bar.add_task(description, total=len(unique), completed=summary.skipped, failed=0)
+        try:
+            for rec in records:
+                line = json.dumps(rec, allow_nan=False) + "\n"
+                out.write(line)  # one write per record: a kill leaves at most one torn line
+                out.flush()
+                os.fsync(out.fileno())
+                summary.ran += 1
+                if rec["status"] == ERROR:
+                    summary.failed += 1
+                    if len(summary.failures) < KEPT_FAILURES:
+                        summary.failures.append((rec["key"], rec["error"]))
+                bar.update(task, advance=1, failed=summary.failed)
+        except KeyboardInterrupt:
+            summary.interrupted = True
+            bar.console.print(
+                f"interrupted: {summary.done} of {summary.total} points are in {path}; "
+                "run the sweep again to do the rest",
+                markup=False,
+                highlight=False,
+            )
+        finally:
+            records.close()  # stops a pool at once instead of at garbage collection
+    return summary
