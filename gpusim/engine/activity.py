@@ -2,11 +2,11 @@
 
 A stage is either a wait (``WAIT``, ticks: latency or barrier time) or one job
 on a server (``XFER``: the GPU's memory system ``mem`` or the SM group's
-``pipes``, with parts ``(lane, weight kind, size)``). The weight of a part
-depends on its kind: ``members`` (one transfer per CTA of the group: L2 and
-DRAM traffic), ``layers`` (one per CTA *per SM*: the SM's pipes, which only
-the CTAs on that SM share) or ``one`` (one transfer for the whole group: a
-shared tile that the group fetches from DRAM once).
+``pipes``, with parts ``(lane, weight kind, size, count)``). The weight of a
+part depends on its kind: ``members`` (one transfer per CTA of the group: L2
+and DRAM traffic), ``layers`` (one per CTA *per SM*: the SM's pipes, which
+only the CTAs on that SM share) or ``one`` (``count`` transfers for the whole
+group: shared tiles, one per batch-head, that the group fetches from DRAM once).
 """
 
 from __future__ import annotations
@@ -60,7 +60,11 @@ class Activity:
             server_name, parts = arg
             server = g.server(server_name)
             self.job = server.submit(
-                [(lane, g.weight(kind), size, kind) for lane, kind, size in parts], self._job_done
+                [
+                    (lane, count if kind == ONE else g.weight(kind), size, kind)
+                    for lane, kind, size, count in parts
+                ],
+                self._job_done,
             )
             if self.job is not None:
                 return

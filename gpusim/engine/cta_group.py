@@ -31,18 +31,20 @@ if TYPE_CHECKING:
 class Lookup:
     """What a chunk's reads cost this group: DRAM bytes per CTA and for the shared misses."""
 
-    __slots__ = ("latency", "own_dram", "shared_dram")
+    __slots__ = ("fetches", "latency", "own_dram", "shared_dram")
 
-    def __init__(self, own_dram: float, shared_dram: float, latency: int):
+    def __init__(self, own_dram: float, shared_dram: float, fetches: int, latency: float):
         self.own_dram = own_dram  # per CTA: its own tiles that missed
-        self.shared_dram = shared_dram  # shared tiles that missed, fetched once for the group
-        self.latency = latency  # ticks until the last of the chunk's tiles arrives
+        self.shared_dram = shared_dram  # shared tiles that missed: fetched once for the group
+        self.fetches = fetches  # how many shared tiles those are (one per batch-head and tile)
+        self.latency = latency  # ticks until a CTA's tiles have all arrived, group average
 
 
 class CtaGroup:
     """CTAs of one class on slots ``layers`` of every SM of ``smg``; CTA grid runs in ``starts``."""
 
     __slots__ = (
+        "_avg_bytes",
         "_bh_counts",
         "_bh_runs",
         "_starting",
@@ -72,8 +74,9 @@ class CtaGroup:
         self.lookups: dict[int, Lookup] = {}
         self.start_tick = run.sim.env.now
         self._starting = False
-        self._bh_runs: list[tuple[int, int, int]] | None = None
+        self._bh_runs: list[tuple[int, int, int, int]] | None = None
         self._bh_counts: dict[int, int] | None = None
+        self._avg_bytes: dict[tuple[int, bool], float] = {}
 
     # --- shape ------------------------------------------------------------------------
     @property
@@ -106,6 +109,26 @@ class CtaGroup:
                 counts[bh] = counts.get(bh, 0) + n
             self._bh_counts = counts
         return self._bh_counts
+
+    def _bytes_per_cta(self, c: int, reads: bool) -> float:
+        """Chunk ``c``'s read (or write) bytes per CTA, averaged over the group's classes.
+
+        CTAs of one timing class differ only in the sizes of their own tiles (a ragged
+        last block moves fewer bytes); the group moves their average, so the bandwidth
+        it takes is right even though its CTAs finish together.
+        """
+        chunk = self.plan.chunks[c]
+        if not self.run.grid.mixed:
+            return chunk.read_bytes if reads else chunk.write_bytes
+        got = self._avg_bytes.get((c, reads))
+        if got is None:
+            plans = self.run.plans
+            total = 0
+            for _bh, _b, n, cls in self.bh_runs():
+                other = plans[cls].chunks[c]
+                total += n * (other.read_bytes if reads else other.write_bytes)
+            got = self._avg_bytes[(c, reads)] = total / self.members
+        return got
 
     # --- running ----------------------------------------------------------------------
     def begin(self) -> None:
@@ -146,31 +169,42 @@ class CtaGroup:
                 return
 
     def _load_stages(self, ph: Phase) -> list:
-        chunks = self.plan.chunks
         lat = l2 = own = shared = 0.0
+        fetches = 1
         for ld in ph.loads:
-            c, lk = chunks[ld.chunk], self.lookups[ld.chunk]
+            lk = self.lookups[ld.chunk]
             lat += ld.latency_units * lk.latency
-            l2 += ld.frac * c.read_bytes
+            l2 += ld.frac * self._bytes_per_cta(ld.chunk, reads=True)
             own += ld.frac * lk.own_dram
             shared += ld.frac * lk.shared_dram
-        parts = [(L2_LANE, MEMBERS, l2), (DRAM_LANE, MEMBERS, own), (DRAM_LANE, ONE, shared)]
+            fetches = max(fetches, lk.fetches)
+        parts = [
+            (L2_LANE, MEMBERS, l2, 0),
+            (DRAM_LANE, MEMBERS, own, 0),
+            (DRAM_LANE, ONE, shared / fetches, fetches),
+        ]
         return [(WAIT, round(lat)), (XFER, ("mem", parts))]
 
     def _compute_stages(self, chunk: int, frac: float) -> list:
         c = self.plan.chunks[chunk]
-        parts = [(PIPE_LANE[pipe], LAYERS, amount * frac) for pipe, amount in c.work]
+        parts = [(PIPE_LANE[pipe], LAYERS, amount * frac, 0) for pipe, amount in c.work]
         barrier = round(c.barriers * frac * self.run.sim.rates.barrier_ticks)
         return [(XFER, ("pipes", parts)), (WAIT, barrier)]
 
     def _write_stages(self, chunk_ids: tuple[int, ...]) -> list:
         l2 = own = shared = 0.0
+        fetches = 1
         for c in chunk_ids:
-            o, s = self._lookup_writes(c)
-            l2 += self.plan.chunks[c].write_bytes
+            o, s, f = self._lookup_writes(c)
+            l2 += self._bytes_per_cta(c, reads=False)
             own += o
             shared += s
-        parts = [(L2_LANE, MEMBERS, l2), (DRAM_LANE, MEMBERS, own), (DRAM_LANE, ONE, shared)]
+            fetches = max(fetches, f)
+        parts = [
+            (L2_LANE, MEMBERS, l2, 0),
+            (DRAM_LANE, MEMBERS, own, 0),
+            (DRAM_LANE, ONE, shared / fetches, fetches),
+        ]
         return [(XFER, ("mem", parts))]
 
     # --- L2 ---------------------------------------------------------------------------
@@ -184,37 +218,47 @@ class CtaGroup:
         l2, counters, now = sim.l2, self.run.counters, sim.env.now
         fill = sim.rates.dram_latency_ticks
         chunk = self.plan.chunks[c]
-        own_miss = shared_miss = 0
-        ready = now
+        runs = self.bh_runs()
+        own_miss = shared_miss = fetches = 0
+        own_ready = [now] * len(runs)
+        shared_ready: dict[int, int] = {}
         for j, ref in enumerate(chunk.reads):
             if ref.own_rows:
-                for bh, b0, n, cls in self.bh_runs():
+                for i, (bh, b0, n, cls) in enumerate(runs):
                     nbytes = plans[cls].chunks[c].reads[j].nbytes
                     miss, r = l2.read(self._own_key(ref, bh, b0, n), nbytes * n, now, fill)
                     own_miss += miss
-                    ready = max(ready, r)
+                    own_ready[i] = max(own_ready[i], r)
             else:
                 for bh in self.bh_counts():
                     miss, r = l2.read((ref.tensor, bh, ref.row0, ref.col0), ref.nbytes, now, fill)
                     shared_miss += miss
-                    ready = max(ready, r)
+                    fetches += miss > 0
+                    shared_ready[bh] = max(shared_ready.get(bh, now), r)
         m = self.members
         if self.run.grid.mixed:
             counters.global_read_bytes += sum(
-                n * plans[cls].chunks[c].read_bytes for _bh, _b, n, cls in self.bh_runs()
+                n * plans[cls].chunks[c].read_bytes for _bh, _b, n, cls in runs
             )
         else:
             counters.global_read_bytes += m * chunk.read_bytes
         counters.dram_read_bytes += own_miss + shared_miss
-        latency = max(sim.rates.l2_latency_ticks, ready - now)
-        return Lookup(own_miss / m, float(shared_miss), latency)
+        # Each CTA waits for its own tiles and its batch-head's shared ones; the group, which
+        # moves as one, waits for the average CTA.
+        floor = sim.rates.l2_latency_ticks
+        wait = sum(
+            n * max(floor, max(own_ready[i], shared_ready.get(bh, now)) - now)
+            for i, (bh, _b, n, _c) in enumerate(runs)
+        )
+        return Lookup(own_miss / m, float(shared_miss), fetches, wait / m)
 
-    def _lookup_writes(self, c: int) -> tuple[float, float]:
-        """Meet chunk ``c``'s writes with the L2; DRAM bytes per CTA and for shared tiles."""
+    def _lookup_writes(self, c: int) -> tuple[float, float, int]:
+        """Meet chunk ``c``'s writes with the L2: DRAM bytes per CTA, for shared tiles, and
+        how many shared tiles those are."""
         sim, plans = self.run.sim, self.run.plans
         l2, counters, now = sim.l2, self.run.counters, sim.env.now
         chunk = self.plan.chunks[c]
-        own_dirty = shared_dirty = 0
+        own_dirty = shared_dirty = fetches = 0
         for j, ref in enumerate(chunk.writes):
             if ref.own_rows:
                 for bh, b0, n, cls in self.bh_runs():
@@ -223,7 +267,9 @@ class CtaGroup:
             else:
                 for bh in self.bh_counts():
                     key = (ref.tensor, bh, ref.row0, ref.col0)
-                    shared_dirty += l2.write(key, ref.nbytes, now)
+                    dirty = l2.write(key, ref.nbytes, now)
+                    shared_dirty += dirty
+                    fetches += dirty > 0
         m = self.members
         if self.run.grid.mixed:
             counters.global_write_bytes += sum(
@@ -232,7 +278,7 @@ class CtaGroup:
         else:
             counters.global_write_bytes += m * chunk.write_bytes
         counters.dram_write_bytes += own_dirty + shared_dirty
-        return own_dirty / m, float(shared_dirty)
+        return own_dirty / m, float(shared_dirty), fetches
 
     # --- splitting --------------------------------------------------------------------
     def split(self, offset: int, old_size: int, new_smg: SmGroup) -> CtaGroup:
@@ -251,6 +297,8 @@ class CtaGroup:
         other._starting = False
         other._bh_runs = other._bh_counts = None
         self._bh_runs = self._bh_counts = None
+        other._avg_bytes = {}
+        self._avg_bytes = {}
         other.lookups = {c: Lookup(lk.own_dram, 0.0, lk.latency) for c, lk in self.lookups.items()}
         other.acts = [a.clone_for(other) for a in self.acts if not a.finished]
         other.pending = len(other.acts)

@@ -80,9 +80,9 @@ def test_the_same_input_gives_the_same_output(small, tmp_path):
         # A ragged last Q block. The aggregated path times it like a full block, so a wave
         # stays in lockstep; in the detailed path the ragged CTAs (fewer Q/O bytes) finish a
         # little early and their SMs drift out of phase, which spreads co-resident CTAs'
-        # loads and computes and makes the detailed run faster (7% here, 14 waves on 4 SMs;
-        # 2% for batch 2, heads 32, N 2000 on the H200).
-        (dict(batch=2, heads=7, seq_len=1000), 0.08),
+        # loads and computes and makes the detailed run faster (9% here, 14 waves on 4 SMs;
+        # 2.3% for batch 2, heads 32, N 2000 on the H200).
+        (dict(batch=2, heads=7, seq_len=1000), 0.10),
     ],
 )
 def test_aggregated_agrees_with_detailed(workload, tol, small):
