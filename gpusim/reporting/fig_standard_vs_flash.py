@@ -370,17 +370,19 @@ class StandardVsFlash(Figure):
         by = first["by_seq_len"]
         lens = sorted(int(k) for k in by)
         text = (
-            f"Standard attention writes S and P to HBM, so its DRAM traffic and its memory "
-            f"grow with N² while FlashAttention-2's grow with N: at N = {lens[-1]} standard "
-            f"moves {by[str(lens[-1])]['dram_ratio']:.0f}× the DRAM bytes and allocates "
-            f"{by[str(lens[-1])]['footprint_ratio']:.0f}× the memory"
+            "Standard attention writes S and P to HBM, so its DRAM traffic and its memory "
+            "grow with N² while FlashAttention-2's grow with N"
         )
+        if lens:
+            top = by[str(lens[-1])]
+            text += (
+                f": at N = {lens[-1]} standard moves {top['dram_ratio']:.0f}× the DRAM bytes and "
+                f"allocates {top['footprint_ratio']:.0f}× the memory"
+            )
         unfit = first["standard_does_not_fit_from"]
-        text += (
-            f", and from N = {unfit} its buffers no longer fit in {self.profiles[0]}'s HBM."
-            if unfit
-            else "."
-        )
+        if unfit:
+            text += f", and from N = {unfit} its buffers no longer fit in {self.profiles[0]}'s HBM"
+        text += "."
         if parts:
             text += (
                 f" At the seed's N = {ref} the model predicts FlashAttention-2 faster by "

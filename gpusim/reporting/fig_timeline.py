@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import itertools
 import json
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from gpusim.reporting.figure import Figure, FigureData, Results
-from gpusim.reporting.files import save_figure
+from gpusim.reporting.files import save_figure, write_bytes
 from gpusim.reporting.plotting import fmt_time, pyplot
 
 COLUMNS = ("t_us", "resident_ctas", "busy_sms", "occupancy")
@@ -80,20 +81,17 @@ class Timeline(Figure):
     dtype: str = "fp16"
     causal: bool = False
     detail: str = "aggregated"
-    #: Where the Chrome trace is written (set by the runner to the output folder).
-    trace_path: Path | None = None
 
     name = "fig5_timeline"
     title = "5. Timeline: SM occupancy over time (waves and tail)"
 
-    def trace_file(self, out_dir: Path | None = None) -> Path:
-        """The trace this figure reads (and writes when simulating)."""
-        if self.trace_path is not None:
-            return Path(self.trace_path)
-        return Path(out_dir or ".") / f"{self.name}.trace.json"
+    @property
+    def trace_name(self) -> str:
+        """File name of the Chrome trace written beside the figure."""
+        return f"{self.name}.trace.json"
 
-    def simulate(self) -> dict[str, Any]:
-        """Run the simulation with its trace written to :meth:`trace_file`; its JSON dict."""
+    def simulate(self, trace_path: Path) -> dict[str, Any]:
+        """Run the simulation with its Chrome trace written to ``trace_path``; its JSON dict."""
         from gpusim.cli.options import build_inputs
         from gpusim.engine import simulate
 
@@ -107,20 +105,23 @@ class Timeline(Figure):
             dtype=self.dtype,
             causal=self.causal,
         )
-        res = simulate(self.algorithm, w, s, p, trace_path=self.trace_file(), detail=self.detail)
+        res = simulate(self.algorithm, w, s, p, trace_path=trace_path, detail=self.detail)
         return res.to_json_dict()
 
     def build(self, results: Results) -> FigureData:
-        sim = self.simulate()
-        trace = read_trace(json.loads(self.trace_file().read_text()))
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / self.trace_name
+            sim = self.simulate(path)
+            trace_bytes = path.read_bytes()
+        trace = read_trace(json.loads(trace_bytes))
         steps = occupancy_steps(trace["spans"])
         slots = trace["sm_count"] * sim["ctas_per_sm"]
         for s in steps:
             s["occupancy"] = s["resident_ctas"] / slots
         data = FigureData(steps, COLUMNS)
         data.summary = _summary(sim, trace, steps, slots)
-        data.summary["trace"] = self.trace_file().name
-        data.extra = trace
+        data.summary["trace"] = self.trace_name
+        data.extra = {"trace": trace, "trace_bytes": trace_bytes}
         s = data.summary
         data.table_header = ["quantity", "value"]
         sched = f"Br {s['block_m']} × Bc {s['block_n']}, {s['warps']} warps, {s['stages']} stages"
@@ -139,7 +140,7 @@ class Timeline(Figure):
 
     def draw(self, data: FigureData, path: Path) -> None:
         plt = pyplot()
-        trace = data.extra
+        trace = data.extra["trace"]
         s = data.summary
         fig, axes = plt.subplots(
             3,
@@ -203,7 +204,8 @@ class Timeline(Figure):
         save_figure(fig, path)
 
     def write(self, data: FigureData, out_dir: str | Path) -> list[Path]:
-        return [*super().write(data, out_dir), self.trace_file()]
+        trace = write_bytes(Path(out_dir) / self.trace_name, data.extra["trace_bytes"])
+        return [*super().write(data, out_dir), trace]
 
     def describe(self, data: FigureData) -> str:
         s = data.summary

@@ -3,9 +3,13 @@ tuner's proof run, as committed under ``reports/validation/`` and ``reports/tuni
 
 Both are produced on the GPU machine by other parts of gpusim; when a file is not
 there yet the loaders return nothing and the figures say so, rather than inventing data.
-A validation record is judged as ``gpusim validate --from`` judges it
-(:func:`gpusim.validation.compare.compare_record`: simulated with the compiled
-kernel's real registers and shared memory), so the figures show the current model.
+
+Predictions beside the measurements: for validation, the comparison that ``gpusim
+validate --from`` last wrote (``comparison.json``: each run simulated with the
+compiled kernel's real registers and shared memory), so the report and the
+validation README show the same numbers; without one, the runs are simulated
+here the same way (slow: causal runs take seconds each). For the tuner, the
+predictions file of ``python -m gpusim.tuning.proof_report predict``.
 """
 
 from __future__ import annotations
@@ -23,17 +27,16 @@ from gpusim.workload import Workload
 
 #: The ``kind`` of a validation dataset file (gpusim.validation.dataset).
 DATASET_KIND = "gpusim validation dataset"
-#: The ``kind`` of the tuner's proof record (scripts/tuning_proof.py).
+#: The ``kind`` of the tuner's proof record (scripts/tuning_proof.py) and of its predictions.
 TUNING_KIND = "gpusim tuning proof"
-#: Profiles tried, in order, for judging a dataset whose GPU they describe.
-JUDGING_PROFILES = ("h200-sxm-calibrated", "h200-sxm", "h100-sxm5", "a100-sxm4-80gb")
-#: Engine path for the re-simulations (the reports' fast path).
-DETAIL = "aggregated"
+TUNING_PREDICTIONS_KIND = "gpusim tuning proof predictions"
+#: Profile a dataset is judged with when no comparison names one (gpusim validate's default).
+JUDGING_PROFILE = "h200-sxm-calibrated"
 
 
 @dataclass(frozen=True)
 class MeasuredRun:
-    """One attention run measured on a GPU and the current model's prediction of it."""
+    """One attention run measured on a GPU and the model's prediction of it."""
 
     config_id: str
     algorithm: str
@@ -45,72 +48,114 @@ class MeasuredRun:
     runtime_s: float  # measured median
     predicted_runtime_s: float
     bound: str
-    dram_bytes: int | None = None  # measured by Nsight Compute, read + written
+    dram_bytes: float | None = None  # measured by Nsight Compute, read + written
     predicted_dram_bytes: int | None = None
-    global_bytes: int | None = None  # measured SM-to-L2 bytes
+    global_bytes: float | None = None  # measured SM-to-L2 bytes
     predicted_global_bytes: int | None = None
 
 
-def _json_files(folder: Path, kind: str) -> list[Path]:
+def _json_files(folder: Path, accept: Callable[[dict[str, Any]], bool]) -> list[Path]:
+    """JSON files under ``folder`` (any depth, sorted by path) whose object ``accept``s."""
     out = []
-    for p in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+    for p in sorted(folder.rglob("*.json")) if folder.is_dir() else []:
         try:
             with p.open() as f:
-                head = json.load(f)
+                doc = json.load(f)
         except (OSError, ValueError):
             continue
-        if isinstance(head, dict) and head.get("kind") == kind:
+        if isinstance(doc, dict) and accept(doc):
             out.append(p)
     return out
 
 
+def _kind(kind: str) -> Callable[[dict[str, Any]], bool]:
+    return lambda doc: doc.get("kind") == kind
+
+
 def find_validation_dataset(reports_dir: str | Path) -> Path | None:
-    """The validation dataset under ``reports_dir/validation`` (the last by name), or None."""
-    found = _json_files(Path(reports_dir) / "validation", DATASET_KIND)
+    """The validation dataset under ``reports_dir/validation`` (the last by path), or None."""
+    found = _json_files(Path(reports_dir) / "validation", _kind(DATASET_KIND))
     return found[-1] if found else None
 
 
-def judging_profile(dataset: dict[str, Any]) -> str:
-    """The first of :data:`JUDGING_PROFILES` that describes the dataset's GPU."""
-    from gpusim.errors import GpusimError
-    from gpusim.profiles import list_profiles, load_profile
-    from gpusim.validation.dataset import check_profile
-
-    for name in (p for p in JUDGING_PROFILES if p in list_profiles()):
-        try:
-            check_profile(dataset, load_profile(name))
-        except GpusimError:
-            continue
-        return name
-    raise GpusimError(
-        f"no shipped profile describes {dataset['provenance'].get('gpu_name')!r}, the GPU of "
-        "the validation dataset"
+def find_validation_comparison(reports_dir: str | Path) -> Path | None:
+    """The comparison ``gpusim validate --from`` wrote (``comparison.json``), or None."""
+    found = _json_files(
+        Path(reports_dir) / "validation",
+        lambda d: "rows" in d and "summary" in d and "profile" in d,
     )
+    return found[-1] if found else None
 
 
-def _judge(args: tuple[dict[str, Any], str, str]) -> MeasuredRun:
-    from gpusim.profiles import load_profile
-    from gpusim.validation.compare import compare_record
-
-    rec, profile, gpu = args
-    row = compare_record(rec, load_profile(profile), detail=DETAIL)
-    n = row.ncu or {}
+def _from_row(
+    row: dict[str, Any], rec: dict[str, Any] | None, profile: str, gpu: str
+) -> MeasuredRun:
+    """A run from one comparison row (the dataset record, when found, gives the exact inputs)."""
+    if rec is not None:
+        w, s = Workload(**rec["workload"]), Schedule(**rec["schedule"])
+    else:
+        n = row["seq_len"]
+        w = Workload(
+            batch=row["batch"],
+            heads=row["heads"],
+            seq_len_q=n,
+            seq_len_k=n,
+            head_dim=row["head_dim"],
+            dtype=row["dtype"],
+            causal=row["causal"],
+        )
+        s = Schedule(
+            algorithm=row["kind"],
+            block_m=row["block_m"],
+            block_n=row["block_n"],
+            warps=row["warps"],
+            stages=row["stages"],
+        )
+    n = row.get("ncu") or {}
     return MeasuredRun(
-        config_id=row.id,
-        algorithm=row.kind,
-        variant=row.variant,
-        workload=Workload(**rec["workload"]),
-        schedule=Schedule(**rec["schedule"]),
+        config_id=row["id"],
+        algorithm=row["kind"],
+        variant=row.get("variant", ""),
+        workload=w,
+        schedule=s,
         gpu=gpu,
         profile=profile,
-        runtime_s=row.measured_s,
-        predicted_runtime_s=row.predicted_s,
-        bound=row.bound,
+        runtime_s=row["measured_s"],
+        predicted_runtime_s=row["predicted_s"],
+        bound=row.get("bound", ""),
         dram_bytes=n.get("dram_bytes_measured"),
         predicted_dram_bytes=n.get("dram_bytes_predicted"),
         global_bytes=n.get("l2_bytes_measured"),
         predicted_global_bytes=n.get("l2_bytes_predicted"),
     )
+
+
+def _judge(args: tuple[dict[str, Any], str, str]) -> MeasuredRun:
+    from dataclasses import asdict
+
+    from gpusim.profiles import load_profile
+    from gpusim.validation.compare import compare_record
+
+    rec, profile, gpu = args
+    row = compare_record(rec, load_profile(profile), detail="aggregated")
+    return _from_row(asdict(row), rec, profile, gpu)
+
+
+def _simulate_all(tasks, jobs, on_done) -> list[MeasuredRun]:
+    jobs = min(2, os.cpu_count() or 1) if jobs is None else jobs
+    runs: list[MeasuredRun] = []
+    if jobs <= 1 or len(tasks) <= 1:
+        for t in tasks:
+            runs.append(_judge(t))
+            if on_done:
+                on_done(runs[-1].config_id)
+        return runs
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        for run in pool.map(_judge, tasks):
+            runs.append(run)
+            if on_done:
+                on_done(run.config_id)
+    return runs
 
 
 def validation_runs(
@@ -119,8 +164,9 @@ def validation_runs(
     jobs: int | None = None,
     on_done: Callable[[str], None] | None = None,
 ) -> tuple[list[MeasuredRun], dict[str, Any]]:
-    """Every measured (ok) record of the dataset with the model's prediction, and facts about
-    the dataset (``path``, ``gpu``, ``profile``, ``date``, ``commit``); ``([], {})`` if none."""
+    """Every measured (ok) run of the dataset with its prediction, and facts about where they
+    come from (``dataset``, ``gpu``, ``profile``, ``date``, ``commit``, ``predictions``);
+    ``([], {})`` when no dataset is recorded."""
     path = find_validation_dataset(reports_dir)
     if path is None:
         return [], {}
@@ -128,54 +174,70 @@ def validation_runs(
 
     data = load_dataset(path)
     prov = data["provenance"]
-    profile = judging_profile(data)
+    gpu = prov["gpu_name"]
     ok = [r for r in data["records"] if r.get("status") == "ok"]
-    tasks = [(r, profile, prov["gpu_name"]) for r in ok]
-    jobs = min(2, os.cpu_count() or 1) if jobs is None else jobs
-    runs: list[MeasuredRun] = []
-    if jobs <= 1 or len(tasks) <= 1:
-        for t in tasks:
-            runs.append(_judge(t))
-            if on_done:
-                on_done(runs[-1].config_id)
-    else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            for run in pool.map(_judge, tasks):
-                runs.append(run)
-                if on_done:
-                    on_done(run.config_id)
-    facts = {
-        "path": str(path),
-        "gpu": prov["gpu_name"],
-        "profile": profile,
+    facts: dict[str, Any] = {
+        "dataset": _rel(path, reports_dir),
+        "gpu": gpu,
         "date": prov.get("date_utc"),
         "commit": prov.get("git_commit"),
         "records": len(data["records"]),
         "ok": len(ok),
     }
+    comp_path = find_validation_comparison(reports_dir)
+    if comp_path is not None:
+        comp = json.loads(comp_path.read_text())
+        by_id = {r["id"]: r for r in ok}
+        runs = [_from_row(row, by_id.get(row["id"]), comp["profile"], gpu) for row in comp["rows"]]
+        facts |= {"profile": comp["profile"], "predictions": _rel(comp_path, reports_dir)}
+    else:
+        tasks = [(r, JUDGING_PROFILE, gpu) for r in ok]
+        runs = _simulate_all(tasks, jobs, on_done)
+        facts |= {"profile": JUDGING_PROFILE, "predictions": "simulated by gpusim report"}
+    runs.sort(key=lambda r: r.config_id)
     return runs, facts
 
 
-def validation_record_count(reports_dir: str | Path) -> int:
-    """How many ok records the dataset has (0 without one): the progress bar's share."""
+def _rel(path: Path, reports_dir: str | Path) -> str:
+    try:
+        return str(path.relative_to(reports_dir))
+    except ValueError:
+        return str(path)
+
+
+def validation_work(reports_dir: str | Path) -> int:
+    """Runs :func:`validation_runs` will simulate (0 when a comparison is recorded)."""
     path = find_validation_dataset(reports_dir)
-    if path is None:
+    if path is None or find_validation_comparison(reports_dir) is not None:
         return 0
     data = json.loads(path.read_text())
     return sum(1 for r in data.get("records", []) if r.get("status") == "ok")
 
 
 def find_tuning_proof(reports_dir: str | Path) -> Path | None:
-    """The tuner's proof record under ``reports_dir/tuning`` (the last by name), or None."""
-    found = _json_files(Path(reports_dir) / "tuning", TUNING_KIND)
+    """The tuner's proof record under ``reports_dir/tuning`` (the last by path), or None."""
+    found = _json_files(Path(reports_dir) / "tuning", _kind(TUNING_KIND))
     return found[-1] if found else None
 
 
 def load_tuning_proof(reports_dir: str | Path) -> dict[str, Any] | None:
-    """The tuner's recorded proof run (see ``gpusim.tuning.proof``), or None if not recorded."""
+    """The tuner's measured proof record with the recorded predictions merged in (``predicted_s``
+    stays None where none is recorded), or None if nothing is recorded. ``_facts`` says where
+    each part comes from."""
     path = find_tuning_proof(reports_dir)
     if path is None:
         return None
     record = json.loads(path.read_text())
-    record.setdefault("_path", str(path))
+    facts: dict[str, Any] = {"measured": _rel(path, reports_dir), "predictions": None}
+    preds = _json_files(Path(reports_dir) / "tuning", _kind(TUNING_PREDICTIONS_KIND))
+    if preds:
+        from gpusim.tuning.proof_report import with_predictions
+
+        p = json.loads(preds[-1].read_text())
+        record = with_predictions(record, p)
+        facts |= {
+            "predictions": _rel(preds[-1], reports_dir),
+            "model_commit": p.get("model_commit"),
+        }
+    record["_facts"] = facts
     return record

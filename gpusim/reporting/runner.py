@@ -27,8 +27,8 @@ from gpusim.reporting.figure import Figure, FigureData
 from gpusim.reporting.files import write_json, write_text
 from gpusim.reporting.measured import (
     load_tuning_proof,
-    validation_record_count,
     validation_runs,
+    validation_work,
 )
 from gpusim.reporting.points import run_points
 
@@ -83,12 +83,18 @@ def select(figures: Sequence[Figure], only: Sequence[str] | None) -> list[Figure
         return list(figures)
     out = []
     for key in only:
-        hits = [f for f in figures if f.name == key or f.name.split("_")[0] == key]
+        hits = [f for f in figures if _names(f, key)]
         if not hits:
             names = ", ".join(f.name for f in figures)
             raise GpusimError(f"unknown figure {key!r}; known: {names}")
         out += [f for f in hits if f not in out]
     return out
+
+
+def _names(figure: Figure, key: str) -> bool:
+    """``key`` is the figure's name, its ``figN``/``figNa`` stem, or ``figN`` of ``figNa``."""
+    stem = figure.name.split("_")[0]
+    return key in (figure.name, stem) or (stem.startswith(key) and stem[len(key) :].isalpha())
 
 
 def build_report(
@@ -106,12 +112,9 @@ def build_report(
     out = Path(out_dir)
     data = Path(data_dir) if data_dir is not None else out
     progress = progress or Progress()
-    progress.add(validation_record_count(data))
+    progress.add(validation_work(data))
     all_figs = figures() if figures else default_figures(data, jobs, progress)
     chosen = select(all_figs, only)
-    for f in chosen:
-        if isinstance(f, Timeline) and f.trace_path is None:
-            f.trace_path = out / f"{f.name}.trace.json"
     points = sorted({p for f in chosen for p in f.points()}, key=lambda p: p.sort_key())
     progress.add(len(points) + len(chosen))
     results = run_points(points, jobs=jobs, on_done=lambda p: progress.advance(p.algorithm))
