@@ -25,6 +25,7 @@ COMMANDS: tuple[str, ...] = (
     "simulate",
     "tune",
     "calibrate",
+    "kernel",
     "validate",
     "report",
 )

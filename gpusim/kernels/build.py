@@ -139,6 +139,28 @@ def sass_opcode_counts(cubin_path: Path) -> dict[str, Counter]:
     return out
 
 
+#: Opcodes whose presence (or absence) says the kernel is built as meant.
+SASS_KEY_OPS = ("HMMA", "LDSM", "LDGSTS", "FFMA", "MUFU", "SHFL", "BAR", "LDL", "STL")
+
+
+def sass_summary(out_dir: Path, keys: list[str]) -> dict[str, dict[str, int]]:
+    """Static counts of :data:`SASS_KEY_OPS` in each ``<key>.cubin`` of ``out_dir``."""
+    out = {}
+    for key in keys:
+        (counts,) = sass_opcode_counts(out_dir / f"{key}.cubin").values()
+        out[key] = {op: counts.get(op, 0) for op in SASS_KEY_OPS}
+    return out
+
+
+def nvcc_version() -> str:
+    """The last line of ``nvcc --version`` (release and build)."""
+    nvcc = find_tool("nvcc")
+    if nvcc is None:
+        return "absent"
+    text = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout
+    return text.strip().splitlines()[-1]
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m gpusim.kernels.build OUT_DIR``: every feasible instance, one cubin each."""
     import argparse
@@ -149,9 +171,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("out_dir", type=Path)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--only", default="", help="substring filter on instance keys")
+    ap.add_argument("--sass", type=Path, help="also write SASS opcode counts (JSON) here")
     args = ap.parse_args(argv)
     insts = [i for i in all_instances() if args.only in i.key]
     report = build_cubins(insts, args.out_dir, jobs=args.jobs)
+    if args.sass:
+        from gpusim.kernels.provenance import git_commit
+
+        doc = {
+            "nvcc": nvcc_version(),
+            "arch": "sm_90",
+            "git_commit": git_commit(),
+            "ptxas": report,
+            "sass_static_counts": sass_summary(args.out_dir, [i.key for i in insts]),
+        }
+        args.sass.write_text(json.dumps(doc, indent=1, sort_keys=True))
     spilling = {k: v["spill_store_bytes"] for k, v in report.items() if v["spill_store_bytes"]}
     print(f"{len(report)} cubins in {args.out_dir}; {len(spilling)} spill: {spilling}")
     return 0
