@@ -72,10 +72,15 @@ def _kind(kind: str) -> Callable[[dict[str, Any]], bool]:
     return lambda doc: doc.get("kind") == kind
 
 
-def find_validation_dataset(reports_dir: str | Path) -> Path | None:
-    """The validation dataset under ``reports_dir/validation`` (the last by path), or None."""
+def find_validation_datasets(reports_dir: str | Path) -> list[Path]:
+    """The validation datasets under ``reports_dir/validation``, oldest first (by the date in
+    their provenance, then path): a later one's re-measurement of a config supersedes."""
     found = _json_files(Path(reports_dir) / "validation", _kind(DATASET_KIND))
-    return found[-1] if found else None
+
+    def when(p: Path) -> tuple[str, str]:
+        return (str(json.loads(p.read_text())["provenance"].get("date_utc", "")), str(p))
+
+    return sorted(found, key=when)
 
 
 def find_validation_comparison(reports_dir: str | Path) -> Path | None:
@@ -167,21 +172,22 @@ def validation_runs(
     """Every measured (ok) run of the dataset with its prediction, and facts about where they
     come from (``dataset``, ``gpu``, ``profile``, ``date``, ``commit``, ``predictions``);
     ``([], {})`` when no dataset is recorded."""
-    path = find_validation_dataset(reports_dir)
-    if path is None:
+    paths = find_validation_datasets(reports_dir)
+    if not paths:
         return [], {}
-    from gpusim.validation.dataset import load_dataset
+    from gpusim.validation.dataset import load_dataset, merge_records
 
-    data = load_dataset(path)
-    prov = data["provenance"]
+    loaded = [(_rel(p, reports_dir), load_dataset(p)) for p in paths]
+    records, _ = merge_records(loaded)
+    prov = loaded[-1][1]["provenance"]
     gpu = prov["gpu_name"]
-    ok = [r for r in data["records"] if r.get("status") == "ok"]
+    ok = [r for r in records if r.get("status") == "ok"]
     facts: dict[str, Any] = {
-        "dataset": _rel(path, reports_dir),
+        "datasets": [name for name, _ in loaded],
         "gpu": gpu,
         "date": prov.get("date_utc"),
         "commit": prov.get("git_commit"),
-        "records": len(data["records"]),
+        "records": len(records),
         "ok": len(ok),
     }
     comp_path = find_validation_comparison(reports_dir)
@@ -207,11 +213,12 @@ def _rel(path: Path, reports_dir: str | Path) -> str:
 
 def validation_work(reports_dir: str | Path) -> int:
     """Runs :func:`validation_runs` will simulate (0 when a comparison is recorded)."""
-    path = find_validation_dataset(reports_dir)
-    if path is None or find_validation_comparison(reports_dir) is not None:
+    if find_validation_comparison(reports_dir) is not None:
         return 0
-    data = json.loads(path.read_text())
-    return sum(1 for r in data.get("records", []) if r.get("status") == "ok")
+    ids = set()
+    for p in find_validation_datasets(reports_dir):
+        ids |= {r["id"] for r in json.loads(p.read_text())["records"] if r.get("status") == "ok"}
+    return len(ids)
 
 
 def find_tuning_proof(reports_dir: str | Path) -> Path | None:

@@ -8,7 +8,7 @@ import pytest
 
 from gpusim.reporting.measured import (
     find_tuning_proof,
-    find_validation_dataset,
+    find_validation_datasets,
     load_tuning_proof,
     validation_runs,
     validation_work,
@@ -16,7 +16,7 @@ from gpusim.reporting.measured import (
 
 
 def test_nothing_recorded(tmp_path):
-    assert find_validation_dataset(tmp_path) is None
+    assert find_validation_datasets(tmp_path) == []
     assert validation_runs(tmp_path) == ([], {})
     assert validation_work(tmp_path) == 0
     assert load_tuning_proof(tmp_path) is None
@@ -26,7 +26,7 @@ def test_only_files_of_the_right_kind_are_read(tmp_path):
     (tmp_path / "validation").mkdir()
     (tmp_path / "validation" / "summary.json").write_text(json.dumps({"kind": "other"}))
     (tmp_path / "validation" / "broken.json").write_text("{not json")
-    assert find_validation_dataset(tmp_path) is None
+    assert find_validation_datasets(tmp_path) == []
     (tmp_path / "tuning").mkdir()
     proof = tmp_path / "tuning" / "h200_tuning_proof.json"
     proof.write_text(json.dumps({"kind": "gpusim tuning proof", "workloads": []}))
@@ -86,6 +86,7 @@ def test_a_dataset_is_judged_by_the_current_model(tmp_path):
     [run] = runs
     assert run.runtime_s == 1e-5 and run.gpu == "NVIDIA H200"
     assert facts["ok"] == 1 and facts["records"] == 2
+    assert facts["datasets"] == ["validation/run1/h200.json"]
     # Without kernel attributes the prediction is the plain simulation of that schedule.
     p = Point("flash2", facts["profile"], 1, 2, 256, 64, "fp16", False, 64, 64, 4, 2)
     assert run.predicted_runtime_s == simulate_point(p)["runtime_s"]
@@ -139,3 +140,53 @@ def test_a_recorded_comparison_is_read_not_recomputed(tmp_path):
     assert (run.runtime_s, run.predicted_runtime_s) == (2e-3, 1e-3)
     assert (run.dram_bytes, run.predicted_dram_bytes) == (10.0, 11)
     assert run.profile == "h200-sxm-calibrated"
+
+
+def test_a_later_dataset_supersedes_an_earlier_measurement(tmp_path):
+    def dataset(date, median_s, ids):
+        prov = {
+            "gpu_name": "NVIDIA H200",
+            "date_utc": date,
+            "git_commit": "c",
+            "cuda_runtime_version": 1,
+            "cupy_version": "1",
+        }
+        recs = [
+            {
+                "id": i,
+                "kind": "flash2",
+                "status": "ok",
+                "median_s": median_s,
+                "workload": {
+                    "batch": 1,
+                    "heads": 1,
+                    "seq_len_q": 128,
+                    "seq_len_k": 128,
+                    "head_dim": 64,
+                },
+                "schedule": {"block_m": 64, "block_n": 64},
+            }
+            for i in ids
+        ]
+        return {
+            "kind": "gpusim validation dataset",
+            "schema": 1,
+            "provenance": prov,
+            "records": recs,
+        }
+
+    # The folder names sort the other way round: the date decides.
+    for name, date, t, ids in (
+        ("b_first", "2026-01-01", 1.0, ["x", "y"]),
+        ("a_second", "2026-02-01", 2.0, ["y"]),
+    ):
+        (tmp_path / "validation" / name).mkdir(parents=True)
+        (tmp_path / "validation" / name / "d.json").write_text(json.dumps(dataset(date, t, ids)))
+    rows = [{"id": i, "kind": "flash2", "measured_s": 0.0, "predicted_s": 1.0} for i in ("x", "y")]
+    (tmp_path / "validation" / "comparison.json").write_text(
+        json.dumps({"profile": "h200-sxm", "summary": {}, "rows": rows})
+    )
+    assert [p.parent.name for p in find_validation_datasets(tmp_path)] == ["b_first", "a_second"]
+    runs, facts = validation_runs(tmp_path)
+    assert facts["records"] == 2 and facts["date"] == "2026-02-01"
+    assert [r.config_id for r in runs] == ["x", "y"]
