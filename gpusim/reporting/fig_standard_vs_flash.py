@@ -21,6 +21,13 @@ from gpusim.reporting.figure import Figure, FigureData, Results
 from gpusim.reporting.files import save_figure
 from gpusim.reporting.footprint import algorithm_footprint_bytes
 from gpusim.reporting.measured import MeasuredRun
+from gpusim.reporting.measured_shape import (
+    draw_shape,
+    loglog_n,
+    select_runs,
+    shape_rows,
+    shape_summary,
+)
 from gpusim.reporting.plotting import colour, fmt_bytes, fmt_time, gb, ms, pyplot
 from gpusim.reporting.points import Point
 from gpusim.workload import Workload
@@ -85,33 +92,8 @@ class StandardVsFlash(Figure):
         return Point(algorithm, profile, self.batch, self.heads, n, self.head_dim, self.dtype)
 
     def measured_runs(self) -> list[MeasuredRun]:
-        """Measured runs of the paper's benchmark shape at head dim 128, non-causal, 16-bit,
-        one schedule per (algorithm, N): the one measured at the most lengths."""
-        runs = [
-            r
-            for r in self.measured
-            if r.algorithm in self.algorithms
-            and not r.workload.causal
-            and r.workload.head_dim == self.head_dim
-            and r.workload.dtype in ("fp16", "bf16")
-            and r.workload.seq_len_q == r.workload.seq_len_k
-        ]
-        lengths: dict[tuple, set[int]] = {}
-        for r in runs:
-            key = (r.algorithm, r.workload.dtype, r.schedule)
-            lengths.setdefault(key, set()).add(r.workload.seq_len_q)
-        chosen: dict[tuple[str, int], MeasuredRun] = {}
-        for r in sorted(runs, key=lambda r: r.config_id):
-            key = (r.algorithm, r.workload.dtype, r.schedule)
-            slot = (r.algorithm, r.workload.seq_len_q)
-            best = chosen.get(slot)
-            if best is None:
-                chosen[slot] = r
-                continue
-            bkey = (best.algorithm, best.workload.dtype, best.schedule)
-            if len(lengths[key]) > len(lengths[bkey]):
-                chosen[slot] = r
-        return [chosen[k] for k in sorted(chosen)]
+        """The measured runs drawn in the second row (see :func:`select_runs`)."""
+        return select_runs(self.measured, self.algorithms, self.head_dim)
 
     def points(self) -> list[Point]:
         pts = [
@@ -145,46 +127,7 @@ class StandardVsFlash(Figure):
                     if fits:
                         row.update(_sim_fields(results[self._point(alg, prof, n)]))
                     rows.append(row)
-        for run in self.measured_runs():
-            w, sch = run.workload, run.schedule
-            base = {
-                "panel": "measured-shape",
-                "profile": run.profile,
-                "algorithm": run.algorithm,
-                "seq_len_q": w.seq_len_q,
-                "batch": w.batch,
-                "heads": w.heads,
-                "head_dim": w.head_dim,
-                "dtype": w.dtype,
-                "block_m": sch.block_m,
-                "block_n": sch.block_n,
-                "warps": sch.warps,
-                "stages": sch.stages,
-                "fits_hbm": True,
-                "hbm_footprint_bytes": algorithm_footprint_bytes(run.algorithm, w),
-            }
-            flops = w.model_flops()
-            rows.append(
-                base
-                | {
-                    "source": "simulated",
-                    "runtime_s": run.predicted_runtime_s,
-                    "dram_bytes": run.predicted_dram_bytes,
-                    "global_bytes": run.predicted_global_bytes,
-                    "tflops": flops / run.predicted_runtime_s / 1e12,
-                    "bound": run.bound,
-                }
-            )
-            rows.append(
-                base
-                | {
-                    "source": f"measured on {run.gpu}",
-                    "runtime_s": run.runtime_s,
-                    "dram_bytes": run.dram_bytes,
-                    "global_bytes": run.global_bytes,
-                    "tflops": flops / run.runtime_s / 1e12,
-                }
-            )
+        rows += shape_rows(self.measured_runs())
         data = FigureData(rows, COLUMNS)
         data.summary = self._summary(rows)
         data.table_header, data.table_rows = self._table(rows)
@@ -201,7 +144,20 @@ class StandardVsFlash(Figure):
             for r in rows
             if r["panel"] == "seed-example"
         }
-        out: dict = {"workload": self.workload(self.seq_lens[0]).model_dump(), "profiles": {}}
+        workload = {
+            "batch": self.batch,
+            "heads": self.heads,
+            "head_dim": self.head_dim,
+            "dtype": self.dtype,
+            "seq_lens": list(self.seq_lens),
+        }
+        runs = self.measured_runs()
+        out: dict = {
+            "workload": workload,
+            "profiles": {},
+            "measured": shape_summary(runs),
+            "measured_gpu": runs[0].gpu if runs else None,
+        }
         for prof in self.profiles:
             ps: dict = {}
             for n in self.seq_lens:
@@ -287,76 +243,15 @@ class StandardVsFlash(Figure):
         top[2].set_ylabel("ms")
         _legend(top[2], self.profiles, styles)
         for ax in top:
-            _loglog(ax, list(self.seq_lens))
+            loglog_n(ax, list(self.seq_lens))
             ax.set_xlabel("sequence length N")
         if measured:
-            self._draw_measured(axes[1], data.rows)
+            draw_shape(axes[1], data.rows, self.algorithms)
         fig.suptitle(
             f"Standard vs FlashAttention-2: batch {self.batch}, heads {self.heads}, head dim "
             f"{self.head_dim}, {self.dtype} (x: standard's S and P do not fit in HBM)"
         )
         save_figure(fig, path)
-
-    def _draw_measured(self, axes, rows: list[dict]) -> None:
-        shape = [r for r in rows if r["panel"] == "measured-shape"]
-        for alg in self.algorithms:
-            sim = sorted(
-                (r for r in shape if r["algorithm"] == alg and r["source"] == "simulated"),
-                key=lambda r: r["seq_len_q"],
-            )
-            meas = sorted(
-                (r for r in shape if r["algorithm"] == alg and r["source"] != "simulated"),
-                key=lambda r: r["seq_len_q"],
-            )
-            c = "#7f7f7f" if alg == "standard" else "#1f77b4"
-            xs = [r["seq_len_q"] for r in sim]
-            axes[0].plot(xs, [ms(r["runtime_s"]) for r in sim], "-", c=c, label=f"{alg} predicted")
-            axes[0].plot(
-                [r["seq_len_q"] for r in meas],
-                [ms(r["runtime_s"]) for r in meas],
-                "o",
-                mfc="none",
-                c=c,
-                label=f"{alg} measured",
-            )
-            mb = [r for r in meas if r["dram_bytes"] is not None]
-            pb = [r for r in sim if r["dram_bytes"] is not None]
-            axes[1].plot(
-                [r["seq_len_q"] for r in pb],
-                [gb(r["dram_bytes"]) for r in pb],
-                "-",
-                c=c,
-                label=f"{alg} predicted",
-            )
-            axes[1].plot(
-                [r["seq_len_q"] for r in mb],
-                [gb(r["dram_bytes"]) for r in mb],
-                "o",
-                mfc="none",
-                c=c,
-                label=f"{alg} measured (Nsight)",
-            )
-            axes[2].plot(xs, [r["tflops"] for r in sim], "-", c=c, label=f"{alg} predicted")
-            axes[2].plot(
-                [r["seq_len_q"] for r in meas],
-                [r["tflops"] for r in meas],
-                "o",
-                mfc="none",
-                c=c,
-                label=f"{alg} measured",
-            )
-        prof = shape[0]["profile"]
-        axes[0].set_title(f"runtime, {prof}: B·N = 16k tokens, H·d = 2048")
-        axes[0].set_ylabel("ms")
-        axes[1].set_title("DRAM bytes, same runs")
-        axes[1].set_ylabel("GB")
-        axes[2].set_title("achieved TFLOP/s (4·B·H·N²·d / time)")
-        axes[2].set_ylabel("TFLOP/s")
-        lens = sorted({r["seq_len_q"] for r in shape})
-        for ax in axes:
-            _loglog(ax, lens, logy=ax is not axes[2])
-            ax.set_xlabel("sequence length N")
-            ax.legend(loc="best")
 
     def describe(self, data: FigureData) -> str:
         s = data.summary["profiles"]
@@ -389,6 +284,15 @@ class StandardVsFlash(Figure):
                 + ", ".join(parts)
                 + "."
             )
+        m = data.summary["measured"]
+        if m:
+            errs = ", ".join(
+                f"{100 * v['mape']:.0f}% for {a} ({v['n']} lengths)" for a, v in sorted(m.items())
+            )
+            text += (
+                f" Against runs measured on {data.summary['measured_gpu']} (second row), the "
+                f"predicted runtime is off by {errs} on average."
+            )
         return text
 
 
@@ -400,17 +304,6 @@ def _sim_fields(sim: dict) -> dict:
         "tflops": sim["tflops"],
         "bound": sim["bound"],
     }
-
-
-def _loglog(ax, xs: list[int], logy: bool = True) -> None:
-    from matplotlib.ticker import FixedLocator, NullLocator
-
-    ax.set_xscale("log", base=2)
-    ax.xaxis.set_major_locator(FixedLocator(xs))
-    ax.xaxis.set_minor_locator(NullLocator())
-    ax.set_xticks(xs, [str(x) for x in xs])
-    if logy:
-        ax.set_yscale("log")
 
 
 def _legend(ax, profiles, styles) -> None:

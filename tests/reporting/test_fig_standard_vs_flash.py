@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from gpusim.reporting.fig_standard_vs_flash import StandardVsFlash
 from gpusim.reporting.measured import MeasuredRun
 from gpusim.reporting.points import Point
@@ -102,3 +104,13 @@ def test_measured_points_use_one_schedule_per_length_and_are_labelled():
         ("flash2", 2048, 128),
         ("standard", 1024, 128),
     ]
+    data = fig.build({})
+    shape = [r for r in data.rows if r["panel"] == "measured-shape"]
+    assert len(shape) == 2 * len(chosen)
+    sim = next(r for r in shape if r["source"] == "simulated" and r["algorithm"] == "standard")
+    meas = next(r for r in shape if r["source"] != "simulated" and r["algorithm"] == "standard")
+    assert (sim["runtime_s"], meas["runtime_s"]) == (pytest.approx(5.5e-3), 5e-3)
+    assert meas["source"] == "measured on NVIDIA H200"
+    m = data.summary["measured"]
+    assert m["flash2"]["n"] == 2 and m["flash2"]["mape"] == pytest.approx(0.1)
+    assert "off by 10% for flash2" in fig.describe(data)
