@@ -299,7 +299,9 @@ class CtaGroup:
         self._bh_runs = self._bh_counts = None
         other._avg_bytes = {}
         self._avg_bytes = {}
-        other.lookups = {c: Lookup(lk.own_dram, 0.0, lk.latency) for c, lk in self.lookups.items()}
+        other.lookups = {
+            c: Lookup(lk.own_dram, 0.0, 0, lk.latency) for c, lk in self.lookups.items()
+        }
         other.acts = [a.clone_for(other) for a in self.acts if not a.finished]
         other.pending = len(other.acts)
         return other

@@ -10,6 +10,8 @@ small SRAM also gain co-resident CTAs, and a larger SRAM admits more.
 
 from __future__ import annotations
 
+import math
+
 from gpusim.errors import GpusimError
 from gpusim.occupancy import allocated_smem_bytes
 from gpusim.profiles.schema import HardwareProfile, Sourced, SourcedList
@@ -43,6 +45,7 @@ def with_sram_bytes(profile: HardwareProfile, smem_per_block_bytes: int) -> Hard
 
 def sram_kib_to_bytes(sram_kib: float) -> int:
     """``--sram-kib`` (may be fractional) as whole bytes."""
-    if not sram_kib > 0:
-        raise GpusimError(f"--sram-kib must be a positive number of KiB, got {sram_kib}")
-    return round(sram_kib * KIB)
+    size_bytes = sram_kib * KIB
+    if not 0 < size_bytes < math.inf:  # NaN, inf and 1e308 KiB too: round() cannot take them
+        raise GpusimError(f"--sram-kib must be a positive, finite number of KiB, got {sram_kib}")
+    return round(size_bytes)

@@ -20,7 +20,7 @@ def verify(
         list[str] | None,
         typer.Option("--algorithm", "-a", help="Verify only this one (repeatable); default all."),
     ] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the random inputs.")] = 0,
+    seed: Annotated[int, typer.Option("--seed", min=0, help="Seed of the random inputs.")] = 0,
     tolerance: Annotated[
         float,
         typer.Option("--tolerance", min=0.0, help="Largest fp64 relative error that passes."),
