@@ -81,7 +81,11 @@ def _load_cached(path: Path, mtime_ns: int) -> HardwareProfile:
 
 
 def _read(path: Path) -> dict[str, Any]:
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        where = f"{path.name}: not UTF-8 text (byte {e.start})"
+        raise GpusimError(f"{where}; expected YAML or JSON") from None
     try:
         data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
     except (yaml.YAMLError, json.JSONDecodeError) as e:

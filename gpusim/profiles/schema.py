@@ -19,7 +19,7 @@ T = TypeVar("T", int, float)
 class Sourced(BaseModel, Generic[T]):
     """A positive number and where it comes from (datasheet, guide, paper, microbenchmark)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     value: T = Field(gt=0)
     source: str = Field(min_length=3)
@@ -55,6 +55,49 @@ class DtypeRates(BaseModel):
     fp16: Sourced[float]
     bf16: Sourced[float]
     tf32: Sourced[float] | None = None
+
+
+#: Inclusive range of each quantity, far wider than any GPU: outside it a value is a typo or
+#: a unit slip, and the engine (integer picosecond clock, per-SM state) could hang on it.
+PLAUSIBLE: dict[str, tuple[float, float]] = {
+    "sm_count": (1, 4096),
+    "sm_clock_hz": (1e6, 1e13),
+    "smem_per_sm_bytes": (1, 2**30),
+    "smem_per_block_bytes": (1, 2**30),
+    "smem_reserved_per_block_bytes": (1, 2**30),
+    "smem_alloc_unit_bytes": (1, 2**30),
+    "smem_bandwidth_bytes_per_clk_per_sm": (1, 2**20),
+    "registers_per_sm": (1, 2**24),
+    "registers_per_thread_max": (1, 2**16),
+    "register_alloc_unit_per_warp": (1, 2**16),
+    "warp_alloc_granularity": (1, 1024),
+    "max_warps_per_sm": (1, 2**16),
+    "max_threads_per_block": (1, 2**20),
+    "max_blocks_per_sm": (1, 2**16),
+    "l2_bytes": (1, 2**40),
+    "l2_bandwidth_bytes_per_s": (1e6, 1e18),
+    "l2_latency_s": (0, 1.0),
+    "dram_bytes": (1, 2**50),
+    "dram_bandwidth_bytes_per_s": (1e6, 1e18),
+    "dram_latency_s": (0, 1.0),
+    "mma_sync_flops_per_clk_per_sm": (1e-3, 1e7),
+    "wgmma_flops_per_clk_per_sm": (1e-3, 1e7),
+    "fp32_flops_per_clk_per_sm": (1e-3, 1e7),
+    "sfu_exp_per_clk_per_sm": (1e-3, 1e7),
+    "kernel_launch_overhead_s": (0, 1.0),
+}
+
+
+def _implausible(name: str, field: BaseModel | None) -> str | None:
+    """``field.path: message`` if a quantity of ``PLAUSIBLE`` is out of its range."""
+    lo, hi = PLAUSIBLE[name]
+    items = [("", field)] if isinstance(field, Sourced) else []
+    if isinstance(field, DtypeRates):
+        items = [(f".{k}", v) for k, v in field if v is not None]
+    for sub, q in items:
+        if not lo <= q.value <= hi:
+            return f"{name}{sub}.value: {q.value:g} is outside the plausible range {lo:g} .. {hi:g}"
+    return None
 
 
 class HardwareProfile(BaseModel):
@@ -112,6 +155,10 @@ class HardwareProfile(BaseModel):
     @model_validator(mode="after")
     def _consistent(self) -> HardwareProfile:
         # Messages name the field first, so the loader can prefix the file name.
+        for name in PLAUSIBLE:
+            problem = _implausible(name, getattr(self, name))
+            if problem:
+                raise ValueError(problem)
         per_sm, per_block = self.smem_per_sm_bytes.value, self.smem_per_block_bytes.value
         reserved = self.smem_reserved_per_block_bytes.value
         if per_block + reserved > per_sm:
