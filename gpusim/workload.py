@@ -6,6 +6,9 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from gpusim.dtypes import DType, dtype_bytes
 
+#: Largest batch, head count and sequence length a workload may have.
+MAX_SIZE = 2**31 - 1
+
 
 class Workload(BaseModel):
     """One attention problem: ``softmax(Q K^T / sqrt(d)) V`` over batch x heads.
@@ -18,10 +21,12 @@ class Workload(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    batch: int = Field(8, gt=0)
-    heads: int = Field(32, gt=0)
-    seq_len_q: int = Field(2048, gt=0)
-    seq_len_k: int = Field(2048, gt=0)
+    # At most 2**31 - 1 (a CUDA grid dimension, an int32 index): far past any real run, and
+    # it keeps FLOPs and runtimes inside float range (10**200 heads overflowed the engine).
+    batch: int = Field(8, gt=0, le=MAX_SIZE)
+    heads: int = Field(32, gt=0, le=MAX_SIZE)
+    seq_len_q: int = Field(2048, gt=0, le=MAX_SIZE)
+    seq_len_k: int = Field(2048, gt=0, le=MAX_SIZE)
     head_dim: int = Field(128, gt=0)
     dtype: DType = "fp16"
     causal: bool = False
