@@ -198,7 +198,8 @@ class BlockSize(Figure):
                     xs, [ms(r["runtime_s"]) for r in rows], "o-", c=colour(prof), label="runtime"
                 )
                 twin.set_ylabel("runtime (ms)")
-                twin.set_ylim(bottom=0)
+                # Headroom above the highest point for its bound label.
+                twin.set_ylim(0, 1.2 * max((ms(r["runtime_s"]) for r in rows), default=1.0))
                 twin.grid(False)
                 for x, r in zip(xs, rows, strict=True):
                     twin.annotate(

@@ -74,7 +74,7 @@ class Timeline(Figure):
 
     algorithm: str = "flash2"
     profile: str = "h200-sxm"
-    batch: int = 4
+    batch: int = 2  # 1,024 CTAs: about four waves and a tail, and a trace of ~200 kB
     heads: int = 16
     seq_len: int = 4096
     head_dim: int = 128

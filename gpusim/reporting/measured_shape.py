@@ -131,7 +131,7 @@ def draw_shape(axes, rows: list[dict[str, Any]], algorithms: Sequence[str]) -> N
             ax.plot(
                 [r["seq_len_q"] for r in p],
                 [value(r) for r in p],
-                "-",
+                ".-",
                 c=c,
                 label=f"{alg} predicted",
             )
@@ -144,7 +144,10 @@ def draw_shape(axes, rows: list[dict[str, Any]], algorithms: Sequence[str]) -> N
                 label=f"{alg} measured",
             )
     prof = shape[0]["profile"]
-    axes[0].set_title(f"runtime on {prof}'s GPU: {_family(shape)}")
+    gpu = next(
+        (r["source"][len("measured on ") :] for r in shape if r["source"] != "simulated"), ""
+    )
+    axes[0].set_title(f"runtime, {gpu} vs {prof}\n{_family(shape)}")
     axes[0].set_ylabel("ms")
     axes[1].set_title("DRAM bytes, same runs (measured: Nsight Compute)")
     axes[1].set_ylabel("GB")

@@ -46,6 +46,7 @@ def readme_text(figures: Sequence[Figure], report: Report, out_dir: Path) -> str
     for f in figures:
         parts.append(f"- [{f.title}](#{_anchor(f.title)})")
     parts.append("")
+    parts.append(_recorded(report))
     for f in figures:
         d = report.figures[f.name]
         parts.append(f"## {f.title}\n")
@@ -63,6 +64,41 @@ def readme_text(figures: Sequence[Figure], report: Report, out_dir: Path) -> str
         if d.table_header:
             parts.append(markdown_table(d.table_header, d.table_rows))
     return "\n".join(parts).rstrip() + "\n"
+
+
+def _recorded(report: Report) -> str:
+    """What measured data this run read, and where the predictions beside it come from."""
+    lines = ["## Measured data read\n"]
+    v = report.figures.get("fig6a_predicted_vs_measured")
+    if v is not None and v.summary.get("recorded"):
+        s = v.summary
+        sets = ", ".join(f"`{d}`" for d in s.get("datasets", []))
+        lines.append(
+            f"- Validation: {s['ok']} measured runs on {s['gpu']} ({sets}; latest measured "
+            f"{s.get('date')} at commit {s.get('commit')}); predictions: "
+            f"{_code(s.get('predictions'))} with profile `{s.get('profile')}`."
+        )
+    else:
+        lines.append("- Validation: nothing recorded under `validation/` yet.")
+    t = report.figures.get("fig6b_tuner_heatmap")
+    if t is not None and t.summary.get("recorded"):
+        s = t.summary
+        pred = _code(s.get("predictions")) if s.get("predictions") else "not recorded yet"
+        lines.append(
+            f"- Tuner proof: {_code(s.get('measured'))} measured on {s.get('gpu')}; predictions: "
+            f"{pred}"
+            + (f" (model commit {s['model_commit']})" if s.get("model_commit") else "")
+            + "."
+        )
+    else:
+        lines.append("- Tuner proof: nothing recorded under `tuning/` yet.")
+    return "\n".join(lines) + "\n"
+
+
+def _code(text: str | None) -> str:
+    if not text:
+        return "-"
+    return f"`{text}`" if "/" in text or text.endswith(".json") else text
 
 
 def _anchor(title: str) -> str:
