@@ -3,18 +3,20 @@
 A schedule fits when the algorithm accepts it and every kernel of the algorithm
 can place one CTA on an SM: shared memory within the per-CTA limit (the
 profile's, or ``--sram-kib``), registers per thread below the 255 cap (at the
-cap the estimate means a spill), and the occupancy model's limits (threads per
+cap the estimate means a spill; with the compiled instance's ptxas report, its
+real registers, and any spill rejects it), and the occupancy model's limits (threads per
 block, registers per thread and per SM, warps per SM; :mod:`gpusim.occupancy`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gpusim.errors import GpusimError
 from gpusim.occupancy import occupancy
 from gpusim.profiles.schema import HardwareProfile
 from gpusim.schedule import Schedule
+from gpusim.tuning.compiled import Compiled
 from gpusim.tuning.rules import MAX_REGS_PER_THREAD
 from gpusim.workload import Workload
 
@@ -59,13 +61,15 @@ def _worst(fps: list[Footprint]) -> Footprint:
     )
 
 
-def _reason(fp: Footprint, profile: HardwareProfile) -> str | None:
+def _reason(fp: Footprint, profile: HardwareProfile, compiled: Compiled | None) -> str | None:
     smem_limit = profile.smem_per_block_bytes.value
     if fp.smem_bytes_per_cta > smem_limit:
         return (
             f"shared memory: needs {fp.smem_bytes_per_cta} B per CTA, "
             f"{smem_limit} B available per CTA"
         )
+    if compiled is not None:  # the real registers: a spill is a fact, not an estimate
+        return compiled.spill_reason() if compiled.spills else None
     cap = min(MAX_REGS_PER_THREAD, profile.registers_per_thread_max.value)
     if fp.regs_per_thread >= cap:
         return (
@@ -76,9 +80,16 @@ def _reason(fp: Footprint, profile: HardwareProfile) -> str | None:
 
 
 def check(
-    algorithm: str, workload: Workload, schedule: Schedule, profile: HardwareProfile
+    algorithm: str,
+    workload: Workload,
+    schedule: Schedule,
+    profile: HardwareProfile,
+    compiled: Compiled | None = None,
 ) -> Verdict:
-    """Whether ``schedule`` fits ``profile`` (already carrying any SRAM override), and why not."""
+    """Whether ``schedule`` fits ``profile`` (already carrying any SRAM override), and why not.
+
+    ``compiled`` (ptxas's report of the kernel instance) replaces the register estimate.
+    """
     from algorithms import get_algorithm
 
     try:
@@ -86,9 +97,11 @@ def check(
         fps = footprint(algorithm, workload, schedule)
     except GpusimError as e:
         return Verdict(schedule, None, str(e))
+    if compiled is not None:
+        fps = [replace(f, regs_per_thread=compiled.registers) for f in fps]
     worst = _worst(fps)
     for fp in fps:
-        why = _reason(fp, profile)
+        why = _reason(fp, profile, compiled)
         if why is not None:
             return Verdict(schedule, worst, why)
     try:

@@ -29,6 +29,16 @@ MEASURED = REPORTS / "h200_tuning_proof.json"
 PREDICTED = REPORTS / "h200_tuning_predictions.json"
 SUMMARY = REPORTS / "h200_tuning_proof_summary.json"
 MARKDOWN = REPORTS / "h200_tuning_proof.md"
+#: What the predictions depend on: a change here without a commit makes them "+dirty".
+MODEL_PATHS = (
+    "algorithms",
+    "gpusim/engine",
+    "gpusim/tuning",
+    "gpusim/occupancy.py",
+    "gpusim/counting.py",
+    "hardware_profiles",
+    "reports/kernels/build_sm90",
+)
 
 
 def _git(*args: str) -> str:
@@ -44,7 +54,7 @@ def _git(*args: str) -> str:
 def _commit() -> str:
     """HEAD, with ``+dirty`` when the model's code differs from it (predictions depend on it)."""
     try:
-        dirty = _git("status", "--porcelain", "--untracked-files=no", "gpusim", "algorithms")
+        dirty = _git("status", "--porcelain", "--untracked-files=no", *MODEL_PATHS)
         return _git("rev-parse", "HEAD") + ("+dirty" if dirty else "")
     except (subprocess.SubprocessError, OSError):
         return "unknown"

@@ -53,7 +53,8 @@ def render_text(r: TuneResult) -> str:
         f"gpusim tune: {r.algorithm} on {r.profile}, shared memory {sram}",
         f"workload: {_workload(r)}",
         f"search space: {r.space_source}: {total} schedules, {len(r.candidates)} feasible, "
-        f"{len(r.rejected)} rejected; searched in {r.wall_s:.2f} s",
+        f"{len(r.rejected)} rejected; registers per thread: {r.footprints}; "
+        f"searched in {r.wall_s:.2f} s",
         "",
     ]
     head = [

@@ -41,6 +41,7 @@ class SearchSpace:
     source: str
     kernel_instances: bool  # True: every schedule not in ``unsupported`` is a kernel instance
     unsupported: dict[Schedule, str] = field(default_factory=dict)  # schedule -> kernel's reason
+    instance_keys: dict[Schedule, str] = field(default_factory=dict)  # schedule -> instance key
 
 
 def _schedules(algorithm: str, ms, ns, warps, stages) -> tuple[Schedule, ...]:
@@ -72,7 +73,7 @@ def _kernel_space(workload: Workload) -> SearchSpace:
             f"(instances: {'/'.join(map(str, dims))})",
             False,
         )
-    unsupported = {}
+    unsupported, keys = {}, {}
     for s in grid:
         inst = ki.KernelInstance(
             variant, workload.dtype, workload.head_dim, s.block_m, s.block_n, s.warps, s.stages
@@ -80,11 +81,14 @@ def _kernel_space(workload: Workload) -> SearchSpace:
         why = ki.rejection_reason(inst, _NO_SMEM_LIMIT_BYTES)
         if why is not None:
             unsupported[s] = f"kernel: no instance ({why})"
+        else:
+            keys[s] = inst.key
     return SearchSpace(
         grid,
         f"flash2 {what} instances (head_dim {workload.head_dim}, {workload.dtype})",
         True,
         unsupported,
+        keys,
     )
 
 

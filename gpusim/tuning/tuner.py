@@ -18,13 +18,16 @@ from gpusim.errors import GpusimError
 from gpusim.profiles.schema import HardwareProfile
 from gpusim.schedule import Schedule
 from gpusim.tuning.compare import RulePick, rule_picks
+from gpusim.tuning.compiled import Compiled, compiled_footprints
 from gpusim.tuning.feasibility import Verdict, check
 from gpusim.tuning.parallel import pmap
-from gpusim.tuning.space import search_space
+from gpusim.tuning.space import SearchSpace, search_space
 from gpusim.tuning.sram import KIB, with_sram_bytes
 from gpusim.workload import Workload
 
 SCHEDULE_KEYS = ("block_m", "block_n", "warps", "stages")
+#: Where a candidate's registers per thread come from (see :mod:`gpusim.tuning.compiled`).
+FOOTPRINTS = ("compiled", "estimate")
 
 
 @dataclass(frozen=True)
@@ -82,6 +85,7 @@ class TuneResult:
     candidates: list[Candidate]
     rejected: list[Rejected]
     rules: list[RulePick]
+    footprints: str = "estimate"  # where registers per thread came from
     wall_s: float = 0.0
     stats: dict = field(default_factory=dict)
 
@@ -100,6 +104,7 @@ class TuneResult:
             "sram_overridden": self.sram_overridden,
             "search_space": self.space_source,
             "kernel_instances": self.kernel_instances,
+            "footprints": self.footprints,
             "candidates": [c.to_dict() for c in self.candidates],
             "rejected": [r.to_dict() for r in self.rejected],
             "rules": [
@@ -129,10 +134,25 @@ def engine_simulate() -> Simulate:
 
 
 def _predict(
-    simulate: Simulate, algorithm: str, w: Workload, v: Verdict, *, profile: HardwareProfile
+    simulate: Simulate,
+    algorithm: str,
+    w: Workload,
+    v: Verdict,
+    *,
+    profile: HardwareProfile,
+    compiled: dict[Schedule, Compiled],
 ) -> Candidate:
     """Simulate one feasible schedule on the engine's aggregated path."""
-    r = simulate(algorithm, w, v.schedule, profile, detail="aggregated")
+    kw = {}
+    comp = compiled.get(v.schedule)
+    if comp is not None:  # the engine's occupancy sees the compiled registers too
+        from algorithms import get_algorithm
+
+        kernels = get_algorithm(algorithm).kernels(w, v.schedule)
+        kw["on_chip"] = {
+            k.name: replace(k.on_chip(), regs_per_thread=comp.registers) for k in kernels
+        }
+    r = simulate(algorithm, w, v.schedule, profile, detail="aggregated", **kw)
     return Candidate(
         schedule=v.schedule,
         smem_bytes_per_cta=v.footprint.smem_bytes_per_cta,
@@ -147,25 +167,30 @@ def _predict(
     )
 
 
+#: (schedule, profile) -> Verdict, with the algorithm, workload and footprints bound.
+Checker = Callable[[Schedule, HardwareProfile], Verdict]
+
+
 def smallest_sram_bytes(
-    algorithm: str, workload: Workload, profile: HardwareProfile, verdicts: list[Verdict]
+    checker: Checker, profile: HardwareProfile, verdicts: list[Verdict]
 ) -> int | None:
     """The smallest per-CTA SRAM in which some schedule of the space fits (None: none ever does)."""
     for need in sorted({v.footprint.smem_bytes_per_cta for v in verdicts if v.footprint}):
         p = with_sram_bytes(profile, need)
-        if any(check(algorithm, workload, v.schedule, p).fits for v in verdicts if v.footprint):
+        if any(checker(v.schedule, p).fits for v in verdicts if v.footprint):
             return need
     return None
 
 
-def _no_fit_error(algorithm, workload, profile, verdicts, sram_bytes) -> GpusimError:
-    need = smallest_sram_bytes(algorithm, workload, profile, verdicts)
-    what = f"{algorithm} (head_dim {workload.head_dim}, {workload.dtype})"
+def _no_fit_error(
+    checker: Checker, what: str, profile: HardwareProfile, verdicts: list[Verdict], sram_bytes: int
+) -> GpusimError:
+    need = smallest_sram_bytes(checker, profile, verdicts)
     if need is None:
         # No SRAM size helps: say what blocks the schedules once shared memory is unlimited.
         needs = [v.footprint.smem_bytes_per_cta for v in verdicts if v.footprint]
         roomy = with_sram_bytes(profile, max(needs)) if needs else profile
-        reasons = [check(algorithm, workload, v.schedule, roomy).reason for v in verdicts]
+        reasons = [checker(v.schedule, roomy).reason for v in verdicts]
         reasons = sorted({r for r in reasons if r} or {v.reason for v in verdicts if v.reason})
         return GpusimError(
             f"no schedule of {what} can run on {profile.name} at any SRAM size: {reasons[0]}"
@@ -175,6 +200,14 @@ def _no_fit_error(algorithm, workload, profile, verdicts, sram_bytes) -> GpusimE
         f"the smallest SRAM that works is {-(-need // KIB)} KiB ({need} B): use --sram-kib "
         f"{-(-need // KIB)} or more"
     )
+
+
+def _compiled(space: SearchSpace, profile: HardwareProfile) -> dict[Schedule, Compiled]:
+    """ptxas's report for each kernel instance of the space, where the build recorded one."""
+    if not space.instance_keys:
+        return {}
+    table = compiled_footprints(profile.compute_capability)
+    return {s: table[k] for s, k in space.instance_keys.items() if k in table}
 
 
 def _restrict(schedules: tuple[Schedule, ...], fixed: dict[str, int]) -> list[Schedule]:
@@ -198,14 +231,19 @@ def tune(
     simulate: Simulate | None = None,
     fixed: dict[str, int] | None = None,
     jobs: int | None = 1,
+    footprints: str = "compiled",
 ) -> TuneResult:
     """Rank every feasible schedule of ``algorithm`` for ``workload`` by predicted runtime.
 
     ``sram_bytes`` overrides the shared memory one CTA may use (and the SM's, for occupancy);
     ``simulate`` replaces the engine (tests use a closed form); ``fixed`` (e.g.
     ``{"block_m": 128}``) keeps only the schedules with those values; ``jobs``
-    processes simulate the candidates (None: one per core).
+    processes simulate the candidates (None: one per core). ``footprints="compiled"``
+    uses ptxas's registers (and rejects spills) for kernel instances the offline build
+    recorded for the profile's architecture; ``"estimate"`` uses the algorithm's formula.
     """
+    if footprints not in FOOTPRINTS:
+        raise GpusimError(f"unknown footprints {footprints!r}; use one of {', '.join(FOOTPRINTS)}")
     simulate = simulate or engine_simulate()
     t0 = time.perf_counter()
     overridden = sram_bytes is not None
@@ -214,15 +252,23 @@ def tune(
     sram = profile.smem_per_block_bytes.value
     space = search_space(algorithm, workload)
     schedules = _restrict(space.schedules, fixed or {})
-    verdicts = [check(algorithm, workload, s, profile) for s in schedules]
+    compiled = _compiled(space, profile) if footprints == "compiled" else {}
+
+    def checker(s: Schedule, p: HardwareProfile) -> Verdict:
+        return check(algorithm, workload, s, p, compiled.get(s))
+
+    verdicts = [checker(s, profile) for s in schedules]
     if not any(v.fits for v in verdicts if v.schedule not in space.unsupported):
         supported = [v for v in verdicts if v.schedule not in space.unsupported]
-        raise _no_fit_error(algorithm, workload, profile, supported or verdicts, sram)
+        what = f"{algorithm} (head_dim {workload.head_dim}, {workload.dtype})"
+        raise _no_fit_error(checker, what, profile, supported or verdicts, sram)
     # The kernel's own reason comes first: no SRAM size would make those run.
     verdicts = [replace(v, reason=space.unsupported.get(v.schedule, v.reason)) for v in verdicts]
     fits = [v for v in verdicts if v.fits]
     t1 = time.perf_counter()
-    predict = functools.partial(_predict, simulate, algorithm, workload, profile=profile)
+    predict = functools.partial(
+        _predict, simulate, algorithm, workload, profile=profile, compiled=compiled
+    )
     cands = sorted(
         pmap(predict, fits, jobs),
         key=lambda c: (c.runtime_s, -c.schedule.block_m * c.schedule.block_n, c.schedule.stages),
@@ -246,5 +292,6 @@ def tune(
         rejected=rejected,
         rules=picks,
         wall_s=t2 - t0,
+        footprints=f"compiled ({len(compiled)} instances, ptxas)" if compiled else "estimate",
         stats={"check_s": t1 - t0, "simulate_s": t2 - t1, "simulated": len(cands)},
     )

@@ -10,7 +10,7 @@ def h200():
     return loader.load_profile("h200-sxm")
 
 
-def closed_form_simulate(algorithm, w, s, profile, detail="aggregated"):
+def closed_form_simulate(algorithm, w, s, profile, detail="aggregated", on_chip=None):
     """A stand-in engine for the tuner's logic: K/V re-reads over L2 plus tile-shaped compute."""
     from types import SimpleNamespace
 

@@ -77,3 +77,27 @@ def test_no_sram_size_helps_says_what_blocks_instead(h200, fake_simulate):
     w = W.model_copy(update={"head_dim": 1024, "dtype": "fp16"})
     with pytest.raises(GpusimError, match="at any SRAM size: registers"):
         tune("flash2", w, h200, simulate=fake_simulate)
+
+
+def test_compiled_footprints_reject_spills_and_set_registers(h200, fake_simulate):
+    from gpusim.tuning.compiled import compiled_footprints
+
+    table = compiled_footprints(h200.compute_capability)
+    if not table:
+        pytest.skip("no offline ptxas report for sm_90")
+    r = tune("flash2", W, h200, simulate=fake_simulate)
+    assert r.footprints.startswith("compiled")
+    spills = [x for x in r.rejected if "spills" in x.reason]
+    assert spills and all("ptxas" in x.reason for x in spills)
+    for c in r.candidates:
+        key = f"tc_bf16_d128_m{c.schedule.block_m}_n{c.schedule.block_n}_w{c.schedule.warps}"
+        assert c.regs_per_thread == table[f"{key}_s{c.schedule.stages}"].registers
+    est = tune("flash2", W, h200, simulate=fake_simulate, footprints="estimate")
+    assert est.footprints == "estimate" and not any("spills" in x.reason for x in est.rejected)
+
+
+def test_compiled_footprints_only_for_their_architecture(fake_simulate):
+    from gpusim.profiles.loader import load_profile
+
+    a100 = load_profile("a100-sxm4-80gb")  # sm_80: the sm_90 build says nothing about it
+    assert tune("flash2", W, a100, simulate=fake_simulate).footprints == "estimate"

@@ -26,6 +26,16 @@ PlotOption = Annotated[
     typer.Option("--plot", help="Write a Br x Bc heatmap of predicted runtime (PNG, SVG, PDF)."),
 ]
 
+FootprintsOption = Annotated[
+    str,
+    typer.Option(
+        "--footprints",
+        help="Registers per thread from the compiled kernel instances (ptxas, where the offline "
+        "build recorded them; spilling instances are rejected) or the model's estimate: "
+        "compiled or estimate.",
+    ),
+]
+
 #: Schedule options that pin a dimension of the search instead of choosing a schedule.
 PINNABLE = ("block_m", "block_n", "warps", "stages")
 
@@ -36,6 +46,7 @@ def tune(
     opts: WorkloadOptions,
     sram_kib: SramOption = None,
     plot: PlotOption = None,
+    footprints: FootprintsOption = "compiled",
     json_out: JsonOption = False,
 ) -> None:
     """Rank every schedule the kernel supports by predicted runtime; reject those that do not
@@ -58,7 +69,13 @@ def tune(
     inputs = build_inputs(**(dataclasses.asdict(opts) | placeholder), check=False)
     sram_bytes = None if sram_kib is None else sram_kib_to_bytes(sram_kib)
     result = run_tune(
-        opts.algorithm, inputs.workload, inputs.profile, sram_bytes, fixed=fixed, jobs=None
+        opts.algorithm,
+        inputs.workload,
+        inputs.profile,
+        sram_bytes,
+        fixed=fixed,
+        jobs=None,
+        footprints=footprints,
     )
     out = result.to_dict()
     if plot is not None:
