@@ -9,6 +9,7 @@ spending its time in NVRTC) and to check that the machine code holds the instruc
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import struct
@@ -31,12 +32,21 @@ _SASS_OP = re.compile(r"^\s+/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P[0-9T]+\s+)?([A-Z][A-Z
 
 
 def find_tool(name: str) -> str | None:
-    """Path of a CUDA tool on PATH or under /usr/local/cuda/bin, else None."""
+    """Path of a CUDA tool: on PATH, under /usr/local/cuda/bin, or in NVIDIA's pip wheels."""
     found = shutil.which(name)
     if found:
         return found
     cand = Path("/usr/local/cuda/bin") / name
-    return str(cand) if cand.exists() else None
+    if cand.exists():
+        return str(cand)
+    try:  # nvidia-cuda-cuobjdump / -nvdisasm install into the "nvidia" namespace package
+        import nvidia
+    except ImportError:
+        return None
+    for base in getattr(nvidia, "__path__", []):
+        for hit in sorted(Path(base).glob(f"*/bin/{name}")):
+            return str(hit)
+    return None
 
 
 def parse_ptxas(log: str) -> dict[str, dict]:
@@ -129,8 +139,11 @@ def sass_opcode_counts(cubin_path: Path) -> dict[str, Counter]:
     tool = find_tool("cuobjdump")
     if tool is None:
         raise GpusimError("cuobjdump is not installed (pip install nvidia-cuda-cuobjdump)")
+    # cuobjdump runs nvdisasm for SASS; the pip wheels put it beside cuobjdump or elsewhere
+    dirs = {str(Path(t).parent) for t in (tool, find_tool("nvdisasm")) if t}
+    env = os.environ | {"PATH": os.pathsep.join([*dirs, os.environ.get("PATH", "")])}
     text = subprocess.run(
-        [tool, "--dump-sass", str(cubin_path)], capture_output=True, text=True, check=True
+        [tool, "--dump-sass", str(cubin_path)], capture_output=True, text=True, check=True, env=env
     ).stdout
     out: dict[str, Counter] = {}
     for chunk in text.split("Function : ")[1:]:
