@@ -229,6 +229,12 @@ def summary(rows: list[Row]) -> dict[str, Any]:
         "l2_bytes_mape": l2["mape"],
         "l2_bytes_max_abs_err": l2["max_abs_err"],
         "ncu_configs": len(ncu),
+        "dram_within_target": sum(
+            1
+            for n in ncu
+            if n.get("dram_bytes_err") is not None
+            and abs(n["dram_bytes_err"]) <= TARGETS["dram_bytes_max_abs_err"]
+        ),
         "kernel_time_mape": kt["mape"],
         "by_class": by_class,
         "worst": [{"id": r.id, "runtime_err": r.runtime_err, "bound": r.bound} for r in worst],

@@ -136,13 +136,24 @@ def _provenance_lines(name: str, data: dict[str, Any], used: int, ncu: int) -> l
         f"{p.get('cupy_version')}, torch {p.get('torch_version')}, Python {p.get('python')}",
         f"- measured {p.get('date_utc')} at commit {p.get('git_commit')}; SM clock as "
         f"nvidia-smi reported it at the start: {smi.get('clocks.sm', '?')} "
-        f"(max {smi.get('clocks.max.sm', '?')})",
+        f"(max {smi.get('clocks.max.sm', '?')}); {_smi_sweep(p)}",
         f"- method: {m.get('timer', 'CUDA events')}, {m.get('warmup', '?')} warm-up and "
         f"{m.get('repeats', '?')} timed launches per config, median; L2 flushed before every "
         f"launch ({m.get('l2_flush_bytes', '?')} bytes written); Nsight Compute with "
         "`--clock-control none`, caches flushed before each profiled kernel",
         "",
     ]
+
+
+def _smi_sweep(p: dict[str, Any]) -> str:
+    w = p.get("smi_during_sweep") or {}
+    clk, pw = w.get("sm_clock_mhz"), w.get("power_w")
+    if not clk:
+        return "no nvidia-smi samples during the sweep"
+    text = f"during the sweep ({w.get('samples')} samples) {clk['min']:.0f}-{clk['max']:.0f} MHz"
+    if pw:
+        text += f", {pw['min']:.0f}-{pw['max']:.0f} W"
+    return text + " (nvidia-smi; Nsight's clock under load is in the bytes table)"
 
 
 def markdown(
@@ -173,7 +184,8 @@ def markdown(
         "",
         f"Written by `gpusim validate {froms} --out reports/validation`; regenerate it the "
         "same way (no GPU needed). The datasets are the GPU runs' output as produced; nothing "
-        "in them was edited.",
+        "in them was edited. Predictions by the model at commit "
+        f"`{summ.get('model_commit', '?')}`, profile `{profile_name}`.",
         "",
         "## What fed the model and what judged it",
         "",
@@ -207,6 +219,12 @@ def markdown(
                 ],
                 ["runtime mean signed error", _pct(summ["runtime_mean_err"], True), "", ""],
                 ["DRAM bytes MAPE (ncu)", _pct(summ["dram_bytes_mape"]), "", ""],
+                [
+                    "runs within 5 % on DRAM bytes",
+                    f"{summ.get('dram_within_target', '-')} of {summ['ncu_configs']}",
+                    "",
+                    "",
+                ],
                 ["SM-to-L2 bytes MAPE (ncu)", _pct(summ["l2_bytes_mape"]), "", ""],
                 ["kernel time MAPE (ncu duration)", _pct(summ["kernel_time_mape"]), "", ""],
             ],
@@ -347,8 +365,11 @@ def write_report(
     out_dir.mkdir(parents=True, exist_ok=True)
     notes_path = out_dir / "notes.md"
     notes = notes_path.read_text() if notes_path.exists() else ""
+    from gpusim.calibrate.provenance import git_commit
+
     names = [n for n, _ in datasets]
     gpu = datasets[0][1]["provenance"]["gpu_name"]
+    summ = summ | {"model_commit": git_commit()}
     written = [
         write_csv(rows, out_dir / "errors.csv"),
         scatter(rows, out_dir / "scatter.png", f"gpusim on {gpu}"),

@@ -1,0 +1,136 @@
+"""The model against the committed H200 datasets, recomputed on the CPU.
+
+Every non-causal run (41 of 63, 9 of the 12 counted by Nsight Compute) is simulated again
+with the current model; the causal runs take minutes on two cores (the engine simulates their
+CTAs one by one), so ``GPUSIM_VALIDATION_FULL=1`` adds them, and ``gpusim validate --from``
+recomputes all of them for the report. The model misses the runtime targets and one run
+misses the DRAM target: those tests are ``xfail(strict=True)`` with the gap named, so that
+they turn red the day the model meets them and the mark must come off. The regression tests
+hold the errors to the state recorded in ``reports/validation`` (model at commit 6c21b62),
+so that a change that makes the model worse fails here even while the targets are missed.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from gpusim.profiles.loader import load_profile
+from gpusim.validation.compare import TARGETS, compare_record
+from gpusim.validation.dataset import check_profile, load_dataset, merge_records
+
+ROOT = Path(__file__).resolve().parents[2]
+DATASETS = (
+    ROOT / "reports/validation/h200_2026-11-30/h200-dataset.json",
+    ROOT / "reports/validation/h200_2026-11-30_standard/h200-dataset.json",
+)
+PROFILE = "h200-sxm-calibrated"
+FULL = os.environ.get("GPUSIM_VALIDATION_FULL") == "1"
+
+#: Recorded state of the subset below (and, in brackets, of all 63 runs): the ceilings the
+#: regression tests allow, each a little above what was recorded.
+RECORDED_FLASH2_NONCAUSAL_MAPE = 0.34  # recorded 0.322 (all 57 flash2 runs: 0.346)
+RECORDED_FLASH2_NONCAUSAL_MAX = 0.72  # recorded 0.692 (Br64 Bc32 w4 s1, +69 %)
+RECORDED_STANDARD_MAPE = 1.50  # recorded 1.45: the softmax kernel is predicted 2.4-5.4x slow
+RECORDED_DRAM_MAX = 0.065  # recorded 0.0598 (flash2 d128 N 16384)
+RECORDED_L2_MAPE = 0.24  # recorded 0.229 over the 9 non-causal counted runs (all 12: 0.202)
+
+
+def _records() -> list[dict]:
+    records, _ = merge_records([(str(p), load_dataset(p)) for p in DATASETS])
+    return records
+
+
+def _subset(records: list[dict]) -> list[dict]:
+    """The non-causal runs (everything with GPUSIM_VALIDATION_FULL=1)."""
+    ok = [r for r in records if r["status"] == "ok"]
+    return ok if FULL else [r for r in ok if not r["workload"]["causal"]]
+
+
+@pytest.fixture(scope="module")
+def rows():
+    profile = load_profile(PROFILE)
+    return [compare_record(r, profile) for r in _subset(_records())]
+
+
+def _mape(errs: list[float]) -> float:
+    return sum(abs(e) for e in errs) / len(errs)
+
+
+def test_datasets_are_complete_and_from_this_gpu():
+    profile = load_profile(PROFILE)
+    for path in DATASETS:
+        check_profile(load_dataset(path), profile)  # raises for another GPU's data
+    records = _records()
+    assert len(records) >= 48
+    failed = [r["id"] for r in records if r["status"] != "ok"]
+    assert not failed
+    flash = [r for r in records if r["kind"] == "flash2"]
+    assert {r["variant"] for r in flash} == {"tc", "simt"}
+    assert {r["workload"]["head_dim"] for r in flash} == {64, 128}
+    assert {r["workload"]["causal"] for r in flash} == {False, True}
+    assert {r["workload"]["seq_len_q"] for r in flash} >= {512, 16384}
+    assert sum(1 for r in records if r.get("counts")) >= 12
+    std = [r for r in records if r["kind"] == "standard"]
+    assert len(std) == 6 and all("torch" in r["gemm"]["gemm"] for r in std)
+
+
+def test_runtime_no_worse_than_recorded(rows):
+    flash = [r.runtime_err for r in rows if r.kind == "flash2" and not r.causal]
+    std = [r.runtime_err for r in rows if r.kind == "standard"]
+    assert _mape(flash) <= RECORDED_FLASH2_NONCAUSAL_MAPE
+    assert max(abs(e) for e in flash) <= RECORDED_FLASH2_NONCAUSAL_MAX
+    assert _mape(std) <= RECORDED_STANDARD_MAPE
+
+
+def test_bytes_no_worse_than_recorded(rows):
+    counted = [r.ncu for r in rows if r.ncu]
+    assert len(counted) == (12 if FULL else 9)
+    assert max(abs(n["dram_bytes_err"]) for n in counted) <= RECORDED_DRAM_MAX
+    assert _mape([n["l2_bytes_err"] for n in counted]) <= RECORDED_L2_MAPE
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="runtime MAPE ~35 % for flash2 (target 10 %): the engine overlaps the softmax with "
+    "the MMAs and lacks per-warp serialisation and instruction issue (reports/validation, "
+    "notes 1 and 3)",
+)
+def test_runtime_mape_target(rows):
+    assert _mape([r.runtime_err for r in rows]) <= TARGETS["runtime_mape"]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="runs off by more than 25 %: tensor-core flash2 -29 to -57 %, one-stage pipelines "
+    "+69 %, the standard softmax kernel 2.4-5.4x (memory-level parallelism missing)",
+)
+def test_runtime_max_target(rows):
+    assert max(abs(r.runtime_err) for r in rows) <= TARGETS["runtime_max_abs_err"]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="flash2 d128 N 16384 reads 6.0 % more DRAM than modelled: K/V of 16 heads exceed "
+    "the L2 and some tiles are fetched twice; the other 11 counted runs are within 5 %",
+)
+def test_dram_bytes_target(rows):
+    errs = [abs(r.ncu["dram_bytes_err"]) for r in rows if r.ncu]
+    assert max(errs) <= TARGETS["dram_bytes_max_abs_err"]
+
+
+def test_dram_bytes_within_target_but_one(rows):
+    errs = [abs(r.ncu["dram_bytes_err"]) for r in rows if r.ncu]
+    assert sum(e > TARGETS["dram_bytes_max_abs_err"] for e in errs) <= 1
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="SM-to-L2 sectors: tensor-core runs count up to 39 % fewer than the kernel "
+    "requests (L2 request coalescing, likely), SIMT runs 48 % more (unexplained)",
+)
+def test_l2_bytes_target(rows):
+    errs = [abs(r.ncu["l2_bytes_err"]) for r in rows if r.ncu]
+    assert max(errs) <= TARGETS["l2_bytes_max_abs_err"]
