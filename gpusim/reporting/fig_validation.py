@@ -15,7 +15,7 @@ from typing import Any
 
 from gpusim.reporting.figure import Figure, FigureData, Results
 from gpusim.reporting.files import save_figure
-from gpusim.reporting.measured import MeasuredRun
+from gpusim.reporting.measured import SIMULATED_HERE, MeasuredRun
 from gpusim.reporting.plotting import pyplot
 
 COLUMNS = (
@@ -87,6 +87,11 @@ class PredictedVsMeasured(Figure):
             data.summary = {"recorded": False}
             return data
         summary: dict[str, Any] = {"recorded": True, **self.facts}
+        if self.facts.get("predictions") == SIMULATED_HERE:
+            data.notes.append(
+                "no comparison is recorded beside the validation dataset, so gpusim report "
+                "simulated every run itself (slow); `gpusim validate --from DATASET` records one"
+            )
         summary["runtime"] = error_stats([r["runtime_err"] for r in rows])
         summary["dram_bytes"] = error_stats(
             [r["dram_err"] for r in rows if r["dram_err"] is not None]

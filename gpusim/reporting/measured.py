@@ -30,6 +30,8 @@ DATASET_KIND = "gpusim validation dataset"
 #: The ``kind`` of the tuner's proof record (scripts/tuning_proof.py) and of its predictions.
 TUNING_KIND = "gpusim tuning proof"
 TUNING_PREDICTIONS_KIND = "gpusim tuning proof predictions"
+#: ``predictions`` in the facts when no comparison is recorded and the runs were simulated here.
+SIMULATED_HERE = "simulated by gpusim report"
 #: Profile a dataset is judged with when no comparison names one (gpusim validate's default).
 JUDGING_PROFILE = "h200-sxm-calibrated"
 
@@ -199,7 +201,7 @@ def validation_runs(
     else:
         tasks = [(r, JUDGING_PROFILE, gpu) for r in ok]
         runs = _simulate_all(tasks, jobs, on_done)
-        facts |= {"profile": JUDGING_PROFILE, "predictions": "simulated by gpusim report"}
+        facts |= {"profile": JUDGING_PROFILE, "predictions": SIMULATED_HERE}
     runs.sort(key=lambda r: r.config_id)
     return runs, facts
 

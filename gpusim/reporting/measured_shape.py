@@ -164,6 +164,8 @@ def loglog_n(ax, xs: list[int], logy: bool = True) -> None:
     """A log2 axis of sequence lengths ticked at ``xs`` (and a log y axis)."""
     from matplotlib.ticker import FixedLocator, NullLocator
 
+    if not xs:
+        return  # nothing drawn on this axis
     ax.set_xscale("log", base=2)
     ax.xaxis.set_major_locator(FixedLocator(xs))
     ax.xaxis.set_minor_locator(NullLocator())

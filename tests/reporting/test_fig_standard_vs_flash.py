@@ -90,7 +90,7 @@ def _run(alg, n, measured_s, sched):
     )
 
 
-def test_measured_points_use_one_schedule_per_length_and_are_labelled():
+def test_measured_points_use_one_schedule_per_length_and_are_labelled(tmp_path):
     runs = [
         _run("flash2", 1024, 1e-3, (128, 64)),
         _run("flash2", 2048, 2e-3, (128, 64)),
@@ -114,3 +114,4 @@ def test_measured_points_use_one_schedule_per_length_and_are_labelled():
     m = data.summary["measured"]
     assert m["flash2"]["n"] == 2 and m["flash2"]["mape"] == pytest.approx(0.1)
     assert "off by 10% for flash2" in fig.describe(data)
+    assert (tmp_path / f"{fig.name}.png") in fig.write(data, tmp_path)  # the second row draws
