@@ -112,7 +112,9 @@ def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
-def markdown(figures: list[proof.WorkloadProof], summary: dict, provenance: dict) -> str:
+def markdown(
+    figures: list[proof.WorkloadProof], summary: dict, provenance: dict, predicted_by: str = "?"
+) -> str:
     """The figures as a Markdown table with the targets and the provenance."""
     lines = [
         "# Tuner against the H200",
@@ -120,9 +122,15 @@ def markdown(figures: list[proof.WorkloadProof], summary: dict, provenance: dict
         f"GPU: {provenance.get('gpu_name', '?')}, measured {provenance.get('date_utc', '?')} at "
         f"commit {provenance.get('git_commit', '?')}.",
         "",
-        "| workload | schedules | tuner's choice | measured best | tuner loss | Spearman "
-        "| paper rule loss | seed rule loss |",
-        "|---|---|---|---|---|---|---|---|",
+        f"Predictions: model at commit {predicted_by}. Schedules: the kernel instances the "
+        "tuner finds feasible and that were measured; the loss against every measured "
+        "instance (the tuner's rejections too) is beside it. Rule losses: the rule's tile, "
+        "snapped to the nearest runnable tile, with the warps and stages the model ranks "
+        "best for it, measured.",
+        "",
+        "| workload | schedules | tuner's choice | measured best | tuner loss "
+        "| loss vs every instance | Spearman | paper rule loss | seed rule loss |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for p in figures:
         w = p.workload
@@ -133,7 +141,8 @@ def markdown(figures: list[proof.WorkloadProof], summary: dict, provenance: dict
         lines.append(
             f"| B{w.batch} H{w.heads} N{w.seq_len_q} d{w.head_dim}"
             f"{' causal' if w.causal else ''} | {p.schedules} | {tile(p.tuner_choice)} "
-            f"| {tile(p.measured_best)} | {_pct(p.tuner_loss)} | {p.spearman:.2f} "
+            f"| {tile(p.measured_best)} | {_pct(p.tuner_loss)} | {_pct(p.tuner_loss_vs_all)} "
+            f"| {p.spearman:.2f} "
             f"| {_pct(p.rule_loss['paper'])} | {_pct(p.rule_loss['seed'])} |"
         )
     lines += [
@@ -164,7 +173,12 @@ def main(argv: list[str] | None = None) -> int:
         json.dumps({"summary": summary, "workloads": [p.to_dict() for p in figures]}, indent=1)
         + "\n"
     )
-    MARKDOWN.write_text(markdown(figures, summary, record.get("provenance", {})))
+    predictions = proof.load(args.predictions)
+    MARKDOWN.write_text(
+        markdown(
+            figures, summary, record.get("provenance", {}), predictions.get("model_commit", "?")
+        )
+    )
     print(json.dumps(summary))
     return 0
 
