@@ -197,21 +197,17 @@ class TunerHeatmap(Figure):
                             fontsize=7,
                             color="white" if v > 1.6 else "black",
                         )
-                for tile, c in (
-                    (proof_["tuner_choice"], "red"),
-                    (proof_["measured_best"], "white"),
+                # The measured best as a wide white frame, the tuner's choice as a narrower red
+                # one inside it, so both show when they are the same tile.
+                for tile, c, inset, lw in (
+                    (proof_["measured_best"], "white", 0.0, 3.0),
+                    (proof_["tuner_choice"], "red", 0.08, 2.0),
                 ):
                     if tile and tile[0] in bms and tile[1] in bns:
-                        ax.add_patch(
-                            plt.Rectangle(
-                                (bns.index(tile[1]) - 0.5, bms.index(tile[0]) - 0.5),
-                                1,
-                                1,
-                                fill=False,
-                                ec=c,
-                                lw=2,
-                            )
-                        )
+                        x0 = bns.index(tile[1]) - 0.5 + inset
+                        y0 = bms.index(tile[0]) - 0.5 + inset
+                        side = 1 - 2 * inset
+                        ax.add_patch(plt.Rectangle((x0, y0), side, side, fill=False, ec=c, lw=lw))
                 ax.set_xticks(range(len(bns)), [str(b) for b in bns])
                 ax.set_yticks(range(len(bms)), [str(b) for b in bms])
                 ax.set_xlabel("Bc")
@@ -232,7 +228,9 @@ class TunerHeatmap(Figure):
             for j in range(2):
                 axes[k // per_row][2 * (k % per_row) + j].set_visible(False)
         if image is not None:
-            fig.colorbar(image, ax=axes.ravel().tolist(), label="time / best time of the map")
+            fig.colorbar(
+                image, ax=axes.ravel().tolist(), shrink=0.5, label="time / best time of the map"
+            )
         s = data.summary["summary"]
         head = f"Tuner on {data.summary.get('gpu')}: red = tuner's choice, white = measured best"
         if s:
