@@ -18,10 +18,7 @@ Spearman, the rules' losses) from the two files.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
-import platform
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -73,40 +70,12 @@ def workloads(quick: bool) -> list[Workload]:
     return out
 
 
-def _git_commit() -> str:
-    try:
-        return subprocess.run(
-            ["git", "-C", str(ROOT), "rev-parse", "HEAD"],
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=True,
-        ).stdout.strip()
-    except (subprocess.SubprocessError, OSError):
-        import os
-
-        return os.environ.get("GPUSIM_GIT_COMMIT", "unknown")
-
-
 def provenance(cp) -> dict:
     """GPU, driver, CUDA, CuPy, clocks, date, commit of this run."""
-    try:
-        from gpusim.calibrate.provenance import collect
+    from gpusim.calibrate.provenance import collect
 
-        name = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
-        return collect(cp, name, sys.argv[1:]) | {"command": " ".join(sys.argv)}
-    except ImportError:
-        props = cp.cuda.runtime.getDeviceProperties(0)
-        return {
-            "gpu_name": props["name"].decode(),
-            "date_utc": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-            "git_commit": _git_commit(),
-            "command": " ".join(sys.argv),
-            "python": platform.python_version(),
-            "cupy_version": cp.__version__,
-            "cuda_runtime_version": int(cp.cuda.runtime.runtimeGetVersion()),
-            "cuda_driver_api_version": int(cp.cuda.runtime.driverGetVersion()),
-        }
+    name = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
+    return collect(cp, name, sys.argv[1:]) | {"command": " ".join(sys.argv)}
 
 
 def measure(workload: Workload, schedules: list, repeats: int) -> list[dict]:
