@@ -33,6 +33,6 @@ def get_algorithm(name: str) -> Algorithm:
     """The algorithm called ``name``; a one-line error listing the known ones otherwise."""
     try:
         return ALGORITHMS[name]
-    except KeyError:
+    except (KeyError, TypeError):  # TypeError: an unhashable name (a list) from the API
         known = ", ".join(ALGORITHMS)
         raise GpusimError(f"unknown algorithm {name!r}; known: {known}") from None

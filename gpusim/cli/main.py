@@ -87,6 +87,8 @@ def run(argv: Sequence[str] | None = None) -> int:
             f"internal error: {type(e).__name__}: {e} (GPUSIM_DEBUG=1 shows the traceback)",
             EXIT_INTERNAL,
         )
+    if rv == 130:  # Typer turns Ctrl-C into a silent exit status 130; say why we stopped
+        return _fail("interrupted", 130)
     return rv if isinstance(rv, int) else 0
 
 
