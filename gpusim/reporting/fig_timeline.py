@@ -209,12 +209,15 @@ class Timeline(Figure):
 
     def describe(self, data: FigureData) -> str:
         s = data.summary
+        slots = s["ctas_per_sm"] * s["sm_count"]
+        last = s["ctas"] - int(s["waves"]) * slots if s["waves"] >= 1 else s["ctas"]
         return (
-            f"{s['algorithm']} ({s['ctas']:,} CTAs, {s['ctas_per_sm']} per SM on {s['sm_count']} "
-            f"SMs) runs in {s['waves']:.2f} waves on {s['profile']}: the slots are full for whole "
-            f"waves, then the last partial wave leaves SMs idle for {fmt_time(s['tail_s'])} "
-            f"({100 * s['tail_fraction']:.0f}% of the {fmt_time(s['runtime_s'])} run), so the mean "
-            f"occupancy is {100 * s['mean_occupancy']:.0f}%. The trace behind the picture is "
+            f"{s['algorithm']} on {s['profile']} runs {s['ctas']:,} CTAs, {s['ctas_per_sm']} per "
+            f"SM on {s['sm_count']} SMs, in {s['waves']:.2f} waves: every slot is busy during the "
+            f"whole waves, then the last wave has only {last} CTAs for {slots} slots, so for the "
+            f"final {fmt_time(s['tail_s'])} ({100 * s['tail_fraction']:.0f}% of the "
+            f"{fmt_time(s['runtime_s'])} run) slots stand empty; the mean occupancy is "
+            f"{100 * s['mean_occupancy']:.0f}%. The picture is drawn from the run's Chrome trace, "
             f"`{s['trace']}` (open it in Perfetto)."
         )
 

@@ -27,9 +27,9 @@ gpusim report --only fig2   # one figure (its PNG, CSV and Markdown table)
 ```
 
 from fresh simulations (the engine's aggregated path) and from the measurements
-recorded under `validation/` and `tuning/`. Everything here except the folders
-of the other tools ({others}) is generated: do not edit it by hand. Two runs
-give byte-identical files. `summary.json` holds each figure's key numbers.
+recorded under `validation/` and `tuning/`. Everything here is generated except
+the folders of the other tools ({others}): do not edit it by hand. Two runs give
+byte-identical files; `summary.json` holds each figure's key numbers.
 
 Byte counts: *global* (or SM↔L2, the FlashAttention papers' "HBM accesses") is
 the traffic between the SMs and the memory system; *DRAM* is what reaches
