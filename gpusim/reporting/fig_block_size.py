@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from gpusim.reporting.figure import Figure, FigureData, Results
+from gpusim.reporting.figure import Figure, FigureData, Results, workload_dict, workload_text
 from gpusim.reporting.files import save_figure
 from gpusim.reporting.plotting import colour, fmt_bytes, fmt_time, gb, ms, pyplot
 from gpusim.reporting.points import Point
@@ -125,7 +125,7 @@ class BlockSize(Figure):
                 for row in series:
                     row["knee"] = row["block"] == knee
                 summary.setdefault(prof, {})[alg] = _series_summary(series, knee)
-        data = FigureData(rows, COLUMNS, summary={"workload": self._workload_dict(), **summary})
+        data = FigureData(rows, COLUMNS, summary={"workload": workload_dict(self), **summary})
         data.table_header = [
             "profile",
             "algorithm",
@@ -151,15 +151,6 @@ class BlockSize(Figure):
                 ]
             )
         return data
-
-    def _workload_dict(self) -> dict:
-        return {
-            "batch": self.batch,
-            "heads": self.heads,
-            "seq_len": self.seq_len,
-            "head_dim": self.head_dim,
-            "dtype": self.dtype,
-        }
 
     def draw(self, data: FigureData, path: Path) -> None:
         plt = pyplot()
@@ -224,10 +215,8 @@ class BlockSize(Figure):
                     h1, l1 = ax.get_legend_handles_labels()
                     h2, l2 = twin.get_legend_handles_labels()
                     ax.legend(h1 + h2, l1 + l2, loc="upper right")
-        w = self._workload_dict()
         fig.suptitle(
-            f"Block size: batch {w['batch']}, heads {w['heads']}, N {w['seq_len']}, head dim "
-            f"{w['head_dim']}, {w['dtype']} (labels: what bounds each run; dashed: the knee)"
+            f"Block size: {workload_text(self)} (labels: what bounds each run; dashed: the knee)"
         )
         save_figure(fig, path)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from gpusim.reporting.figure import Figure, FigureData, Results
+from gpusim.reporting.figure import Figure, FigureData, Results, workload_dict, workload_text
 from gpusim.reporting.files import save_figure
 from gpusim.reporting.plotting import colour, fmt_bytes, fmt_time, gb, ms, pyplot
 from gpusim.reporting.points import Point
@@ -99,7 +99,7 @@ class LoopOrders(Figure):
                 rows.append(row)
         data = FigureData(rows, COLUMNS)
         ok = [r for r in rows if "runtime_s" in r]
-        summary: dict = {"workload": self._workload_dict(), "tile": self.block}
+        summary: dict = {"workload": workload_dict(self), "tile": self.block}
         for prof in self.profiles:
             mine = {r["algorithm"]: r for r in ok if r["profile"] == prof}
             summary[prof] = {
@@ -147,15 +147,6 @@ class LoopOrders(Figure):
             )
         return data
 
-    def _workload_dict(self) -> dict:
-        return {
-            "batch": self.batch,
-            "heads": self.heads,
-            "seq_len": self.seq_len,
-            "head_dim": self.head_dim,
-            "dtype": self.dtype,
-        }
-
     def draw(self, data: FigureData, path: Path) -> None:
         plt = pyplot()
         fig, axes = plt.subplots(1, 3, figsize=(14, 4.4), layout="constrained")
@@ -180,11 +171,9 @@ class LoopOrders(Figure):
             ax.set_xticks(range(len(algs)), algs, rotation=20, ha="right")
             ax.set_title(label)
         axes[0].legend(loc="upper right")
-        w = self._workload_dict()
         fig.suptitle(
             f"Loop orders with {self.block} × {self.block} tiles (flash-naive-qkv: 1 × "
-            f"{self.block}): batch {w['batch']}, heads {w['heads']}, N {w['seq_len']}, head dim "
-            f"{w['head_dim']}, {w['dtype']}"
+            f"{self.block}): {workload_text(self)}"
         )
         save_figure(fig, path)
 

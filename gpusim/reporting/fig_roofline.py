@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gpusim.profiles import load_profile
-from gpusim.reporting.figure import Figure, FigureData, Results
+from gpusim.reporting.figure import Figure, FigureData, Results, workload_dict, workload_text
 from gpusim.reporting.files import save_figure
 from gpusim.reporting.plotting import ALGORITHM_MARKERS, colour, pyplot
 from gpusim.reporting.points import Point
@@ -81,7 +81,7 @@ class Roofline(Figure):
 
     def build(self, results: Results) -> FigureData:
         rows = []
-        summary: dict = {"workload": self._workload_dict()}
+        summary: dict = {"workload": workload_dict(self)}
         for prof in self.profiles:
             rf = roofs(prof, self.dtype)
             summary[prof] = {"roofs": rf, "algorithms": {}}
@@ -142,15 +142,6 @@ class Roofline(Figure):
             )
         return data
 
-    def _workload_dict(self) -> dict:
-        return {
-            "batch": self.batch,
-            "heads": self.heads,
-            "seq_len": self.seq_len,
-            "head_dim": self.head_dim,
-            "dtype": self.dtype,
-        }
-
     def draw(self, data: FigureData, path: Path) -> None:
         import numpy as np
 
@@ -194,10 +185,9 @@ class Roofline(Figure):
                 f"{prof}: peak {peak:.0f} TFLOP/s, DRAM {rf['dram_bytes_per_s'] / 1e12:.2f} TB/s"
             )
         axes[0][0].legend(loc="lower right", ncol=2, fontsize=7)
-        w = self._workload_dict()
         fig.suptitle(
-            f"Roofline (filled: per DRAM byte, hollow: per SM↔L2 byte): batch {w['batch']}, heads "
-            f"{w['heads']}, N {w['seq_len']}, head dim {w['head_dim']}, {w['dtype']}, default tiles"
+            f"Roofline (filled: per DRAM byte, hollow: per SM↔L2 byte): {workload_text(self)}, "
+            "default tiles"
         )
         save_figure(fig, path)
 

@@ -72,3 +72,19 @@ class Figure(ABC):
         else:
             png.unlink(missing_ok=True)  # a stale picture would contradict the README
         return files
+
+
+def workload_dict(figure: object) -> dict[str, Any]:
+    """The fixed workload of a figure that sweeps something else (its batch, heads, seq_len,
+    head_dim and dtype attributes)."""
+    keys = ("batch", "heads", "seq_len", "head_dim", "dtype")
+    return {k: getattr(figure, k) for k in keys}
+
+
+def workload_text(figure: object) -> str:
+    """``batch 64, heads 16, N 1024, head dim 64, fp16`` for a figure's title."""
+    w = workload_dict(figure)
+    return (
+        f"batch {w['batch']}, heads {w['heads']}, N {w['seq_len']}, head dim {w['head_dim']}, "
+        f"{w['dtype']}"
+    )
