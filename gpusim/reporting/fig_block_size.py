@@ -18,7 +18,7 @@ from gpusim.reporting.figure import Figure, FigureData, Results, workload_dict, 
 from gpusim.reporting.files import save_figure
 from gpusim.reporting.plotting import colour, fmt_bytes, fmt_time, gb, ms, pyplot
 from gpusim.reporting.points import Point
-from gpusim.reporting.schedules import fitting_schedule
+from gpusim.reporting.schedules import tile_point
 
 #: Resources that make a run memory-bound (the others are compute pipes, or latency).
 MEMORY_BOUNDS = ("dram", "l2", "smem")
@@ -63,28 +63,8 @@ class BlockSize(Figure):
     name = "fig2_block_size"
     title = "2. Block size: HBM accesses and runtime (FlashAttention paper, Figure 2 middle)"
 
-    def _wkey(self) -> tuple:
-        return (self.batch, self.heads, self.seq_len, self.head_dim, self.dtype, False)
-
     def _point(self, prof: str, alg: str, b: int) -> Point | str:
-        fit = fitting_schedule(alg, prof, self._wkey(), b, b)
-        if isinstance(fit, str):
-            return fit
-        warps, stages = fit
-        return Point(
-            alg,
-            prof,
-            self.batch,
-            self.heads,
-            self.seq_len,
-            self.head_dim,
-            self.dtype,
-            False,
-            b,
-            b,
-            warps,
-            stages,
-        )
+        return tile_point(alg, prof, workload_dict(self), b, b)
 
     def points(self) -> list[Point]:
         pts = [

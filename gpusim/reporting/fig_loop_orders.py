@@ -16,7 +16,7 @@ from gpusim.reporting.figure import Figure, FigureData, Results, workload_dict, 
 from gpusim.reporting.files import save_figure
 from gpusim.reporting.plotting import colour, fmt_bytes, fmt_time, gb, ms, pyplot
 from gpusim.reporting.points import Point
-from gpusim.reporting.schedules import fitting_schedule
+from gpusim.reporting.schedules import tile_point
 
 LOOP_ORDERS = ("flash-naive-qkv", "flash-naive-kvq", "flash1", "flash2", "flash2-kvq")
 #: Orders that keep the running state (m, l, O) in HBM between steps.
@@ -62,23 +62,7 @@ class LoopOrders(Figure):
 
     def _point(self, prof: str, alg: str) -> Point | str:
         bm = 1 if alg in SINGLE_QUERY else self.block
-        wkey = (self.batch, self.heads, self.seq_len, self.head_dim, self.dtype, False)
-        fit = fitting_schedule(alg, prof, wkey, bm, self.block)
-        if isinstance(fit, str):
-            return fit
-        return Point(
-            alg,
-            prof,
-            self.batch,
-            self.heads,
-            self.seq_len,
-            self.head_dim,
-            self.dtype,
-            False,
-            bm,
-            self.block,
-            *fit,
-        )
+        return tile_point(alg, prof, workload_dict(self), bm, self.block)
 
     def points(self) -> list[Point]:
         pts = [self._point(p, a) for p in self.profiles for a in self.algorithms]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import cache
 
 from gpusim.errors import GpusimError
+from gpusim.reporting.points import Point
 
 #: Warp counts tried for a fixed tile, in order (4 first: the paper's and FA2's usual choice).
 WARPS_TRIED = (4, 8, 16, 2, 1)
@@ -52,3 +53,28 @@ def fitting_schedule(
                 continue
             return warps, stages
     return "; ".join(list(reasons)[:2])
+
+
+def tile_point(
+    algorithm: str, profile: str, workload: dict, block_m: int, block_n: int
+) -> Point | str:
+    """The simulation of a fixed ``block_m x block_n`` tile on a non-causal ``workload`` (a dict
+    of batch, heads, seq_len, head_dim, dtype), with warps and stages that fit; or why none fit."""
+    w = workload
+    key = (w["batch"], w["heads"], w["seq_len"], w["head_dim"], w["dtype"], False)
+    fit = fitting_schedule(algorithm, profile, key, block_m, block_n)
+    if isinstance(fit, str):
+        return fit
+    return Point(
+        algorithm,
+        profile,
+        w["batch"],
+        w["heads"],
+        w["seq_len"],
+        w["head_dim"],
+        w["dtype"],
+        False,
+        block_m,
+        block_n,
+        *fit,
+    )
