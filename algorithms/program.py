@@ -41,6 +41,9 @@ class Step:
     exp_ops: int = 0  # SFU exponentials
     smem_bytes: int = 0  # shared-memory bytes read + written by the CTA's warps
     barriers: int = 0
+    #: warp-instructions besides the matrix products (softmax, bookkeeping, addresses),
+    #: summed over the CTA's warps; they share the schedulers' issue slots
+    instrs: float = 0.0
 
     @property
     def read_bytes(self) -> int:
@@ -67,6 +70,7 @@ class Step:
             self.exp_ops,
             self.smem_bytes,
             self.barriers,
+            self.instrs,
         )
 
 

@@ -17,6 +17,18 @@ VECTOR_TENSORS = ("m", "l")
 FP32_STATE_TENSORS = (*VECTOR_TENSORS, "Oacc")  # running state in HBM, always fp32
 FP32_BYTES = 4
 
+# Warp-instructions per score element (per thread holding it) and per warp per K/V step,
+# besides the matrix products, counted in the kernel's own code: the main loop of
+# gpusim/kernels/flash2_tc.cu and flash2_simt.cu compiled for sm_90 (nvcc 13.0, cuobjdump
+# -sass; reports/calibration/issue_h200_2026-11-30/README.md has the counts). Tensor-core
+# loop (all but HMMA and LDSM): 1027 instructions per warp at 64 elements per thread
+# (d128 Br128 Bc64 w4) and 431 at 16 (d128 Br64 Bc32 w4): 12.4 per element + 232 per step.
+# SIMT loop (all but FFMA): 703 at 16 elements per thread (d128 Br128 Bc32 w8), 1011 at 32
+# (d64 Br64 Bc64 w4): 19.25 per element + 395 per step. Static counts: the masking path
+# is included, so unmasked tiles are slightly overcounted.
+TC_INSTRS_PER_ELEM, TC_INSTRS_PER_WARP_STEP = 12.4, 232.0
+SIMT_INSTRS_PER_ELEM, SIMT_INSTRS_PER_WARP_STEP = 19.25, 395.0
+
 
 @dataclass(frozen=True, slots=True)
 class Shape:
@@ -164,6 +176,13 @@ class TracingMachine(TileMachine):
     # --- SFU --------------------------------------------------------------------------
     def exp_sub_rows(self, t, m):
         self.cur.exp_ops += t.elems
+        if self.cur.mma_flops:
+            # A softmax between two products (the flash kernels' loop): the counts above.
+            # A softmax of its own (the standard kernel) is not that code and is not counted.
+            simt = self.esize == 4
+            per_elem = SIMT_INSTRS_PER_ELEM if simt else TC_INSTRS_PER_ELEM
+            per_step = SIMT_INSTRS_PER_WARP_STEP if simt else TC_INSTRS_PER_WARP_STEP
+            self.cur.instrs += per_elem * t.elems / 32 + per_step * self.s.warps
         self._elementwise(t)  # the subtraction
         return Shape(t.rows, t.cols, t.in_smem)
 

@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING
 from gpusim.engine.activity import LAYERS, MEMBERS, ONE, WAIT, XFER, Activity
 from gpusim.engine.plan import ClassPlan, Phase
 from gpusim.engine.ps_channel import PSServer
-from gpusim.engine.rates import PIPES
+from gpusim.engine.rates import SM_LANES
 
 L2_LANE, DRAM_LANE = 0, 1
-PIPE_LANE = {p: i for i, p in enumerate(PIPES)}
+PIPE_LANE = {p: i for i, p in enumerate(SM_LANES)}
 
 if TYPE_CHECKING:
     from gpusim.engine.kernel_run import KernelRun
@@ -187,9 +187,16 @@ class CtaGroup:
 
     def _compute_stages(self, chunk: int, frac: float) -> list:
         c = self.plan.chunks[chunk]
-        parts = [(PIPE_LANE[pipe], LAYERS, amount * frac, 0) for pipe, amount in c.work]
-        barrier = round(c.barriers * frac * self.run.sim.rates.barrier_ticks)
-        return [(XFER, ("pipes", parts)), (WAIT, barrier)]
+        rates = self.run.sim.rates
+        work = dict(c.work)
+        # The phases of a step run one after another (rates.py: MMA_PHASE, then ALU_PHASE).
+        stages: list = [
+            (XFER, ("pipes", [(PIPE_LANE[p], LAYERS, work[p] * frac, 0) for p in group]))
+            for group in rates.phases(work)
+            if group
+        ]
+        barrier = round(c.barriers * frac * rates.barrier_ticks)
+        return [*stages, (WAIT, barrier)]
 
     def _write_stages(self, chunk_ids: tuple[int, ...]) -> list:
         l2 = own = shared = 0.0

@@ -99,10 +99,8 @@ def _cta_ticks(plan: ClassPlan, rates: Rates, c: int, n: int, bh_ctas: int) -> f
         if ph.compute is not None:
             chunk = plan.chunks[ph.compute[0]]
             frac = ph.compute[1]
-            busiest = max(
-                (frac * amount * c / rates.pipe_per_tick[pipe] for pipe, amount in chunk.work),
-                default=0.0,
-            )
+            # The step's phases in sequence, each its busiest pipe (rates.py).
+            busiest = rates.step_ticks({p: frac * amount * c for p, amount in chunk.work})
             compute = busiest + frac * chunk.barriers * rates.barrier_ticks
         write = sum(plan.chunks[w].write_bytes for w in ph.writes) / l2_share
         total += max(load, compute, write)

@@ -12,7 +12,8 @@ engine starts every activity of a phase together and moves on when all have
 finished. For a non-pipelined step (or any step when ``stages == 1``): load,
 then compute. For a pipelined run with ``stages >= 2`` (double buffering):
 the first step's load alone, then step ``i``'s compute together with step
-``i+1``'s load, then the last compute alone. On chunks the same shape holds
+``i+1``'s load, then the last compute alone. A pipelined run with one stage
+loads a step's first tile (K) before its compute and the rest (V) during it. On chunks the same shape holds
 exactly for equal steps: a chunk's first step's load is moved into the phase
 before it (``head`` fraction of its bytes), and its last step's compute into a
 phase of its own (``tail`` fraction), so coarsening keeps ``first load +
@@ -28,7 +29,7 @@ from dataclasses import dataclass, field
 from math import ceil
 
 from algorithms.program import Access, CtaProgram, Step
-from gpusim.engine.rates import PIPES, Rates
+from gpusim.engine.rates import SM_LANES, Rates
 
 #: Chunks per run of steps in the aggregated path (a 2048-step loop becomes 16 chunks).
 CHUNKS_PER_RUN = 16
@@ -132,10 +133,14 @@ def _merge(accesses: list[Access], own_rows: dict[str, int]) -> tuple[TileRef, .
     )
 
 
-def _step_time(s: Step, rates: Rates) -> float:
+def _step_work(s: Step, rates: Rates) -> dict[str, float]:
     w = rates.work(s.mma_flops, s.fp32_ops, s.exp_ops, s.smem_bytes)
-    t = max((w[p] / rates.pipe_per_tick[p] for p in PIPES), default=0.0)
-    return t + s.barriers * rates.barrier_ticks
+    w["issue"] = rates.issue(s.mma_flops, s.instrs)
+    return w
+
+
+def _step_time(s: Step, rates: Rates) -> float:
+    return rates.step_ticks(_step_work(s, rates)) + s.barriers * rates.barrier_ticks
 
 
 def _chunk(steps: list[Step], own_rows: dict[str, int], rates: Rates) -> Chunk:
@@ -150,6 +155,7 @@ def _chunk(steps: list[Step], own_rows: dict[str, int], rates: Rates) -> Chunk:
         sum(s.exp_ops for s in steps),
         sum(s.smem_bytes for s in steps),
     )
+    work["issue"] = rates.issue(sum(s.mma_flops for s in steps), sum(s.instrs for s in steps))
     times = [_step_time(s, rates) for s in steps]
     total_time = sum(times)
     return Chunk(
@@ -157,7 +163,7 @@ def _chunk(steps: list[Step], own_rows: dict[str, int], rates: Rates) -> Chunk:
         writes=writes,
         read_bytes=read_bytes,
         write_bytes=sum(w.nbytes for w in writes),
-        work=tuple((p, work[p]) for p in PIPES if work[p] > 0),
+        work=tuple((p, work[p]) for p in SM_LANES if work[p] > 0),
         barriers=sum(s.barriers for s in steps),
         micros=len(steps),
         load_micros=len(loading),
@@ -222,6 +228,19 @@ def _pipelined_phases(b: _PhaseBuilder, ids: list[int], stages: int) -> None:
             b.add(compute=(c, cur.tail_frac), computes_last=c)
 
 
+def _single_buffer_phases(b: _PhaseBuilder, ids: list[int]) -> None:
+    """One stage: each step's first tile (K) is loaded before its compute, the rest (V)
+    during it, since the compute needs V only after ``S = Q K^T`` and the softmax (the
+    kernel issues the two loads separately; flash2_tc.cu with STAGES = 1)."""
+    ch = b.chunks
+    for c in ids:
+        cur = ch[c]
+        first = cur.reads[0].nbytes / cur.read_bytes if len(cur.reads) > 1 else 1.0
+        units = float(cur.load_micros)
+        b.add(lookups=(c,), loads=(Load(c, first, units),))
+        b.add(loads=(Load(c, 1.0 - first, units),), compute=(c, 1.0), computes_last=c)
+
+
 def build_plan(
     key: object,
     index: int,
@@ -246,6 +265,9 @@ def build_plan(
     for pipelined, ids in run_ids:
         if pipelined and stages >= 2:
             _pipelined_phases(b, ids, stages)
+            continue
+        if pipelined:
+            _single_buffer_phases(b, ids)
             continue
         for c in ids:
             cur = chunks[c]

@@ -12,10 +12,21 @@ Pipes of one SM (shared by its co-resident CTAs, processor sharing):
   plain FMA loops.
 - ``sfu``: exponentials (MUFU.EX2 results).
 - ``smem``: shared-memory bytes read and written by the warps.
+- ``issue``: warp-instructions issued, one per clock per scheduler (4 per SM):
+  the softmax and bookkeeping instructions the tracer counts, and with fp32
+  storage the FFMAs of the products too (they share the issue slot).
 
-A step's compute takes as long as its busiest pipe (the pipes run in
-parallel), then its barriers: each costs the CTA :func:`barrier_cycles` SM
-cycles (of its own time, not of the pipes', so co-resident CTAs fill the gap).
+A step's compute runs in two phases, one after the other (:data:`MMA_PHASE`,
+then :data:`ALU_PHASE`): the matrix products (tensor pipe, with their operand
+traffic in shared memory), then the softmax and bookkeeping (FP32, SFU and
+issue); each phase takes as long as its busiest pipe. Phases do not overlap,
+not even across the warps that share a scheduler: measured on the H200 with
+reports/calibration/issue_h200_2026-11-30 (an HMMA loop followed by dependent
+FMNMX/FFMA/MUFU/FADD work, 1, 2 and 4 warps per scheduler), the loop takes
+0.90-1.0 x the sum of the two phases' pipe times and 1.5-1.7 x their maximum.
+With fp32 storage there is one phase (the products are FFMAs on the FP32 pipe).
+Then the barriers: each costs the CTA :func:`barrier_cycles` SM cycles (of its
+own time, not of the pipes', so co-resident CTAs fill the gap).
 """
 
 from __future__ import annotations
@@ -26,6 +37,17 @@ from gpusim.engine.clock import per_tick, ticks
 from gpusim.profiles.schema import HardwareProfile
 
 PIPES = ("tensor", "fp32", "sfu", "smem")
+#: The SM's lanes: the pipes, and the schedulers' issue slots.
+SM_LANES = (*PIPES, "issue")
+#: Pipes of a step's first phase (matrix products) and of its second (the rest).
+MMA_PHASE = ("tensor", "smem")
+ALU_PHASE = ("fp32", "sfu", "issue")
+#: Warp-instructions issued per clock per SM: one per scheduler, four schedulers per SM
+#: (NVIDIA Hopper tuning guide / H100 whitepaper: four SM sub-partitions, each with a
+#: warp scheduler dispatching one warp-instruction per clock).
+ISSUE_PER_CLK_PER_SM = 4.0
+#: Threads per warp: lane-operations per warp-instruction.
+WARP_THREADS = 32
 
 #: Cost of one ``__syncthreads()``: ``BASE + PER_WARP x warps`` SM cycles. Measured on the
 #: project's H200 (benchmarks/barrier_cost.py, benchmarks/barrier_cost_h200.json, 2026-11-30):
@@ -66,6 +88,26 @@ class Rates:
             out["fp32"] += mma_flops / 2  # one FFMA per multiply-add
         return out
 
+    def issue(self, mma_flops: float, instrs: float) -> float:
+        """Warp-instructions a step issues besides HMMAs: ``instrs``, plus FFMAs with fp32."""
+        if self.mma_pipe == "tensor":
+            return float(instrs)
+        return float(instrs) + mma_flops / 2 / WARP_THREADS
+
+    def phases(self, work: dict[str, float]) -> list[list[str]]:
+        """The pipes of each serial phase of a step with ``work`` (pipes without work left out)."""
+        # Without tensor work (fp32 storage, or a step with no products) there is one phase.
+        serial = self.mma_pipe == "tensor" and work.get("tensor", 0) > 0
+        groups = [list(MMA_PHASE), list(ALU_PHASE)] if serial else [SM_LANES]
+        return [[p for p in g if work.get(p, 0) > 0] for g in groups]
+
+    def step_ticks(self, work: dict[str, float]) -> float:
+        """Compute time of a step with ``work`` (barriers aside): its phases' busiest pipes, summed."""
+        return sum(
+            max((work[p] / self.pipe_per_tick[p] for p in g), default=0.0)
+            for g in self.phases(work)
+        )
+
     def peak_per_s(self, pipe: str) -> float:
         """Whole-GPU rate of ``pipe`` per second."""
         return self.pipe_per_s[pipe] * self.sm_count
@@ -85,6 +127,7 @@ def rates_for(profile: HardwareProfile, dtype: str, warps: int = 4) -> Rates:
         "fp32": profile.fp32_flops_per_clk_per_sm.value / 2 * clk,
         "sfu": profile.sfu_exp_per_clk_per_sm.value * clk,
         "smem": profile.smem_bandwidth_bytes_per_clk_per_sm.value * clk,
+        "issue": ISSUE_PER_CLK_PER_SM * clk,
     }
     return Rates(
         sm_count=profile.sm_count.value,

@@ -80,10 +80,16 @@ def test_double_buffering_overlaps_each_compute_with_the_next_load(rates):
     ]
 
 
-def test_one_stage_loads_then_computes_every_step(rates):
+def test_one_stage_loads_k_before_the_compute_and_v_during_it(rates):
     plan = build_plan("c", 0, 0, 1, _program(3), {"Q": 64, "O": 64}, 1, 1, rates)
-    for ph in plan.phases:
-        assert not (ph.loads and ph.compute)  # nothing overlaps
+    computes = [ph for ph in plan.phases if ph.compute and ph.compute[0] in (1, 2, 3)]
+    assert len(computes) == 3  # chunks 1-3: the K/V steps
+    for ph in computes:
+        c = ph.compute[0]
+        before = plan.phases[plan.phases.index(ph) - 1]
+        assert [ld.frac for ld in before.loads if ld.chunk == c] == [0.5]  # K alone
+        assert before.compute is None
+        assert [ld.frac for ld in ph.loads] == [0.5]  # V under the compute
 
 
 def test_chunk_size_is_one_when_detailed_and_bounded_otherwise():
