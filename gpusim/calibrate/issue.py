@@ -4,7 +4,8 @@ Not part of the profile suite: run on its own (``python -m gpusim.calibrate.issu
 FILE``). For each loop (``NMMA`` HMMAs, ``ROUNDS`` softmax passes, barrier or not) and
 each launch shape (warps per scheduler 1, 2, 4; one CTA of 4-16 warps per SM or 2-4
 CTAs of 4 warps), it records warp-iterations per SM clock and the SM clock, from which
-cycles per iteration per scheduler follow. The engine's step-timing rule is checked
+cycles per iteration follow
+(every warp of a scheduler doing one iteration). The engine's step-timing rule is checked
 against these numbers (tests/engine/test_issue_rule.py).
 """
 
@@ -77,7 +78,7 @@ def run(quick: bool = False) -> dict[str, Any]:
                 "threads": threads,
                 "ctas_per_sm": blocks,
                 "warps_per_scheduler": warps_per_sm // 4,
-                "cycles_per_iteration_per_scheduler": (warps_per_sm / 4) / per_clk,
+                "cycles_per_iteration_per_scheduler": warps_per_sm / per_clk,
                 "sm_clock_hz": cfg["sm_clock_hz"]["median_hz"],
                 "raw": cfg,
             }

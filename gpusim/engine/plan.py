@@ -13,7 +13,8 @@ finished. For a non-pipelined step (or any step when ``stages == 1``): load,
 then compute. For a pipelined run with ``stages >= 2`` (double buffering):
 the first step's load alone, then step ``i``'s compute together with step
 ``i+1``'s load, then the last compute alone. A pipelined run with one stage
-loads a step's first tile (K) before its compute and the rest (V) during it. On chunks the same shape holds
+loads a step's first tile (K) before its compute and the rest (V) during it.
+On chunks the same shape holds
 exactly for equal steps: a chunk's first step's load is moved into the phase
 before it (``head`` fraction of its bytes), and its last step's compute into a
 phase of its own (``tail`` fraction), so coarsening keeps ``first load +

@@ -102,7 +102,7 @@ class Rates:
         return [[p for p in g if work.get(p, 0) > 0] for g in groups]
 
     def step_ticks(self, work: dict[str, float]) -> float:
-        """Compute time of a step with ``work`` (barriers aside): its phases' busiest pipes, summed."""
+        """Compute time of ``work`` (barriers aside): its phases' busiest pipes, summed."""
         return sum(
             max((work[p] / self.pipe_per_tick[p] for p in g), default=0.0)
             for g in self.phases(work)
