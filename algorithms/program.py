@@ -4,7 +4,8 @@ A CTA's program is a list of :class:`Step`. Each step lists the global tiles it
 reads and writes (as :class:`Access`, so the L2 model can see reuse between
 CTAs) and the work it does on each pipe. Steps made inside ``tm.step()`` are
 ``pipelined``: with two or more stages their loads may be issued while the
-previous step computes.
+previous step computes; steps whose tiles each keep a buffer of their own
+(``own_buffers``) may have all their loads in flight together.
 """
 
 from __future__ import annotations
@@ -44,6 +45,10 @@ class Step:
     #: warp-instructions besides the matrix products (softmax, bookkeeping, addresses),
     #: summed over the CTA's warps; they share the schedulers' issue slots
     instrs: float = 0.0
+    #: the tiles this step loads are still used after it (each has a buffer of its own, as
+    #: in a kernel that keeps a whole row on chip), so later steps' loads need not wait for
+    #: this step's buffer to be freed: all such loads of a run may be in flight together
+    own_buffers: bool = False
 
     @property
     def read_bytes(self) -> int:
@@ -71,6 +76,7 @@ class Step:
             self.smem_bytes,
             self.barriers,
             self.instrs,
+            self.own_buffers,
         )
 
 

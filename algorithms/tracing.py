@@ -37,6 +37,7 @@ class Shape:
     rows: int
     cols: int | None  # None: a row vector
     in_smem: bool
+    step: int = -1  # index of the step that loaded it (-1: computed, not loaded)
 
     @property
     def elems(self) -> int:
@@ -73,6 +74,13 @@ class TracingMachine(TileMachine):
     def _cols_of(self, tensor: str) -> int:
         return self.w.seq_len_k if tensor in ("S", "P") else self.w.head_dim
 
+    def _use(self, *tiles: Shape) -> None:
+        """Note tiles used after the step that loaded them: that step's buffers stay live."""
+        now = len(self.steps) - 1
+        for t in tiles:
+            if 0 <= t.step < now:
+                self.steps[t.step].own_buffers = True
+
     def _elem_bytes(self, tensor: str) -> int:
         return FP32_BYTES if tensor in FP32_STATE_TENSORS else self.esize
 
@@ -88,9 +96,10 @@ class TracingMachine(TileMachine):
         self.cur.reads.append(Access(tensor, bh, row0, col0, nbytes))
         # Operand tiles land in shared memory (cp.async or ld/st), padded rows included.
         self.cur.smem_bytes += nrows * ncols * self._elem_bytes(tensor)
-        return Shape(nrows, ncols, True)
+        return Shape(nrows, ncols, True, len(self.steps) - 1)
 
     def store(self, tensor, bh, row0, tile, col0=0):
+        self._use(tile)
         valid = max(0, min(tile.rows, self._rows_of(tensor) - row0))
         vcols = 1 if tile.cols is None else max(0, min(tile.cols, self._cols_of(tensor) - col0))
         nbytes = valid * vcols * self._elem_bytes(tensor)
@@ -107,6 +116,7 @@ class TracingMachine(TileMachine):
         return (a_bytes + warps * b_bytes) if not self.split_k else (warps * a_bytes + b_bytes)
 
     def matmul(self, a, b, *, transpose_b=False, scale=1.0):
+        self._use(a, b)
         n = b.rows if transpose_b else b.cols
         k = a.cols
         self.cur.mma_flops += 2 * a.rows * n * k
@@ -119,6 +129,7 @@ class TracingMachine(TileMachine):
         return out
 
     def matmul_acc(self, acc, a, b):
+        self._use(acc, a, b)
         self.cur.mma_flops += 2 * a.rows * b.cols * a.cols
         self.cur.smem_bytes += self._operand_smem(a, b)
         if self.split_k:
@@ -132,6 +143,7 @@ class TracingMachine(TileMachine):
 
     # --- FP32 -------------------------------------------------------------------------
     def _elementwise(self, t: Shape, ops_per_elem: int = 1) -> None:
+        self._use(t)
         self.cur.fp32_ops += ops_per_elem * t.elems
         if t.in_smem and t.cols is not None:
             self.cur.smem_bytes += 2 * t.elems * FP32_BYTES
@@ -151,6 +163,7 @@ class TracingMachine(TileMachine):
         return self._row_reduce(t)
 
     def maximum(self, a, b):
+        self._use(a, b)
         self.cur.fp32_ops += a.elems
         return a
 
@@ -187,6 +200,7 @@ class TracingMachine(TileMachine):
         return Shape(t.rows, t.cols, t.in_smem)
 
     def exp_diff(self, a, b):
+        self._use(a, b)
         self.cur.exp_ops += a.elems
         self.cur.fp32_ops += a.elems
         return a

@@ -22,6 +22,11 @@ sum of max(compute, load) + last compute``. A chunk's writes are issued in the
 phase after its compute. Load latency: the full latency for a load that
 nothing overlaps; ``latency / (stages - 1)`` per step for the steady-state
 loads of a pipelined run (``stages - 1`` loads in flight hide each other's).
+Memory-level parallelism: a pipelined run whose steps each load into a buffer
+of their own (``Step.own_buffers``: the tiles are used after their step, e.g.
+a softmax that keeps its whole row on chip) is not limited by ``stages``: all
+its loads are in flight together, one latency for the run, and their bytes
+move at the memory system's shared rates.
 """
 
 from __future__ import annotations
@@ -207,9 +212,9 @@ class _PhaseBuilder:
         return self.phases
 
 
-def _pipelined_phases(b: _PhaseBuilder, ids: list[int], stages: int) -> None:
+def _pipelined_phases(b: _PhaseBuilder, ids: list[int], overlap: float) -> None:
+    """Double buffering; ``overlap``: latencies charged per steady-state load."""
     ch = b.chunks
-    overlap = 1.0 / (stages - 1)
     first = ch[ids[0]]
     first_load = Load(ids[0], first.head_frac, 1.0 if first.load_micros else 0.0)
     b.add(lookups=(ids[0],), loads=(first_load,))
@@ -263,9 +268,16 @@ def build_plan(
             chunks.append(_chunk(run[i : i + k], own_rows, rates))
         run_ids.append((run[0].pipelined, ids))
     b = _PhaseBuilder(chunks)
-    for pipelined, ids in run_ids:
+    for (pipelined, ids), run in zip(run_ids, _runs(program.steps), strict=True):
+        loading = [s for s in run if s.reads]
+        if pipelined and loading and all(s.own_buffers for s in loading):
+            # Every load has a buffer of its own and none waits on a compute: the run's
+            # loads are all in flight together behind the first one's latency, as many as
+            # the CTA issues, not ``stages - 1``.
+            _pipelined_phases(b, ids, 0.0)
+            continue
         if pipelined and stages >= 2:
-            _pipelined_phases(b, ids, stages)
+            _pipelined_phases(b, ids, 1.0 / (stages - 1))
             continue
         if pipelined:
             _single_buffer_phases(b, ids)

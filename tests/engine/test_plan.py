@@ -125,3 +125,33 @@ def test_a_step_that_only_writes_still_writes(rates):
     )
     plan = build_plan("c", 0, 0, 1, prog, {"O": 64}, 1, 2, rates)
     assert [w for ph in plan.phases for w in ph.writes] == [1]
+
+
+def _latency_units(plan) -> float:
+    return sum(ld.latency_units for ph in plan.phases for ld in ph.loads)
+
+
+@pytest.mark.parametrize("stages", [1, 2, 3])
+def test_loads_into_own_buffers_are_all_in_flight_together(rates, stages):
+    prog = _program(16)
+    plain = build_plan("c", 0, 0, 1, prog, {"Q": 64, "O": 64}, 1, stages, rates)
+    for s in prog.steps:
+        s.own_buffers = s.pipelined
+    kept = build_plan("c", 0, 0, 1, prog, {"Q": 64, "O": 64}, 1, stages, rates)
+    # Q's load, then one latency for the whole run of 16 loads, whatever the stages.
+    assert _latency_units(kept) == pytest.approx(2.0)
+    assert _latency_units(plain) > 3.0
+
+
+def test_the_tracer_marks_loads_used_after_their_step():
+    w = Workload(batch=1, heads=1, seq_len_q=1024, seq_len_k=1024, head_dim=64, dtype="fp16")
+    s = Schedule(algorithm="standard", block_m=64, block_n=64, warps=4, stages=2)
+    kernels = get_algorithm("standard").kernels(w, s)
+    for kernel in kernels:
+        cls = trace_classes(kernel)[0]
+        kept = [st.own_buffers for st in cls.program.steps if st.pipelined and st.reads]
+        # The row softmax keeps its row on chip; the products' K/V buffers are reused.
+        assert kept and all(kept) == (kernel.name == "softmax_row"), kernel.name
+    flash = get_algorithm("flash2").kernels(w, s.model_copy(update={"algorithm": "flash2"}))[0]
+    steps = trace_classes(flash)[0].program.steps
+    assert not any(st.own_buffers for st in steps if st.pipelined)
