@@ -187,7 +187,7 @@ class CtaGroup:
 
     def _compute_stages(self, chunk: int, frac: float) -> list:
         c = self.plan.chunks[chunk]
-        rates = self.run.sim.rates
+        rates = self.run.rates
         work = dict(c.work)
         # The phases of a step run one after another (rates.py: MMA_PHASE, then ALU_PHASE).
         stages: list = [

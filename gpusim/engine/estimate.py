@@ -132,11 +132,13 @@ def estimate(
     if schedule.algorithm != algorithm:
         schedule = schedule.model_copy(update={"algorithm": algorithm})
     alg.check(workload, schedule)
-    rates = rates_for(profile, workload.dtype, schedule.warps)
+    base = rates_for(profile, workload.dtype, schedule.warps)
+    rates = base
     sms = rates.sm_count
     out = Estimate(algorithm, 0.0)
     for kernel in alg.kernels(workload, schedule):
-        prep = prepare(kernel, profile, rates, False, [MAX_TRACED_STEPS])
+        prep = prepare(kernel, profile, base, False, [MAX_TRACED_STEPS])
+        rates = prep.spec.rates or base  # at the kernel's own SM clock
         plans, bh = prep.spec.plans, workload.batch_heads
         c = prep.occupancy.ctas_per_sm
         ctas = kernel.num_ctas

@@ -32,6 +32,7 @@ from gpusim.engine.counters import Counters
 from gpusim.engine.cta_group import CtaGroup
 from gpusim.engine.grid import Grid
 from gpusim.engine.plan import ClassPlan
+from gpusim.engine.rates import Rates
 from gpusim.engine.sm_group import SmGroup
 
 if TYPE_CHECKING:
@@ -56,8 +57,11 @@ class KernelRun:
         plans: list[ClassPlan],
         ctas_per_sm: int,
         aggregated: bool,
+        rates: Rates | None = None,
     ):
         self.sim = sim
+        #: this kernel's pipe rates (its SM clock); the memory system's are the sim's
+        self.rates = rates or sim.rates
         self.name = name
         self.grid = grid
         self.plans = plans

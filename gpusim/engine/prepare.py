@@ -63,13 +63,16 @@ def prepare(
 
     ``chip`` replaces the kernel's own footprint estimate (validation passes a compiled
     kernel's real registers and shared memory); ``classes`` are the kernel's traced
-    classes when the caller has them already.
+    classes when the caller has them already. ``rates`` are moved to the kernel's own SM
+    clock (:meth:`~gpusim.engine.rates.Rates.for_kernel`).
     """
     chip = chip or kernel.on_chip()
     occ = occupancy(profile, chip.smem_bytes, chip.threads, chip.regs_per_thread)
     if classes is None:
         classes = traced_classes(kernel, budget)
     programs = [c.program for c in classes]
+    # The SM clock follows the load: tensor-core kernels run at the clock under HMMA load.
+    rates = rates.for_kernel(any(s.mma_flops for p in programs for s in p.steps))
     per_run = CHUNKS_PER_RUN
     k = chunk_size(programs, detailed=not aggregated, chunks_per_run=per_run)
     while True:
@@ -102,7 +105,7 @@ def prepare(
         for b in c.blocks:
             block_classes[b] = i
     grid = Grid(kernel.blocks_per_bh(), kernel.workload.batch_heads, block_classes, timing)
-    spec = KernelSpec(kernel.name, grid, plans, occ.ctas_per_sm, aggregated)
+    spec = KernelSpec(kernel.name, grid, plans, occ.ctas_per_sm, aggregated, rates)
     return PreparedKernel(spec, occ, k, chip.smem_bytes, n_timing)
 
 

@@ -27,11 +27,17 @@ FMNMX/FFMA/MUFU/FADD work, 1, 2 and 4 warps per scheduler), the loop takes
 With fp32 storage there is one phase (the products are FFMAs on the FP32 pipe).
 Then the barriers: each costs the CTA :func:`barrier_cycles` SM cycles (of its
 own time, not of the pipes', so co-resident CTAs fill the gap).
+
+The SM clock depends on the load: a profile may give ``sm_clock_tensor_load_hz``
+(on the H200, 1.80-1.81 GHz measured under mma.sync load against 1.98 GHz in
+every other microbenchmark: reports/calibration/README.md). A kernel whose
+steps use the tensor pipe runs all its pipes at that clock, any other kernel
+(fp32 SIMT, a softmax of its own) at ``sm_clock_hz`` (:meth:`Rates.for_kernel`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gpusim.engine.clock import per_tick, ticks
 from gpusim.profiles.schema import HardwareProfile
@@ -77,6 +83,28 @@ class Rates:
     barrier_ticks: int
     launch_ticks: int
     l2_bytes: int
+    barrier_cycles: float = 0.0  # SM cycles per barrier
+    #: the SM clock of kernels that use the tensor pipe (``sm_clock_hz`` when not given)
+    tensor_clock_hz: float = 0.0
+    base_clock_hz: float = 0.0  # the SM clock of every other kernel
+
+    def at_clock(self, clock_hz: float) -> Rates:
+        """These rates with the SM at ``clock_hz``: per-clock rates and barriers rescaled."""
+        if clock_hz == self.clock_hz:
+            return self
+        per_s = {k: v * clock_hz / self.clock_hz for k, v in self.pipe_per_s.items()}
+        return replace(
+            self,
+            clock_hz=clock_hz,
+            pipe_per_s=per_s,
+            pipe_per_tick={k: per_tick(v) for k, v in per_s.items()},
+            barrier_ticks=ticks(self.barrier_cycles / clock_hz),
+        )
+
+    def for_kernel(self, uses_tensor: bool) -> Rates:
+        """The rates of a kernel that does (or does not) keep the tensor pipe busy."""
+        tensor = uses_tensor and self.mma_pipe == "tensor"
+        return self.at_clock(self.tensor_clock_hz if tensor else self.base_clock_hz)
 
     def work(self, mma_flops: float, fp32_ops: float, exp_ops: float, smem_bytes: float):
         """The work of a step on each pipe, in that pipe's units, as ``{pipe: amount}``."""
@@ -115,7 +143,12 @@ class Rates:
 
 def rates_for(profile: HardwareProfile, dtype: str, warps: int = 4) -> Rates:
     """The engine's rates for ``profile``, storage type ``dtype``, ``warps`` warps per CTA."""
-    clk = profile.sm_clock_hz.value
+    base_clk = profile.sm_clock_hz.value
+    loaded = profile.sm_clock_tensor_load_hz
+    tensor_clk = loaded.value if loaded is not None else base_clk
+    # Until told which kernel, the rates of the dtype's matrix-product pipe: tensor-core
+    # kernels run at the clock under tensor load (Rates.for_kernel picks per kernel).
+    clk = tensor_clk if dtype in ("fp16", "bf16") else base_clk
     if dtype in ("fp16", "bf16"):
         mma_pipe = "tensor"
         tensor_per_clk = getattr(profile.mma_sync_flops_per_clk_per_sm, dtype).value
@@ -142,4 +175,7 @@ def rates_for(profile: HardwareProfile, dtype: str, warps: int = 4) -> Rates:
         barrier_ticks=ticks(barrier_cycles(warps) / clk),
         launch_ticks=ticks(profile.kernel_launch_overhead_s.value),
         l2_bytes=profile.l2_bytes.value,
+        barrier_cycles=barrier_cycles(warps),
+        tensor_clock_hz=tensor_clk,
+        base_clock_hz=base_clk,
     )

@@ -66,6 +66,8 @@ class KernelSpec:
     plans: list[ClassPlan]
     ctas_per_sm: int
     aggregated: bool
+    #: the kernel's own rates (its SM clock: rates.py, ``Rates.for_kernel``); None: the sim's
+    rates: Rates | None = None
 
 
 def run_kernels(sim: Sim, specs: list[KernelSpec]) -> list[KernelRun]:
@@ -76,7 +78,9 @@ def run_kernels(sim: Sim, specs: list[KernelSpec]) -> list[KernelRun]:
         """Launch the kernels one after another."""
         for spec in specs:
             yield sim.env.timeout(sim.rates.launch_ticks)
-            kr = KernelRun(sim, spec.name, spec.grid, spec.plans, spec.ctas_per_sm, spec.aggregated)
+            kr = KernelRun(
+                sim, spec.name, spec.grid, spec.plans, spec.ctas_per_sm, spec.aggregated, spec.rates
+            )
             runs.append(kr)
             kr.start()
             yield kr.done

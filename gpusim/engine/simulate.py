@@ -117,7 +117,7 @@ def simulate(
         spec, occ = prep.spec, prep.occupancy
         total.add(run.counters)
         dur = seconds(run.end_tick - run.start_tick)
-        util = utilisation(run.counters, rates, dur)
+        util = utilisation(run.counters, spec.rates or rates, dur)
         kresults.append(
             KernelResult(
                 name=spec.name,

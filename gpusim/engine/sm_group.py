@@ -24,7 +24,7 @@ class SmGroup:
     __slots__ = ("pipes", "size", "slots", "sm0")
 
     def __init__(self, run: KernelRun, sm0: int, size: int, slots: int):
-        env, rates = run.sim.env, run.sim.rates
+        env, rates = run.sim.env, run.rates
         self.sm0 = sm0
         self.size = size
         self.slots: list[CtaGroup | None] = [None] * slots

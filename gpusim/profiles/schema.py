@@ -62,6 +62,7 @@ class DtypeRates(BaseModel):
 PLAUSIBLE: dict[str, tuple[float, float]] = {
     "sm_count": (1, 4096),
     "sm_clock_hz": (1e6, 1e13),
+    "sm_clock_tensor_load_hz": (1e6, 1e13),
     "smem_per_sm_bytes": (1, 2**30),
     "smem_per_block_bytes": (1, 2**30),
     "smem_reserved_per_block_bytes": (1, 2**30),
@@ -121,6 +122,9 @@ class HardwareProfile(BaseModel):
 
     sm_count: Sourced[int]
     sm_clock_hz: Sourced[float]
+    #: the SM clock while the tensor cores are busy, where it differs (Hopper lowers it under
+    #: HMMA load); kernels whose steps use the tensor pipe run at it, others at ``sm_clock_hz``
+    sm_clock_tensor_load_hz: Sourced[float] | None = None
 
     smem_per_sm_bytes: Sourced[int]
     smem_per_block_bytes: Sourced[int]  # the opt-in maximum for one CTA
