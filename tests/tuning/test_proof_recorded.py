@@ -47,16 +47,16 @@ def test_first_choice_within_3_percent_in_all(figures):
     assert all(p.tuner_loss <= 0.03 for p in figures), [p.tuner_loss for p in figures]
 
 
-def test_rank_correlation_is_positive_everywhere(figures):
-    # A floor under the target below: the model orders the schedules better than chance.
-    assert all(p.spearman > 0.3 for p in figures), [p.spearman for p in figures]
+def test_rank_correlation_floor(figures):
+    # A floor under the target below (recorded: 0.48 at worst), so a regression shows.
+    assert all(p.spearman > 0.45 for p in figures), [p.spearman for p in figures]
 
 
 @pytest.mark.xfail(
     strict=True,
-    reason="not met yet: Spearman 0.38-0.72 per workload (reports/tuning/h200_tuning_proof.md); "
-    "measured/predicted spans 0.6-2.3 within a workload: 1-stage schedules predicted up to "
-    "1.7x too slow (the kernel overlaps K/V loads in one buffer, the model serialises them)",
+    reason="not met yet: Spearman 0.48-0.86 per workload, 3 of 10 at 0.8 "
+    "(reports/tuning/h200_tuning_proof.md); measured/predicted spans up to 0.52-1.07 within "
+    "one workload, 1-stage schedules the most over-predicted",
 )
 def test_rank_correlation_meets_the_target(figures):
     assert min(p.spearman for p in figures) >= proof.TARGET_SPEARMAN
