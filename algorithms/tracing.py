@@ -17,17 +17,21 @@ VECTOR_TENSORS = ("m", "l")
 FP32_STATE_TENSORS = (*VECTOR_TENSORS, "Oacc")  # running state in HBM, always fp32
 FP32_BYTES = 4
 
-# Warp-instructions per score element (per thread holding it) and per warp per K/V step,
-# besides the matrix products, counted in the kernel's own code: the main loop of
-# gpusim/kernels/flash2_tc.cu and flash2_simt.cu compiled for sm_90 (nvcc 13.0, cuobjdump
-# -sass; reports/calibration/issue_h200_2026-11-30/README.md has the counts). Tensor-core
-# loop (all but HMMA and LDSM): 1027 instructions per warp at 64 elements per thread
-# (d128 Br128 Bc64 w4) and 431 at 16 (d128 Br64 Bc32 w4): 12.4 per element + 232 per step.
-# SIMT loop (all but FFMA): 703 at 16 elements per thread (d128 Br128 Bc32 w8), 1011 at 32
-# (d64 Br64 Bc64 w4): 19.25 per element + 395 per step. Static counts: the masking path
-# is included, so unmasked tiles are slightly overcounted.
-TC_INSTRS_PER_ELEM, TC_INSTRS_PER_WARP_STEP = 12.4, 232.0
-SIMT_INSTRS_PER_ELEM, SIMT_INSTRS_PER_WARP_STEP = 19.25, 395.0
+# Warp-instructions besides the matrix products, counted in the kernels' own code: the main
+# loop of gpusim/kernels/flash2_tc.cu and flash2_simt.cu, compiled for sm_90 (nvcc 13.0,
+# cuobjdump -sass), all instructions but HMMA and LDSM (tc) or FFMA (simt). The loop is
+# compiled twice, as is and with the masking body cut to one element (check kept), which
+# splits its static count into the unmasked path and the mask: 9 tc and 5 simt instances,
+# reports/validation/sass_mask_split/ (script and counts). Least squares over the instances:
+# unmasked path per thread = A x (score elements it holds) + B x (O elements it holds, the
+# rescale by alpha) + C per warp and step; the mask adds M x score elements + N per warp.
+# Residuals: tc within 83 instructions of 208-839, simt within 55 of 430-812.
+# The mask is charged only on tiles that call tm.mask (the tracer sees which).
+TC_INSTRS_PER_ELEM, TC_INSTRS_PER_O_ELEM, TC_INSTRS_PER_WARP_STEP = 5.09, 3.56, 12.0
+TC_MASK_INSTRS_PER_ELEM, TC_MASK_INSTRS_PER_WARP_STEP = 3.58, 58.8
+SIMT_INSTRS_PER_ELEM, SIMT_INSTRS_PER_O_ELEM, SIMT_INSTRS_PER_WARP_STEP = 15.5, 3.33, 165.4
+SIMT_MASK_INSTRS_PER_ELEM, SIMT_MASK_INSTRS_PER_WARP_STEP = 5.85, 1.67
+WARP_THREADS = 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,6 +184,12 @@ class TracingMachine(TileMachine):
         return Shape(t.rows, t.cols, t.in_smem)
 
     def mask(self, s, q0, k0):
+        if self.cur.mma_flops:
+            # The masking path of the flash kernels' loop (SASS counts above), this tile only.
+            simt = self.esize == 4
+            per_elem = SIMT_MASK_INSTRS_PER_ELEM if simt else TC_MASK_INSTRS_PER_ELEM
+            per_step = SIMT_MASK_INSTRS_PER_WARP_STEP if simt else TC_MASK_INSTRS_PER_WARP_STEP
+            self.cur.instrs += per_elem * s.elems / WARP_THREADS + per_step * self.s.warps
         self._elementwise(s)
         return s
 
@@ -194,8 +204,11 @@ class TracingMachine(TileMachine):
             # A softmax of its own (the standard kernel) is not that code and is not counted.
             simt = self.esize == 4
             per_elem = SIMT_INSTRS_PER_ELEM if simt else TC_INSTRS_PER_ELEM
+            per_o = SIMT_INSTRS_PER_O_ELEM if simt else TC_INSTRS_PER_O_ELEM
             per_step = SIMT_INSTRS_PER_WARP_STEP if simt else TC_INSTRS_PER_WARP_STEP
-            self.cur.instrs += per_elem * t.elems / 32 + per_step * self.s.warps
+            o_elems = t.rows * self.w.head_dim  # the O rows this tile's softmax rescales
+            self.cur.instrs += (per_elem * t.elems + per_o * o_elems) / WARP_THREADS
+            self.cur.instrs += per_step * self.s.warps
         self._elementwise(t)  # the subtraction
         return Shape(t.rows, t.cols, t.in_smem)
 

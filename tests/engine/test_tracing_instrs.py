@@ -1,0 +1,35 @@
+"""The tracer's instruction counts: the masking path is charged only on tiles that mask."""
+
+from __future__ import annotations
+
+import pytest
+
+from algorithms import get_algorithm
+from algorithms.tracing import TC_MASK_INSTRS_PER_ELEM, trace_classes
+from gpusim.schedule import Schedule
+from gpusim.workload import Workload
+
+
+def _loop_instrs(causal: bool, seq: int) -> list[float]:
+    w = Workload(
+        batch=1, heads=1, seq_len_q=seq, seq_len_k=seq, head_dim=64, dtype="bf16", causal=causal
+    )
+    s = Schedule(algorithm="flash2", block_m=64, block_n=64, warps=4, stages=2)
+    (kernel,) = get_algorithm("flash2").kernels(w, s)
+    last = max(trace_classes(kernel), key=lambda c: c.representative_block)
+    return [st.instrs for st in last.program.steps if st.pipelined]
+
+
+def test_unmasked_tiles_cost_the_same_and_masked_ones_more():
+    plain = _loop_instrs(False, 256)
+    assert len(set(plain)) == 1  # no tile masks: every step the unmasked path
+    causal = _loop_instrs(True, 256)
+    assert causal[:-1] == plain[: len(causal) - 1]
+    extra = causal[-1] - plain[0]  # the diagonal tile masks
+    assert extra == pytest.approx(TC_MASK_INSTRS_PER_ELEM * 64 * 64 / 32 + 58.8 * 4)
+
+
+def test_a_ragged_last_key_tile_masks():
+    steps = _loop_instrs(False, 200)  # 200 keys: the last 64-key tile runs past the end
+    assert steps[-1] > steps[0]
+    assert len(set(steps[:-1])) == 1
