@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpusim.calibrate.profile_writer import CLOCK_SOURCES, FIELDS
+from gpusim.calibrate.profile_writer import CLOCK_SOURCES, FIELDS, TENSOR_CLOCK_SOURCES
 
 SOURCE = "measured on Test GPU, 2026-01-01, gpusim calibrate {bench}"
 
@@ -41,7 +41,7 @@ NUMBERS = {
 def sample_results(failed: tuple[str, ...] = (), scale: float = 1.0) -> dict[str, Any]:
     """Every benchmark the profile writer reads, with made-up values; ``failed`` ones failed."""
     benches: dict[str, Any] = {}
-    keys = [(f.bench, f.key) for f in FIELDS] + list(CLOCK_SOURCES)
+    keys = [(f.bench, f.key) for f in FIELDS] + list(CLOCK_SOURCES) + list(TENSOR_CLOCK_SOURCES)
     for bench, key in keys:
         rec = benches.setdefault(
             bench, {"status": "ok", "source": SOURCE.format(bench=bench), "values": {}}

@@ -30,7 +30,9 @@ def test_every_mapped_field_is_replaced_with_its_measured_source():
     assert model.note is not None and model.note.startswith("Calibrated by gpusim calibrate")
     assert model.mma_sync_flops_per_clk_per_sm.fp16.value == 2660.0
     assert model.mma_sync_flops_per_clk_per_sm.fp16.source.startswith("measured on Test GPU")
-    assert model.sm_clock_hz.value == pytest.approx(1.786e9)  # the tensor run's clock comes first
+    # The clock under tensor load is the tensor run's; the other one the pipe benchmarks'.
+    assert model.sm_clock_tensor_load_hz.value == pytest.approx(1.786e9)
+    assert model.sm_clock_hz.value == pytest.approx(1.96e9)
     assert model.smem_bandwidth_bytes_per_clk_per_sm.value == 127  # integer field, rounded
     assert set(replaced) >= {".".join(f.field) for f in profile_writer.FIELDS}
     # Fields no benchmark measures keep the base profile's value and source.
@@ -45,8 +47,9 @@ def test_failed_benchmark_keeps_base_values():
     model = HardwareProfile.model_validate(profile)
     assert model.mma_sync_flops_per_clk_per_sm == base.mma_sync_flops_per_clk_per_sm
     assert "mma_sync_flops_per_clk_per_sm.fp16" not in replaced
-    # With the tensor run gone, the clock comes from the next benchmark in line.
+    # With the tensor run gone, there is no clock under tensor load; the other one stays.
     assert model.sm_clock_hz.value == pytest.approx(1.96e9)
+    assert model.sm_clock_tensor_load_hz is None
 
 
 @settings(max_examples=25, deadline=None)
