@@ -77,15 +77,15 @@ PLAUSIBLE: dict[str, tuple[float, float]] = {
     "max_blocks_per_sm": (1, 2**16),
     "l2_bytes": (1, 2**40),
     "l2_bandwidth_bytes_per_s": (1e6, 1e18),
-    "l2_latency_s": (0, 1.0),
+    "l2_latency_s": (1e-12, 1.0),  # one tick of the engine clock .. a second
     "dram_bytes": (1, 2**50),
     "dram_bandwidth_bytes_per_s": (1e6, 1e18),
-    "dram_latency_s": (0, 1.0),
+    "dram_latency_s": (1e-12, 1.0),
     "mma_sync_flops_per_clk_per_sm": (1e-3, 1e7),
     "wgmma_flops_per_clk_per_sm": (1e-3, 1e7),
     "fp32_flops_per_clk_per_sm": (1e-3, 1e7),
     "sfu_exp_per_clk_per_sm": (1e-3, 1e7),
-    "kernel_launch_overhead_s": (0, 1.0),
+    "kernel_launch_overhead_s": (1e-12, 1.0),
 }
 
 
