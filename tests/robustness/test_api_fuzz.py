@@ -63,7 +63,7 @@ def api_kwargs(draw):
     return kwargs, classes
 
 
-@fuzz(300)
+@fuzz(500)
 @given(case=api_kwargs())
 def test_build_inputs_takes_anything(case):
     kwargs, classes = case

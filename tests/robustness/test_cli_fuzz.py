@@ -80,13 +80,13 @@ def _run_case(command: str, argv: list[str], kinds: list[str]) -> None:
     tally(f"cli {command}: ended {'in a result' if outcome.ok else 'in a one-line error'}")
 
 
-@fuzz(150)
+@fuzz(300)
 @given(case=workload_argv())
 def test_count(case):
     _run_case("count", *case)
 
 
-@fuzz(70)
+@fuzz(150)
 @given(
     case=workload_argv(
         {"detail": name_option(["auto", "aggregated", "full"])},
@@ -96,7 +96,7 @@ def test_simulate(case):
     _run_case("simulate", *case)
 
 
-@fuzz(12)
+@fuzz(20)
 @given(case=workload_argv({"sram_kib": positive_float_option(st.floats(16, 512))}))
 def test_tune(case):
     _run_case("tune", *case)
@@ -118,7 +118,7 @@ VERIFY_OPTIONS = {
 }
 
 
-@fuzz(25)
+@fuzz(50)
 @given(case=options_argv(VERIFY_OPTIONS, always=("algorithm",)))
 def test_verify(case):
     argv, kinds = case

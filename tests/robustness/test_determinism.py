@@ -47,7 +47,7 @@ def small_argv(draw) -> list[str]:
     return [*argv, "--causal"] if draw(st.booleans()) else argv
 
 
-@fuzz(15)
+@fuzz(25)
 @given(argv=small_argv(), command=st.sampled_from(["count", "simulate"]))
 def test_same_input_same_json_in_one_process(argv, command):
     first = check_contract(invoke([command, *argv, "--json"]))

@@ -89,7 +89,7 @@ def _assert_physical(r, workload, profile) -> None:
         assert c.dram_write_bytes >= o_bytes * workload.elem_bytes
 
 
-@fuzz(100)
+@fuzz(150)
 @given(case=valid_case())
 def test_every_simulation_respects_the_hardware_limits(case):
     w, s, p, _ = _inputs_or_skip(case)
@@ -99,7 +99,7 @@ def test_every_simulation_respects_the_hardware_limits(case):
     _assert_physical(r, w, p)
 
 
-@fuzz(20)
+@fuzz(30)
 @given(case=valid_case(), extra=st.integers(1, 40))
 def test_more_heads_never_run_faster(case, extra):
     w, s, p, _ = _inputs_or_skip(case)
@@ -112,7 +112,7 @@ def test_more_heads_never_run_faster(case, extra):
     _assert_physical(bigger, more, p)
 
 
-@fuzz(5)
+@fuzz(8)
 @given(
     algorithm=st.sampled_from(["flash2", "flash2-kvq", "flash1", "standard", "flash-naive-qkv"]),
     profile=st.sampled_from(list_profiles()),

@@ -163,7 +163,7 @@ def _write(data: dict | bytes, fmt: str, directory: Path) -> Path:
     return path
 
 
-@fuzz(80)
+@fuzz(200)
 @given(case=mutated_profile(), fmt=st.sampled_from(["yaml", "json"]))
 def test_profile_files(case, fmt):
     kind, data = case
