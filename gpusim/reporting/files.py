@@ -11,11 +11,11 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+from gpusim import atomic
 
 #: Resolution of every figure; fixed so that the PNG bytes do not depend on rcParams.
 DPI = 110
@@ -24,19 +24,10 @@ PNG_METADATA: dict[str, Any] = {"Software": None}
 
 
 def write_bytes(path: str | Path, data: bytes) -> Path:
-    """Write ``data`` to ``path`` through a temporary file and a rename."""
+    """Write ``data`` to ``path`` atomically (``gpusim.atomic``), creating its folder."""
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, 0o644)  # mkstemp makes 0600; report files are for everyone to read
-        os.replace(tmp, out)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return out
+    return atomic.write_bytes(out, data)
 
 
 def write_text(path: str | Path, text: str) -> Path:
