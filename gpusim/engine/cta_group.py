@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING
 from gpusim.engine.activity import LAYERS, MEMBERS, ONE, WAIT, XFER, Activity
 from gpusim.engine.plan import ClassPlan, Phase
 from gpusim.engine.ps_channel import PSServer
-from gpusim.engine.rates import SM_LANES
+from gpusim.engine.rates import SCHED_LANE, SM_LANES
 
 L2_LANE, DRAM_LANE = 0, 1
-PIPE_LANE = {p: i for i, p in enumerate(SM_LANES)}
+PIPE_LANE = {p: i for i, p in enumerate((*SM_LANES, SCHED_LANE))}
 
 if TYPE_CHECKING:
     from gpusim.engine.kernel_run import KernelRun
@@ -190,11 +190,15 @@ class CtaGroup:
         rates = self.run.rates
         work = dict(c.work)
         # The phases of a step run one after another (rates.py: MMA_PHASE, then ALU_PHASE).
-        stages: list = [
-            (XFER, ("pipes", [(PIPE_LANE[p], LAYERS, work[p] * frac, 0) for p in group]))
-            for group in rates.phases(work)
-            if group
-        ]
+        groups = [g for g in rates.phases(work) if g]
+        stages: list = []
+        for group in groups:
+            parts = [(PIPE_LANE[p], LAYERS, work[p] * frac, 0) for p in group]
+            if len(groups) > 1:
+                # Serial phases also hold the SM's schedulers for their duration (rates.py).
+                span = max(work[p] * frac / rates.pipe_per_tick[p] for p in group)
+                parts.append((PIPE_LANE[SCHED_LANE], LAYERS, span, 0))
+            stages.append((XFER, ("pipes", parts)))
         barrier = round(c.barriers * frac * rates.barrier_ticks)
         return [*stages, (WAIT, barrier)]
 

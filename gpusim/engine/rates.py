@@ -45,6 +45,13 @@ from gpusim.profiles.schema import HardwareProfile
 PIPES = ("tensor", "fp32", "sfu", "smem")
 #: The SM's lanes: the pipes, and the schedulers' issue slots.
 SM_LANES = (*PIPES, "issue")
+#: A lane of every SM in "scheduler ticks" (capacity 1 per tick): each phase of a step
+#: also puts its own duration (its busiest pipe's time) on it, so that the MMA phase of
+#: one CTA and the softmax phase of another do not overlap on the same SM. That is what
+#: reports/calibration/issue_h200_2026-11-30 measured (0.90-1.0 x the sum, even for CTAs
+#: that never synchronise); without it, CTAs that drift apart in the detailed path would
+#: overlap phases that CTAs in lockstep (the aggregated path) cannot.
+SCHED_LANE = "schedulers"
 #: Pipes of a step's first phase (matrix products) and of its second (the rest).
 MMA_PHASE = ("tensor", "smem")
 ALU_PHASE = ("fp32", "sfu", "issue")

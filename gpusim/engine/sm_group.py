@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gpusim.engine.ps_channel import PSServer
-from gpusim.engine.rates import SM_LANES
+from gpusim.engine.rates import SCHED_LANE, SM_LANES
 
 if TYPE_CHECKING:
     from gpusim.engine.cta_group import CtaGroup
@@ -29,7 +29,8 @@ class SmGroup:
         self.size = size
         self.slots: list[CtaGroup | None] = [None] * slots
         # Per-SM capacity: every group on the SM group has the same CTAs on each of its SMs.
-        self.pipes = PSServer(env, f"sm{sm0}", [(p, rates.pipe_per_tick[p]) for p in SM_LANES])
+        lanes = [(p, rates.pipe_per_tick[p]) for p in SM_LANES]
+        self.pipes = PSServer(env, f"sm{sm0}", [*lanes, (SCHED_LANE, 1.0)])
 
     def split(self, run: KernelRun, offset: int) -> SmGroup:
         """Keep SMs ``[0, offset)`` here; return a new SM group for the rest, CTAs and all."""
