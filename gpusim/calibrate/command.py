@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from gpusim import atomic
 from gpusim.calibrate import profile_writer
 from gpusim.calibrate.context import import_cupy, make_context
 from gpusim.calibrate.suite import run_suite, select
@@ -48,7 +49,7 @@ def calibrate(
         ctx = make_context(cp, quick=quick)
         results = run_suite(ctx, names, argv or [])
         results_path.parent.mkdir(parents=True, exist_ok=True)
-        results_path.write_text(json.dumps(results, indent=1, default=_plain) + "\n")
+        atomic.write_text(results_path, json.dumps(results, indent=1, default=_plain) + "\n")
     summary = summarise(results)
     replaced: list[str] = []
     profile: str | None = None

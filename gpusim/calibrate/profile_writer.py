@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from gpusim import atomic
 from gpusim.errors import GpusimError
 from gpusim.profiles.loader import profile_path
 from gpusim.profiles.schema import HardwareProfile
@@ -195,5 +196,5 @@ def write_profile(
     base = yaml.safe_load(base_path.read_text())
     profile, replaced = build_profile(results, base, name)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(profile_yaml(profile, results_path, results))
+    atomic.write_text(out, profile_yaml(profile, results_path, results))
     return replaced

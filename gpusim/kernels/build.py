@@ -19,6 +19,7 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from gpusim import atomic
 from gpusim.errors import GpusimError
 from gpusim.kernels.instances import KernelInstance
 from gpusim.kernels.source import CXX_OPTIONS, nvcc_translation_unit
@@ -130,7 +131,7 @@ def build_cubins(
 
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         results = dict(pool.map(one, instances))
-    (out_dir / "ptxas.json").write_text(json.dumps(results, indent=1, sort_keys=True))
+    atomic.write_text(out_dir / "ptxas.json", json.dumps(results, indent=1, sort_keys=True))
     return results
 
 
@@ -198,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
             "ptxas": report,
             "sass_static_counts": sass_summary(args.out_dir, [i.key for i in insts]),
         }
-        args.sass.write_text(json.dumps(doc, indent=1, sort_keys=True))
+        atomic.write_text(args.sass, json.dumps(doc, indent=1, sort_keys=True))
     spilling = {k: v["spill_store_bytes"] for k, v in report.items() if v["spill_store_bytes"]}
     print(f"{len(report)} cubins in {args.out_dir}; {len(spilling)} spill: {spilling}")
     return 0

@@ -10,6 +10,7 @@ import json
 import sys
 from pathlib import Path
 
+from gpusim import atomic
 from gpusim.profiles.loader import _package_dir
 from gpusim.profiles.schema import HardwareProfile
 
@@ -27,7 +28,7 @@ def schema_path() -> Path:
 def write_schema(path: Path | None = None) -> Path:
     """Write the schema to ``path`` (default: :func:`schema_path`) and return the path."""
     path = path or schema_path()
-    path.write_text(schema_text(), encoding="utf-8")
+    atomic.write_text(path, schema_text(), encoding="utf-8")
     return path
 
 

@@ -17,6 +17,7 @@ import json
 import subprocess
 from pathlib import Path
 
+from gpusim import atomic
 from gpusim.profiles.loader import load_profile
 from gpusim.schedule import Schedule
 from gpusim.tuning import proof
@@ -163,21 +164,23 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     record = proof.load(args.measured)
     if args.what == "predict":
-        args.predictions.write_text(json.dumps(predict_record(record), indent=1) + "\n")
+        atomic.write_text(args.predictions, json.dumps(predict_record(record), indent=1) + "\n")
         print(args.predictions)
         return 0
     merged = with_predictions(record, proof.load(args.predictions))
     figures = proof.evaluate(merged)
     summary = proof.summary(figures)
-    SUMMARY.write_text(
+    atomic.write_text(
+        SUMMARY,
         json.dumps({"summary": summary, "workloads": [p.to_dict() for p in figures]}, indent=1)
-        + "\n"
+        + "\n",
     )
     predictions = proof.load(args.predictions)
-    MARKDOWN.write_text(
+    atomic.write_text(
+        MARKDOWN,
         markdown(
             figures, summary, record.get("provenance", {}), predictions.get("model_commit", "?")
-        )
+        ),
     )
     print(json.dumps(summary))
     return 0

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from gpusim import atomic
 from gpusim.errors import GpusimError
 from gpusim.validation.configs import ValidationConfig, sweep_configs
 from gpusim.validation.dataset import DATASET_KIND, SCHEMA, gpu_model
@@ -108,7 +109,7 @@ def ncu_step(
         state["bytes_pass"] = res | {"metrics_dropped": dropped}
         if not state["by_config"]:
             state["error"] = res.get("error", "ncu counted nothing; see bytes_pass.log_tail")
-        path.write_text(json.dumps(state, indent=1))
+        atomic.write_text(path, json.dumps(state, indent=1))
     todo_diag = [i for i in todo_diag if i in state["by_config"]]
     if todo_diag:
         metrics, dropped = ncu.select_metrics(known, ncu.DIAGNOSTIC_METRICS)
@@ -118,7 +119,7 @@ def ncu_step(
                 {"name": k["name"], "metrics": k["metrics"]} for k in summ["kernels"]
             ]
         state["diagnostics_pass"] = res | {"metrics_dropped": dropped}
-        path.write_text(json.dumps(state, indent=1))
+        atomic.write_text(path, json.dumps(state, indent=1))
     return state
 
 
@@ -185,7 +186,9 @@ def run_sweep(
         "(flash2) or float32 (standard) reference; above the limit the config fails",
     }
     # Written first, so that an interrupted run can still be assembled (assemble_dir).
-    (out_dir / PROVENANCE_FILE).write_text(json.dumps({"provenance": prov, "method": method}))
+    atomic.write_text(
+        (out_dir / PROVENANCE_FILE), json.dumps({"provenance": prov, "method": method})
+    )
     store = RecordStore(out_dir / SWEEP_FILE)
     measurer = SweepMeasurer(store, cubin_dir, repeats, warmup, log)
     t0 = time.perf_counter()
@@ -204,7 +207,9 @@ def run_sweep(
         else {"available": False, "error": "ncu switched off (--no-ncu)"}
     )
     method["sweep_wall_s"] = time.perf_counter() - t0
-    (out_dir / PROVENANCE_FILE).write_text(json.dumps({"provenance": prov, "method": method}))
+    atomic.write_text(
+        (out_dir / PROVENANCE_FILE), json.dumps({"provenance": prov, "method": method})
+    )
     return write_dataset(out_dir, assemble(configs, store, ncu_state, prov, method), log)
 
 
@@ -212,7 +217,7 @@ def write_dataset(out_dir: Path, data: dict[str, Any], log: Callable[[str], None
     """Write ``data`` as ``<out>/<gpu model>-dataset.json``; its path."""
     model = gpu_model(data["provenance"].get("gpu_name", "gpu")).lower() or "gpu"
     path = out_dir / f"{model}-dataset.json"
-    path.write_text(json.dumps(data, indent=1) + "\n")
+    atomic.write_text(path, json.dumps(data, indent=1) + "\n")
     log(f"dataset: {path} ({len(data['records'])} records)")
     return path
 
