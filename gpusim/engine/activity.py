@@ -54,7 +54,7 @@ class Activity:
                 if arg > 0:
                     env = g.run.sim.env
                     self.deadline = env.now + arg
-                    env.timeout(arg).callbacks.append(self._timer)
+                    env.call_in(arg, self._advance)
                     return
                 continue
             server_name, parts = arg
@@ -68,9 +68,6 @@ class Activity:
             )
             if self.job is not None:
                 return
-
-    def _timer(self, _ev) -> None:
-        self._advance()
 
     def _job_done(self) -> None:
         self.job = None
@@ -94,7 +91,7 @@ class Activity:
         kind, arg = self.stages[self.idx]
         if kind == WAIT:
             a.deadline = self.deadline
-            env.timeout(max(0, self.deadline - env.now)).callbacks.append(a._timer)
+            env.call_in(max(0, self.deadline - env.now), a._advance)
             return a
         server_name = arg[0]
         old = self.group.server(server_name)
@@ -114,5 +111,5 @@ class Activity:
         if a.job is None:
             # Nothing of this stage is left for the new group: move on as an event of its
             # own, so that the split in progress finishes first.
-            env.timeout(0).callbacks.append(a._timer)
+            env.call_in(0, a._advance)
         return a

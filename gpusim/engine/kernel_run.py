@@ -23,10 +23,9 @@ periods checked say did not happen in the waves simulated.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import astuple
 from typing import TYPE_CHECKING
-
-import simpy
 
 from gpusim.engine.counters import Counters
 from gpusim.engine.cta_group import CtaGroup
@@ -38,7 +37,7 @@ from gpusim.engine.sm_group import SmGroup
 if TYPE_CHECKING:
     from gpusim.engine.sim import Sim
 
-#: SimPy priority of the dispatch event: after every normal event of the same tick.
+#: Priority of the dispatch event: after every normal event of the same tick.
 DISPATCH_PRIORITY = 2
 #: Wave periods (in waves) the steady-state detector tries.
 PERIODS = (1, 2, 4)
@@ -47,7 +46,7 @@ PERIOD_TOLERANCE_TICKS = 2
 
 
 class KernelRun:
-    """Runs one kernel's grid on the SMs; ``done`` fires when its last CTA has finished."""
+    """Runs one kernel's grid on the SMs; ``on_done`` runs when its last CTA has finished."""
 
     def __init__(
         self,
@@ -68,7 +67,8 @@ class KernelRun:
         self.ctas_per_sm = ctas_per_sm
         self.aggregated = aggregated
         self.counters = Counters()
-        self.done = simpy.Event(sim.env)
+        #: called, as an event of its own, once the last CTA has finished
+        self.on_done: Callable[[], None] | None = None
         self.next_cta = 0
         self.live = 0
         self.groups_made = 0
@@ -113,17 +113,15 @@ class KernelRun:
         if self.next_cta < self.grid.total:
             if not self._dispatch_pending:
                 self._dispatch_pending = True
-                ev = simpy.Event(env)
-                ev._ok, ev._value = True, None  # triggered now, processed after this tick's others
-                ev.callbacks.append(lambda _e: self._dispatch())
-                env.schedule(ev, DISPATCH_PRIORITY, 0)
+                env.call_in(0, self._dispatch, DISPATCH_PRIORITY)  # after this tick's others
         elif self.live == 0 and not self._placing:
             self._finish()
 
     def _finish(self) -> None:
         if self.end_tick is None:
             self.end_tick = self.sim.now
-            self.done.succeed()
+            if self.on_done is not None:
+                self.sim.env.call_in(0, self.on_done)
 
     # --- dispatch ---------------------------------------------------------------------
     def _dispatch(self) -> None:

@@ -23,13 +23,18 @@ group of CTAs becomes two without disturbing anything else.
 
 from __future__ import annotations
 
-import heapq
 import math
 from collections.abc import Callable, Sequence
-
-import simpy
+from functools import partial
+from heapq import heappop, heappush
+from typing import Any
 
 Done = Callable[[], None]
+
+
+def _simpy_call_in(env: Any, delay: int, fn: Done) -> None:
+    """``fn()`` ``delay`` ticks from now on a SimPy environment."""
+    env.timeout(delay).callbacks.append(lambda _ev: fn())
 
 # Keys within this relative distance of the counter count as reached (float residue).
 _REL_TOL = 1e-12
@@ -87,11 +92,11 @@ class Lane:
 class PSServer:
     """Lanes that share one timer; jobs span lanes."""
 
-    __slots__ = ("_done", "_seq", "_target", "_version", "env", "lanes", "name", "t")
+    __slots__ = ("_call_in", "_done", "_seq", "_target", "_version", "env", "lanes", "name", "t")
 
     def __init__(
         self,
-        env: simpy.Environment,
+        env: Any,
         name: str,
         capacities: Sequence[tuple[str, float]],
         record: bool = False,
@@ -104,6 +109,8 @@ class PSServer:
         self._version = 0
         self._target: int | None = None
         self._done: list[Job] = []  # finished since the last report
+        # The engine's event loop takes plain callbacks; a SimPy environment (tests) timeouts.
+        self._call_in = getattr(env, "call_in", None) or partial(_simpy_call_in, env)
 
     def lane(self, name: str) -> int:
         """Index of the lane called ``name``."""
@@ -115,36 +122,45 @@ class PSServer:
     # --- time -------------------------------------------------------------------------
     def _advance(self) -> None:
         now = self.env.now
-        dt = now - self.t
+        t = self.t
+        dt = now - t
         if dt <= 0:
             return
         for lane in self.lanes:
-            if lane.w <= 0:
+            w = lane.w
+            if w <= 0:
                 continue
             lane.busy_ticks += dt
-            if lane.busy is not None:
-                if lane.busy and lane.busy[-1][1] == self.t:
-                    lane.busy[-1][1] = now
+            busy = lane.busy
+            if busy is not None:
+                if busy and busy[-1][1] == t:
+                    busy[-1][1] = now
                 else:
-                    lane.busy.append([self.t, now])
+                    busy.append([t, now])
             left = float(dt)
             heap = lane.heap
-            while lane.w > 0 and left > 0:
+            cap = lane.capacity
+            v = lane.v
+            while w > 0 and left > 0:
                 key = heap[0][0]
-                need = (key - lane.v) * lane.w / lane.capacity
+                need = (key - v) * w / cap
                 if need > left:
-                    lane.v += left * lane.capacity / lane.w
+                    v += left * cap / w
                     break
-                lane.v = max(lane.v, key)
+                v = max(v, key)
                 left -= max(0.0, need)
+                lane.v = v
                 self._pop_reached(lane)
+                w = lane.w
+            lane.v = v
         self.t = now
 
     def _pop_reached(self, lane: Lane) -> None:
         heap = lane.heap
-        limit = lane.v + _REL_TOL * max(1.0, abs(lane.v))
+        v = lane.v
+        limit = v + _REL_TOL * max(1.0, abs(v))
         while heap and heap[0][0] <= limit:
-            part = heapq.heappop(heap)[2]
+            part = heappop(heap)[2]
             part.live = False
             lane.w -= part.weight
             job = part.job
@@ -155,19 +171,28 @@ class PSServer:
             lane.w = 0
 
     def _reschedule(self) -> None:
-        nxt = 0.0 if self._done else min(lane.ticks_to_next() for lane in self.lanes)
+        if self._done:
+            nxt = 0.0
+        else:
+            nxt = math.inf
+            for lane in self.lanes:
+                heap = lane.heap
+                if heap:
+                    d = (heap[0][0] - lane.v) * lane.w / lane.capacity
+                    if d < nxt:
+                        nxt = d
         if nxt == math.inf:
             self._target = None
             self._version += 1
             return
         dt = max(0, math.ceil(nxt))
-        target = self.env.now + dt
-        if self._target is not None and self.env.now <= self._target <= target:
+        now = self.env.now
+        target = now + dt
+        if self._target is not None and now <= self._target <= target:
             return  # the pending timer fires first; it will look again then
         self._target = target
         self._version += 1
-        version = self._version
-        self.env.timeout(dt).callbacks.append(lambda _ev: self._fire(version))
+        self._call_in(dt, partial(self._fire, self._version))
 
     def _fire(self, version: int) -> None:
         if version != self._version:
@@ -175,7 +200,8 @@ class PSServer:
         self._target = None
         self._advance()
         for lane in self.lanes:
-            self._pop_reached(lane)  # parts due exactly now
+            if lane.heap:
+                self._pop_reached(lane)  # parts due exactly now
         finished, self._done = self._done, []
         for job in finished:
             job.done()
@@ -186,7 +212,7 @@ class PSServer:
         part = Part(job, lane_idx, weight, key, kind)
         self._seq += 1
         lane = self.lanes[lane_idx]
-        heapq.heappush(lane.heap, (key, self._seq, part))
+        heappush(lane.heap, (key, self._seq, part))
         lane.w += weight
         job.parts.append(part)
         job.left += 1

@@ -11,10 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import simpy
-from simpy.core import NORMAL
-
 from gpusim.engine.clock import per_tick
+from gpusim.engine.event_loop import EventLoop
 from gpusim.engine.grid import Grid
 from gpusim.engine.kernel_run import KernelRun
 from gpusim.engine.l2_cache import L2Cache
@@ -23,24 +21,11 @@ from gpusim.engine.ps_channel import PSServer
 from gpusim.engine.rates import Rates
 
 
-class CountingEnvironment(simpy.Environment):
-    """A SimPy environment with integer time that counts the events it schedules."""
-
-    def __init__(self) -> None:
-        super().__init__(0)
-        self.events = 0
-
-    def schedule(self, event: Any, priority: Any = NORMAL, delay: Any = 0) -> None:
-        """Schedule ``event`` (and count it)."""
-        self.events += 1
-        super().schedule(event, priority, delay)
-
-
 class Sim:
     """Everything the CTA groups share: time, rates, the L2 and the two bandwidth channels."""
 
     def __init__(self, rates: Rates, tracer: Any = None):
-        self.env = CountingEnvironment()
+        self.env = EventLoop()
         #: simulated time left out by steady-state wave extrapolation (kernel_run.py)
         self.skipped_ticks = 0
         self.rates = rates
@@ -73,18 +58,22 @@ class KernelSpec:
 def run_kernels(sim: Sim, specs: list[KernelSpec]) -> list[KernelRun]:
     """Run ``specs`` in sequence on ``sim``; the finished runs, in order."""
     runs: list[KernelRun] = []
+    todo = iter(specs)
 
-    def driver():
-        """Launch the kernels one after another."""
-        for spec in specs:
-            yield sim.env.timeout(sim.rates.launch_ticks)
-            kr = KernelRun(
-                sim, spec.name, spec.grid, spec.plans, spec.ctas_per_sm, spec.aggregated, spec.rates
-            )
-            runs.append(kr)
-            kr.start()
-            yield kr.done
+    def launch_next() -> None:
+        """One launch overhead, then the next kernel (when the previous one has ended)."""
+        spec = next(todo, None)
+        if spec is not None:
+            sim.env.call_in(sim.rates.launch_ticks, lambda: start(spec))
 
-    sim.env.process(driver())
+    def start(spec: KernelSpec) -> None:
+        kr = KernelRun(
+            sim, spec.name, spec.grid, spec.plans, spec.ctas_per_sm, spec.aggregated, spec.rates
+        )
+        kr.on_done = launch_next
+        runs.append(kr)
+        kr.start()
+
+    launch_next()
     sim.env.run()
     return runs
