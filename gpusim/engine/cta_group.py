@@ -186,6 +186,14 @@ class CtaGroup:
         return [(WAIT, round(lat)), (XFER, ("mem", parts))]
 
     def _compute_stages(self, chunk: int, frac: float) -> list:
+        # The same for every CTA of the class: built once per kernel (weights come at submit).
+        key = (self.plan.index, chunk, frac)
+        got = self.run.compute_stages.get(key)
+        if got is None:
+            got = self.run.compute_stages[key] = self._build_compute_stages(chunk, frac)
+        return got
+
+    def _build_compute_stages(self, chunk: int, frac: float) -> list:
         c = self.plan.chunks[chunk]
         rates = self.run.rates
         work = dict(c.work)
@@ -290,6 +298,11 @@ class CtaGroup:
             counters.global_write_bytes += m * chunk.write_bytes
         counters.dram_write_bytes += own_dirty + shared_dirty
         return own_dirty / m, float(shared_dirty), fetches
+
+    def rename_bh(self, shift: int) -> None:
+        """Move the group's CTAs ``shift`` grid places on (whole batch-heads: bh_skip.py)."""
+        self.starts = [s + shift for s in self.starts]
+        self._bh_runs = self._bh_counts = None
 
     # --- splitting --------------------------------------------------------------------
     def split(self, offset: int, old_size: int, new_smg: SmGroup) -> CtaGroup:

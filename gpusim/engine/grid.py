@@ -66,6 +66,10 @@ class Grid:
         """Timing class of CTA ``n``."""
         return self._timing.values[n % self.blocks_per_bh]
 
+    def block_class(self, b: int) -> int:
+        """Class (traced program) of block ``b`` of every batch-head."""
+        return self._cls.values[b]
+
     def class_runs(self, start: int, end: int) -> list[tuple[int, int, int]]:
         """Maximal runs ``(first, last + 1, timing class)`` among CTAs ``[start, end)``."""
         return self._timing.runs(start, end, self.blocks_per_bh)

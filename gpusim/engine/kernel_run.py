@@ -27,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import astuple
 from typing import TYPE_CHECKING
 
+from gpusim.engine.bh_skip import BhMarks, per_bh_counters, shift_l2
 from gpusim.engine.counters import Counters
 from gpusim.engine.cta_group import CtaGroup
 from gpusim.engine.grid import Grid
@@ -57,6 +58,7 @@ class KernelRun:
         ctas_per_sm: int,
         aggregated: bool,
         rates: Rates | None = None,
+        extrapolate_bh: bool = False,
     ):
         self.sim = sim
         #: this kernel's pipe rates (its SM clock); the memory system's are the sim's
@@ -64,6 +66,8 @@ class KernelRun:
         self.name = name
         self.grid = grid
         self.plans = plans
+        #: (class, chunk, fraction) -> compute stages, shared by the class's CTAs (cta_group.py)
+        self.compute_stages: dict[tuple[int, int, float], list] = {}
         self.ctas_per_sm = ctas_per_sm
         self.aggregated = aggregated
         self.counters = Counters()
@@ -75,6 +79,11 @@ class KernelRun:
         self.start_tick = sim.env.now
         self.end_tick: int | None = None
         self.waves_skipped = 0
+        #: batch-heads skipped by steady-state extrapolation (bh_skip.py)
+        self.bh_skipped = 0
+        slots = ctas_per_sm * sim.rates.sm_count
+        self._bh = BhMarks(grid.blocks_per_bh, slots) if extrapolate_bh and aggregated else None
+        self.sm_groups: list[SmGroup] = []
         self._waves: list[tuple[int, int, tuple]] = []  # (tick, next CTA, counters) per wave start
         # Periods must cover whole batch-heads when CTAs share tiles or classes differ by block.
         self._aligned = grid.mixed or any(
@@ -92,6 +101,7 @@ class KernelRun:
             sm_groups = [SmGroup(self, 0, n, self.ctas_per_sm)]
         else:
             sm_groups = [SmGroup(self, i, 1, self.ctas_per_sm) for i in range(n)]
+        self.sm_groups = list(sm_groups)
         self._freed = [(g, s) for g in sm_groups for s in range(self.ctas_per_sm)]
         self._dispatch()
 
@@ -128,6 +138,8 @@ class KernelRun:
         self._dispatch_pending = False
         if self.aggregated and self.sim.tracer is None and self._whole_gpu_free():
             self._steady_state()
+        if self._bh is not None and self.sim.tracer is None and self.next_cta < self.grid.total:
+            self._skip_bh()
         freed = sorted(self._freed, key=lambda e: (e[1], e[0].sm0))
         self._freed = []
         total = self.grid.total
@@ -182,6 +194,32 @@ class KernelRun:
             self._waves.clear()
             return
 
+    def _skip_bh(self) -> None:
+        """Jump whole batch-heads ahead once the dispatch rate is steady (bh_skip.py)."""
+        c = self.counters
+        m, ticks, dram_r, dram_w = self._bh.jump(
+            self.next_cta, self.grid.total, self.sim.env.now, c
+        )
+        if m < 1:
+            return
+        per = per_bh_counters(self.grid, self.plans)
+        for f in c.__dataclass_fields__:
+            setattr(c, f, getattr(c, f) + m * getattr(per, f))
+        c.dram_read_bytes += round(m * dram_r)
+        c.dram_write_bytes += round(m * dram_w)
+        self.sim.skipped_ticks += round(m * ticks)
+        shift = m * self.grid.blocks_per_bh
+        self.next_cta += shift
+        seen: set[int] = set()
+        for smg in self.sm_groups:
+            for g in smg.slots:
+                if g is None or id(g) in seen:
+                    continue
+                seen.add(id(g))
+                g.rename_bh(shift)
+        shift_l2(self.sim.l2, m)
+        self.bh_skipped += m
+
     def _place(self, smg: SmGroup, items: list[tuple[int, int, int]]) -> None:
         """Start CTAs ``items`` = [(slot, first CTA, count)] on ``smg``, splitting it as needed."""
         cuts = set()
@@ -195,6 +233,7 @@ class KernelRun:
         for cut in sorted(cuts):
             offset, last = pieces[-1]
             pieces.append((cut, last.split(self, cut - offset)))
+            self.sm_groups.append(pieces[-1][1])
         for offset, piece in pieces:
             by_class: dict[object, tuple[list[int], list[int]]] = {}
             for layer, start, take in items:

@@ -53,6 +53,8 @@ class KernelSpec:
     aggregated: bool
     #: the kernel's own rates (its SM clock: rates.py, ``Rates.for_kernel``); None: the sim's
     rates: Rates | None = None
+    #: skip the steady middle of the grid batch-head-wise (bh_skip.py; causal kernels)
+    extrapolate_bh: bool = False
 
 
 def run_kernels(sim: Sim, specs: list[KernelSpec]) -> list[KernelRun]:
@@ -68,7 +70,14 @@ def run_kernels(sim: Sim, specs: list[KernelSpec]) -> list[KernelRun]:
 
     def start(spec: KernelSpec) -> None:
         kr = KernelRun(
-            sim, spec.name, spec.grid, spec.plans, spec.ctas_per_sm, spec.aggregated, spec.rates
+            sim,
+            spec.name,
+            spec.grid,
+            spec.plans,
+            spec.ctas_per_sm,
+            spec.aggregated,
+            spec.rates,
+            spec.extrapolate_bh,
         )
         kr.on_done = launch_next
         runs.append(kr)

@@ -54,11 +54,14 @@ def simulate(
     trace_path: str | Path | None = None,
     detail: str = "auto",
     on_chip: Mapping[str, OnChip] | None = None,
+    extrapolate: bool = True,
 ) -> SimResult:
     """Simulate ``algorithm`` on ``profile``; ``trace_path`` also writes a Chrome trace.
 
     ``on_chip`` maps kernel names to footprints that replace the algorithm's estimates
     (a compiled kernel's real registers and shared memory, as validation uses).
+    ``extrapolate=False`` turns off the batch-head extrapolation of kernels with many
+    timing classes on the aggregated path (:mod:`gpusim.engine.bh_skip`).
     """
     real = dict(on_chip or {})
     t0 = time.perf_counter()
@@ -101,6 +104,8 @@ def simulate(
                 f"{FULL_MAX_PHASES:,}); use detail 'aggregated' or a smaller workload"
             )
 
+    for p in prepared:
+        p.spec.extrapolate_bh = extrapolate and not want_full and p.timing_classes > MANY_CLASSES
     tracer = None
     if trace_path is not None:
         from gpusim.trace_export import ChromeTracer
