@@ -36,6 +36,7 @@ def _simpy_call_in(env: Any, delay: int, fn: Done) -> None:
     """``fn()`` ``delay`` ticks from now on a SimPy environment."""
     env.timeout(delay).callbacks.append(lambda _ev: fn())
 
+
 # Keys within this relative distance of the counter count as reached (float residue).
 _REL_TOL = 1e-12
 
