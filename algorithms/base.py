@@ -26,6 +26,10 @@ class OnChip:
     smem_buffers_bytes: dict[str, int]
     threads: int
     regs_per_thread: int
+    #: a launch choice, not a footprint: at most this many CTAs per SM (None: as many as
+    #: fit). A kernel gets it by asking for more dynamic shared memory than it uses, or
+    #: by a smaller carve-out; the tuner tries it because a full SM is not always fastest.
+    max_ctas_per_sm: int | None = None
 
     @property
     def smem_bytes(self) -> int:

@@ -20,7 +20,7 @@ from gpusim.profiles.schema import HardwareProfile
 WARP_THREADS = 32
 KIB = 1024
 
-Limit = Literal["smem", "registers", "warps", "blocks"]
+Limit = Literal["smem", "registers", "warps", "blocks", "cap"]
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,7 @@ class Occupancy:
     ``limits`` holds the CTA count each resource alone would allow; ``bound_by``
     names the smallest. Ties go to the hard limits first (warps, blocks, then shared
     memory, registers): 256 threads of 32 registers are bound by warps, not registers.
+    A launch cap (``cap``) binds only when it is below every resource's limit.
     """
 
     ctas_per_sm: int
@@ -116,10 +117,20 @@ def check_fits(
 
 
 def occupancy(
-    profile: HardwareProfile, smem_bytes_per_cta: int, threads_per_cta: int, regs_per_thread: int
+    profile: HardwareProfile,
+    smem_bytes_per_cta: int,
+    threads_per_cta: int,
+    regs_per_thread: int,
+    max_ctas_per_sm: int | None = None,
 ) -> Occupancy:
-    """Resident CTAs per SM and the binding limit; raises like :func:`check_fits` if none fits."""
+    """Resident CTAs per SM and the binding limit; raises like :func:`check_fits` if none fits.
+
+    ``max_ctas_per_sm`` caps the count (a launch that pads its shared memory); the
+    carve-out is then the one the capped CTAs need.
+    """
     check_fits(profile, smem_bytes_per_cta, threads_per_cta, regs_per_thread)
+    if max_ctas_per_sm is not None and max_ctas_per_sm < 1:
+        raise GpusimError(f"the CTAs-per-SM cap must be at least 1, got {max_ctas_per_sm}")
     warps = -(-threads_per_cta // WARP_THREADS)
     smem = allocated_smem_bytes(profile, smem_bytes_per_cta)
     per_warp = regs_per_warp(profile, regs_per_thread)
@@ -131,6 +142,8 @@ def occupancy(
         "smem": profile.smem_per_sm_bytes.value // smem,
         "registers": reg_warps // warps,
     }
+    if max_ctas_per_sm is not None:
+        limits["cap"] = max_ctas_per_sm  # last: a resource that allows as many binds first
     bound: Limit = min(limits, key=lambda k: limits[k])  # type: ignore[assignment]
     ctas = limits[bound]
     if ctas < 1:

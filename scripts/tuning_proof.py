@@ -94,7 +94,7 @@ def run_workload(w: Workload, profile, repeats: int, log, predict: bool = False)
     t0 = time.perf_counter()
     predicted, rejected, tuner = {}, {}, None
     if predict:
-        res = tune("flash2", w, profile, jobs=None)
+        res = tune("flash2", w, profile, jobs=None, caps=False)  # as it is timed
         predicted = {c.schedule: c.runtime_s for c in res.candidates}
         rejected = {r.schedule: r.reason for r in res.rejected}
         tuner = res.to_dict()

@@ -101,3 +101,22 @@ def test_resident_ctas_never_exceed_any_resource(name, smem, warps, regs):
     assert n == min(occ.limits.values()) == occ.limits[occ.bound_by]
     # Using less of every resource never lowers occupancy.
     assert occupancy(prof, smem // 2, 32 * warps, max(1, regs // 2)).ctas_per_sm >= n
+
+
+def test_a_launch_cap_binds_only_below_every_resource():
+    capped = occupancy(H200, 0, 256, 32, max_ctas_per_sm=3)
+    assert (capped.ctas_per_sm, capped.bound_by) == (3, "cap")
+    # A cap at the natural count leaves the resource named (ties go to the resources).
+    same = occupancy(H200, 98_304, 128, 128, max_ctas_per_sm=2)
+    assert (same.ctas_per_sm, same.bound_by) == (2, "smem")
+    above = occupancy(H200, 98_304, 128, 128, max_ctas_per_sm=7)
+    assert (above.ctas_per_sm, above.bound_by) == (2, "smem")
+    # Fewer resident CTAs need a smaller carve-out.
+    assert occupancy(H200, 30_000, 128, 32, max_ctas_per_sm=1).smem_carveout_bytes < (
+        occupancy(H200, 30_000, 128, 32).smem_carveout_bytes
+    )
+
+
+def test_a_launch_cap_below_one_is_refused():
+    with pytest.raises(GpusimError, match="at least 1"):
+        occupancy(H200, 0, 128, 32, max_ctas_per_sm=0)

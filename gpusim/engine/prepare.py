@@ -67,7 +67,9 @@ def prepare(
     clock (:meth:`~gpusim.engine.rates.Rates.for_kernel`).
     """
     chip = chip or kernel.on_chip()
-    occ = occupancy(profile, chip.smem_bytes, chip.threads, chip.regs_per_thread)
+    occ = occupancy(
+        profile, chip.smem_bytes, chip.threads, chip.regs_per_thread, chip.max_ctas_per_sm
+    )
     if classes is None:
         classes = traced_classes(kernel, budget)
     programs = [c.program for c in classes]

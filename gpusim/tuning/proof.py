@@ -151,7 +151,9 @@ def model_predictor(profile: HardwareProfile, algorithm: str = "flash2") -> Pred
     from gpusim.tuning.tuner import tune  # late: the tuner pulls in the engine
 
     def predict(w: Workload, schedules: Sequence[Schedule]) -> list[float | None]:
-        times = {c.schedule: c.runtime_s for c in tune(algorithm, w, profile).candidates}
+        times = {
+            c.schedule: c.runtime_s for c in tune(algorithm, w, profile, caps=False).candidates
+        }
         return [times.get(s) for s in schedules]
 
     return predict

@@ -43,6 +43,13 @@ def _table(rows: list[list[str]], right: set[int]) -> list[str]:
     ]
 
 
+def _ctas(c) -> str:
+    """CTAs per SM as launched; ``1 of 2`` when the launch keeps some off (faster so)."""
+    if c.smem_per_sm_budget_bytes is None:
+        return str(c.ctas_per_sm)
+    return f"{c.ctas_per_sm} of {c.ctas_per_sm_max}"
+
+
 def render_text(r: TuneResult) -> str:
     """The whole report as plain text."""
     sram = (
@@ -68,9 +75,14 @@ def render_text(r: TuneResult) -> str:
             str(i), str(s.block_m), str(s.block_n), str(s.warps), str(s.stages),
             f"{c.smem_bytes_per_cta / KIB:g} KiB", str(c.regs_per_thread), _time(c.runtime_s),
             f"{c.tflops:.1f}", _bytes(c.dram_read_bytes), _bytes(c.dram_write_bytes),
-            _bytes(c.l2_bytes), str(c.ctas_per_sm), c.bound,
+            _bytes(c.l2_bytes), _ctas(c), c.bound,
         ])  # fmt: skip
     out += _table(rows, right=set(range(0, 13)) - {5, 7})
+    if any(c.smem_per_sm_budget_bytes is not None for c in r.candidates):
+        out.append(
+            "(CTAs/SM 'n of m': faster with n CTAs per SM than with all m that fit; launch it "
+            "with ~shared memory per SM / n bytes of dynamic shared memory per CTA)"
+        )
     out += ["", "What the block-size rules pick (M = shared memory per CTA in elements):"]
     for p in r.rules:
         s = p.schedule

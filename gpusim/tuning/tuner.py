@@ -4,6 +4,11 @@
 runtime, TFLOP/s, DRAM and SM-to-L2 bytes, CTAs per SM, the bound), every
 rejected schedule with its reason, and what the paper's and seed 000's rules
 would have picked and how much slower the model predicts them to be.
+
+Each schedule is also tried with fewer CTAs per SM than fit (see
+:mod:`gpusim.tuning.launch_caps`): the candidate is its faster launch. That is
+what makes a larger SRAM never slower: every launch the smaller SRAM allows is
+one of the larger SRAM's capped launches.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from gpusim.schedule import Schedule
 from gpusim.tuning.compare import RulePick, rule_picks
 from gpusim.tuning.compiled import Compiled, compiled_footprints
 from gpusim.tuning.feasibility import Verdict, check
+from gpusim.tuning.launch_caps import LaunchCap, launch_caps
 from gpusim.tuning.parallel import pmap
 from gpusim.tuning.space import SearchSpace, search_space
 from gpusim.tuning.sram import KIB, with_sram_bytes
@@ -42,8 +48,11 @@ class Candidate:
     dram_read_bytes: int
     dram_write_bytes: int
     l2_bytes: int  # SM-to-L2 traffic, read + written
-    ctas_per_sm: int
+    ctas_per_sm: int  # as launched (the main kernel's)
     bound: str
+    ctas_per_sm_max: int = 0  # as many as fit (the main kernel's); > ctas_per_sm when capped
+    #: the launch's shared memory per SM when capped below what fits (None: not capped)
+    smem_per_sm_budget_bytes: int | None = None
 
     def to_dict(self) -> dict:
         """The JSON object of ``gpusim tune``'s ``candidates`` list."""
@@ -133,26 +142,19 @@ def engine_simulate() -> Simulate:
     return simulate
 
 
-def _predict(
+def _launch(
     simulate: Simulate,
     algorithm: str,
     w: Workload,
     v: Verdict,
-    *,
+    chips: dict,
+    cap: LaunchCap | None,
     profile: HardwareProfile,
-    compiled: dict[Schedule, Compiled],
 ) -> Candidate:
-    """Simulate one feasible schedule on the engine's aggregated path."""
-    kw = {}
-    comp = compiled.get(v.schedule)
-    if comp is not None:  # the engine's occupancy sees the compiled registers too
-        from algorithms import get_algorithm
-
-        kernels = get_algorithm(algorithm).kernels(w, v.schedule)
-        kw["on_chip"] = {
-            k.name: replace(k.on_chip(), regs_per_thread=comp.registers) for k in kernels
-        }
-    r = simulate(algorithm, w, v.schedule, profile, detail="aggregated", **kw)
+    """Simulate one launch of a feasible schedule on the engine's aggregated path."""
+    if cap is not None:
+        chips = {k: replace(c, max_ctas_per_sm=cap.ctas_per_sm[k]) for k, c in chips.items()}
+    r = simulate(algorithm, w, v.schedule, profile, detail="aggregated", on_chip=chips)
     return Candidate(
         schedule=v.schedule,
         smem_bytes_per_cta=v.footprint.smem_bytes_per_cta,
@@ -164,7 +166,39 @@ def _predict(
         l2_bytes=r.global_read_bytes + r.global_write_bytes,
         ctas_per_sm=r.ctas_per_sm,
         bound=r.bound,
+        ctas_per_sm_max=r.ctas_per_sm,
+        smem_per_sm_budget_bytes=None if cap is None else cap.smem_per_sm_bytes,
     )
+
+
+def _predict(
+    simulate: Simulate,
+    algorithm: str,
+    w: Workload,
+    v: Verdict,
+    *,
+    profile: HardwareProfile,
+    compiled: dict[Schedule, Compiled],
+    caps: bool = True,
+) -> Candidate:
+    """The faster launch of one feasible schedule: all the CTAs that fit, or fewer."""
+    from algorithms import get_algorithm
+
+    kernels = get_algorithm(algorithm).kernels(w, v.schedule)
+    comp = compiled.get(v.schedule)
+    # The engine's occupancy sees the compiled registers too.
+    chips = {
+        k.name: replace(k.on_chip(), regs_per_thread=comp.registers)
+        if comp is not None
+        else k.on_chip()
+        for k in kernels
+    }
+    full = best = _launch(simulate, algorithm, w, v, chips, None, profile)
+    for cap in launch_caps(profile, chips) if caps else []:
+        c = _launch(simulate, algorithm, w, v, chips, cap, profile)
+        if c.runtime_s < best.runtime_s:  # ties keep the full launch
+            best = replace(c, ctas_per_sm_max=full.ctas_per_sm)
+    return best
 
 
 #: (schedule, profile) -> Verdict, with the algorithm, workload and footprints bound.
@@ -232,6 +266,7 @@ def tune(
     fixed: dict[str, int] | None = None,
     jobs: int | None = 1,
     footprints: str = "compiled",
+    caps: bool = True,
 ) -> TuneResult:
     """Rank every feasible schedule of ``algorithm`` for ``workload`` by predicted runtime.
 
@@ -241,6 +276,8 @@ def tune(
     processes simulate the candidates (None: one per core). ``footprints="compiled"``
     uses ptxas's registers (and rejects spills) for kernel instances the offline build
     recorded for the profile's architecture; ``"estimate"`` uses the algorithm's formula.
+    ``caps=False`` ranks only the launches with every CTA that fits (as the kernel is
+    measured), without trying fewer per SM.
     """
     if footprints not in FOOTPRINTS:
         raise GpusimError(f"unknown footprints {footprints!r}; use one of {', '.join(FOOTPRINTS)}")
@@ -267,7 +304,7 @@ def tune(
     fits = [v for v in verdicts if v.fits]
     t1 = time.perf_counter()
     predict = functools.partial(
-        _predict, simulate, algorithm, workload, profile=profile, compiled=compiled
+        _predict, simulate, algorithm, workload, profile=profile, compiled=compiled, caps=caps
     )
     cands = sorted(
         pmap(predict, fits, jobs),

@@ -70,3 +70,21 @@ def test_parallel_search_and_sweep_match_serial(h200):
     serial, par = tune_many(tasks, jobs=1), tune_many(tasks, jobs=2)
     assert [r.best.to_dict() for r in serial] == [r.best.to_dict() for r in par]
     assert serial[1].sram_bytes == 48 * 1024
+
+
+def test_a_launch_with_fewer_ctas_per_sm_wins_where_the_last_wave_is_worse():
+    """l40s, flash-naive-qkv, B3 H1 N2048 d64 causal: 3 or 4 CTAs/SM fit, 2 are faster."""
+    from gpusim.profiles.loader import load_profile
+
+    w = Workload(batch=3, heads=1, seq_len_q=2048, seq_len_k=2048, head_dim=64, causal=True)
+    l40s = load_profile("l40s")
+    small = tune("flash-naive-qkv", w, l40s, 128 * 1024, jobs=1)
+    large = tune("flash-naive-qkv", w, l40s, 144 * 1024, jobs=1)
+    full_only = tune("flash-naive-qkv", w, l40s, 144 * 1024, jobs=1, caps=False)
+    best = large.best
+    assert best.smem_per_sm_budget_bytes is not None
+    assert best.ctas_per_sm < best.ctas_per_sm_max
+    assert best.runtime_s < full_only.best.runtime_s
+    assert large.best.runtime_s <= small.best.runtime_s
+    row = json.loads(json.dumps(large.to_dict()))["candidates"][0]
+    assert row["ctas_per_sm"] == best.ctas_per_sm and row["smem_per_sm_budget_bytes"] > 0
