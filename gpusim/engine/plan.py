@@ -13,7 +13,8 @@ finished. For a non-pipelined step (or any step when ``stages == 1``): load,
 then compute. For a pipelined run with ``stages >= 2`` (double buffering):
 the first step's load alone, then step ``i``'s compute together with step
 ``i+1``'s load, then the last compute alone. A pipelined run with one stage
-loads a step's first tile (K) before its compute and the rest (V) during it.
+loads a step's second tile (V) during its first product and the softmax, and
+the next step's first tile (K) during its second product (P V).
 On chunks the same shape holds
 exactly for equal steps: a chunk's first step's load is moved into the phase
 before it (``head`` fraction of its bytes), and its last step's compute into a
@@ -68,6 +69,9 @@ class Chunk:
     load_micros: int  # steps with at least one read
     head_frac: float  # share of the read bytes in the first step that reads
     tail_frac: float  # share of the compute time in the last step
+    #: share of the compute time in the second product (P V: half the products' work),
+    #: which a one-stage pipeline overlaps with the next step's first load
+    second_product_frac: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +168,7 @@ def _chunk(steps: list[Step], own_rows: dict[str, int], rates: Rates) -> Chunk:
     work["issue"] = rates.issue(sum(s.mma_flops for s in steps), sum(s.instrs for s in steps))
     times = [_step_time(s, rates) for s in steps]
     total_time = sum(times)
+    second = sum(_second_product_ticks(s, rates) for s in steps)
     return Chunk(
         reads=reads,
         writes=writes,
@@ -175,7 +180,21 @@ def _chunk(steps: list[Step], own_rows: dict[str, int], rates: Rates) -> Chunk:
         load_micros=len(loading),
         head_frac=head,
         tail_frac=times[-1] / total_time if total_time > 0 else 1.0,
+        second_product_frac=min(1.0, second / total_time) if total_time > 0 else 0.0,
     )
+
+
+def _second_product_ticks(s: Step, rates: Rates) -> float:
+    """Time of a step's second matrix product alone: half its products and their operands.
+
+    The attention steps do two products of equal work (``S = Q K^T`` and ``P V``); the
+    softmax between them belongs to the first part.
+    """
+    if not s.mma_flops:
+        return 0.0
+    w = rates.work(s.mma_flops / 2, 0, 0, s.smem_bytes / 2)
+    w["issue"] = rates.issue(s.mma_flops / 2, 0)
+    return rates.step_ticks(w)
 
 
 def _has_compute(c: Chunk) -> bool:
@@ -235,16 +254,40 @@ def _pipelined_phases(b: _PhaseBuilder, ids: list[int], overlap: float) -> None:
 
 
 def _single_buffer_phases(b: _PhaseBuilder, ids: list[int]) -> None:
-    """One stage: each step's first tile (K) is loaded before its compute, the rest (V)
-    during it, since the compute needs V only after ``S = Q K^T`` and the softmax (the
-    kernel issues the two loads separately; flash2_tc.cu with STAGES = 1)."""
+    """One stage, one buffer per tile (flash2_tc.cu and flash2_simt.cu with STAGES = 1).
+
+    A step needs its first tile (K) for the first product and the rest (V) only for the
+    second, so the kernel loads V during ``S = Q K^T`` and the softmax, and the next
+    step's K during ``P V``, once every warp is done with this K. Each load has one
+    latency of its own (one buffer: nothing else in flight hides it). A chunk of several
+    steps does the same with its compute split in the same shares; the K tiles of its
+    later steps move during its second part, behind one latency each.
+    """
     ch = b.chunks
-    for c in ids:
+
+    def k_share(c: Chunk) -> float:
+        return c.reads[0].nbytes / c.read_bytes if len(c.reads) > 1 else 1.0
+
+    first = ch[ids[0]]
+    b.add(
+        lookups=(ids[0],),
+        loads=(Load(ids[0], k_share(first) * first.head_frac, 1.0 if first.load_micros else 0.0),),
+    )
+    for n, c in enumerate(ids):
         cur = ch[c]
-        first = cur.reads[0].nbytes / cur.read_bytes if len(cur.reads) > 1 else 1.0
+        k = k_share(cur)
         units = float(cur.load_micros)
-        b.add(lookups=(c,), loads=(Load(c, first, units),))
-        b.add(loads=(Load(c, 1.0 - first, units),), compute=(c, 1.0), computes_last=c)
+        split = cur.second_product_frac if len(cur.reads) > 1 else 0.0
+        b.add(loads=(Load(c, 1.0 - k, units),), compute=(c, 1.0 - split))
+        loads = [Load(c, k * (1.0 - cur.head_frac), max(0.0, units - 1))]
+        lookups: tuple[int, ...] = ()
+        if n + 1 < len(ids):
+            nx = ch[ids[n + 1]]
+            loads.append(
+                Load(ids[n + 1], k_share(nx) * nx.head_frac, 1.0 if nx.load_micros else 0.0)
+            )
+            lookups = (ids[n + 1],)
+        b.add(lookups=lookups, loads=loads, compute=(c, split), computes_last=c)
 
 
 def build_plan(

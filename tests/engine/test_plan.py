@@ -80,16 +80,22 @@ def test_double_buffering_overlaps_each_compute_with_the_next_load(rates):
     ]
 
 
-def test_one_stage_loads_k_before_the_compute_and_v_during_it(rates):
+def test_one_stage_loads_v_under_the_first_product_and_the_next_k_under_the_second(rates):
     plan = build_plan("c", 0, 0, 1, _program(3), {"Q": 64, "O": 64}, 1, 1, rates)
-    computes = [ph for ph in plan.phases if ph.compute and ph.compute[0] in (1, 2, 3)]
-    assert len(computes) == 3  # chunks 1-3: the K/V steps
-    for ph in computes:
-        c = ph.compute[0]
-        before = plan.phases[plan.phases.index(ph) - 1]
-        assert [ld.frac for ld in before.loads if ld.chunk == c] == [0.5]  # K alone
-        assert before.compute is None
-        assert [ld.frac for ld in ph.loads] == [0.5]  # V under the compute
+    steps = (1, 2, 3)  # chunks 1-3: the K/V steps
+    first_k = next(ph for ph in plan.phases if any(ld.chunk == 1 for ld in ph.loads))
+    assert first_k.compute is None or first_k.compute[0] not in steps  # K_1 before any step
+    for c in steps:
+        parts = [ph for ph in plan.phases if ph.compute and ph.compute[0] == c]
+        assert len(parts) == 2  # S = Q K^T and the softmax, then P V
+        first, second = parts
+        assert [(ld.chunk, ld.frac) for ld in first.loads] == [(c, 0.5)]  # V_c
+        nxt = [(ld.chunk, ld.frac) for ld in second.loads]
+        assert nxt == ([(c + 1, 0.5)] if c < 3 else [])  # K_{c+1} during P V_c
+        split = plan.chunks[c].second_product_frac
+        assert 0 < split < 1
+        assert first.compute[1] == pytest.approx(1 - split)
+        assert second.compute[1] == pytest.approx(split)
 
 
 def test_chunk_size_is_one_when_detailed_and_bounded_otherwise():

@@ -121,11 +121,15 @@ def test_steady_state_extrapolation_changes_nothing(h200, monkeypatch):
     assert fast.events < slow.events
 
 
-def test_one_stage_is_slower_than_double_buffering(h200):
+def test_one_stage_is_a_little_slower_than_double_buffering(h200):
+    """Measured on the H200 (reports/tuning/h200_tuning_proof.json), one stage against two at
+    the same CTAs per SM: 1.01-1.18x. One buffer each for K and V still hides most of the
+    load behind the other product; a model that exposed every K load was 1.6-1.8x."""
     w = Workload(batch=4, heads=16, seq_len_q=2048, seq_len_k=2048)
     one = simulate("flash2", w, Schedule(stages=1), h200)
     two = simulate("flash2", w, Schedule(stages=2), h200)
-    assert one.runtime_s > 1.05 * two.runtime_s
+    assert one.ctas_per_sm == two.ctas_per_sm
+    assert 1.0 < one.runtime_s / two.runtime_s < 1.2
     assert one.global_read_bytes == two.global_read_bytes
 
 
