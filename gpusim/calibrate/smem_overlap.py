@@ -1,0 +1,120 @@
+"""Shared-memory operand traffic against the tensor pipe and the softmax (kernels/smem_overlap.cu).
+
+Not part of the profile suite: run on its own (``python -m gpusim.calibrate.smem_overlap
+--out FILE``). For each loop (``NLD`` ldmatrix.x4 per warp-iteration, each feeding
+``MMA_PER_LD`` mma.sync or none, ``NMMA_REG`` mma.sync on register operands, ``ROUNDS``
+softmax passes, a barrier) and each launch shape (1, 2 and 4 warps per scheduler, in one
+CTA or several), it records warp-iterations per SM clock and the SM clock. Which of the
+three pipes' times add up and which overlap is what the engine's step rule needs
+(tests/engine/test_smem_overlap_rule.py checks the rule against the recorded numbers).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+import numpy as np
+
+from gpusim.calibrate.context import import_cupy, make_context
+from gpusim.calibrate.sources import compile_module, kernel_attributes
+from gpusim.calibrate.throughput import run_config
+
+#: (NLD, MMA_PER_LD, NMMA_REG, ROUNDS) loops compiled by kernels/smem_overlap.cu
+LOOPS = (
+    (32, 0, 0, 0),  # ldmatrix alone: the shared-memory rate
+    (0, 0, 0, 1),  # softmax alone
+    (32, 0, 0, 1),  # ldmatrix and an independent softmax
+    (0, 0, 64, 0),  # mma.sync alone
+    (32, 0, 64, 0),  # ldmatrix and independent mma.sync
+    (16, 4, 0, 0),  # ldmatrix feeding 4 mma.sync each (32 query rows per warp)
+    (32, 2, 0, 0),  # ldmatrix feeding 2 each (16 rows per warp)
+    (16, 4, 0, 1),  # ... and the softmax on the products
+    (32, 2, 0, 1),
+)
+#: (threads per CTA, CTAs per SM): 1, 2, 4 warps per scheduler
+SHAPES = ((128, 1), (256, 1), (512, 1), (128, 2), (128, 4))
+#: Bytes one ldmatrix.x4 moves for a warp (32 lanes x 16 B).
+LDSM_X4_BYTES = 512
+
+
+def loop_name(nld: int, per_ld: int, nreg: int, rounds: int) -> str:
+    """The template instance of one loop."""
+    return f"smem_overlap<{nld},{per_ld},{nreg},{rounds}>"
+
+
+def run(quick: bool = False) -> dict[str, Any]:
+    """Every loop at every launch shape: warp-iterations per clock per SM, and the clock."""
+    cp = import_cupy()
+    ctx = make_context(cp, quick=quick)
+    names = tuple(loop_name(*lp) for lp in LOOPS)
+    mod = compile_module(cp, "smem_overlap.cu", names)
+    threads_max = max(t * b for t, b in SHAPES) * ctx.sm_count
+    vals = cp.random.uniform(0.25, 1.0, size=12 * max(threads_max, 4096), dtype=cp.float32)
+    operands = vals.astype(cp.float16).view(cp.uint32)
+    out = cp.full(threads_max, cp.nan, dtype=cp.float32)  # poisoned: every thread writes
+    rows, kernels = [], {}
+    for loop in LOOPS:
+        nld, per_ld, nreg, rounds = loop
+        name = loop_name(*loop)
+        kernel = mod.get_function(name)
+        kernels[name] = kernel_attributes(kernel)
+        for threads, blocks in SHAPES:
+
+            def args(iters: int, stamps: Any) -> tuple[Any, ...]:
+                return (operands, np.int32(iters), np.uint32(0), out, stamps)
+
+            cfg = run_config(
+                ctx,
+                kernel,
+                args,
+                threads,
+                blocks,
+                work_per_iter_per_block=threads // 32,
+                unit="warp-iteration",
+                label=name,
+            )
+            warps_per_sm = threads // 32 * blocks
+            per_clk = cfg["per_clk_per_sm"]["median"]
+            row = {
+                "nld": nld,
+                "mma_per_ld": per_ld,
+                "nmma_reg": nreg,
+                "rounds": rounds,
+                "threads": threads,
+                "ctas_per_sm": blocks,
+                "warps_per_scheduler": warps_per_sm // 4,
+                # every warp of a scheduler doing one iteration, in SM cycles
+                "cycles_per_iteration_per_scheduler": warps_per_sm / per_clk,
+                "smem_bytes_per_clk_per_sm": per_clk * nld * LDSM_X4_BYTES,
+                "sm_clock_hz": cfg["sm_clock_hz"]["median_hz"],
+                "raw": cfg,
+            }
+            ctx.log(
+                f"{name} {threads}x{blocks}: {row['cycles_per_iteration_per_scheduler']:.1f} "
+                f"cycles/iter/scheduler, {row['smem_bytes_per_clk_per_sm']:.1f} B/clk/SM smem, "
+                f"{row['sm_clock_hz'] / 1e6:.0f} MHz"
+            )
+            rows.append(row)
+    finite = bool(cp.isfinite(out[: ctx.sm_count * 128]).all())
+    ctx.log(f"outputs finite (first launch shape's threads): {finite}")
+    return {"gpu": ctx.gpu_name, "date": ctx.date, "kernels": kernels, "rows": rows}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark and write its JSON."""
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--quick", action="store_true")
+    a = ap.parse_args(argv)
+    res = run(a.quick)
+    with open(a.out, "w") as f:
+        json.dump(res, f, indent=1)
+    print(f"wrote {a.out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
