@@ -18,11 +18,12 @@ simulated as usual.
 
 Exactness. Work counters (CTAs, FLOPs, FP32 and exp ops, shared-memory bytes,
 barriers) and SM-to-L2 bytes of the skipped batch-heads are exact: they come
-from the plans. The skipped time and DRAM bytes are extrapolated from the two
-measured windows: an approximation whose error is at most about the tolerance
-times the skipped share of the kernel (benchmarks/bench_tune.py measures it
-against the plain aggregated path). Only the aggregated path without a trace
-uses it, and only for kernels with many timing classes (``KernelSpec.extrapolate_bh``).
+from the plans. The skipped time and DRAM bytes (as a share of the exact L2 bytes)
+are extrapolated from the two measured windows: an approximation, within
+about 0.3 % of the plain aggregated path on the tuning-proof candidates
+measured (``benchmarks/bench_tune.py --proof-deviation`` measures it). Only
+the aggregated path without a trace uses it, and only for kernels with many
+timing classes (``KernelSpec.extrapolate_bh``).
 """
 
 from __future__ import annotations
@@ -92,16 +93,23 @@ class BhMarks:
         self.slots = slots
         self.window = window_bh(blocks_per_bh, slots)
         self.reserve = reserve_bh(blocks_per_bh, slots)
-        self.marks: dict[int, tuple[int, int, int]] = {}
+        self.marks: dict[int, tuple[int, int, int, int, int]] = {}
         self.done = False
 
     def jump(self, n: int, total: int, now: int, c: Counters) -> tuple[int, float, float, float]:
-        """Record CTA ``n`` dispatched at ``now``; ``(m, ticks, dram read, dram write) per bh``
-        to skip, or ``m = 0`` when the last two windows do not agree (or too little is left).
+        """Record CTA ``n`` dispatched at ``now``; ``(m, ticks per bh, DRAM share of L2 reads,
+        of L2 writes)`` to skip ``m`` batch-heads, or ``m = 0`` when the last two windows do
+        not agree (or too little is left).
         """
         if self.done:
             return 0, 0.0, 0.0, 0.0
-        self.marks[n] = (now, c.dram_read_bytes, c.dram_write_bytes)
+        self.marks[n] = (
+            now,
+            c.dram_read_bytes,
+            c.dram_write_bytes,
+            c.global_read_bytes,
+            c.global_write_bytes,
+        )
         span = self.window * self.bpb
         m = (total - n) // self.bpb - self.reserve
         if m < 1:
@@ -119,5 +127,9 @@ class BhMarks:
             if abs(d1 - d2) > REL_TOLERANCE * max(abs(d1), abs(d2)):
                 return 0, 0.0, 0.0, 0.0
         self.done = True
-        per = 2 * self.window
-        return m, (z[0] - a[0]) / per, (z[1] - a[1]) / per, (z[2] - a[2]) / per
+        # DRAM bytes as a share of the SM-to-L2 bytes of the same lookups: the share of
+        # the windows, applied to the exact L2 bytes of a batch-head (so DRAM never exceeds
+        # them, and a kernel whose writes all reach DRAM keeps them exact).
+        read_share = (z[1] - a[1]) / (z[3] - a[3]) if z[3] > a[3] else 0.0
+        write_share = (z[2] - a[2]) / (z[4] - a[4]) if z[4] > a[4] else 0.0
+        return m, (z[0] - a[0]) / (2 * self.window), read_share, write_share

@@ -205,8 +205,8 @@ class KernelRun:
         per = per_bh_counters(self.grid, self.plans)
         for f in c.__dataclass_fields__:
             setattr(c, f, getattr(c, f) + m * getattr(per, f))
-        c.dram_read_bytes += round(m * dram_r)
-        c.dram_write_bytes += round(m * dram_w)
+        c.dram_read_bytes += round(m * per.global_read_bytes * dram_r)
+        c.dram_write_bytes += round(m * per.global_write_bytes * dram_w)
         self.sim.skipped_ticks += round(m * ticks)
         shift = m * self.grid.blocks_per_bh
         self.next_cta += shift

@@ -57,13 +57,14 @@ def test_the_jump_waits_for_two_windows_that_agree():
     got = []
     for n, t in enumerate(ticks):
         c.dram_read_bytes = n * 3
+        c.global_read_bytes = n * 4
         got.append(marks.jump(n, total, t, c))
     first = next(i for i, g in enumerate(got) if g[0])
     assert first >= 4 + 16  # past the first wave and two windows
     assert not any(g[0] for g in got[first + 1 :])  # one jump only
     m, per_bh, dram_r, dram_w = got[first]
     assert m == (total - first) // 4 - 3
-    assert per_bh == 40.0 and dram_r == 12.0 and dram_w == 0.0
+    assert per_bh == 40.0 and dram_r == 0.75 and dram_w == 0.0
 
 
 def test_shift_l2_renames_batch_heads_and_keeps_lru_order_and_bytes():
