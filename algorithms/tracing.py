@@ -32,6 +32,8 @@ TC_MASK_INSTRS_PER_ELEM, TC_MASK_INSTRS_PER_WARP_STEP = 3.58, 58.8
 SIMT_INSTRS_PER_ELEM, SIMT_INSTRS_PER_O_ELEM, SIMT_INSTRS_PER_WARP_STEP = 15.5, 3.33, 165.4
 SIMT_MASK_INSTRS_PER_ELEM, SIMT_MASK_INSTRS_PER_WARP_STEP = 5.85, 1.67
 WARP_THREADS = 32
+#: Q fragment bytes per thread a tensor-core kernel keeps in registers (32 registers).
+Q_REGISTER_BYTES = 32 * 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +62,7 @@ class TracingMachine(TileMachine):
         self.split_k = self.s.warp_split == "split-k"
         self.steps: list[Step] = [Step(pipelined=False)]
         self.bh = 0
+        self._a_in_regs: set[int] = set()  # steps whose loaded A operand sits in registers
 
     @property
     def cur(self) -> Step:
@@ -112,9 +115,27 @@ class TracingMachine(TileMachine):
             self.cur.smem_bytes += tile.elems * FP32_BYTES
 
     # --- tensor core ------------------------------------------------------------------
+    def _a_in_registers(self, a: Shape) -> bool:
+        """Whether a split-q A operand loaded in an earlier step is read from registers.
+
+        A tensor-core kernel keeps the Q fragments of a warp in registers across the K/V
+        loop when they are few: 16 rows per warp and d <= 128, at most 32 registers per
+        thread (flash2_tc.cu, ``Q_IN_REGS``); otherwise it reads them from shared memory
+        again for every tile.
+        """
+        if self.split_k or self.w.dtype == "fp32" or not 0 <= a.step < len(self.steps) - 1:
+            return False
+        frag_bytes_per_thread = a.elems // self.s.warps * self.esize // WARP_THREADS
+        if a.rows // self.s.warps > 16 or frag_bytes_per_thread > Q_REGISTER_BYTES:
+            return False
+        if a.step not in self._a_in_regs:  # the first use reads it into the registers
+            self._a_in_regs.add(a.step)
+            return False
+        return True
+
     def _operand_smem(self, a: Shape, b: Shape) -> int:
         warps = self.s.warps
-        a_bytes = a.elems * self.esize if a.in_smem else 0
+        a_bytes = a.elems * self.esize if a.in_smem and not self._a_in_registers(a) else 0
         b_bytes = b.elems * self.esize if b.in_smem else 0
         # split-q: each warp reads its own rows of A and all of B; split-k: all of A, its part of B.
         return (a_bytes + warps * b_bytes) if not self.split_k else (warps * a_bytes + b_bytes)

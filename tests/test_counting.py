@@ -165,3 +165,21 @@ def test_huge_trace_is_refused_with_advice(monkeypatch):
 def test_naive_qkv_rejects_row_blocks():
     with pytest.raises(GpusimError, match="block-m must be 1"):
         _count("flash-naive-qkv", W, 16, 16)
+
+
+@pytest.mark.parametrize(
+    ("bm", "warps", "d", "q_in_registers"),
+    [(64, 4, 128, True), (128, 8, 64, True), (128, 4, 128, False), (64, 4, 256, False)],
+)
+def test_q_fragments_stay_in_registers_when_few(bm, warps, d, q_in_registers):
+    """16 rows per warp and d <= 128 (flash2_tc.cu's Q_IN_REGS): Q is read from shared memory
+    for the first K/V tile only; otherwise once per tile."""
+    bn, n = 64, 1024
+    w = Workload(batch=1, heads=1, seq_len_q=n, seq_len_k=n, head_dim=d, dtype="bf16")
+    c = count("flash2", w, Schedule(block_m=bm, block_n=bn, warps=warps))
+    tiles, blocks, e = n // bn, n // bm, 2
+    # Per Q block and K/V tile: K and V land in shared memory and every warp reads both.
+    kv = blocks * tiles * (2 * bn * d * e + warps * 2 * bn * d * e)
+    q_tile = bm * d * e
+    q = blocks * (q_tile + (1 if q_in_registers else tiles) * q_tile)  # landing, then reads
+    assert c.smem_traffic_bytes == kv + q
