@@ -322,9 +322,11 @@ def build_plan(
         if pipelined and stages >= 2:
             _pipelined_phases(b, ids, 1.0 / (stages - 1))
             continue
-        if pipelined:
+        if pipelined and rates.mma_pipe == "tensor":
             _single_buffer_phases(b, ids)
             continue
+        # Otherwise (and one stage on the CUDA cores: flash2_simt.cu waits for K and V
+        # together before a tile), each step loads, then computes.
         for c in ids:
             cur = chunks[c]
             b.add(lookups=(c,), loads=(Load(c, 1.0, float(cur.load_micros)),))

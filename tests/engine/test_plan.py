@@ -98,6 +98,17 @@ def test_one_stage_loads_v_under_the_first_product_and_the_next_k_under_the_seco
         assert second.compute[1] == pytest.approx(split)
 
 
+def test_one_stage_on_the_cuda_cores_loads_k_and_v_before_the_tile(h200):
+    """flash2_simt.cu with STAGES = 1 waits for both tiles, then computes."""
+    fp32 = rates_for(h200, "fp32")
+    plan = build_plan("c", 0, 0, 1, _program(3), {"Q": 64, "O": 64}, 1, 1, fp32)
+    for c in (1, 2, 3):
+        (ph,) = [ph for ph in plan.phases if ph.compute and ph.compute[0] == c]
+        assert ph.compute[1] == 1.0 and not ph.loads
+        before = plan.phases[plan.phases.index(ph) - 1]
+        assert [(ld.chunk, ld.frac) for ld in before.loads] == [(c, 1.0)]
+
+
 def test_chunk_size_is_one_when_detailed_and_bounded_otherwise():
     prog = _program(2048)
     assert chunk_size([prog], detailed=True) == 1
