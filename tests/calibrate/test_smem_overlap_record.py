@@ -1,0 +1,69 @@
+"""The engine's step rule against the recorded smem_overlap microbenchmark (H200).
+
+The rule (gpusim/engine/rates.py): a step's MMA phase takes the longer of its tensor and
+shared-memory times, then its softmax phase follows. Recorded: ldmatrix loops feeding
+mma.sync, then a softmax pass, at 4 warps per scheduler (reports/calibration/
+smem_overlap_h200_2026-11-30).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gpusim.calibrate.smem_overlap import LDSM_X4_BYTES
+from gpusim.profiles import load_profile
+
+RECORD = (
+    Path(__file__).resolve().parents[2]
+    / "reports/calibration/smem_overlap_h200_2026-11-30/smem-overlap-h200.json"
+)
+#: Per warp-iteration: 32 values per thread through one EX2 each (the softmax pass).
+EX2_PER_WARP_ITER = 32 * 32
+HMMA_FLOPS = 2 * 16 * 8 * 16
+SCHEDULERS = 4
+
+
+@pytest.fixture(scope="module")
+def per_warp_cycles():
+    rows = json.loads(RECORD.read_text())["rows"]
+    return {
+        (r["nld"], r["mma_per_ld"], r["nmma_reg"], r["rounds"], r["threads"], r["ctas_per_sm"]): (
+            r["cycles_per_iteration_per_scheduler"] / r["warps_per_scheduler"]
+        )
+        for r in rows
+    }
+
+
+def _pipe_cycles(nld: int, nmma: int):
+    p = load_profile("h200-sxm-calibrated")
+    tensor = nmma * HMMA_FLOPS / (p.mma_sync_flops_per_clk_per_sm.fp16.value / SCHEDULERS)
+    smem = nld * LDSM_X4_BYTES / (p.smem_bandwidth_bytes_per_clk_per_sm.value / SCHEDULERS)
+    softmax = EX2_PER_WARP_ITER / (p.sfu_exp_per_clk_per_sm.value / SCHEDULERS)
+    return tensor, smem, softmax
+
+
+def test_ldmatrix_alone_runs_at_the_calibrated_shared_memory_rate(per_warp_cycles):
+    _, smem, _ = _pipe_cycles(32, 0)
+    for shape in ((512, 1), (128, 4)):
+        assert per_warp_cycles[(32, 0, 0, 0, *shape)] == pytest.approx(smem, rel=0.07)
+
+
+@pytest.mark.parametrize(("nld", "per_ld"), [(32, 2), (16, 4)])
+@pytest.mark.parametrize("shape", [(512, 1), (128, 4)])
+def test_the_serial_step_rule_is_within_10_percent(per_warp_cycles, nld, per_ld, shape):
+    tensor, smem, softmax = _pipe_cycles(nld, nld * per_ld)
+    rule = max(tensor, smem) + softmax
+    assert per_warp_cycles[(nld, per_ld, 0, 1, *shape)] == pytest.approx(rule, rel=0.10)
+
+
+def test_shared_memory_beside_the_softmax_fits_worse(per_warp_cycles):
+    """Letting ldmatrix overlap the softmax (max(tensor + softmax, smem)) is further off
+    for the shared-memory-heavy loop than the rule the engine uses."""
+    tensor, smem, softmax = _pipe_cycles(32, 64)
+    serial, overlapped = max(tensor, smem) + softmax, max(tensor + softmax, smem)
+    measured = [per_warp_cycles[(32, 2, 0, 1, *s)] for s in ((512, 1), (128, 4))]
+    err = lambda rule: sum(abs(m / rule - 1) for m in measured)  # noqa: E731
+    assert err(serial) < err(overlapped)
