@@ -63,6 +63,8 @@ class KernelResult:
     bound: str
     groups: int  # CTA groups simulated (= CTAs on the detailed path)
     waves_extrapolated: int = 0  # steady-state waves skipped (see kernel_run.py)
+    #: batch-heads whose time was extrapolated, not simulated (bh_skip.py; an approximation)
+    batch_heads_extrapolated: int = 0
 
     def to_json_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""

@@ -141,6 +141,7 @@ def simulate(
                 bound=bound_of(util),
                 groups=run.groups_made,
                 waves_extrapolated=run.waves_skipped,
+                batch_heads_extrapolated=run.bh_skipped,
             )
         )
     runtime_s = seconds(sim.now)

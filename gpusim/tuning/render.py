@@ -78,6 +78,12 @@ def render_text(r: TuneResult) -> str:
             _bytes(c.l2_bytes), _ctas(c), c.bound,
         ])  # fmt: skip
     out += _table(rows, right=set(range(0, 13)) - {5, 7})
+    extrapolated = sum(1 for c in r.candidates if c.batch_heads_extrapolated)
+    if extrapolated:
+        out.append(
+            f"({extrapolated} of {len(r.candidates)} runtimes extrapolate the time of later "
+            "batch-heads from a steady stretch of the grid: an approximation, docs/limits.md)"
+        )
     if any(c.smem_per_sm_budget_bytes is not None for c in r.candidates):
         out.append(
             "(CTAs/SM 'n of m': faster with n CTAs per SM than with all m that fit; launch it "

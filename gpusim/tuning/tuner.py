@@ -53,6 +53,8 @@ class Candidate:
     ctas_per_sm_max: int = 0  # as many as fit (the main kernel's); > ctas_per_sm when capped
     #: the launch's shared memory per SM when capped below what fits (None: not capped)
     smem_per_sm_budget_bytes: int | None = None
+    #: batch-heads the engine extrapolated instead of simulating (causal grids; 0: none)
+    batch_heads_extrapolated: int = 0
 
     def to_dict(self) -> dict:
         """The JSON object of ``gpusim tune``'s ``candidates`` list."""
@@ -168,6 +170,7 @@ def _launch(
         bound=r.bound,
         ctas_per_sm_max=r.ctas_per_sm,
         smem_per_sm_budget_bytes=None if cap is None else cap.smem_per_sm_bytes,
+        batch_heads_extrapolated=sum(k.batch_heads_extrapolated for k in r.kernels),
     )
 
 
