@@ -1,0 +1,111 @@
+"""FFMA products streaming from shared memory, as the fp32 kernel does them (kernels/simt_mm.cu).
+
+Not part of the profile suite: run on its own (``python -m gpusim.calibrate.simt_mm --out
+FILE``). For each tile shape of the fp32 flash2 kernel that the validation sweep runs, and
+1, 2 and 4 CTAs per SM (as shared memory allows), it records the products' FLOPs per SM
+clock and the SM clock: S = Q K^T and P V of one tile per iteration, operands from shared
+memory in the kernel's own layout, no global memory and no softmax. The engine's fp32
+product rate is checked against these (tests/calibrate/test_simt_mm_record.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from gpusim.calibrate.context import import_cupy, make_context
+from gpusim.calibrate.sources import compile_module, kernel_attributes
+from gpusim.calibrate.throughput import run_config
+
+#: (D, BR, BC, WARPS) instances compiled by kernels/simt_mm.cu
+SHAPES = (
+    (64, 64, 64, 8),
+    (128, 64, 32, 8),
+    (64, 64, 32, 4),
+    (64, 64, 64, 4),
+    (64, 128, 32, 8),
+    (64, 128, 64, 8),
+    (128, 64, 64, 8),
+)
+#: CTAs per SM tried (those the shared memory holds)
+CTAS_PER_SM = (1, 2, 4)
+FP32_BYTES = 4
+
+
+def smem_bytes(d: int, br: int, bc: int) -> int:
+    """Dynamic shared memory of one CTA: Q, K, V with padded rows, and the P buffer."""
+    ld, ldp = d + 4, bc + 16
+    return (br * ld + 2 * bc * ld + br * ldp) * FP32_BYTES
+
+
+def run(quick: bool = False) -> dict[str, Any]:
+    """Every tile shape at each CTAs-per-SM count that fits: FLOPs per clock per SM."""
+    cp = import_cupy()
+    ctx = make_context(cp, quick=quick)
+    names = tuple(f"simt_mm<{d},{br},{bc},{w}>" for d, br, bc, w in SHAPES)
+    mod = compile_module(cp, "simt_mm.cu", names)
+    init = cp.random.uniform(-1.0, 1.0, size=4096, dtype=cp.float32)
+    smem_per_sm = cp.cuda.Device().attributes["MaxSharedMemoryPerMultiprocessor"]
+    rows, kernels = [], {}
+    for (d, br, bc, w), name in zip(SHAPES, names, strict=True):
+        fn = mod.get_function(name)
+        smem = smem_bytes(d, br, bc)
+        fn.max_dynamic_shared_size_bytes = smem
+        kernels[name] = kernel_attributes(fn) | {"dynamic_smem_bytes": smem}
+        threads = 32 * w
+        out = cp.full(ctx.sm_count * max(CTAS_PER_SM) * threads, cp.nan, dtype=cp.float32)
+        for blocks in CTAS_PER_SM:
+            if blocks * (smem + 1024) > smem_per_sm:
+                continue
+
+            def args(iters: int, stamps: Any, out: Any = out) -> tuple[Any, ...]:
+                return (init, cp.int32(iters), out, stamps)
+
+            cfg = run_config(
+                ctx,
+                fn,
+                args,
+                threads,
+                blocks,
+                work_per_iter_per_block=4 * br * bc * d,  # two products, 2 FLOP per FMA
+                unit="FLOP",
+                label=name,
+                shared_mem_bytes=smem,
+            )
+            written = out[: ctx.sm_count * blocks * threads]
+            row = {
+                "head_dim": d,
+                "block_m": br,
+                "block_n": bc,
+                "warps": w,
+                "ctas_per_sm": blocks,
+                "flops_per_clk_per_sm": cfg["per_clk_per_sm"]["median"],
+                "sm_clock_hz": cfg["sm_clock_hz"]["median_hz"],
+                "outputs_finite": bool(cp.isfinite(written).all()),
+                "raw": cfg,
+            }
+            ctx.log(
+                f"{name} x{blocks}/SM: {row['flops_per_clk_per_sm']:.1f} FLOP/clk/SM at "
+                f"{row['sm_clock_hz'] / 1e6:.0f} MHz, finite={row['outputs_finite']}"
+            )
+            rows.append(row)
+    return {"gpu": ctx.gpu_name, "date": ctx.date, "kernels": kernels, "rows": rows}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark and write its JSON."""
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--quick", action="store_true")
+    a = ap.parse_args(argv)
+    res = run(a.quick)
+    with open(a.out, "w") as f:
+        json.dump(res, f, indent=1)
+    print(f"wrote {a.out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
