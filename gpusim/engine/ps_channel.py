@@ -25,16 +25,31 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from functools import partial
 from heapq import heappop, heappush
 from typing import Any
 
+from gpusim.engine.event_loop import EventLoop
+
 Done = Callable[[], None]
 
+_INF = math.inf
+_ceil = math.ceil
 
-def _simpy_call_in(env: Any, delay: int, fn: Done) -> None:
-    """``fn()`` ``delay`` ticks from now on a SimPy environment."""
-    env.timeout(delay).callbacks.append(lambda _ev: fn())
+
+class _SimpyTimers:
+    """The event loop's ``call_in``/``cancel`` on a SimPy environment (the tests use one)."""
+
+    __slots__ = ("env",)
+
+    def __init__(self, env: Any):
+        self.env = env
+
+    def call_in(self, delay: int, fn: Done) -> list:
+        entry = [None, None, None, fn]
+        self.env.timeout(delay).callbacks.append(lambda _ev: entry[3]())
+        return entry
+
+    cancel = staticmethod(EventLoop.cancel)
 
 
 # Keys within this relative distance of the counter count as reached (float residue).
@@ -93,7 +108,19 @@ class Lane:
 class PSServer:
     """Lanes that share one timer; jobs span lanes."""
 
-    __slots__ = ("_call_in", "_done", "_seq", "_target", "_version", "env", "lanes", "name", "t")
+    __slots__ = (
+        "_call_in",
+        "_cancel",
+        "_done",
+        "_fire_cb",
+        "_seq",
+        "_target",
+        "_timer",
+        "env",
+        "lanes",
+        "name",
+        "t",
+    )
 
     def __init__(
         self,
@@ -107,11 +134,14 @@ class PSServer:
         self.lanes = [Lane(n, c, record) for n, c in capacities]
         self.t = env.now  # tick at which every lane's ``v`` was last brought up to date
         self._seq = 0
-        self._version = 0
-        self._target: int | None = None
+        self._target: int | None = None  # tick of the pending timer
+        self._timer: list | None = None  # its event-loop entry (cancelled when superseded)
         self._done: list[Job] = []  # finished since the last report
         # The engine's event loop takes plain callbacks; a SimPy environment (tests) timeouts.
-        self._call_in = getattr(env, "call_in", None) or partial(_simpy_call_in, env)
+        timers = env if isinstance(env, EventLoop) else _SimpyTimers(env)
+        self._call_in = timers.call_in
+        self._cancel = timers.cancel
+        self._fire_cb = self._fire
 
     def lane(self, name: str) -> int:
         """Index of the lane called ``name``."""
@@ -121,12 +151,17 @@ class PSServer:
         raise KeyError(name)
 
     # --- time -------------------------------------------------------------------------
+    # The hot path of the whole engine: ``_advance`` inlines the pops of reached parts,
+    # and ``max`` is spelled out, with the same float operations in the same order as
+    # the plain version (``v = max(v, key)``, ``left -= max(0.0, need)``), so results do
+    # not move by a bit.
     def _advance(self) -> None:
         now = self.env.now
         t = self.t
         dt = now - t
         if dt <= 0:
             return
+        done = self._done
         for lane in self.lanes:
             w = lane.w
             if w <= 0:
@@ -148,12 +183,24 @@ class PSServer:
                 if need > left:
                     v += left * cap / w
                     break
-                v = max(v, key)
-                left -= max(0.0, need)
-                lane.v = v
-                self._pop_reached(lane)
-                w = lane.w
+                if key > v:
+                    v = key
+                if need > 0.0:
+                    left -= need
+                # Pop every part reached (within float residue) at this ``v``.
+                limit = v + _REL_TOL * (v if v > 1.0 else 1.0)
+                while heap and heap[0][0] <= limit:
+                    part = heappop(heap)[2]
+                    part.live = False
+                    w -= part.weight
+                    job = part.job
+                    job.left -= 1
+                    if job.left == 0:
+                        done.append(job)
+                if not heap:
+                    w = 0
             lane.v = v
+            lane.w = w
         self.t = now
 
     def _pop_reached(self, lane: Lane) -> None:
@@ -175,37 +222,58 @@ class PSServer:
         if self._done:
             nxt = 0.0
         else:
-            nxt = math.inf
+            nxt = _INF
             for lane in self.lanes:
                 heap = lane.heap
                 if heap:
                     d = (heap[0][0] - lane.v) * lane.w / lane.capacity
                     if d < nxt:
                         nxt = d
-        if nxt == math.inf:
-            self._target = None
-            self._version += 1
-            return
-        dt = max(0, math.ceil(nxt))
+            if nxt == _INF:
+                self._target = None
+                if self._timer is not None:
+                    self._cancel(self._timer)
+                    self._timer = None
+                return
+        dt = _ceil(nxt)
+        if dt < 0:
+            dt = 0
         now = self.env.now
         target = now + dt
-        if self._target is not None and now <= self._target <= target:
+        old = self._target
+        if old is not None and now <= old <= target:
             return  # the pending timer fires first; it will look again then
         self._target = target
-        self._version += 1
-        self._call_in(dt, partial(self._fire, self._version))
+        if self._timer is not None:
+            self._cancel(self._timer)
+        self._timer = self._call_in(dt, self._fire_cb)
 
-    def _fire(self, version: int) -> None:
-        if version != self._version:
-            return  # superseded by an earlier target
+    def _fire(self) -> None:
         self._target = None
+        self._timer = None
         self._advance()
+        done = self._done
         for lane in self.lanes:
-            if lane.heap:
-                self._pop_reached(lane)  # parts due exactly now
-        finished, self._done = self._done, []
-        for job in finished:
-            job.done()
+            heap = lane.heap
+            if heap:
+                # Parts due exactly now (within float residue of the counter).
+                v = lane.v
+                limit = v + _REL_TOL * (v if v > 1.0 else 1.0)
+                if heap[0][0] <= limit:
+                    w = lane.w
+                    while heap and heap[0][0] <= limit:
+                        part = heappop(heap)[2]
+                        part.live = False
+                        w -= part.weight
+                        job = part.job
+                        job.left -= 1
+                        if job.left == 0:
+                            done.append(job)
+                    lane.w = w if heap else 0
+        if done:
+            self._done = []
+            for job in done:
+                job.done()
         self._reschedule()
 
     # --- jobs -------------------------------------------------------------------------
