@@ -35,6 +35,7 @@ def calibrate(
     write_profile: bool = True,
     name: str | None = None,
     argv: list[str] | None = None,
+    simt_mm: Path | None = None,
 ) -> dict[str, Any]:
     """Run (or, with ``from_results``, replay) a calibration; the command's JSON object."""
     out, results_path = default_paths(base_profile, out, results_path)
@@ -56,7 +57,9 @@ def calibrate(
     if write_profile:
         if not summary["measured"]:
             raise GpusimError(f"every benchmark failed ({results_path}); no profile written")
-        replaced = profile_writer.write_profile(results, base_profile, out, str(results_path), name)
+        replaced = profile_writer.write_profile(
+            results, base_profile, out, str(results_path), name, simt_mm
+        )
         profile = str(out)
     return {"profile": profile, "results": str(results_path), "replaced": replaced, **summary}
 

@@ -86,6 +86,17 @@ def load_results(path: Path) -> dict[str, Any]:
     return doc
 
 
+def load_simt_mm(path: Path) -> dict[str, Any]:
+    """A recorded ``python -m gpusim.calibrate.simt_mm`` run."""
+    try:
+        doc = json.loads(Path(path).read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise GpusimError(f"cannot read the simt_mm record {path}: {exc}") from exc
+    if not isinstance(doc, dict) or not doc.get("rows"):
+        raise GpusimError(f"{path} is not a simt_mm record (no 'rows')")
+    return doc
+
+
 def base_profile_path(name_or_path: str) -> Path:
     """The YAML file of a shipped profile name or a path (the profile loader's rules)."""
     return profile_path(name_or_path)
@@ -120,11 +131,23 @@ def _set(profile: dict[str, Any], path: tuple[str, ...], entry: dict[str, Any]) 
 
 
 def build_profile(
-    results: dict[str, Any], base: dict[str, Any], name: str | None = None
+    results: dict[str, Any],
+    base: dict[str, Any],
+    name: str | None = None,
+    simt_mm: dict[str, Any] | None = None,
 ) -> tuple[dict[str, Any], list[str]]:
-    """The calibrated profile (a validated plain dict) and the dotted names it replaced."""
+    """The calibrated profile (a validated plain dict) and the dotted names it replaced.
+
+    ``simt_mm``: a recorded ``python -m gpusim.calibrate.simt_mm`` run, for the rate of
+    fp32 products from shared memory (a benchmark outside the suite).
+    """
     profile = json.loads(json.dumps(base))  # deep copy of plain data
     replaced = []
+    if simt_mm is not None:
+        from gpusim.calibrate.simt_mm import profile_entry
+
+        _set(profile, ("simt_mma_flops_per_clk_per_sm",), profile_entry(simt_mm))
+        replaced.append("simt_mma_flops_per_clk_per_sm")
     for fs in FIELDS:
         val = _value(results, fs.bench, fs.key)
         if val is None:
@@ -170,7 +193,12 @@ def build_profile(
     return profile, replaced
 
 
-def profile_yaml(profile: dict[str, Any], results_path: str | None, results: dict[str, Any]) -> str:
+def profile_yaml(
+    profile: dict[str, Any],
+    results_path: str | None,
+    results: dict[str, Any],
+    simt_mm_path: str | None = None,
+) -> str:
     """The profile as YAML text, with a header saying where it came from."""
     prov = results.get("provenance", {})
     header = [
@@ -180,6 +208,8 @@ def profile_yaml(profile: dict[str, Any], results_path: str | None, results: dic
     ]
     if results_path:
         header.append(f"# Raw results: {results_path}")
+    if simt_mm_path:
+        header.append(f"# fp32 products from shared memory: {simt_mm_path}")
     body = yaml.safe_dump(profile, sort_keys=False, width=100, allow_unicode=True)
     return "\n".join(header) + "\n" + body
 
@@ -190,11 +220,16 @@ def write_profile(
     out: Path,
     results_path: str | None,
     name: str | None = None,
+    simt_mm_path: Path | None = None,
 ) -> list[str]:
     """Build the calibrated profile from ``results`` over the base profile; write it to ``out``."""
     base_path = base_profile_path(base_name)
     base = yaml.safe_load(base_path.read_text())
-    profile, replaced = build_profile(results, base, name)
+    simt_mm = load_simt_mm(simt_mm_path) if simt_mm_path is not None else None
+    profile, replaced = build_profile(results, base, name, simt_mm)
     out.parent.mkdir(parents=True, exist_ok=True)
-    atomic.write_text(out, profile_yaml(profile, results_path, results))
+    atomic.write_text(
+        out,
+        profile_yaml(profile, results_path, results, str(simt_mm_path) if simt_mm_path else None),
+    )
     return replaced

@@ -94,6 +94,37 @@ def run(quick: bool = False) -> dict[str, Any]:
     return {"gpu": ctx.gpu_name, "date": ctx.date, "kernels": kernels, "rows": rows}
 
 
+def profile_entry(record: dict[str, Any]) -> dict[str, Any]:
+    """The profile's ``simt_mma_flops_per_clk_per_sm`` from a recorded run.
+
+    Each tile shape at the most CTAs per SM it was run with (what its shared memory
+    allows, as the kernel runs), then the median over the shapes: one rate for the
+    engine, which has no notion of the kernel's register blocking.
+    """
+    best: dict[tuple, dict[str, Any]] = {}
+    for r in record["rows"]:
+        key = (r["head_dim"], r["block_m"], r["block_n"], r["warps"])
+        if key not in best or r["ctas_per_sm"] > best[key]["ctas_per_sm"]:
+            best[key] = r
+    if not best:
+        raise ValueError("the simt_mm record has no rows")
+    rates = sorted(r["flops_per_clk_per_sm"] for r in best.values())
+    mid = len(rates) // 2
+    median = rates[mid] if len(rates) % 2 else (rates[mid - 1] + rates[mid]) / 2
+    return {
+        "value": round(median, 1),
+        "source": (
+            f"measured on {record['gpu']}, {record['date']}, python -m gpusim.calibrate.simt_mm"
+        ),
+        "note": (
+            f"median over {len(rates)} tile shapes of the fp32 flash2 kernel, each at the most "
+            f"CTAs per SM its shared memory allows (range {rates[0]:.1f}-{rates[-1]:.1f} "
+            "FLOP/clk/SM); the two products of one tile alone, operands from shared memory "
+            "in the kernel's layout, no global memory and no softmax"
+        ),
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark and write its JSON."""
     ap = argparse.ArgumentParser(description=__doc__)

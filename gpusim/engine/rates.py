@@ -9,7 +9,11 @@ Pipes of one SM (shared by its co-resident CTAs, processor sharing):
   profile's FP32 FLOP rate (an FFMA is two FLOPs and one instruction). With
   fp32 storage the matrix products run on this pipe too (SIMT FFMA, one per
   multiply-add) rather than on TF32 tensor cores: the seeds' fp32 kernels are
-  plain FMA loops.
+  plain FMA loops. Where the profile gives ``simt_mma_flops_per_clk_per_sm``
+  (measured: the fp32 kernel's two products alone, operands streaming from
+  shared memory, reports/calibration/simt_mm_h200_2026-11-30), the products
+  take the ``tensor`` lane at that rate instead, as a phase of their own
+  before the softmax, as with the tensor cores (``mma_pipe == "simt"``).
 - ``sfu``: exponentials (MUFU.EX2 results).
 - ``smem``: shared-memory bytes read and written by the warps.
 - ``issue``: warp-instructions issued, one per clock per scheduler (4 per SM):
@@ -80,7 +84,9 @@ class Rates:
 
     sm_count: int
     clock_hz: float
-    mma_pipe: str  # "tensor" (fp16/bf16) or "fp32" (fp32 storage: SIMT FFMA)
+    #: "tensor" (fp16/bf16), "fp32" (fp32 storage: SIMT FFMA at the FP32 peak) or "simt"
+    #: (fp32 storage, products at the measured SIMT rate on the ``tensor`` lane)
+    mma_pipe: str
     pipe_per_s: dict[str, float]  # work units per second per SM
     pipe_per_tick: dict[str, float]
     dram_bytes_per_s: float
@@ -117,7 +123,7 @@ class Rates:
         """The work of a step on each pipe, in that pipe's units, as ``{pipe: amount}``."""
         out = {"tensor": 0.0, "fp32": float(fp32_ops), "sfu": float(exp_ops)}
         out["smem"] = float(smem_bytes)
-        if self.mma_pipe == "tensor":
+        if self.mma_pipe in ("tensor", "simt"):
             out["tensor"] = float(mma_flops)
         else:
             out["fp32"] += mma_flops / 2  # one FFMA per multiply-add
@@ -125,14 +131,14 @@ class Rates:
 
     def issue(self, mma_flops: float, instrs: float) -> float:
         """Warp-instructions a step issues besides HMMAs: ``instrs``, plus FFMAs with fp32."""
-        if self.mma_pipe == "tensor":
+        if self.mma_pipe in ("tensor", "simt"):  # the measured SIMT rate has its FFMAs
             return float(instrs)
         return float(instrs) + mma_flops / 2 / WARP_THREADS
 
     def phases(self, work: dict[str, float]) -> list[list[str]]:
         """The pipes of each serial phase of a step with ``work`` (pipes without work left out)."""
         # Without tensor work (fp32 storage, or a step with no products) there is one phase.
-        serial = self.mma_pipe == "tensor" and work.get("tensor", 0) > 0
+        serial = self.mma_pipe in ("tensor", "simt") and work.get("tensor", 0) > 0
         groups = [list(MMA_PHASE), list(ALU_PHASE)] if serial else [SM_LANES]
         return [[p for p in g if work.get(p, 0) > 0] for g in groups]
 
@@ -156,9 +162,13 @@ def rates_for(profile: HardwareProfile, dtype: str, warps: int = 4) -> Rates:
     # Until told which kernel, the rates of the dtype's matrix-product pipe: tensor-core
     # kernels run at the clock under tensor load (Rates.for_kernel picks per kernel).
     clk = tensor_clk if dtype in ("fp16", "bf16") else base_clk
+    simt = profile.simt_mma_flops_per_clk_per_sm
     if dtype in ("fp16", "bf16"):
         mma_pipe = "tensor"
         tensor_per_clk = getattr(profile.mma_sync_flops_per_clk_per_sm, dtype).value
+    elif simt is not None:
+        mma_pipe = "simt"
+        tensor_per_clk = simt.value
     else:
         mma_pipe = "fp32"
         tensor_per_clk = profile.mma_sync_flops_per_clk_per_sm.fp16.value  # unused by fp32 runs

@@ -34,6 +34,11 @@ def utilisation(c: Counters, rates: Rates, duration_s: float) -> dict[str, float
     }
     for pipe in ("tensor", "fp32", "sfu", "smem"):
         out[pipe] = work[pipe] / (rates.peak_per_s(pipe) * duration_s)
+    if rates.mma_pipe == "simt":
+        # fp32 products at their measured rate run on the CUDA cores, in a phase of their
+        # own: the FP32 pipes are busy for the products' time and the softmax's.
+        out["fp32"] += out["tensor"]
+        out["tensor"] = 0.0
     return out
 
 

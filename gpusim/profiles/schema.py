@@ -63,6 +63,7 @@ PLAUSIBLE: dict[str, tuple[float, float]] = {
     "sm_count": (1, 4096),
     "sm_clock_hz": (1e6, 1e13),
     "sm_clock_tensor_load_hz": (1e6, 1e13),
+    "simt_mma_flops_per_clk_per_sm": (1e-3, 1e7),
     "smem_per_sm_bytes": (1, 2**30),
     "smem_per_block_bytes": (1, 2**30),
     "smem_reserved_per_block_bytes": (1, 2**30),
@@ -152,6 +153,10 @@ class HardwareProfile(BaseModel):
     mma_sync_flops_per_clk_per_sm: DtypeRates  # mma.sync (Ampere-style) tensor-core rate
     wgmma_flops_per_clk_per_sm: DtypeRates | None = None  # Hopper warpgroup MMA, where it exists
     fp32_flops_per_clk_per_sm: Sourced[float]  # FFMA counts 2
+    #: matrix products on the CUDA cores with their operands streaming from shared memory
+    #: (an fp32 FlashAttention tile's S = Q K^T and P V, FFMA counts 2), where measured;
+    #: without it fp32 products run at the FP32 peak and share the issue slots
+    simt_mma_flops_per_clk_per_sm: Sourced[float] | None = None
     sfu_exp_per_clk_per_sm: Sourced[float]  # MUFU.EX2 results
 
     kernel_launch_overhead_s: Sourced[float]

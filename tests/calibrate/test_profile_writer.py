@@ -17,6 +17,7 @@ from gpusim.profiles.schema import HardwareProfile
 from tests.calibrate.sample_results import sample_results
 
 RECORDED = Path(__file__).resolve().parents[2] / "reports" / "calibration" / "h200-results.json"
+SIMT_MM = RECORDED.with_name("simt_mm_h200_2026-11-30") / "simt-mm-h200.json"
 
 
 def _base() -> dict:
@@ -97,5 +98,6 @@ COMMITTED = Path(__file__).resolve().parents[2] / "hardware_profiles" / "h200-sx
 @pytest.mark.skipif(not COMMITTED.is_file(), reason="no committed calibrated profile yet")
 def test_committed_calibrated_profile_is_what_the_recorded_results_give():
     results = profile_writer.load_results(RECORDED)
-    profile, _ = profile_writer.build_profile(results, _base())
+    simt_mm = profile_writer.load_simt_mm(SIMT_MM)
+    profile, _ = profile_writer.build_profile(results, _base(), simt_mm=simt_mm)
     assert yaml.safe_load(COMMITTED.read_text()) == profile

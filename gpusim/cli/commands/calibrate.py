@@ -48,6 +48,13 @@ def calibrate(
         bool, typer.Option("--no-profile", help="Write only the raw results JSON.")
     ] = False,
     name: Annotated[str | None, typer.Option("--name", help="Name of the written profile.")] = None,
+    simt_mm: Annotated[
+        Path | None,
+        typer.Option(
+            "--simt-mm",
+            help="A recorded `python -m gpusim.calibrate.simt_mm` run: the fp32 product rate.",
+        ),
+    ] = None,
     json_out: JsonOption = False,
 ) -> None:
     """Measure this GPU's bandwidths, latencies, pipe rates and launch cost; write a profile."""
@@ -61,6 +68,7 @@ def calibrate(
         write_profile=not no_profile,
         name=name,
         argv=sys.argv[2:],
+        simt_mm=simt_mm,
     )
     if json_out:
         emit(doc, True)
