@@ -42,14 +42,15 @@ class Activity:
 
     def _advance(self) -> None:
         g = self.group
+        stages = self.stages
         while True:
-            self.idx += 1
-            if self.idx >= len(self.stages):
+            idx = self.idx = self.idx + 1
+            if idx >= len(stages):
                 self.finished = True
                 self.job = None
                 g.activity_done()
                 return
-            kind, arg = self.stages[self.idx]
+            kind, arg = stages[idx]
             if kind == WAIT:
                 if arg > 0:
                     env = g.run.sim.env
@@ -58,10 +59,13 @@ class Activity:
                     return
                 continue
             server_name, parts = arg
-            server = g.server(server_name)
+            # Weights as ``CtaGroup.weight`` gives them, without a call per part.
+            layers = len(g.layers)
+            weights = {MEMBERS: g.smg.size * layers, LAYERS: layers}
+            server = g.run.sim.memory if server_name == "mem" else g.smg.pipes
             self.job = server.submit(
                 [
-                    (lane, count if kind == ONE else g.weight(kind), size, kind)
+                    (lane, count if kind == ONE else weights.get(kind, 1), size, kind)
                     for lane, kind, size, count in parts
                 ],
                 self._job_done,

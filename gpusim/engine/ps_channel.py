@@ -249,32 +249,101 @@ class PSServer:
         self._timer = self._call_in(dt, self._fire_cb)
 
     def _fire(self) -> None:
+        # ``_advance``, the pops of parts due now and ``_reschedule`` fused into one pass over
+        # the lanes, for the common timer that finishes no job (a part of a job on several
+        # lanes ends first). Each lane's next-completion time depends on that lane alone, so
+        # it can be taken right after the lane has advanced; anything rarer (a job done, a
+        # part due only within float residue) takes the plain path, in the plain order.
         self._target = None
         self._timer = None
-        self._advance()
+        now = self.env.now
+        t = self.t
+        dt = now - t
+        fdt = float(dt)
         done = self._done
+        nxt = _INF
+        residue = False
         for lane in self.lanes:
             heap = lane.heap
-            if heap:
-                # Parts due exactly now (within float residue of the counter).
-                v = lane.v
-                limit = v + _REL_TOL * (v if v > 1.0 else 1.0)
-                if heap[0][0] <= limit:
-                    w = lane.w
-                    while heap and heap[0][0] <= limit:
-                        part = heappop(heap)[2]
-                        part.live = False
-                        w -= part.weight
-                        job = part.job
-                        job.left -= 1
-                        if job.left == 0:
-                            done.append(job)
-                    lane.w = w if heap else 0
+            if not heap:
+                continue  # no weight in flight (every part weighs at least 1)
+            v = lane.v
+            w = lane.w
+            cap = lane.capacity
+            key = heap[0][0]
+            if dt > 0:
+                lane.busy_ticks += dt
+                busy = lane.busy
+                if busy is not None:
+                    if busy and busy[-1][1] == t:
+                        busy[-1][1] = now
+                    else:
+                        busy.append([t, now])
+                need = (key - v) * w / cap
+                if need > fdt:
+                    # The common case: nothing in this lane ends before now.
+                    v += fdt * cap / w
+                    lane.v = v
+                else:
+                    left = fdt
+                    while True:
+                        if key > v:
+                            v = key
+                        if need > 0.0:
+                            left -= need
+                        limit = v + _REL_TOL * (v if v > 1.0 else 1.0)
+                        while heap and heap[0][0] <= limit:
+                            part = heappop(heap)[2]
+                            part.live = False
+                            w -= part.weight
+                            job = part.job
+                            job.left -= 1
+                            if job.left == 0:
+                                done.append(job)
+                        if not heap:
+                            w = 0
+                            break
+                        if not left > 0:
+                            break
+                        key = heap[0][0]
+                        need = (key - v) * w / cap
+                        if need > left:
+                            v += left * cap / w
+                            break
+                    lane.v = v
+                    lane.w = w
+                    if not heap:
+                        continue
+                    key = heap[0][0]
+            if key <= v + _REL_TOL * (v if v > 1.0 else 1.0):
+                residue = True
+                continue
+            d = (key - v) * w / cap
+            if d < nxt:
+                nxt = d
+        self.t = now
+        if residue:
+            # Parts due exactly now (within float residue of the counter), lane by lane.
+            for lane in self.lanes:
+                if lane.heap:
+                    self._pop_reached(lane)
         if done:
             self._done = []
             for job in done:
                 job.done()
-        self._reschedule()
+            self._reschedule()
+            return
+        if residue:
+            self._reschedule()
+            return
+        # As ``_reschedule`` with nothing done: no timer is pending (this one just fired).
+        if nxt == _INF:
+            return
+        dt = _ceil(nxt)
+        if dt < 0:
+            dt = 0
+        self._target = now + dt
+        self._timer = self._call_in(dt, self._fire_cb)
 
     # --- jobs -------------------------------------------------------------------------
     def _push(self, job: Job, lane_idx: int, weight: int, key: float, kind: str) -> None:
@@ -288,13 +357,25 @@ class PSServer:
 
     def submit(self, parts: Sequence[tuple[int, int, float, str]], done: Done) -> Job | None:
         """Start ``(lane, weight, size, kind)`` parts; ``done()`` when all end (None: no work)."""
-        self._advance()
+        if self.env.now != self.t:
+            self._advance()
         job = Job(done)
+        lanes = self.lanes
+        job_parts = job.parts
+        seq = self._seq
         for lane_idx, weight, size, kind in parts:
             if weight > 0 and size > 0:
-                self._push(job, lane_idx, weight, self.lanes[lane_idx].v + size, kind)
-        if not job.left:
+                lane = lanes[lane_idx]
+                key = lane.v + size
+                part = Part(job, lane_idx, weight, key, kind)
+                seq += 1
+                heappush(lane.heap, (key, seq, part))
+                lane.w += weight
+                job_parts.append(part)
+        self._seq = seq
+        if not job_parts:
             return None
+        job.left = len(job_parts)
         self._reschedule()
         return job
 
