@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gpusim.engine.ps_channel import Part
+from gpusim.engine.ps_channel import KIND, Part
 
 if TYPE_CHECKING:
     from gpusim.engine.cta_group import CtaGroup
@@ -59,17 +59,12 @@ class Activity:
                     return
                 continue
             server_name, parts = arg
-            # Weights as ``CtaGroup.weight`` gives them, without a call per part.
+            # Weights as ``CtaGroup.weight`` gives them; only parts of kind ``one`` have a
+            # count other than 0, and it is their weight (0: no shared tile to fetch).
             layers = len(g.layers)
-            weights = {MEMBERS: g.smg.size * layers, LAYERS: layers}
+            weights = {MEMBERS: g.smg.size * layers, LAYERS: layers, ONE: 0}
             server = g.run.sim.memory if server_name == "mem" else g.smg.pipes
-            self.job = server.submit(
-                [
-                    (lane, count if kind == ONE else weights.get(kind, 1), size, kind)
-                    for lane, kind, size, count in parts
-                ],
-                self._job_done,
-            )
+            self.job = server.submit_kinds(parts, weights, self._job_done)
             if self.job is not None:
                 return
 
@@ -104,7 +99,7 @@ class Activity:
 
             def weight_of(part: Part) -> int:
                 """The new group's share of a part."""
-                return moved if part.kind == MEMBERS else 0
+                return moved if part[KIND] == MEMBERS else 0
 
             a.job = old.split(self.job, weight_of, a._job_done)
         elif self.job is not None:

@@ -56,18 +56,13 @@ class _SimpyTimers:
 _REL_TOL = 1e-12
 
 
-class Part:
-    """One job's transfers in one lane."""
-
-    __slots__ = ("job", "key", "kind", "lane", "live", "weight")
-
-    def __init__(self, job: Job, lane: int, weight: int, key: float, kind: str):
-        self.live = True
-        self.job = job
-        self.lane = lane
-        self.weight = weight
-        self.key = key
-        self.kind = kind  # who owns the weight when a group splits (see activity.py)
+#: A part is one job's transfers in one lane, kept as the list that is also its entry in
+#: the lane's heap, ``[key, seq, job, weight, lane, kind, live]`` (a class instance and a
+#: heap tuple per part cost more than the rest of a submit): it sorts by its finish key,
+#: then by submission order; ``kind`` says who owns the weight when a group splits
+#: (see activity.py).
+Part = list
+KEY, SEQ, JOB, WEIGHT, LANE, KIND, LIVE = range(7)
 
 
 class Job:
@@ -93,7 +88,7 @@ class Lane:
         self.capacity = capacity_per_tick
         self.v = 0.0  # work served per unit of weight so far
         self.w = 0  # total weight in flight
-        self.heap: list[tuple[float, int, Part]] = []
+        self.heap: list[Part] = []
         self.busy_ticks = 0
         #: busy intervals ``[t0, t1]`` (ticks) when recording for a trace, else None
         self.busy: list[list[int]] | None = [] if record else None
@@ -190,10 +185,10 @@ class PSServer:
                 # Pop every part reached (within float residue) at this ``v``.
                 limit = v + _REL_TOL * (v if v > 1.0 else 1.0)
                 while heap and heap[0][0] <= limit:
-                    part = heappop(heap)[2]
-                    part.live = False
-                    w -= part.weight
-                    job = part.job
+                    part = heappop(heap)
+                    part[LIVE] = False
+                    w -= part[WEIGHT]
+                    job = part[JOB]
                     job.left -= 1
                     if job.left == 0:
                         done.append(job)
@@ -208,10 +203,10 @@ class PSServer:
         v = lane.v
         limit = v + _REL_TOL * max(1.0, abs(v))
         while heap and heap[0][0] <= limit:
-            part = heappop(heap)[2]
-            part.live = False
-            lane.w -= part.weight
-            job = part.job
+            part = heappop(heap)
+            part[LIVE] = False
+            lane.w -= part[WEIGHT]
+            job = part[JOB]
             job.left -= 1
             if job.left == 0:
                 self._done.append(job)
@@ -293,10 +288,10 @@ class PSServer:
                             left -= need
                         limit = v + _REL_TOL * (v if v > 1.0 else 1.0)
                         while heap and heap[0][0] <= limit:
-                            part = heappop(heap)[2]
-                            part.live = False
-                            w -= part.weight
-                            job = part.job
+                            part = heappop(heap)
+                            part[LIVE] = False
+                            w -= part[WEIGHT]
+                            job = part[JOB]
                             job.left -= 1
                             if job.left == 0:
                                 done.append(job)
@@ -347,10 +342,10 @@ class PSServer:
 
     # --- jobs -------------------------------------------------------------------------
     def _push(self, job: Job, lane_idx: int, weight: int, key: float, kind: str) -> None:
-        part = Part(job, lane_idx, weight, key, kind)
         self._seq += 1
+        part = [key, self._seq, job, weight, lane_idx, kind, True]
         lane = self.lanes[lane_idx]
-        heappush(lane.heap, (key, self._seq, part))
+        heappush(lane.heap, part)
         lane.w += weight
         job.parts.append(part)
         job.left += 1
@@ -367,9 +362,37 @@ class PSServer:
             if weight > 0 and size > 0:
                 lane = lanes[lane_idx]
                 key = lane.v + size
-                part = Part(job, lane_idx, weight, key, kind)
                 seq += 1
-                heappush(lane.heap, (key, seq, part))
+                part = [key, seq, job, weight, lane_idx, kind, True]
+                heappush(lane.heap, part)
+                lane.w += weight
+                job_parts.append(part)
+        self._seq = seq
+        if not job_parts:
+            return None
+        job.left = len(job_parts)
+        self._reschedule()
+        return job
+
+    def submit_kinds(
+        self, parts: Sequence[tuple[int, str, float, int]], weights: dict[str, int], done: Done
+    ) -> Job | None:
+        """:meth:`submit` for ``(lane, kind, size, count)`` parts: the weight is ``count``
+        when it is not 0, else ``weights[kind]`` (the caller's hot path builds no list)."""
+        if self.env.now != self.t:
+            self._advance()
+        job = Job(done)
+        lanes = self.lanes
+        job_parts = job.parts
+        seq = self._seq
+        for lane_idx, kind, size, count in parts:
+            weight = count or weights[kind]
+            if weight > 0 and size > 0:
+                lane = lanes[lane_idx]
+                key = lane.v + size
+                seq += 1
+                part = [key, seq, job, weight, lane_idx, kind, True]
+                heappush(lane.heap, part)
                 lane.w += weight
                 job_parts.append(part)
         self._seq = seq
@@ -384,14 +407,14 @@ class PSServer:
         self._advance()
         new = Job(done)
         for part in list(job.parts):
-            w = weight_of(part) if part.live else 0
+            w = weight_of(part) if part[LIVE] else 0
             if w <= 0:
                 continue
-            if w >= part.weight:
-                raise ValueError(f"{self.name}: cannot split {w} of {part.weight}")
-            part.weight -= w
-            self.lanes[part.lane].w -= w
-            self._push(new, part.lane, w, part.key, part.kind)
+            if w >= part[WEIGHT]:
+                raise ValueError(f"{self.name}: cannot split {w} of {part[WEIGHT]}")
+            part[WEIGHT] -= w
+            self.lanes[part[LANE]].w -= w
+            self._push(new, part[LANE], w, part[KEY], part[KIND])
         return new if new.left else None
 
     def remaining(self, job: Job) -> list[tuple[int, float, str]]:
@@ -399,6 +422,7 @@ class PSServer:
         self._advance()
         out = []
         for part in job.parts:
-            if part.live:
-                out.append((part.lane, max(0.0, part.key - self.lanes[part.lane].v), part.kind))
+            if part[LIVE]:
+                lane = part[LANE]
+                out.append((lane, max(0.0, part[KEY] - self.lanes[lane].v), part[KIND]))
         return out
