@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from heapq import heappop, heappush
 from typing import Any
 
-from gpusim.engine.event_loop import EventLoop
+from gpusim.engine.event_loop import NORMAL, EventLoop, _cancelled
 
 Done = Callable[[], None]
 
@@ -49,7 +49,9 @@ class _SimpyTimers:
         self.env.timeout(delay).callbacks.append(lambda _ev: entry[3]())
         return entry
 
-    cancel = staticmethod(EventLoop.cancel)
+    @staticmethod
+    def cancel(entry: list) -> None:
+        entry[3] = _cancelled
 
 
 # Keys within this relative distance of the counter count as reached (float residue).
@@ -105,9 +107,10 @@ class PSServer:
 
     __slots__ = (
         "_call_in",
-        "_cancel",
+        "_clean",
         "_done",
         "_fire_cb",
+        "_loop",
         "_seq",
         "_target",
         "_timer",
@@ -135,8 +138,11 @@ class PSServer:
         # The engine's event loop takes plain callbacks; a SimPy environment (tests) timeouts.
         timers = env if isinstance(env, EventLoop) else _SimpyTimers(env)
         self._call_in = timers.call_in
-        self._cancel = timers.cancel
         self._fire_cb = self._fire
+        # The engine's loop gets its timers pushed directly (the hot path; see _set_timer).
+        self._loop = env if isinstance(env, EventLoop) else None
+        #: nothing has moved since the last ``_reschedule`` (so another would change nothing)
+        self._clean = True
 
     def lane(self, name: str) -> int:
         """Index of the lane called ``name``."""
@@ -156,6 +162,7 @@ class PSServer:
         dt = now - t
         if dt <= 0:
             return
+        self._clean = False
         done = self._done
         for lane in self.lanes:
             w = lane.w
@@ -214,6 +221,7 @@ class PSServer:
             lane.w = 0
 
     def _reschedule(self) -> None:
+        self._clean = True
         if self._done:
             nxt = 0.0
         else:
@@ -227,7 +235,7 @@ class PSServer:
             if nxt == _INF:
                 self._target = None
                 if self._timer is not None:
-                    self._cancel(self._timer)
+                    self._timer[3] = _cancelled
                     self._timer = None
                 return
         dt = _ceil(nxt)
@@ -238,10 +246,23 @@ class PSServer:
         old = self._target
         if old is not None and now <= old <= target:
             return  # the pending timer fires first; it will look again then
-        self._target = target
         if self._timer is not None:
-            self._cancel(self._timer)
-        self._timer = self._call_in(dt, self._fire_cb)
+            self._timer[3] = _cancelled
+        self._set_timer(dt)
+
+    def _set_timer(self, dt: int) -> None:
+        """The one pending timer, ``dt`` ticks from now (the caller has cancelled the old one)."""
+        loop = self._loop
+        if loop is None:
+            self._target = self.env.now + dt
+            self._timer = self._call_in(dt, self._fire_cb)
+            return
+        # ``EventLoop.call_in``, inlined: a channel sets a timer at most events.
+        target = self._target = loop.now + dt
+        seq = loop._seq = loop._seq + 1
+        loop.events += 1
+        entry = self._timer = [target, NORMAL, seq, self._fire_cb]
+        heappush(loop._heap, entry)
 
     def _fire(self) -> None:
         # ``_advance``, the pops of parts due now and ``_reschedule`` fused into one pass over
@@ -251,6 +272,7 @@ class PSServer:
         # part due only within float residue) takes the plain path, in the plain order.
         self._target = None
         self._timer = None
+        self._clean = False
         now = self.env.now
         t = self.t
         dt = now - t
@@ -326,19 +348,19 @@ class PSServer:
             self._done = []
             for job in done:
                 job.done()
-            self._reschedule()
+            if not self._clean:
+                # (Clean: a submit during the callbacks has rescheduled on this very state.)
+                self._reschedule()
             return
         if residue:
             self._reschedule()
             return
         # As ``_reschedule`` with nothing done: no timer is pending (this one just fired).
+        self._clean = True
         if nxt == _INF:
             return
         dt = _ceil(nxt)
-        if dt < 0:
-            dt = 0
-        self._target = now + dt
-        self._timer = self._call_in(dt, self._fire_cb)
+        self._set_timer(dt if dt > 0 else 0)
 
     # --- jobs -------------------------------------------------------------------------
     def _push(self, job: Job, lane_idx: int, weight: int, key: float, kind: str) -> None:
@@ -405,6 +427,7 @@ class PSServer:
     def split(self, job: Job, weight_of: Callable[[Part], int], done: Done) -> Job | None:
         """Move ``weight_of(part)`` of each unfinished part of ``job`` to a new job (same keys)."""
         self._advance()
+        self._clean = False
         new = Job(done)
         for part in list(job.parts):
             w = weight_of(part) if part[LIVE] else 0
