@@ -81,7 +81,7 @@ class Job:
 class Lane:
     """Virtual-time state of one shared resource."""
 
-    __slots__ = ("busy", "busy_ticks", "capacity", "heap", "name", "v", "w")
+    __slots__ = ("busy", "capacity", "heap", "name", "v", "w")
 
     def __init__(self, name: str, capacity_per_tick: float, record: bool):
         if capacity_per_tick <= 0:
@@ -91,7 +91,6 @@ class Lane:
         self.v = 0.0  # work served per unit of weight so far
         self.w = 0  # total weight in flight
         self.heap: list[Part] = []
-        self.busy_ticks = 0
         #: busy intervals ``[t0, t1]`` (ticks) when recording for a trace, else None
         self.busy: list[list[int]] | None = [] if record else None
 
@@ -111,6 +110,7 @@ class PSServer:
         "_done",
         "_fire_cb",
         "_loop",
+        "_record",
         "_seq",
         "_target",
         "_timer",
@@ -130,6 +130,7 @@ class PSServer:
         self.env = env
         self.name = name
         self.lanes = [Lane(n, c, record) for n, c in capacities]
+        self._record = record
         self.t = env.now  # tick at which every lane's ``v`` was last brought up to date
         self._seq = 0
         self._target: int | None = None  # tick of the pending timer
@@ -163,18 +164,13 @@ class PSServer:
         if dt <= 0:
             return
         self._clean = False
+        if self._record:
+            self._record_busy(t, now)
         done = self._done
         for lane in self.lanes:
             w = lane.w
             if w <= 0:
                 continue
-            lane.busy_ticks += dt
-            busy = lane.busy
-            if busy is not None:
-                if busy and busy[-1][1] == t:
-                    busy[-1][1] = now
-                else:
-                    busy.append([t, now])
             left = float(dt)
             heap = lane.heap
             cap = lane.capacity
@@ -204,6 +200,16 @@ class PSServer:
             lane.v = v
             lane.w = w
         self.t = now
+
+    def _record_busy(self, t: int, now: int) -> None:
+        """Trace: lanes with work in flight were busy from ``t`` to ``now``."""
+        for lane in self.lanes:
+            busy = lane.busy
+            if lane.w > 0 and busy is not None:
+                if busy and busy[-1][1] == t:
+                    busy[-1][1] = now
+                else:
+                    busy.append([t, now])
 
     def _pop_reached(self, lane: Lane) -> None:
         heap = lane.heap
@@ -280,6 +286,8 @@ class PSServer:
         done = self._done
         nxt = _INF
         residue = False
+        if self._record and dt > 0:
+            self._record_busy(t, now)
         for lane in self.lanes:
             heap = lane.heap
             if not heap:
@@ -289,13 +297,6 @@ class PSServer:
             cap = lane.capacity
             key = heap[0][0]
             if dt > 0:
-                lane.busy_ticks += dt
-                busy = lane.busy
-                if busy is not None:
-                    if busy and busy[-1][1] == t:
-                        busy[-1][1] = now
-                    else:
-                        busy.append([t, now])
                 need = (key - v) * w / cap
                 if need > fdt:
                     # The common case: nothing in this lane ends before now.
