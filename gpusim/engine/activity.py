@@ -61,10 +61,8 @@ class Activity:
             server_name, parts = arg
             # Weights as ``CtaGroup.weight`` gives them; only parts of kind ``one`` have a
             # count other than 0, and it is their weight (0: no shared tile to fetch).
-            layers = len(g.layers)
-            weights = {MEMBERS: g.smg.size * layers, LAYERS: layers, ONE: 0}
             server = g.run.sim.memory if server_name == "mem" else g.smg.pipes
-            self.job = server.submit_kinds(parts, weights, self._job_done)
+            self.job = server.submit_kinds(parts, g.weights, self._job_done)
             if self.job is not None:
                 return
 

@@ -58,6 +58,7 @@ class CtaGroup:
         "smg",
         "start_tick",
         "starts",
+        "weights",
     )
 
     def __init__(
@@ -77,12 +78,21 @@ class CtaGroup:
         self._bh_runs: list[tuple[int, int, int, int]] | None = None
         self._bh_counts: dict[int, int] | None = None
         self._avg_bytes: dict[tuple[int, bool], float] = {}
+        self.weights = self._weights()
 
     # --- shape ------------------------------------------------------------------------
     @property
     def members(self) -> int:
         """CTAs in the group."""
         return self.smg.size * len(self.layers)
+
+    def _weights(self) -> dict[str, int]:
+        """``weight`` of each kind, for a submit (``one``: 0, its parts carry their count).
+
+        Kept in ``weights``; only a split changes the group's shape (``split`` renews it).
+        """
+        layers = len(self.layers)
+        return {MEMBERS: self.smg.size * layers, LAYERS: layers, ONE: 0}
 
     def weight(self, kind: str) -> int:
         """Job weight of a transfer of ``kind`` (see :mod:`gpusim.engine.activity`)."""
@@ -163,7 +173,7 @@ class CtaGroup:
             self.pending = len(acts)
             self._starting = True
             for a in acts:
-                a.start()
+                a._advance()  # Activity.start
             self._starting = False
             if self.pending > 0:
                 return
@@ -323,6 +333,8 @@ class CtaGroup:
         self._bh_runs = self._bh_counts = None
         other._avg_bytes = {}
         self._avg_bytes = {}
+        self.weights = self._weights()
+        other.weights = other._weights()
         other.lookups = {
             c: Lookup(lk.own_dram, 0.0, 0, lk.latency) for c, lk in self.lookups.items()
         }

@@ -361,7 +361,18 @@ class PSServer:
         if nxt == _INF:
             return
         dt = _ceil(nxt)
-        self._set_timer(dt if dt > 0 else 0)
+        if dt < 0:
+            dt = 0
+        loop = self._loop
+        if loop is None:
+            self._set_timer(dt)
+            return
+        # ``_set_timer``, inlined.
+        target = self._target = now + dt
+        seq = loop._seq = loop._seq + 1
+        loop.events += 1
+        entry = self._timer = [target, NORMAL, seq, self._fire_cb]
+        heappush(loop._heap, entry)
 
     # --- jobs -------------------------------------------------------------------------
     def _push(self, job: Job, lane_idx: int, weight: int, key: float, kind: str) -> None:
