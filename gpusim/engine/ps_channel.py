@@ -67,15 +67,11 @@ Part = list
 KEY, SEQ, JOB, WEIGHT, LANE, KIND, LIVE = range(7)
 
 
-class Job:
-    """Transfers in one or more lanes that finish together; ``done()`` runs when the last has."""
-
-    __slots__ = ("done", "left", "parts")
-
-    def __init__(self, done: Done):
-        self.done = done
-        self.left = 0
-        self.parts: list[Part] = []
+#: A job is transfers in one or more lanes that finish together, kept as the list
+#: ``[done, left, parts]``: ``done()`` runs when the last of its ``parts`` has (``left``
+#: counts those still in flight). A list, as for parts: one is made per transfer.
+Job = list
+DONE, LEFT, PARTS = range(3)
 
 
 class Lane:
@@ -192,8 +188,8 @@ class PSServer:
                     part[LIVE] = False
                     w -= part[WEIGHT]
                     job = part[JOB]
-                    job.left -= 1
-                    if job.left == 0:
+                    job[LEFT] -= 1
+                    if job[LEFT] == 0:
                         done.append(job)
                 if not heap:
                     w = 0
@@ -220,8 +216,8 @@ class PSServer:
             part[LIVE] = False
             lane.w -= part[WEIGHT]
             job = part[JOB]
-            job.left -= 1
-            if job.left == 0:
+            job[LEFT] -= 1
+            if job[LEFT] == 0:
                 self._done.append(job)
         if not heap:
             lane.w = 0
@@ -315,8 +311,8 @@ class PSServer:
                             part[LIVE] = False
                             w -= part[WEIGHT]
                             job = part[JOB]
-                            job.left -= 1
-                            if job.left == 0:
+                            job[LEFT] -= 1
+                            if job[LEFT] == 0:
                                 done.append(job)
                         if not heap:
                             w = 0
@@ -348,7 +344,7 @@ class PSServer:
         if done:
             self._done = []
             for job in done:
-                job.done()
+                job[DONE]()
             if not self._clean:
                 # (Clean: a submit during the callbacks has rescheduled on this very state.)
                 self._reschedule()
@@ -381,16 +377,16 @@ class PSServer:
         lane = self.lanes[lane_idx]
         heappush(lane.heap, part)
         lane.w += weight
-        job.parts.append(part)
-        job.left += 1
+        job[PARTS].append(part)
+        job[LEFT] += 1
 
     def submit(self, parts: Sequence[tuple[int, int, float, str]], done: Done) -> Job | None:
         """Start ``(lane, weight, size, kind)`` parts; ``done()`` when all end (None: no work)."""
         if self.env.now != self.t:
             self._advance()
-        job = Job(done)
+        job = [done, 0, []]
         lanes = self.lanes
-        job_parts = job.parts
+        job_parts = job[PARTS]
         seq = self._seq
         for lane_idx, weight, size, kind in parts:
             if weight > 0 and size > 0:
@@ -404,7 +400,7 @@ class PSServer:
         self._seq = seq
         if not job_parts:
             return None
-        job.left = len(job_parts)
+        job[LEFT] = len(job_parts)
         self._reschedule()
         return job
 
@@ -415,9 +411,9 @@ class PSServer:
         when it is not 0, else ``weights[kind]`` (the caller's hot path builds no list)."""
         if self.env.now != self.t:
             self._advance()
-        job = Job(done)
+        job = [done, 0, []]
         lanes = self.lanes
-        job_parts = job.parts
+        job_parts = job[PARTS]
         seq = self._seq
         for lane_idx, kind, size, count in parts:
             weight = count or weights[kind]
@@ -432,16 +428,36 @@ class PSServer:
         self._seq = seq
         if not job_parts:
             return None
-        job.left = len(job_parts)
-        self._reschedule()
+        job[LEFT] = len(job_parts)
+        if self._done or self._target is None:
+            self._reschedule()
+            return job
+        # ``_reschedule``, inlined for its common case: a timer is pending and nothing is done.
+        self._clean = True
+        nxt = _INF
+        for lane in lanes:
+            heap = lane.heap
+            if heap:
+                d = (heap[0][0] - lane.v) * lane.w / lane.capacity
+                if d < nxt:
+                    nxt = d
+        dt = _ceil(nxt)
+        if dt < 0:
+            dt = 0
+        now = self.env.now
+        old = self._target
+        if now <= old <= now + dt:
+            return job  # the pending timer fires first; it will look again then
+        self._timer[3] = _cancelled
+        self._set_timer(dt)
         return job
 
     def split(self, job: Job, weight_of: Callable[[Part], int], done: Done) -> Job | None:
         """Move ``weight_of(part)`` of each unfinished part of ``job`` to a new job (same keys)."""
         self._advance()
         self._clean = False
-        new = Job(done)
-        for part in list(job.parts):
+        new = [done, 0, []]
+        for part in list(job[PARTS]):
             w = weight_of(part) if part[LIVE] else 0
             if w <= 0:
                 continue
@@ -450,13 +466,13 @@ class PSServer:
             part[WEIGHT] -= w
             self.lanes[part[LANE]].w -= w
             self._push(new, part[LANE], w, part[KEY], part[KIND])
-        return new if new.left else None
+        return new if new[LEFT] else None
 
     def remaining(self, job: Job) -> list[tuple[int, float, str]]:
         """``(lane, work left per transfer, kind)`` of each unfinished part of ``job``."""
         self._advance()
         out = []
-        for part in job.parts:
+        for part in job[PARTS]:
             if part[LIVE]:
                 lane = part[LANE]
                 out.append((lane, max(0.0, part[KEY] - self.lanes[lane].v), part[KIND]))
