@@ -86,15 +86,20 @@ def load_results(path: Path) -> dict[str, Any]:
     return doc
 
 
-def load_simt_mm(path: Path) -> dict[str, Any]:
-    """A recorded ``python -m gpusim.calibrate.simt_mm`` run."""
+def load_record(path: Path, what: str = "simt_mm") -> dict[str, Any]:
+    """A recorded run of a benchmark outside the suite (``python -m gpusim.calibrate.<what>``)."""
     try:
         doc = json.loads(Path(path).read_text())
     except (OSError, json.JSONDecodeError) as exc:
-        raise GpusimError(f"cannot read the simt_mm record {path}: {exc}") from exc
+        raise GpusimError(f"cannot read the {what} record {path}: {exc}") from exc
     if not isinstance(doc, dict) or not doc.get("rows"):
-        raise GpusimError(f"{path} is not a simt_mm record (no 'rows')")
+        raise GpusimError(f"{path} is not a {what} record (no 'rows')")
     return doc
+
+
+def load_simt_mm(path: Path) -> dict[str, Any]:
+    """A recorded ``python -m gpusim.calibrate.simt_mm`` run."""
+    return load_record(path, "simt_mm")
 
 
 def base_profile_path(name_or_path: str) -> Path:
@@ -135,11 +140,14 @@ def build_profile(
     base: dict[str, Any],
     name: str | None = None,
     simt_mm: dict[str, Any] | None = None,
+    smem_overlap: dict[str, Any] | None = None,
 ) -> tuple[dict[str, Any], list[str]]:
     """The calibrated profile (a validated plain dict) and the dotted names it replaced.
 
     ``simt_mm``: a recorded ``python -m gpusim.calibrate.simt_mm`` run, for the rate of
-    fp32 products from shared memory (a benchmark outside the suite).
+    fp32 products from shared memory; ``smem_overlap``: a recorded ``python -m
+    gpusim.calibrate.smem_overlap`` run, for the step efficiency with few warps (both
+    benchmarks outside the suite).
     """
     profile = json.loads(json.dumps(base))  # deep copy of plain data
     replaced = []
@@ -148,6 +156,12 @@ def build_profile(
 
         _set(profile, ("simt_mma_flops_per_clk_per_sm",), profile_entry(simt_mm))
         replaced.append("simt_mma_flops_per_clk_per_sm")
+    if smem_overlap is not None:
+        from gpusim.calibrate.smem_overlap import profile_entries
+
+        for field, entry in profile_entries(smem_overlap).items():
+            _set(profile, (field,), entry)
+            replaced.append(field)
     for fs in FIELDS:
         val = _value(results, fs.bench, fs.key)
         if val is None:
@@ -198,6 +212,7 @@ def profile_yaml(
     results_path: str | None,
     results: dict[str, Any],
     simt_mm_path: str | None = None,
+    smem_overlap_path: str | None = None,
 ) -> str:
     """The profile as YAML text, with a header saying where it came from."""
     prov = results.get("provenance", {})
@@ -210,6 +225,8 @@ def profile_yaml(
         header.append(f"# Raw results: {results_path}")
     if simt_mm_path:
         header.append(f"# fp32 products from shared memory: {simt_mm_path}")
+    if smem_overlap_path:
+        header.append(f"# step efficiency with few warps: {smem_overlap_path}")
     body = yaml.safe_dump(profile, sort_keys=False, width=100, allow_unicode=True)
     return "\n".join(header) + "\n" + body
 
@@ -221,15 +238,23 @@ def write_profile(
     results_path: str | None,
     name: str | None = None,
     simt_mm_path: Path | None = None,
+    smem_overlap_path: Path | None = None,
 ) -> list[str]:
     """Build the calibrated profile from ``results`` over the base profile; write it to ``out``."""
     base_path = base_profile_path(base_name)
     base = yaml.safe_load(base_path.read_text())
     simt_mm = load_simt_mm(simt_mm_path) if simt_mm_path is not None else None
-    profile, replaced = build_profile(results, base, name, simt_mm)
+    overlap = load_record(smem_overlap_path, "smem_overlap") if smem_overlap_path else None
+    profile, replaced = build_profile(results, base, name, simt_mm, overlap)
     out.parent.mkdir(parents=True, exist_ok=True)
     atomic.write_text(
         out,
-        profile_yaml(profile, results_path, results, str(simt_mm_path) if simt_mm_path else None),
+        profile_yaml(
+            profile,
+            results_path,
+            results,
+            str(simt_mm_path) if simt_mm_path else None,
+            str(smem_overlap_path) if smem_overlap_path else None,
+        ),
     )
     return replaced

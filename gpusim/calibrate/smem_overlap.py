@@ -103,6 +103,54 @@ def run(quick: bool = False) -> dict[str, Any]:
     return {"gpu": ctx.gpu_name, "date": ctx.date, "kernels": kernels, "rows": rows}
 
 
+#: The load-product-softmax loops whose slowdown with few warps the engine uses.
+STEP_LOOPS = ((16, 4, 0, 1), (32, 2, 0, 1))
+#: Launch shapes (threads, CTAs per SM) by warps per scheduler.
+SHAPES_BY_WARPS = {1: ((128, 1),), 2: ((256, 1), (128, 2)), 4: ((512, 1), (128, 4))}
+
+
+def profile_entries(record: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """``step_efficiency_{1,2}_warp(s)_per_scheduler`` from a recorded run.
+
+    Per loop, the cycles per warp-iteration with 4 warps per scheduler over those with 1
+    (2), each the mean over the launch shapes with that many; then the mean over the
+    loops (a load feeding 4 products, and one feeding 2).
+    """
+    per_warp: dict[tuple, float] = {}
+    for r in record["rows"]:
+        key = (
+            r["nld"],
+            r["mma_per_ld"],
+            r["nmma_reg"],
+            r["rounds"],
+            r["threads"],
+            r["ctas_per_sm"],
+        )
+        per_warp[key] = r["cycles_per_iteration_per_scheduler"] / r["warps_per_scheduler"]
+
+    def mean_cycles(loop: tuple, warps: int) -> float:
+        vals = [per_warp[(*loop, t, b)] for t, b in SHAPES_BY_WARPS[warps]]
+        return sum(vals) / len(vals)
+
+    out = {}
+    for warps, field in ((1, "step_efficiency_1_warp_per_scheduler"),
+                         (2, "step_efficiency_2_warps_per_scheduler")):  # fmt: skip
+        ratios = [mean_cycles(lp, 4) / mean_cycles(lp, warps) for lp in STEP_LOOPS]
+        out[field] = {
+            "value": round(sum(ratios) / len(ratios), 3),
+            "source": (
+                f"measured on {record['gpu']}, {record['date']}, "
+                "python -m gpusim.calibrate.smem_overlap"
+            ),
+            "note": (
+                f"cycles per warp-iteration with 4 warps per scheduler over {warps}: "
+                + ", ".join(f"{x:.3f}" for x in ratios)
+                + " for ldmatrix feeding 4 (2) mma.sync then a softmax pass; their mean"
+            ),
+        }
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark and write its JSON."""
     ap = argparse.ArgumentParser(description=__doc__)

@@ -18,7 +18,7 @@ from algorithms.program import CtaClass
 from gpusim.counting import traced_classes
 from gpusim.engine.grid import Grid
 from gpusim.engine.plan import CHUNKS_PER_RUN, build_plan, chunk_size, timing_signature
-from gpusim.engine.rates import Rates
+from gpusim.engine.rates import WARP_THREADS, Rates, step_efficiency
 from gpusim.engine.sim import KernelSpec
 from gpusim.occupancy import Occupancy, occupancy
 from gpusim.profiles.schema import HardwareProfile
@@ -74,7 +74,14 @@ def prepare(
         classes = traced_classes(kernel, budget)
     programs = [c.program for c in classes]
     # The SM clock follows the load: tensor-core kernels run at the clock under HMMA load.
-    rates = rates.for_kernel(any(s.mma_flops for p in programs for s in p.steps))
+    products = any(s.mma_flops for p in programs for s in p.steps)
+    rates = rates.for_kernel(products)
+    if products:
+        # Too few warps per scheduler expose the load, product and softmax latencies; the
+        # efficiency was measured on such loops, so only kernels that do products get it.
+        rates = rates.at_efficiency(
+            step_efficiency(profile, occ.ctas_per_sm * -(-chip.threads // WARP_THREADS))
+        )
     per_run = CHUNKS_PER_RUN
     k = chunk_size(programs, detailed=not aggregated, chunks_per_run=per_run)
     while True:

@@ -32,6 +32,9 @@ With fp32 storage there is one phase (the products are FFMAs on the FP32 pipe).
 Then the barriers: each costs the CTA :func:`barrier_cycles` SM cycles (of its
 own time, not of the pipes', so co-resident CTAs fill the gap).
 
+Few resident warps: a kernel with fewer than 4 warps per scheduler runs its steps at a
+measured fraction of these rates (:func:`step_efficiency`, where the profile has it).
+
 The SM clock depends on the load: a profile may give ``sm_clock_tensor_load_hz``
 (on the H200, 1.80-1.81 GHz measured under mma.sync load against 1.98 GHz in
 every other microbenchmark: reports/calibration/README.md). A kernel whose
@@ -114,6 +117,15 @@ class Rates:
             barrier_ticks=ticks(self.barrier_cycles / clock_hz),
         )
 
+    def at_efficiency(self, efficiency: float) -> Rates:
+        """These rates with every SM lane at ``efficiency`` of its rate (memory unchanged)."""
+        if efficiency == 1.0:
+            return self
+        per_s = {k: v * efficiency for k, v in self.pipe_per_s.items()}
+        return replace(
+            self, pipe_per_s=per_s, pipe_per_tick={k: per_tick(v) for k, v in per_s.items()}
+        )
+
     def for_kernel(self, uses_tensor: bool) -> Rates:
         """The rates of a kernel that does (or does not) keep the tensor pipe busy."""
         tensor = uses_tensor and self.mma_pipe == "tensor"
@@ -152,6 +164,38 @@ class Rates:
     def peak_per_s(self, pipe: str) -> float:
         """Whole-GPU rate of ``pipe`` per second."""
         return self.pipe_per_s[pipe] * self.sm_count
+
+
+#: Warps per scheduler from which a step runs at the pipes' full rates (the profile's rates
+#: are measured with at least this many).
+FULL_RATE_WARPS_PER_SCHEDULER = 4
+SCHEDULERS_PER_SM = 4
+
+
+def step_efficiency(profile: HardwareProfile, warps_per_sm: int) -> float:
+    """A step's throughput with ``warps_per_sm`` resident warps, over its full-SM throughput.
+
+    With few warps per scheduler, one warp's latencies (a shared-memory load before the
+    product that uses it, the softmax's dependent chain) are not hidden by another's work.
+    The profile's measured values at 1 and 2 warps per scheduler
+    (reports/calibration/smem_overlap_h200_2026-11-30: a load, product and softmax loop),
+    linear between them and up to 1 at 4; 1 where the profile has none.
+    """
+    one, two = (
+        profile.step_efficiency_1_warp_per_scheduler,
+        profile.step_efficiency_2_warps_per_scheduler,
+    )
+    if one is None or two is None:
+        return 1.0
+    w = warps_per_sm / SCHEDULERS_PER_SM
+    full = FULL_RATE_WARPS_PER_SCHEDULER
+    if w <= 1:
+        return one.value
+    if w < 2:
+        return one.value + (two.value - one.value) * (w - 1)
+    if w < full:
+        return two.value + (1.0 - two.value) * (w - 2) / (full - 2)
+    return 1.0
 
 
 def rates_for(profile: HardwareProfile, dtype: str, warps: int = 4) -> Rates:

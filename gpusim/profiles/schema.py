@@ -64,6 +64,8 @@ PLAUSIBLE: dict[str, tuple[float, float]] = {
     "sm_clock_hz": (1e6, 1e13),
     "sm_clock_tensor_load_hz": (1e6, 1e13),
     "simt_mma_flops_per_clk_per_sm": (1e-3, 1e7),
+    "step_efficiency_1_warp_per_scheduler": (0.01, 1.0),
+    "step_efficiency_2_warps_per_scheduler": (0.01, 1.0),
     "smem_per_sm_bytes": (1, 2**30),
     "smem_per_block_bytes": (1, 2**30),
     "smem_reserved_per_block_bytes": (1, 2**30),
@@ -157,6 +159,11 @@ class HardwareProfile(BaseModel):
     #: (an fp32 FlashAttention tile's S = Q K^T and P V, FFMA counts 2), where measured;
     #: without it fp32 products run at the FP32 peak and share the issue slots
     simt_mma_flops_per_clk_per_sm: Sourced[float] | None = None
+    #: a step's throughput with 1 (2) resident warps per scheduler over its throughput with
+    #: 4 or more, where measured: too few warps leave the load-to-product and softmax
+    #: latencies exposed (the pipe rates above are those of a full SM)
+    step_efficiency_1_warp_per_scheduler: Sourced[float] | None = None
+    step_efficiency_2_warps_per_scheduler: Sourced[float] | None = None
     sfu_exp_per_clk_per_sm: Sourced[float]  # MUFU.EX2 results
 
     kernel_launch_overhead_s: Sourced[float]

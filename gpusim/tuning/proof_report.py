@@ -61,9 +61,14 @@ def _commit() -> str:
         return "unknown"
 
 
-def predict_record(record: dict, jobs: int | None = None) -> dict:
-    """The current model's runtime for every schedule of every workload in ``record``."""
-    profile = load_profile(record["profile"])
+def predict_record(record: dict, jobs: int | None = None, profile_name: str | None = None) -> dict:
+    """The current model's runtime for every schedule of every workload in ``record``.
+
+    ``profile_name`` (default: the record's, the profile the GPU run named) may be the
+    calibrated profile of the same GPU: the tuner judged with microbenchmark rates.
+    """
+    name = profile_name or record["profile"]
+    profile = load_profile(name)
 
     def one(entry: dict) -> dict:
         w = Workload(**entry["workload"])
@@ -81,7 +86,7 @@ def predict_record(record: dict, jobs: int | None = None) -> dict:
     return {
         "kind": "gpusim tuning proof predictions",
         "measured_file": MEASURED.name,
-        "profile": record["profile"],
+        "profile": name,
         "model_commit": _commit(),
         "date_utc": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "workloads": pmap(one, record["workloads"], jobs),
@@ -161,10 +166,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("what", choices=("predict", "report"))
     ap.add_argument("--measured", type=Path, default=MEASURED)
     ap.add_argument("--predictions", type=Path, default=PREDICTED)
+    ap.add_argument("--profile", default=None, help="profile of the predictions (predict)")
     args = ap.parse_args(argv)
     record = proof.load(args.measured)
     if args.what == "predict":
-        atomic.write_text(args.predictions, json.dumps(predict_record(record), indent=1) + "\n")
+        atomic.write_text(
+            args.predictions,
+            json.dumps(predict_record(record, profile_name=args.profile), indent=1) + "\n",
+        )
         print(args.predictions)
         return 0
     merged = with_predictions(record, proof.load(args.predictions))

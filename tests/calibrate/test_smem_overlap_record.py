@@ -67,3 +67,15 @@ def test_shared_memory_beside_the_softmax_fits_worse(per_warp_cycles):
     measured = [per_warp_cycles[(32, 2, 0, 1, *s)] for s in ((512, 1), (128, 4))]
     err = lambda rule: sum(abs(m / rule - 1) for m in measured)  # noqa: E731
     assert err(serial) < err(overlapped)
+
+
+def test_step_efficiency_with_few_warps_comes_from_the_load_product_softmax_loops():
+    from gpusim.calibrate.smem_overlap import profile_entries
+
+    entries = profile_entries(json.loads(RECORD.read_text()))
+    one = entries["step_efficiency_1_warp_per_scheduler"]["value"]
+    two = entries["step_efficiency_2_warps_per_scheduler"]["value"]
+    assert (one, two) == (0.676, 0.917)
+    cal = load_profile("h200-sxm-calibrated")
+    assert cal.step_efficiency_1_warp_per_scheduler.value == one
+    assert cal.step_efficiency_2_warps_per_scheduler.value == two

@@ -55,6 +55,14 @@ def calibrate(
             help="A recorded `python -m gpusim.calibrate.simt_mm` run: the fp32 product rate.",
         ),
     ] = None,
+    smem_overlap: Annotated[
+        Path | None,
+        typer.Option(
+            "--smem-overlap",
+            help="A recorded `python -m gpusim.calibrate.smem_overlap` run: step efficiency "
+            "with few warps.",
+        ),
+    ] = None,
     json_out: JsonOption = False,
 ) -> None:
     """Measure this GPU's bandwidths, latencies, pipe rates and launch cost; write a profile."""
@@ -69,6 +77,7 @@ def calibrate(
         name=name,
         argv=sys.argv[2:],
         simt_mm=simt_mm,
+        smem_overlap=smem_overlap,
     )
     if json_out:
         emit(doc, True)
