@@ -38,3 +38,14 @@ def test_a_callback_scheduled_during_the_run_at_the_same_tick_runs_after_those_a
 def test_negative_delays_are_refused():
     with pytest.raises(ValueError):
         EventLoop().call_in(-1, lambda: None)
+
+
+def test_a_cancelled_callback_does_not_run_but_its_tick_still_comes():
+    loop = EventLoop()
+    log = []
+    entry = loop.call_in(7, lambda: log.append("cancelled"))
+    loop.call_in(3, lambda: log.append(("kept", loop.now)))
+    loop.cancel(entry)
+    loop.run()
+    assert log == [("kept", 3)]
+    assert loop.now == 7  # as a superseded SimPy timeout, it still moves the clock

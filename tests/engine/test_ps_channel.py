@@ -103,3 +103,40 @@ def test_simultaneous_transfers_finish_as_processor_sharing_says(sizes, capacity
         # (1e-6 either side: ``expect`` itself is a float sum.)
         assert expect[i] - 1e-6 <= log[i] <= expect[i] + 1 + 1e-6
     assert max(log.values()) <= sum(sizes) / capacity + 1  # work conserving
+
+
+def test_submit_kinds_weighs_parts_by_kind_or_by_their_count():
+    # members x2 on lane 0 (100 each), a count of 3 on lane 1 (50 each), a zero count: none.
+    env, s = _server(1.0, 1.0)
+    log = {}
+    job = s.submit_kinds(
+        [(0, "members", 100.0, 0), (1, "one", 50.0, 3), (1, "one", 70.0, 0)],
+        {"members": 2, "one": 0},
+        lambda: log.__setitem__("a", env.now),
+    )
+    assert sorted((p[4], p[3]) for p in job[2]) == [(0, 2), (1, 3)]
+    env.run()
+    assert log == {"a": 200}
+
+
+def test_a_superseded_timer_does_not_report_early():
+    # b arrives while a's timer (t = 100) is pending and moves the next completion to
+    # t = 80 (b alone on lane 1); a still finishes at 100 and b at 80.
+    env, s = _server(1.0, 1.0)
+    log = {}
+    _submit_at(env, s, 0, [(0, 1, 100.0, "m")], log, "a")
+    _submit_at(env, s, 10, [(1, 1, 70.0, "m")], log, "b")
+    env.run()
+    assert log == {"a": 100, "b": 80}
+
+
+def test_on_the_engine_loop_a_superseded_timer_does_not_report_early_either():
+    from gpusim.engine.event_loop import EventLoop
+
+    loop = EventLoop()
+    s = PSServer(loop, "test", [("lane0", 1.0), ("lane1", 1.0)])
+    log = {}
+    loop.call_in(0, lambda: s.submit([(0, 1, 100.0, "m")], lambda: log.__setitem__("a", loop.now)))
+    loop.call_in(10, lambda: s.submit([(1, 1, 70.0, "m")], lambda: log.__setitem__("b", loop.now)))
+    loop.run()
+    assert log == {"a": 100, "b": 80}
