@@ -25,7 +25,7 @@ URGENT = 0
 NORMAL = 1
 
 
-def _cancelled() -> None:
+def cancelled() -> None:
     """What a cancelled timer runs."""
 
 
@@ -58,7 +58,7 @@ class EventLoop:
     @staticmethod
     def cancel(entry: list) -> None:
         """Make a pending ``call_in`` entry do nothing when its tick comes."""
-        entry[3] = _cancelled
+        entry[3] = cancelled
 
     def run(self) -> None:
         """Process events until none is left."""

@@ -12,13 +12,20 @@ inside a tick stops sharing at that instant), so the fluid schedule is exact;
 only the moment its completion is *reported* is rounded up to a whole tick.
 
 A :class:`PSServer` is a few lanes that share one timer (the L2 and DRAM of
-the GPU; the four pipes of an SM), and a :class:`Job` may use several lanes at
+the GPU; the four pipes of an SM), and a job (``Job``) may use several lanes at
 once (a read that misses moves bytes through both the L2 and DRAM; a step's
 compute uses every pipe): it finishes when all its parts have. A part has a
 *weight*: weight ``w`` stands for ``w`` identical transfers (the engine lumps
 identical CTAs), each of the given size. Parts can be split (some of the
 weight moves to a new job with the same finish key), which is how a lumped
 group of CTAs becomes two without disturbing anything else.
+
+This is the engine's innermost loop (most events are a timer of a server), so
+it is written for speed: parts and jobs are plain lists, a timer's pass over
+the lanes advances them, pops what is due and finds the next completion at
+once, and timers go straight onto the engine's event loop. Every fast path
+does the same float operations in the same order as the plain algorithm, and
+schedules its events in the same order, so results do not move by a bit.
 """
 
 from __future__ import annotations
@@ -28,7 +35,7 @@ from collections.abc import Callable, Sequence
 from heapq import heappop, heappush
 from typing import Any
 
-from gpusim.engine.event_loop import NORMAL, EventLoop, _cancelled
+from gpusim.engine.event_loop import NORMAL, EventLoop, cancelled
 
 Done = Callable[[], None]
 
@@ -51,7 +58,7 @@ class _SimpyTimers:
 
     @staticmethod
     def cancel(entry: list) -> None:
-        entry[3] = _cancelled
+        entry[3] = cancelled
 
 
 # Keys within this relative distance of the counter count as reached (float residue).
@@ -237,7 +244,7 @@ class PSServer:
             if nxt == _INF:
                 self._target = None
                 if self._timer is not None:
-                    self._timer[3] = _cancelled
+                    self._timer[3] = cancelled
                     self._timer = None
                 return
         dt = _ceil(nxt)
@@ -249,7 +256,7 @@ class PSServer:
         if old is not None and now <= old <= target:
             return  # the pending timer fires first; it will look again then
         if self._timer is not None:
-            self._timer[3] = _cancelled
+            self._timer[3] = cancelled
         self._set_timer(dt)
 
     def _set_timer(self, dt: int) -> None:
@@ -448,7 +455,7 @@ class PSServer:
         old = self._target
         if now <= old <= now + dt:
             return job  # the pending timer fires first; it will look again then
-        self._timer[3] = _cancelled
+        self._timer[3] = cancelled
         self._set_timer(dt)
         return job
 
