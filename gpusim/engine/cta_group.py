@@ -1,10 +1,12 @@
-"""A group of identical CTAs that run in lockstep: one per SM of an SM group, on some of its slots.
+"""A group of identical CTAs that run in lockstep: one per SM of an SM group, on one slot.
 
 In the detailed path every group is one CTA. In the aggregated path a group
-stands for ``size x layers`` CTAs of one class that were dispatched at the
-same tick to the same slots (``layers``) of every SM of an SM group: they
+stands for ``size`` CTAs of one class that were dispatched at the same tick
+to the same slot (``layers``, one entry) of every SM of an SM group: they
 have the same program and the same co-residents, so they progress together
-and are simulated once. Their tiles are still told apart for the L2: tensors
+and are simulated once. (A group could hold several slots of each SM, but
+co-resident CTAs drift apart on the GPU, so the dispatcher no longer lumps
+them.) Their tiles are still told apart for the L2: tensors
 the CTA's own block indexes are looked up per run of consecutive CTAs (one
 entry per run, named after its first tile and its length), shared tiles
 (K, V) once per batch-head in the group, which is how a tile that the first
@@ -18,7 +20,7 @@ from typing import TYPE_CHECKING
 from gpusim.engine.activity import LAYERS, MEMBERS, ONE, WAIT, XFER, Activity
 from gpusim.engine.plan import ClassPlan, Phase
 from gpusim.engine.ps_channel import PSServer
-from gpusim.engine.rates import SCHED_LANE, SM_LANES
+from gpusim.engine.rates import SCHED_HELD, SCHED_LANE, SM_LANES
 
 L2_LANE, DRAM_LANE = 0, 1
 PIPE_LANE = {p: i for i, p in enumerate((*SM_LANES, SCHED_LANE))}
@@ -213,9 +215,15 @@ class CtaGroup:
         for group in groups:
             parts = [(PIPE_LANE[p], LAYERS, work[p] * frac, 0) for p in group]
             if len(groups) > 1:
-                # Serial phases also hold the SM's schedulers for their duration (rates.py).
-                span = max(work[p] * frac / rates.pipe_per_tick[p] for p in group)
-                parts.append((PIPE_LANE[SCHED_LANE], LAYERS, span, 0))
+                # Serial phases also hold the SM's schedulers for their issuing pipes' time
+                # (rates.py); shared-memory traffic is not issue time, so another CTA's
+                # softmax may run under it.
+                span = max(
+                    (work[p] * frac / rates.pipe_per_tick[p] for p in group if p in SCHED_HELD),
+                    default=0.0,
+                )
+                if span > 0:
+                    parts.append((PIPE_LANE[SCHED_LANE], LAYERS, span, 0))
             stages.append((XFER, ("pipes", parts)))
         barrier = round(c.barriers * frac * rates.barrier_ticks)
         return [*stages, (WAIT, barrier)]

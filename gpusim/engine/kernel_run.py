@@ -240,13 +240,16 @@ class KernelRun:
                 if offset >= take:
                     continue  # the grid ran out before this SM: the slot stays free
                 cls = self.grid.class_at(start + offset)
-                # The detailed path keeps every CTA apart, even two of one class on one SM.
-                key = cls if self.aggregated else (cls, layer)
+                # Every slot is a group of its own, on both paths: co-resident CTAs of one
+                # class do not stay in lockstep (their phases queue for the SM's schedulers,
+                # so one CTA's loads run under another's compute). The aggregated path lumps
+                # identical SMs only.
+                key = (cls, layer)
                 layers, starts = by_class.setdefault(key, ([], []))
                 layers.append(layer)
                 starts.append(start + offset)
             for key, (layers, starts) in by_class.items():
-                cls = key if self.aggregated else key[0]
+                cls = key[0]
                 g = CtaGroup(self, self.plans[cls], piece, layers, starts)
                 for layer in layers:
                     piece.slots[layer] = g

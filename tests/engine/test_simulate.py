@@ -72,28 +72,32 @@ def test_the_same_input_gives_the_same_output(small, tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("workload", "tol"),
+    ("workload", "tol", "dram_tol"),
     [
         # Many waves on the 4-SM GPU, batch-heads straddling waves, a ragged tail wave.
-        (dict(batch=3, heads=5, seq_len=1024), 0.01),
-        (dict(batch=2, heads=7, seq_len=2048, seq_len_k=1536), 0.01),
+        (dict(batch=3, heads=5, seq_len=1024), 0.01, 0.01),
+        # The 4-SM GPU's L2 is 1.9 MB: K/V tiles are evicted between waves. Each slot's group
+        # looks up its batch-heads' K/V on its own, so the eviction order differs from the
+        # detailed path's: 4.3 % more DRAM reads (runtime within 0.02 %; the H200 cases
+        # below read identical DRAM bytes).
+        (dict(batch=2, heads=7, seq_len=2048, seq_len_k=1536), 0.01, 0.05),
         # A ragged last Q block. The aggregated path times it like a full block, so a wave
         # stays in lockstep; in the detailed path the ragged CTAs (fewer Q/O bytes) finish a
         # little early and their SMs drift out of phase, which spreads co-resident CTAs'
         # loads and makes the detailed run faster (7.8 % here, 14 waves on 4 SMs; 1.6 % for
         # batch 2, heads 32, N 2000 on the H200). Phases of drifting CTAs no longer overlap
         # (rates.SCHED_LANE), which was 22 % here before.
-        (dict(batch=2, heads=7, seq_len=1000), 0.10),
+        (dict(batch=2, heads=7, seq_len=1000), 0.10, 0.01),
     ],
 )
-def test_aggregated_agrees_with_detailed(workload, tol, small):
+def test_aggregated_agrees_with_detailed(workload, tol, dram_tol, small):
     w, s = inputs("flash2", **workload)
     full = simulate("flash2", w, s, small, detail="full")
     agg = simulate("flash2", w, s, small, detail="aggregated")
     assert full.detail == "full" and agg.detail == "aggregated"
     assert agg.events < full.events / 5
     assert agg.runtime_s == pytest.approx(full.runtime_s, rel=tol)
-    assert agg.dram_read_bytes == pytest.approx(full.dram_read_bytes, rel=0.01)
+    assert agg.dram_read_bytes == pytest.approx(full.dram_read_bytes, rel=dram_tol)
     assert agg.global_read_bytes == full.global_read_bytes
 
 

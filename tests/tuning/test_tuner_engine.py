@@ -73,14 +73,14 @@ def test_parallel_search_and_sweep_match_serial(h200):
 
 
 def test_a_launch_with_fewer_ctas_per_sm_wins_where_the_last_wave_is_worse():
-    """l40s, flash-naive-qkv, B3 H1 N512 d64: 5 CTAs/SM fit, 4 are faster (a better last wave)."""
+    """h200-sxm, flash-naive-qkv, B1 H5 N384 d128: 6 CTAs/SM fit, 4 are faster."""
     from gpusim.profiles.loader import load_profile
 
-    w = Workload(batch=3, heads=1, seq_len_q=512, seq_len_k=512, head_dim=64)
-    l40s = load_profile("l40s")
-    small = tune("flash-naive-qkv", w, l40s, 64 * 1024, jobs=1)
-    large = tune("flash-naive-qkv", w, l40s, None, jobs=1)
-    full_only = tune("flash-naive-qkv", w, l40s, None, jobs=1, caps=False)
+    w = Workload(batch=1, heads=5, seq_len_q=384, seq_len_k=384, head_dim=128)
+    h200 = load_profile("h200-sxm")
+    small = tune("flash-naive-qkv", w, h200, 64 * 1024, jobs=1)
+    large = tune("flash-naive-qkv", w, h200, None, jobs=1)
+    full_only = tune("flash-naive-qkv", w, h200, None, jobs=1, caps=False)
     best = large.best
     assert best.smem_per_sm_budget_bytes is not None
     assert best.ctas_per_sm < best.ctas_per_sm_max
