@@ -9,7 +9,8 @@ steps raises a :class:`GpusimError` asking for larger blocks instead of hanging.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from collections import OrderedDict
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from algorithms import get_algorithm
@@ -44,20 +45,60 @@ class _BudgetedTracer(TracingMachine):
         super()._begin_step()
 
 
+#: Traced kernels kept per process (a tuner simulates one schedule with several launch caps,
+#: and ``simulate`` counts before it traces): the key is everything ``body`` can read.
+TRACE_CACHE_SIZE = 16
+_TRACES: OrderedDict[tuple, tuple[list[CtaClass], int]] = OrderedDict()
+
+
+def _trace_key(kernel: Kernel) -> tuple | None:
+    parts = [type(kernel)]
+    for f in fields(kernel):
+        v = getattr(kernel, f.name)
+        if isinstance(v, dict):
+            v = tuple(sorted(v.items()))
+        try:
+            hash(v)
+        except TypeError:
+            return None  # a field the cache cannot key on: trace afresh
+        parts.append((f.name, v))
+    return tuple(parts)
+
+
 def traced_classes(kernel: Kernel, budget: list[int] | None = None) -> list[CtaClass]:
-    """One traced representative per CTA class of ``kernel``, within ``budget[0]`` steps."""
+    """One traced representative per CTA class of ``kernel``, within ``budget[0]`` steps.
+
+    A kernel traced before (same type and fields) is not traced again; its steps still
+    count against ``budget``, so the refusal of a huge trace does not depend on the cache.
+    """
     budget = [MAX_TRACED_STEPS] if budget is None else budget
-    classes: dict[object, CtaClass] = {}
+    key = _trace_key(kernel)
+    hit = _TRACES.get(key) if key is not None else None
+    if hit is not None:
+        _TRACES.move_to_end(key)
+        classes, steps = hit
+        if budget[0] - steps < 0:
+            budget[0] = 0
+            _BudgetedTracer(kernel, budget)._begin_step()  # raises the one-line error
+        budget[0] -= steps
+        return classes
+    before = budget[0]
+    found: dict[object, CtaClass] = {}
     for block in range(kernel.blocks_per_bh()):
-        key = kernel.block_class(block)
-        cls = classes.get(key)
+        ck = kernel.block_class(block)
+        cls = found.get(ck)
         if cls is None:
             tm = _BudgetedTracer(kernel, budget)
             kernel.body(tm, 0, block)
-            classes[key] = CtaClass(key, block, [block], tm.program())
+            found[ck] = CtaClass(ck, block, [block], tm.program())
         else:
             cls.blocks.append(block)
-    return list(classes.values())
+    out = list(found.values())
+    if key is not None:
+        _TRACES[key] = (out, before - budget[0])
+        while len(_TRACES) > TRACE_CACHE_SIZE:
+            _TRACES.popitem(last=False)
+    return out
 
 
 @dataclass

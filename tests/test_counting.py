@@ -183,3 +183,17 @@ def test_q_fragments_stay_in_registers_when_few(bm, warps, d, q_in_registers):
     q_tile = bm * d * e
     q = blocks * (q_tile + (1 if q_in_registers else tiles) * q_tile)  # landing, then reads
     assert c.smem_traffic_bytes == kv + q
+
+
+def test_a_kernel_traced_again_comes_from_the_cache_and_still_costs_its_steps():
+    from algorithms import get_algorithm
+
+    w = Workload(batch=1, heads=2, seq_len_q=512, seq_len_k=512, causal=True)
+    (k1,) = get_algorithm("flash2").kernels(w, Schedule(block_m=64, block_n=64))
+    (k2,) = get_algorithm("flash2").kernels(w, Schedule(block_m=64, block_n=64))
+    b1, b2 = [10_000], [10_000]
+    first = counting.traced_classes(k1, b1)
+    again = counting.traced_classes(k2, b2)  # an equal kernel, not the same object
+    assert again is first and b1 == b2 and b1[0] < 10_000
+    with pytest.raises(GpusimError, match="tile steps"):
+        counting.traced_classes(k1, [3])  # the cached trace is larger than this budget
