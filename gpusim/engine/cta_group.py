@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from gpusim.engine.activity import LAYERS, MEMBERS, ONE, WAIT, XFER, Activity
 from gpusim.engine.plan import ClassPlan, Phase
 from gpusim.engine.ps_channel import PSServer
-from gpusim.engine.rates import SCHED_HELD, SCHED_LANE, SM_LANES
+from gpusim.engine.rates import SCHED_LANE, SM_LANES
 
 L2_LANE, DRAM_LANE = 0, 1
 PIPE_LANE = {p: i for i, p in enumerate((*SM_LANES, SCHED_LANE))}
@@ -215,15 +215,9 @@ class CtaGroup:
         for group in groups:
             parts = [(PIPE_LANE[p], LAYERS, work[p] * frac, 0) for p in group]
             if len(groups) > 1:
-                # Serial phases also hold the SM's schedulers for their issuing pipes' time
-                # (rates.py); shared-memory traffic is not issue time, so another CTA's
-                # softmax may run under it.
-                span = max(
-                    (work[p] * frac / rates.pipe_per_tick[p] for p in group if p in SCHED_HELD),
-                    default=0.0,
-                )
-                if span > 0:
-                    parts.append((PIPE_LANE[SCHED_LANE], LAYERS, span, 0))
+                # Serial phases also hold the SM's schedulers for their duration (rates.py).
+                span = max(work[p] * frac / rates.pipe_per_tick[p] for p in group)
+                parts.append((PIPE_LANE[SCHED_LANE], LAYERS, span, 0))
             stages.append((XFER, ("pipes", parts)))
         barrier = round(c.barriers * frac * rates.barrier_ticks)
         return [*stages, (WAIT, barrier)]

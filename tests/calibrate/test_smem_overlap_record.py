@@ -67,10 +67,10 @@ def test_inside_one_cta_shared_memory_does_not_run_beside_the_softmax(per_warp_c
     assert abs(measured / serial - 1) < abs(measured / overlapped - 1)
 
 
-def test_across_ctas_shared_memory_runs_under_another_ctas_softmax(per_warp_cycles):
+def test_across_ctas_shared_memory_runs_partly_under_another_ctas_softmax(per_warp_cycles):
     """4 CTAs of 4 warps, ldmatrix and an independent softmax: near the longer of the two,
-    well below their sum; in one CTA of 16 warps, near the sum (the engine: shared memory
-    does not hold the schedulers, and phases inside a CTA stay in order)."""
+    well below their sum; in one CTA of 16 warps, near the sum. (The engine keeps the sum:
+    rates.SCHED_LANE says why.)"""
     ldsm = per_warp_cycles[(32, 0, 0, 0, 128, 4)]
     soft = per_warp_cycles[(0, 0, 0, 1, 128, 4)]
     across = per_warp_cycles[(32, 0, 0, 1, 128, 4)]

@@ -73,10 +73,10 @@ def test_parallel_search_and_sweep_match_serial(h200):
 
 
 def test_a_launch_with_fewer_ctas_per_sm_wins_where_the_last_wave_is_worse():
-    """h200-sxm, flash-naive-qkv, B1 H5 N384 d128: 6 CTAs/SM fit, 4 are faster."""
+    """h200-sxm, flash-naive-qkv, B2 H3 N256 d64: 10 CTAs/SM fit, 9 are faster."""
     from gpusim.profiles.loader import load_profile
 
-    w = Workload(batch=1, heads=5, seq_len_q=384, seq_len_k=384, head_dim=128)
+    w = Workload(batch=2, heads=3, seq_len_q=256, seq_len_k=256, head_dim=64)
     h200 = load_profile("h200-sxm")
     small = tune("flash-naive-qkv", w, h200, 64 * 1024, jobs=1)
     large = tune("flash-naive-qkv", w, h200, None, jobs=1)
