@@ -11,13 +11,11 @@ three pipes' times add up and which overlap is what the engine's step rule needs
 
 from __future__ import annotations
 
-import argparse
-import json
-import sys
 from typing import Any
 
 import numpy as np
 
+from gpusim.calibrate import standalone
 from gpusim.calibrate.context import import_cupy, make_context
 from gpusim.calibrate.sources import compile_module, kernel_attributes
 from gpusim.calibrate.throughput import run_config
@@ -153,15 +151,7 @@ def profile_entries(record: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark and write its JSON."""
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--quick", action="store_true")
-    a = ap.parse_args(argv)
-    res = run(a.quick)
-    with open(a.out, "w") as f:
-        json.dump(res, f, indent=1)
-    print(f"wrote {a.out}", file=sys.stderr)
-    return 0
+    return standalone.main(__doc__, run, argv)
 
 
 if __name__ == "__main__":
