@@ -79,7 +79,8 @@ def time_schedules(
 
     A record holds the workload and schedule (as dicts), the instance key, the median, min
     and all times in seconds, TFLOP/s by the papers' convention, the grid size and the
-    kernel attributes. A pair with no instance gets ``error`` instead of times.
+    kernel attributes. A pair with no instance, or whose inputs or launches fail (out of
+    memory, a launch error), gets ``error`` instead of times, and the next pair runs.
     """
     runner = runner or Flash2Runner()
     cp = runner.cp
@@ -94,17 +95,24 @@ def time_schedules(
         except GpusimError as exc:
             records.append(rec | {"error": str(exc)})
             continue
-        if workload not in inputs:
-            inputs.clear()  # keep one problem's buffers alive at a time
-            q, k, v = random_inputs(cp, workload, seed)
-            inputs[workload] = (q, k, v, cp.empty_like(q))
-        q, k, v, o = inputs[workload]
-        runner.check_arrays(workload, q, k, v, o)
+        try:
+            if workload not in inputs:
+                inputs.clear()  # keep one problem's buffers alive at a time
+                q, k, v = random_inputs(cp, workload, seed)
+                inputs[workload] = (q, k, v, cp.empty_like(q))
+            q, k, v, o = inputs[workload]
+            runner.check_arrays(workload, q, k, v, o)
 
-        def launch(loaded=loaded, w=workload, q=q, k=k, v=v, o=o) -> None:
-            runner.launch(loaded, w, q, k, v, o)
+            def launch(loaded=loaded, w=workload, q=q, k=k, v=v, o=o) -> None:
+                runner.launch(loaded, w, q, k, v, o)
 
-        times = time_launches(cp, launch, repeats, warmup, flush)
+            times = time_launches(cp, launch, repeats, warmup, flush)
+        except Exception as exc:
+            # CuPy raises its own types (OutOfMemoryError, CUDADriverError, ...); whatever it
+            # is, this pair gets its error and the next pair runs with fresh buffers.
+            inputs.clear()
+            records.append(rec | {"instance": inst.key, "error": f"{type(exc).__name__}: {exc}"})
+            continue
         med = statistics.median(times)
         records.append(
             rec
