@@ -18,7 +18,7 @@ import numpy as np
 from gpusim.calibrate import standalone
 from gpusim.calibrate.context import import_cupy, make_context
 from gpusim.calibrate.sources import compile_module, kernel_attributes
-from gpusim.calibrate.throughput import run_config
+from gpusim.calibrate.warp_loops import loop_rows
 
 #: (NMMA, ROUNDS, SYNC) loops compiled by kernels/issue.cu
 LOOPS = (
@@ -52,39 +52,12 @@ def run(quick: bool = False) -> dict[str, Any]:
         name = f"issue_loop<{nmma},{rounds},{sync}>"
         kernel = mod.get_function(name)
         kernels[name] = kernel_attributes(kernel)
-        for threads, blocks in SHAPES:
 
-            def args(iters: int, stamps: Any) -> tuple[Any, ...]:
-                return (operands, np.int32(iters), np.uint32(0), out, stamps)
+        def args(iters: int, stamps: Any) -> tuple[Any, ...]:
+            return (operands, np.int32(iters), np.uint32(0), out, stamps)
 
-            cfg = run_config(
-                ctx,
-                kernel,
-                args,
-                threads,
-                blocks,
-                work_per_iter_per_block=threads // 32,
-                unit="warp-iteration",
-                label=f"{name}",
-            )
-            warps_per_sm = threads // 32 * blocks
-            per_clk = cfg["per_clk_per_sm"]["median"]
-            row = {
-                "nmma": nmma,
-                "rounds": rounds,
-                "sync": sync,
-                "threads": threads,
-                "ctas_per_sm": blocks,
-                "warps_per_scheduler": warps_per_sm // 4,
-                "cycles_per_iteration_per_scheduler": warps_per_sm / per_clk,
-                "sm_clock_hz": cfg["sm_clock_hz"]["median_hz"],
-                "raw": cfg,
-            }
-            ctx.log(
-                f"{name} {threads}x{blocks}: {row['cycles_per_iteration_per_scheduler']:.1f} "
-                f"cycles/iter/scheduler at {row['sm_clock_hz'] / 1e6:.0f} MHz"
-            )
-            rows.append(row)
+        params = {"nmma": nmma, "rounds": rounds, "sync": sync}
+        rows += loop_rows(ctx, kernel, name, params, SHAPES, args)
     if not bool(cp.isfinite(out).all()):
         ctx.log("warning: non-finite outputs (values are not checked, only timed)")
     return {"gpu": ctx.gpu_name, "date": ctx.date, "kernels": kernels, "rows": rows}

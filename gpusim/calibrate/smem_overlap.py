@@ -18,7 +18,7 @@ import numpy as np
 from gpusim.calibrate import standalone
 from gpusim.calibrate.context import import_cupy, make_context
 from gpusim.calibrate.sources import compile_module, kernel_attributes
-from gpusim.calibrate.throughput import run_config
+from gpusim.calibrate.warp_loops import loop_rows
 
 #: (NLD, MMA_PER_LD, NMMA_REG, ROUNDS) loops compiled by kernels/smem_overlap.cu
 LOOPS = (
@@ -59,42 +59,14 @@ def run(quick: bool = False) -> dict[str, Any]:
         name = loop_name(*loop)
         kernel = mod.get_function(name)
         kernels[name] = kernel_attributes(kernel)
-        for threads, blocks in SHAPES:
 
-            def args(iters: int, stamps: Any) -> tuple[Any, ...]:
-                return (operands, np.int32(iters), np.uint32(0), out, stamps)
+        def args(iters: int, stamps: Any) -> tuple[Any, ...]:
+            return (operands, np.int32(iters), np.uint32(0), out, stamps)
 
-            cfg = run_config(
-                ctx,
-                kernel,
-                args,
-                threads,
-                blocks,
-                work_per_iter_per_block=threads // 32,
-                unit="warp-iteration",
-                label=name,
-            )
-            warps_per_sm = threads // 32 * blocks
-            per_clk = cfg["per_clk_per_sm"]["median"]
-            row = {
-                "nld": nld,
-                "mma_per_ld": per_ld,
-                "nmma_reg": nreg,
-                "rounds": rounds,
-                "threads": threads,
-                "ctas_per_sm": blocks,
-                "warps_per_scheduler": warps_per_sm // 4,
-                # every warp of a scheduler doing one iteration, in SM cycles
-                "cycles_per_iteration_per_scheduler": warps_per_sm / per_clk,
-                "smem_bytes_per_clk_per_sm": per_clk * nld * LDSM_X4_BYTES,
-                "sm_clock_hz": cfg["sm_clock_hz"]["median_hz"],
-                "raw": cfg,
-            }
-            ctx.log(
-                f"{name} {threads}x{blocks}: {row['cycles_per_iteration_per_scheduler']:.1f} "
-                f"cycles/iter/scheduler, {row['smem_bytes_per_clk_per_sm']:.1f} B/clk/SM smem, "
-                f"{row['sm_clock_hz'] / 1e6:.0f} MHz"
-            )
+        params = {"nld": nld, "mma_per_ld": per_ld, "nmma_reg": nreg, "rounds": rounds}
+        for row in loop_rows(ctx, kernel, name, params, SHAPES, args):
+            per_clk = row["raw"]["per_clk_per_sm"]["median"]
+            row["smem_bytes_per_clk_per_sm"] = per_clk * nld * LDSM_X4_BYTES
             rows.append(row)
     finite = bool(cp.isfinite(out[: ctx.sm_count * 128]).all())
     ctx.log(f"outputs finite (first launch shape's threads): {finite}")
