@@ -1,7 +1,7 @@
 // Do cp.async fills of shared memory take the bandwidth that ldmatrix reads use?
 //
 // Each iteration of a warp: NFILL cp.async.cg copies of 16 B per lane (512 B per warp each)
-// from an L2-resident global buffer into a 16 KiB fill region of shared memory, committed as
+// from an L2-resident global buffer into an 8 KiB fill region of shared memory, committed as
 // one group; then NLD ldmatrix.x4 (512 B per warp each) from a separate 32 KiB tile; then a
 // wait for the previous iteration's group (two groups in flight, as a two-stage K/V ring
 // keeps) and __syncthreads(). FlashAttention-2's tile steps do the same: the next K/V tile
@@ -24,7 +24,7 @@ __global__ void __launch_bounds__(512) smem_fill(const uint4* __restrict__ src, 
                                                  int iters, unsigned zero, float* __restrict__ out,
                                                  unsigned long long* __restrict__ stamps) {
     constexpr int TILE_U4 = 2048;  // 32 KiB read by ldmatrix
-    constexpr int FILL_U4 = 1024;  // 16 KiB written by cp.async (never read: no consumer)
+    constexpr int FILL_U4 = 512;  // 8 KiB written by cp.async (never read: no consumer)
     __shared__ uint4 tile[TILE_U4];
     __shared__ uint4 fill[FILL_U4];
     for (int i = threadIdx.x; i < TILE_U4; i += blockDim.x) tile[i] = src[(blockIdx.x * TILE_U4 + i) & src_mask];
