@@ -49,6 +49,8 @@ class Step:
     #: in a kernel that keeps a whole row on chip), so later steps' loads need not wait for
     #: this step's buffer to be freed: all such loads of a run may be in flight together
     own_buffers: bool = False
+    #: of ``smem_bytes``, those that global loads write into shared memory (tile fills)
+    smem_fill_bytes: int = 0
 
     @property
     def read_bytes(self) -> int:
@@ -77,6 +79,7 @@ class Step:
             self.barriers,
             self.instrs,
             self.own_buffers,
+            self.smem_fill_bytes,
         )
 
 
@@ -95,6 +98,7 @@ class CtaProgram:
             "fp32_ops": sum(s.fp32_ops for s in self.steps),
             "exp_ops": sum(s.exp_ops for s in self.steps),
             "smem_bytes": sum(s.smem_bytes for s in self.steps),
+            "smem_fill_bytes": sum(s.smem_fill_bytes for s in self.steps),
             "barriers": sum(s.barriers for s in self.steps),
         }
 

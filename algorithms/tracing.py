@@ -101,8 +101,11 @@ class TracingMachine(TileMachine):
         vcols = max(0, min(ncols, self._cols_of(tensor) - col0))
         nbytes = valid * vcols * self._elem_bytes(tensor)
         self.cur.reads.append(Access(tensor, bh, row0, col0, nbytes))
-        # Operand tiles land in shared memory (cp.async or ld/st), padded rows included.
-        self.cur.smem_bytes += nrows * ncols * self._elem_bytes(tensor)
+        # Operand tiles land in shared memory (cp.async or ld/st), padded rows included;
+        # they are fills, which the engine may charge the shared-memory lane less for.
+        fill = nrows * ncols * self._elem_bytes(tensor)
+        self.cur.smem_bytes += fill
+        self.cur.smem_fill_bytes += fill
         return Shape(nrows, ncols, True, len(self.steps) - 1)
 
     def store(self, tensor, bh, row0, tile, col0=0):

@@ -141,13 +141,15 @@ def build_profile(
     name: str | None = None,
     simt_mm: dict[str, Any] | None = None,
     smem_overlap: dict[str, Any] | None = None,
+    smem_fill: dict[str, Any] | None = None,
 ) -> tuple[dict[str, Any], list[str]]:
     """The calibrated profile (a validated plain dict) and the dotted names it replaced.
 
     ``simt_mm``: a recorded ``python -m gpusim.calibrate.simt_mm`` run, for the rate of
     fp32 products from shared memory; ``smem_overlap``: a recorded ``python -m
     gpusim.calibrate.smem_overlap`` run, for the step efficiency with few warps (both
-    benchmarks outside the suite).
+    benchmarks outside the suite); ``smem_fill``: a recorded ``python -m
+    gpusim.calibrate.smem_fill`` run, for what a tile fill costs shared-memory reads.
     """
     profile = json.loads(json.dumps(base))  # deep copy of plain data
     replaced = []
@@ -160,6 +162,16 @@ def build_profile(
         from gpusim.calibrate.smem_overlap import profile_entries
 
         for field, entry in profile_entries(smem_overlap).items():
+            _set(profile, (field,), entry)
+            replaced.append(field)
+    if smem_fill is not None:
+        from gpusim.calibrate.smem_fill import profile_entries as fill_entries
+
+        try:
+            entries = fill_entries(smem_fill)
+        except (KeyError, ValueError) as exc:
+            raise GpusimError(f"the smem_fill record gives no fill cost: {exc}") from exc
+        for field, entry in entries.items():
             _set(profile, (field,), entry)
             replaced.append(field)
     for fs in FIELDS:
@@ -213,6 +225,7 @@ def profile_yaml(
     results: dict[str, Any],
     simt_mm_path: str | None = None,
     smem_overlap_path: str | None = None,
+    smem_fill_path: str | None = None,
 ) -> str:
     """The profile as YAML text, with a header saying where it came from."""
     prov = results.get("provenance", {})
@@ -227,6 +240,8 @@ def profile_yaml(
         header.append(f"# fp32 products from shared memory: {simt_mm_path}")
     if smem_overlap_path:
         header.append(f"# step efficiency with few warps: {smem_overlap_path}")
+    if smem_fill_path:
+        header.append(f"# tile fills against shared-memory reads: {smem_fill_path}")
     body = yaml.safe_dump(profile, sort_keys=False, width=100, allow_unicode=True)
     return "\n".join(header) + "\n" + body
 
@@ -239,13 +254,15 @@ def write_profile(
     name: str | None = None,
     simt_mm_path: Path | None = None,
     smem_overlap_path: Path | None = None,
+    smem_fill_path: Path | None = None,
 ) -> list[str]:
     """Build the calibrated profile from ``results`` over the base profile; write it to ``out``."""
     base_path = base_profile_path(base_name)
     base = yaml.safe_load(base_path.read_text())
     simt_mm = load_simt_mm(simt_mm_path) if simt_mm_path is not None else None
     overlap = load_record(smem_overlap_path, "smem_overlap") if smem_overlap_path else None
-    profile, replaced = build_profile(results, base, name, simt_mm, overlap)
+    fill = load_record(smem_fill_path, "smem_fill") if smem_fill_path else None
+    profile, replaced = build_profile(results, base, name, simt_mm, overlap, fill)
     out.parent.mkdir(parents=True, exist_ok=True)
     atomic.write_text(
         out,
@@ -255,6 +272,7 @@ def write_profile(
             results,
             str(simt_mm_path) if simt_mm_path else None,
             str(smem_overlap_path) if smem_overlap_path else None,
+            str(smem_fill_path) if smem_fill_path else None,
         ),
     )
     return replaced

@@ -109,8 +109,9 @@ def fill_costs(record: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def profile_entries(record: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """``smem_fill_cost_per_byte`` from a recorded run: the mean cost over the loops and the
-    shapes with 2 and 4 warps per scheduler that are not fill-bound, clipped to [0, 1]."""
+    """``smem_fill_cost_per_byte`` from a recorded run: the median cost over the loops and
+    the shapes with 2 and 4 warps per scheduler that are not fill-bound, clipped to [0, 1]
+    (the median: single shapes scatter by tens of percent of the loop time, both ways)."""
     costs = [
         c
         for c in fill_costs(record)
@@ -118,16 +119,18 @@ def profile_entries(record: dict[str, Any]) -> dict[str, dict[str, Any]]:
     ]
     if not costs:
         raise ValueError("no loop with reads and fills that L2 did not bound")
-    mean = sum(c["cost"] for c in costs) / len(costs)
+    vals = sorted(c["cost"] for c in costs)
+    mid = len(vals) // 2
+    median = vals[mid] if len(vals) % 2 else (vals[mid - 1] + vals[mid]) / 2
     return {
         "smem_fill_cost_per_byte": {
-            "value": round(min(1.0, max(0.0, mean)), 3),
+            "value": round(min(1.0, max(0.0, median)), 3),
             "source": (
                 f"measured on {record['gpu']}, {record['date']}, "
                 "python -m gpusim.calibrate.smem_fill"
             ),
             "note": (
-                "read bytes of ldmatrix one byte filled by cp.async costs, mean over "
+                "read bytes of ldmatrix one byte filled by cp.async costs, median of "
                 f"{len(costs)} loop-shapes with 2 and 4 warps per scheduler: "
                 + ", ".join(f"{c['cost']:.2f}" for c in costs)
             ),

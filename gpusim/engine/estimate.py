@@ -155,7 +155,7 @@ def estimate(
             times = p.blocks_per_bh * bh
             t = p.totals
             for pipe, amount in rates.work(
-                t["mma_flops"], t["fp32_ops"], t["exp_ops"], t["smem_bytes"]
+                t["mma_flops"], t["fp32_ops"], t["exp_ops"], t["smem_bytes"], t["smem_fill_bytes"]
             ).items():
                 work[pipe] += times * amount
             glob += times * (t["read_bytes"] + t["write_bytes"])

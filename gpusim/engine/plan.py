@@ -144,7 +144,7 @@ def _merge(accesses: list[Access], own_rows: dict[str, int]) -> tuple[TileRef, .
 
 
 def _step_work(s: Step, rates: Rates) -> dict[str, float]:
-    w = rates.work(s.mma_flops, s.fp32_ops, s.exp_ops, s.smem_bytes)
+    w = rates.work(s.mma_flops, s.fp32_ops, s.exp_ops, s.smem_bytes, s.smem_fill_bytes)
     w["issue"] = rates.issue(s.mma_flops, s.instrs)
     return w
 
@@ -164,6 +164,7 @@ def _chunk(steps: list[Step], own_rows: dict[str, int], rates: Rates) -> Chunk:
         sum(s.fp32_ops for s in steps),
         sum(s.exp_ops for s in steps),
         sum(s.smem_bytes for s in steps),
+        sum(s.smem_fill_bytes for s in steps),
     )
     work["issue"] = rates.issue(sum(s.mma_flops for s in steps), sum(s.instrs for s in steps))
     times = [_step_time(s, rates) for s in steps]
@@ -192,7 +193,7 @@ def _second_product_ticks(s: Step, rates: Rates) -> float:
     """
     if not s.mma_flops:
         return 0.0
-    w = rates.work(s.mma_flops / 2, 0, 0, s.smem_bytes / 2)
+    w = rates.work(s.mma_flops / 2, 0, 0, s.smem_bytes / 2, s.smem_fill_bytes / 2)
     w["issue"] = rates.issue(s.mma_flops / 2, 0)
     return rates.step_ticks(w)
 

@@ -106,6 +106,9 @@ class Rates:
     #: the SM clock of kernels that use the tensor pipe (``sm_clock_hz`` when not given)
     tensor_clock_hz: float = 0.0
     base_clock_hz: float = 0.0  # the SM clock of every other kernel
+    #: shared-memory lane bytes one byte of a tile fill (a global load landing in shared
+    #: memory) costs: 1 charges fills like the warps' own reads and writes
+    smem_fill_cost: float = 1.0
 
     def at_clock(self, clock_hz: float) -> Rates:
         """These rates with the SM at ``clock_hz``: per-clock rates and barriers rescaled."""
@@ -134,10 +137,20 @@ class Rates:
         tensor = uses_tensor and self.mma_pipe == "tensor"
         return self.at_clock(self.tensor_clock_hz if tensor else self.base_clock_hz)
 
-    def work(self, mma_flops: float, fp32_ops: float, exp_ops: float, smem_bytes: float):
-        """The work of a step on each pipe, in that pipe's units, as ``{pipe: amount}``."""
+    def work(
+        self,
+        mma_flops: float,
+        fp32_ops: float,
+        exp_ops: float,
+        smem_bytes: float,
+        smem_fill_bytes: float = 0.0,
+    ):
+        """The work of a step on each pipe, in that pipe's units, as ``{pipe: amount}``.
+
+        ``smem_fill_bytes`` (part of ``smem_bytes``) are charged at ``smem_fill_cost``.
+        """
         out = {"tensor": 0.0, "fp32": float(fp32_ops), "sfu": float(exp_ops)}
-        out["smem"] = float(smem_bytes)
+        out["smem"] = float(smem_bytes) - (1.0 - self.smem_fill_cost) * float(smem_fill_bytes)
         if self.mma_pipe in ("tensor", "simt"):
             out["tensor"] = float(mma_flops)
         else:
@@ -242,4 +255,5 @@ def rates_for(profile: HardwareProfile, dtype: str, warps: int = 4) -> Rates:
         barrier_cycles=barrier_cycles(warps),
         tensor_clock_hz=tensor_clk,
         base_clock_hz=base_clk,
+        smem_fill_cost=fill.value if (fill := profile.smem_fill_cost_per_byte) else 1.0,
     )

@@ -26,6 +26,16 @@ class Sourced(BaseModel, Generic[T]):
     note: str | None = None
 
 
+class SourcedFraction(BaseModel):
+    """A fraction in [0, 1] and where it comes from (a measured share that may be none)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+    value: float = Field(ge=0, le=1)
+    source: str = Field(min_length=3)
+    note: str | None = None
+
+
 class SourcedList(BaseModel):
     """A list of positive integers with a source (e.g. shared-memory carve-out steps)."""
 
@@ -164,6 +174,9 @@ class HardwareProfile(BaseModel):
     #: latencies exposed (the pipe rates above are those of a full SM)
     step_efficiency_1_warp_per_scheduler: Sourced[float] | None = None
     step_efficiency_2_warps_per_scheduler: Sourced[float] | None = None
+    #: shared-memory bandwidth one byte of a tile fill (cp.async from L2 into shared memory)
+    #: takes from the warps' own reads, in bytes of reads, where measured (1 without)
+    smem_fill_cost_per_byte: SourcedFraction | None = None
     sfu_exp_per_clk_per_sm: Sourced[float]  # MUFU.EX2 results
 
     kernel_launch_overhead_s: Sourced[float]

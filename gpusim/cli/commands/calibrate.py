@@ -63,6 +63,14 @@ def calibrate(
             "with few warps.",
         ),
     ] = None,
+    smem_fill: Annotated[
+        Path | None,
+        typer.Option(
+            "--smem-fill",
+            help="A recorded `python -m gpusim.calibrate.smem_fill` run: what a tile fill "
+            "costs shared-memory reads.",
+        ),
+    ] = None,
     json_out: JsonOption = False,
 ) -> None:
     """Measure this GPU's bandwidths, latencies, pipe rates and launch cost; write a profile."""
@@ -78,6 +86,7 @@ def calibrate(
         argv=sys.argv[2:],
         simt_mm=simt_mm,
         smem_overlap=smem_overlap,
+        smem_fill=smem_fill,
     )
     if json_out:
         emit(doc, True)
