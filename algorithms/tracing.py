@@ -63,6 +63,11 @@ class TracingMachine(TileMachine):
         self.steps: list[Step] = [Step(pipelined=False)]
         self.bh = 0
         self._a_in_regs: set[int] = set()  # steps whose loaded A operand sits in registers
+        #: the tile the last load or elementwise op produced: its values are still in the
+        #: threads' registers, so a row reduction of it, or a global store of it, needs no
+        #: second pass over shared memory (a kernel computes the max on the way in, the sum
+        #: on the way through, and stores the normalised values straight from registers)
+        self._fresh: Shape | None = None
 
     @property
     def cur(self) -> Step:
@@ -106,7 +111,8 @@ class TracingMachine(TileMachine):
         fill = nrows * ncols * self._elem_bytes(tensor)
         self.cur.smem_bytes += fill
         self.cur.smem_fill_bytes += fill
-        return Shape(nrows, ncols, True, len(self.steps) - 1)
+        self._fresh = Shape(nrows, ncols, True, len(self.steps) - 1)
+        return self._fresh
 
     def store(self, tensor, bh, row0, tile, col0=0):
         self._use(tile)
@@ -114,7 +120,10 @@ class TracingMachine(TileMachine):
         vcols = 1 if tile.cols is None else max(0, min(tile.cols, self._cols_of(tensor) - col0))
         nbytes = valid * vcols * self._elem_bytes(tensor)
         self.cur.writes.append(Access(tensor, bh, row0, col0, nbytes))
-        if tile.in_smem:
+        if tile.in_smem and tile is self._fresh:
+            # Stored from registers: the op that made it need not have written it back.
+            self.cur.smem_bytes -= tile.elems * FP32_BYTES
+        elif tile.in_smem:
             self.cur.smem_bytes += tile.elems * FP32_BYTES
 
     # --- tensor core ------------------------------------------------------------------
@@ -177,7 +186,11 @@ class TracingMachine(TileMachine):
             self.cur.smem_bytes += 2 * t.elems * FP32_BYTES
 
     def _row_reduce(self, t: Shape) -> Shape:
-        self._elementwise(t)
+        if t is self._fresh:  # reduced on the way, from registers
+            self._use(t)
+            self.cur.fp32_ops += t.elems
+        else:
+            self._elementwise(t)
         if self.split_k:
             # Each warp holds a slice of every row: exchange the partial results.
             self.cur.smem_bytes += 2 * self.s.warps * t.rows * FP32_BYTES
@@ -205,7 +218,8 @@ class TracingMachine(TileMachine):
 
     def div_rows(self, t, v):
         self._elementwise(t)
-        return Shape(t.rows, t.cols, t.in_smem)
+        self._fresh = Shape(t.rows, t.cols, t.in_smem)
+        return self._fresh
 
     def mask(self, s, q0, k0):
         if self.cur.mma_flops:
@@ -215,6 +229,7 @@ class TracingMachine(TileMachine):
             per_step = SIMT_MASK_INSTRS_PER_WARP_STEP if simt else TC_MASK_INSTRS_PER_WARP_STEP
             self.cur.instrs += per_elem * s.elems / WARP_THREADS + per_step * self.s.warps
         self._elementwise(s)
+        self._fresh = s
         return s
 
     def full(self, nrows, ncols, value):
@@ -234,7 +249,8 @@ class TracingMachine(TileMachine):
             self.cur.instrs += (per_elem * t.elems + per_o * o_elems) / WARP_THREADS
             self.cur.instrs += per_step * self.s.warps
         self._elementwise(t)  # the subtraction
-        return Shape(t.rows, t.cols, t.in_smem)
+        self._fresh = Shape(t.rows, t.cols, t.in_smem)
+        return self._fresh
 
     def exp_diff(self, a, b):
         self._use(a, b)

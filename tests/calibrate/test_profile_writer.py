@@ -19,6 +19,7 @@ from tests.calibrate.sample_results import sample_results
 RECORDED = Path(__file__).resolve().parents[2] / "reports" / "calibration" / "h200-results.json"
 SIMT_MM = RECORDED.with_name("simt_mm_h200_2026-11-30") / "simt-mm-h200.json"
 SMEM_OVERLAP = RECORDED.with_name("smem_overlap_h200_2026-11-30") / "smem-overlap-h200.json"
+SMEM_FILL = RECORDED.with_name("smem_fill_h200_2026-11-30") / "smem-fill-h200.json"
 
 
 def _base() -> dict:
@@ -101,7 +102,8 @@ def test_committed_calibrated_profile_is_what_the_recorded_results_give():
     results = profile_writer.load_results(RECORDED)
     simt_mm = profile_writer.load_simt_mm(SIMT_MM)
     overlap = profile_writer.load_record(SMEM_OVERLAP, "smem_overlap")
+    fill = profile_writer.load_record(SMEM_FILL, "smem_fill")
     profile, _ = profile_writer.build_profile(
-        results, _base(), simt_mm=simt_mm, smem_overlap=overlap
+        results, _base(), simt_mm=simt_mm, smem_overlap=overlap, smem_fill=fill
     )
     assert yaml.safe_load(COMMITTED.read_text()) == profile
