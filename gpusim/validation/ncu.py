@@ -89,7 +89,15 @@ def known_metric_bases(query_output: str) -> set[str]:
 
 
 #: The clock and the registers ride along with the bytes (cheap, and they explain runtime).
-BYTES_PASS_EXTRA = ("sm__cycles_elapsed.avg.per_second", "launch__registers_per_thread")
+BYTES_PASS_EXTRA = (
+    "sm__cycles_elapsed.avg.per_second",
+    "launch__registers_per_thread",
+    # The SMs' end of the same traffic: the L2 slices count fewer sectors than the SMs
+    # receive when CTAs ask for the same lines together (reports/validation/
+    # l2_probe_h200_2026-11-30), so both ends are recorded.
+    "l1tex__m_xbar2l1tex_read_bytes.sum",
+    "l1tex__m_l1tex2xbar_write_bytes.sum",
+)
 
 
 def select_metrics(

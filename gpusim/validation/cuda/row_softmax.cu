@@ -31,7 +31,7 @@ __global__ void __launch_bounds__(THREADS) row_softmax(const __half* __restrict_
     const uint4* src = reinterpret_cast<const uint4*>(s + base);
     uint4* dst = reinterpret_cast<uint4*>(p + base);
     const int chunks = n / 8;
-    float m = -INFINITY;
+    float m = -__int_as_float(0x7f800000);  // -inf; NVRTC has no INFINITY macro
     for (int c = threadIdx.x; c < chunks; c += THREADS) {
         uint4 raw = src[c];
         const __half2* h = reinterpret_cast<const __half2*>(&raw);
