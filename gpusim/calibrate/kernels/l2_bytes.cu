@@ -1,0 +1,58 @@
+// Byte counts of two L2 traffic patterns, for Nsight Compute (not timed).
+//
+// ldgsts_copy: each CTA copies ITERS tiles of 64 rows x D floats from global memory into
+// shared memory with 16-byte cp.async.cg, in the fp32 kernel's own pattern (flash2_simt.cu,
+// simt_load_tile): chunk i of a tile goes to row i / (D/4), column 4 (i % (D/4)) of a
+// shared tile whose rows are LD floats apart (LD = D + 4 there, LD = D here too).
+// l2_reread: every CTA (one per SM) reads the whole working set with 16-byte ld.global.cg,
+// each from its own starting point, so that every line is read by SMs all over the chip,
+// as the CTAs of one head read its K and V; the second of two launches counts what the
+// first left in the L2.
+template <int D, int LD, int THREADS>
+__global__ void __launch_bounds__(THREADS) ldgsts_copy(const float* __restrict__ src, int tiles_total,
+                                                        int iters, float* __restrict__ out) {
+    constexpr int ROWS = 64, CH = D / 4, TOTAL = ROWS * CH;
+    extern __shared__ __align__(128) float tile[];
+    const int tid = threadIdx.x;
+    for (int it = 0; it < iters; ++it) {
+        const long long t = ((long long)blockIdx.x * iters + it) % tiles_total;
+        const float* g = src + t * ROWS * D;
+#pragma unroll
+        for (int i0 = 0; i0 < TOTAL; i0 += THREADS) {
+            const int i = i0 + tid;
+            if (TOTAL % THREADS == 0 || i < TOTAL) {
+                const int r = i / CH, c = i % CH;
+                const unsigned dst = (unsigned)__cvta_generic_to_shared(tile + r * LD + c * 4);
+                asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(g + r * D + c * 4));
+            }
+        }
+        asm volatile("cp.async.commit_group;\n" ::);
+        asm volatile("cp.async.wait_group 0;\n" ::);
+        __syncthreads();
+    }
+    out[blockIdx.x * THREADS + tid] = tile[tid];
+}
+
+__global__ void __launch_bounds__(256) l2_reread(const uint4* __restrict__ buf, unsigned long long words,
+                                                 float* __restrict__ out) {
+    const unsigned long long start = (unsigned long long)blockIdx.x * 7919ull * 256ull % words;
+    unsigned acc = 0;
+    for (unsigned long long i = threadIdx.x; i < words; i += 256) {
+        unsigned long long j = start + i;
+        if (j >= words) j -= words;
+        uint4 v;
+        asm volatile("ld.global.cg.v4.u32 {%0,%1,%2,%3}, [%4];"
+                     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                     : "l"(buf + j));
+        acc ^= v.x ^ v.w;
+    }
+    out[blockIdx.x * 256 + threadIdx.x] = (float)(acc & 0xffu);
+}
+
+#define LC_INST(D, LD, T) template __global__ void ldgsts_copy<D, LD, T>(const float*, int, int, float*);
+LC_INST(64, 68, 256)
+LC_INST(64, 64, 256)
+LC_INST(128, 132, 256)
+LC_INST(128, 128, 256)
+LC_INST(64, 68, 128)
+LC_INST(128, 132, 128)

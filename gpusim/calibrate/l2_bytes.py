@@ -1,0 +1,134 @@
+"""Byte counts of two L2 traffic patterns under Nsight Compute (kernels/l2_bytes.cu).
+
+    python -m gpusim.calibrate.l2_bytes --out FILE      (on the GPU, ncu on PATH)
+
+Not timed: what is measured is bytes. (1) ``ldgsts_copy``: the fp32 kernel's cp.async tile
+copy into shared rows padded by 16 bytes (and unpadded, for comparison), 64 rows of 64 or
+128 floats; bytes requested against bytes the SMs received from L2 and sectors the L2
+slices served. (2) ``l2_reread``: a working set of S MiB read in full by one CTA per SM,
+launched twice; the second launch's DRAM reads say how much of a set shared by every SM
+the L2 keeps. The driver (``--launch``) runs the kernels; the parent runs it under ncu.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from gpusim import atomic
+
+#: (D, LD, THREADS) instances of ldgsts_copy
+COPIES = (
+    (64, 68, 256),
+    (64, 64, 256),
+    (128, 132, 256),
+    (128, 128, 256),
+    (64, 68, 128),
+    (128, 132, 128),
+)
+#: Working sets of l2_reread, MiB
+REREAD_MIB = (8, 16, 24, 32, 40, 48, 56, 64, 80)
+SOURCE_BYTES = 256 << 20
+ROWS = 64
+METRICS = (
+    "dram__bytes_read.sum",
+    "lts__t_sectors_srcunit_tex_op_read.sum",
+    "lts__t_requests_srcunit_tex_op_read.sum",
+    "lts__t_sectors_srcunit_ltcfabric.sum",
+    "l1tex__m_xbar2l1tex_read_bytes.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+    "launch__grid_size",
+)
+
+
+def copy_name(d: int, ld: int, threads: int) -> str:
+    return f"ldgsts_copy<{d},{ld},{threads}>"
+
+
+def launch() -> list[dict[str, Any]]:
+    """Run every launch once (ldgsts copies, then each working set twice); the plan."""
+    import cupy as cp
+    import numpy as np
+
+    from gpusim.calibrate.sources import compile_module
+
+    names = (*(copy_name(*c) for c in COPIES), "l2_reread")
+    mod = compile_module(cp, "l2_bytes.cu", names)
+    sms = cp.cuda.Device().attributes["MultiProcessorCount"]
+    src = cp.random.uniform(-1, 1, SOURCE_BYTES // 4, dtype=cp.float32)
+    out = cp.full(sms * 4 * 256, cp.nan, dtype=cp.float32)
+    plan = []
+    for d, ld, threads in COPIES:
+        fn = mod.get_function(copy_name(d, ld, threads))
+        smem = ROWS * ld * 4
+        fn.max_dynamic_shared_size_bytes = smem
+        tile_bytes = ROWS * d * 4
+        tiles = SOURCE_BYTES // tile_bytes
+        grid, iters = sms * 2, max(1, tiles // (sms * 2))
+        fn((grid,), (threads,), (src, np.int32(tiles), np.int32(iters), out), shared_mem=smem)
+        plan.append(
+            {"kernel": "ldgsts_copy", "d": d, "ld": ld, "threads": threads, "grid": grid,
+             "requested_bytes": grid * iters * tile_bytes}
+        )  # fmt: skip
+    fn = mod.get_function("l2_reread")
+    for mib in REREAD_MIB:
+        words = (mib << 20) // 16
+        for rep in (1, 2):
+            fn((sms,), (256,), (src, np.uint64(words), out))
+            plan.append(
+                {"kernel": "l2_reread", "mib": mib, "launch": rep, "grid": sms,
+                 "requested_bytes": sms * words * 16}
+            )  # fmt: skip
+    cp.cuda.Device().synchronize()
+    assert bool(cp.isfinite(out[: sms * 256]).all())
+    return plan
+
+
+def run(out: Path) -> int:
+    """Run the driver under ncu (no cache flush between kernels) and write the records."""
+    from gpusim.validation.ncu import find_ncu, parse_csv
+
+    ncu = find_ncu()
+    if ncu is None:
+        print("error: ncu not found", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory() as tmp:
+        plan_path = Path(tmp) / "plan.json"
+        cmd = [ncu, "--clock-control", "none", "--cache-control", "none", "--csv",
+               "--kernel-name", "regex:ldgsts_copy|l2_reread", "--page",
+               "raw", "--print-units", "base", "--metrics", ",".join(METRICS),
+               sys.executable, "-m", "gpusim.calibrate.l2_bytes",
+               "--launch", str(plan_path)]  # fmt: skip
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=500)
+        kernels = parse_csv(proc.stdout)
+        plan = json.loads(plan_path.read_text()) if plan_path.exists() else []
+    doc = {"command": " ".join(cmd), "exit_code": proc.returncode,
+           "log_tail": proc.stderr[-2000:], "records": []}  # fmt: skip
+    for p, k in zip(plan, kernels, strict=False):
+        doc["records"].append({**p, "name": k["name"], "metrics": k["metrics"]})
+    atomic.write_text(out, json.dumps(doc, indent=1))
+    print(f"wrote {out}: {len(doc['records'])} launches", file=sys.stderr)
+    return 0 if doc["records"] else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", type=Path)
+    ap.add_argument("--launch", type=Path, help=argparse.SUPPRESS)
+    a = ap.parse_args(argv)
+    if a.launch is not None:
+        a.launch.write_text(json.dumps(launch()))
+        return 0
+    if a.out is None:
+        ap.error("--out is required")
+    return run(a.out)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
