@@ -63,6 +63,10 @@ class Kernel(ABC):
         """CTAs with equal class run the same program up to ``own_rows`` shifts and ``bh``."""
         return block
 
+    def l2_fetch_factor(self) -> float:
+        """Bytes the SMs fetch from the L2 per byte this kernel reads (1: what it asks for)."""
+        return 1.0
+
     @property
     def num_ctas(self) -> int:
         """Total CTAs of the launch."""

@@ -26,6 +26,10 @@ from algorithms.tiling import needs_mask, visible_kv_blocks
 from gpusim.schedule import Schedule
 from gpusim.workload import Workload
 
+#: L2-to-SM bytes per requested byte of a 16-byte cp.async into shared rows padded by 16
+#: bytes (measured: reports/calibration/l2_bytes_h200_2026-11-30, 1.500 in all four cases)
+PADDED_ROW_FETCH_FACTOR = 1.5
+
 __all__ = ["Flash2", "Flash2Kernel", "needs_mask", "register_estimate", "visible_kv_blocks"]
 
 
@@ -58,6 +62,14 @@ class Flash2Kernel(Kernel):
                 if s.stages == 1:
                     tm.barrier()  # one buffer: the next load must wait for this compute
         tm.store("O", bh, q0, tm.div_rows(acc, den))
+
+    def l2_fetch_factor(self) -> float:
+        # The fp32 kernel (flash2_simt.cu) copies its tiles with 16-byte cp.async into shared
+        # rows padded by 16 bytes; such copies fetch 1.5 times the bytes from the L2, unpadded
+        # ones exactly what they ask for (ncu on the H200, both head dims, 128 and 256
+        # threads: reports/calibration/l2_bytes_h200_2026-11-30). The tensor-core kernel's
+        # rows are swizzled, not padded.
+        return PADDED_ROW_FETCH_FACTOR if self.workload.dtype == "fp32" else 1.0
 
     def on_chip(self) -> OnChip:
         w, s = self.workload, self.schedule

@@ -65,6 +65,7 @@ def per_bh_counters(grid: Grid, plans: list[ClassPlan]) -> Counters:
         c.fp32_ops += t["fp32_ops"]
         c.exp_ops += t["exp_ops"]
         c.smem_traffic_bytes += t["smem_bytes"]
+        c.smem_fill_bytes += t["smem_fill_bytes"]
         c.barriers += t["barriers"]
         c.global_read_bytes += sum(ch.read_bytes for ch in p.chunks)
         c.global_write_bytes += sum(ch.write_bytes for ch in p.chunks)

@@ -24,6 +24,11 @@ class Counters:
     exp_ops: int = 0
     smem_traffic_bytes: int = 0
     barriers: int = 0
+    #: of ``smem_traffic_bytes``, the tile fills (global loads landing in shared memory)
+    smem_fill_bytes: int = 0
+    #: bytes the SMs fetch from the L2 for ``global_read_bytes``: more than requested when a
+    #: kernel's copy pattern makes the L1 fetch more (the kernel's ``l2_fetch_factor``)
+    sm_l2_read_bytes: int = 0
 
     @property
     def l2_read_hit_bytes(self) -> int:

@@ -186,7 +186,7 @@ class CtaGroup:
         for ld in ph.loads:
             lk = self.lookups[ld.chunk]
             lat += ld.latency_units * lk.latency
-            l2 += ld.frac * self._bytes_per_cta(ld.chunk, reads=True)
+            l2 += ld.frac * self._bytes_per_cta(ld.chunk, reads=True) * self.run.l2_fetch_factor
             own += ld.frac * lk.own_dram
             shared += ld.frac * lk.shared_dram
             fetches = max(fetches, lk.fetches)

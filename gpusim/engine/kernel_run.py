@@ -59,8 +59,11 @@ class KernelRun:
         aggregated: bool,
         rates: Rates | None = None,
         extrapolate_bh: bool = False,
+        l2_fetch_factor: float = 1.0,
     ):
         self.sim = sim
+        #: bytes the SMs fetch from the L2 per byte read (they take the L2's bandwidth)
+        self.l2_fetch_factor = l2_fetch_factor
         #: this kernel's pipe rates (its SM clock); the memory system's are the sim's
         self.rates = rates or sim.rates
         self.name = name
@@ -268,4 +271,5 @@ class KernelRun:
             c.fp32_ops += m * t["fp32_ops"]
             c.exp_ops += m * t["exp_ops"]
             c.smem_traffic_bytes += m * t["smem_bytes"]
+            c.smem_fill_bytes += m * t["smem_fill_bytes"]
             c.barriers += m * t["barriers"]

@@ -115,6 +115,7 @@ def prepare(
             block_classes[b] = i
     grid = Grid(kernel.blocks_per_bh(), kernel.workload.batch_heads, block_classes, timing)
     spec = KernelSpec(kernel.name, grid, plans, occ.ctas_per_sm, aggregated, rates)
+    spec.l2_fetch_factor = kernel.l2_fetch_factor()
     return PreparedKernel(spec, occ, k, chip.smem_bytes, n_timing)
 
 

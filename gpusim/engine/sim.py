@@ -55,6 +55,8 @@ class KernelSpec:
     rates: Rates | None = None
     #: skip the steady middle of the grid batch-head-wise (bh_skip.py; causal kernels)
     extrapolate_bh: bool = False
+    #: bytes the SMs fetch from the L2 per byte the kernel reads (Kernel.l2_fetch_factor)
+    l2_fetch_factor: float = 1.0
 
 
 def run_kernels(sim: Sim, specs: list[KernelSpec]) -> list[KernelRun]:
@@ -78,6 +80,7 @@ def run_kernels(sim: Sim, specs: list[KernelSpec]) -> list[KernelRun]:
             spec.aggregated,
             spec.rates,
             spec.extrapolate_bh,
+            spec.l2_fetch_factor,
         )
         kr.on_done = launch_next
         runs.append(kr)

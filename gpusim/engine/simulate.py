@@ -120,6 +120,8 @@ def simulate(
     kresults = []
     for run, prep in zip(runs, prepared, strict=True):
         spec, occ = prep.spec, prep.occupancy
+        c = run.counters
+        c.sm_l2_read_bytes = round(c.global_read_bytes * spec.l2_fetch_factor)
         total.add(run.counters)
         dur = seconds(run.end_tick - run.start_tick)
         util = utilisation(run.counters, spec.rates or rates, dur)

@@ -76,6 +76,7 @@ PLAUSIBLE: dict[str, tuple[float, float]] = {
     "simt_mma_flops_per_clk_per_sm": (1e-3, 1e7),
     "step_efficiency_1_warp_per_scheduler": (0.01, 1.0),
     "step_efficiency_2_warps_per_scheduler": (0.01, 1.0),
+    "smem_fill_cost_per_byte": (0.0, 1.0),
     "smem_per_sm_bytes": (1, 2**30),
     "smem_per_block_bytes": (1, 2**30),
     "smem_reserved_per_block_bytes": (1, 2**30),
@@ -105,7 +106,7 @@ PLAUSIBLE: dict[str, tuple[float, float]] = {
 def _implausible(name: str, field: BaseModel | None) -> str | None:
     """``field.path: message`` if a quantity of ``PLAUSIBLE`` is out of its range."""
     lo, hi = PLAUSIBLE[name]
-    items = [("", field)] if isinstance(field, Sourced) else []
+    items = [("", field)] if isinstance(field, Sourced | SourcedFraction) else []
     if isinstance(field, DtypeRates):
         items = [(f".{k}", v) for k, v in field if v is not None]
     for sub, q in items:

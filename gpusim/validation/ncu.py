@@ -208,8 +208,12 @@ def summarise(kernels: list[dict[str, Any]]) -> dict[str, Any]:
     return {
         "dram_read_bytes": total("dram__bytes_read.sum"),
         "dram_write_bytes": total("dram__bytes_write.sum"),
+        # the L2 slices' end: sectors the slices served to (took from) the SMs' L1/TEX
         "l2_read_bytes_from_sm": None if rd is None else rd * SECTOR_BYTES,
         "l2_write_bytes_from_sm": None if wr is None else wr * SECTOR_BYTES,
+        # the SMs' end: bytes over the crossbar into (out of) L1/TEX
+        "sm_read_bytes_from_l2": total("l1tex__m_xbar2l1tex_read_bytes.sum"),
+        "sm_write_bytes_to_l2": total("l1tex__m_l1tex2xbar_write_bytes.sum"),
         "gpu_time_s": None
         if (t := total("gpu__time_duration.sum")) is None
         else t * 1e-9,  # ncu reports ns with --print-units base

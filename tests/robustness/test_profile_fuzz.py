@@ -118,6 +118,9 @@ def mutated_profile(draw) -> tuple[str, dict | bytes]:
     if kind == ABSURD:
         value = draw(_ABSURD)
         _set(data, path, value)
+        fraction = PLAUSIBLE.get(path[0], (1, 1))[0] == 0  # a share: 0 is a measured value
+        if fraction and isinstance(value, int | float) and 0 <= value <= 1:
+            return VALID, data
         return ABSURD, data
     if kind == NAN_INF:
         _set(data, path, draw(_NAN_INF))
