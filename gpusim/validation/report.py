@@ -261,9 +261,14 @@ def markdown(
         lines += [
             "## Bytes against Nsight Compute",
             "",
-            "DRAM = `dram__bytes_read.sum + dram__bytes_write.sum`; SM-to-L2 = "
-            "(`lts__t_sectors_srcunit_tex_op_read.sum + ..._op_write.sum`) x 32, against the "
-            "model's global (SM-to-memory-system) bytes. GB = 1e9 bytes.",
+            "DRAM = `dram__bytes_read.sum + dram__bytes_write.sum`. SM-to-L2, against the "
+            "model's bytes between the SMs and the L2: at the SMs' end where the run "
+            "recorded it (`l1tex__m_xbar2l1tex_read_bytes.sum + "
+            "l1tex__m_l1tex2xbar_write_bytes.sum`, column end = sms), else at the L2 "
+            "slices' (`lts__t_sectors_srcunit_tex_op_read.sum + ..._op_write.sum` x 32, "
+            "end = slices); the slices count fewer sectors when CTAs ask for the same lines "
+            "together, so where both are recorded the slices' error is shown too. "
+            "GB = 1e9 bytes.",
             "",
             _table(
                 [
@@ -271,9 +276,11 @@ def markdown(
                     "DRAM meas. GB",
                     "DRAM pred. GB",
                     "err",
+                    "L2 end",
                     "L2 meas. GB",
                     "L2 pred. GB",
                     "err",
+                    "err vs slices",
                     "ncu time ms",
                     "pred. exec ms",
                     "SM clock GHz",
@@ -284,9 +291,11 @@ def markdown(
                         _gb(r.ncu.get("dram_bytes_measured")),
                         _gb(r.ncu.get("dram_bytes_predicted")),
                         _pct(r.ncu.get("dram_bytes_err"), True),
+                        r.ncu.get("l2_end", "-"),
                         _gb(r.ncu.get("l2_bytes_measured")),
                         _gb(r.ncu.get("l2_bytes_predicted")),
                         _pct(r.ncu.get("l2_bytes_err"), True),
+                        _pct(r.ncu.get("l2_slice_bytes_err"), True),
                         _ms(r.ncu.get("kernel_time_measured_s")),
                         _ms(r.ncu.get("kernel_time_predicted_s")),
                         "-"

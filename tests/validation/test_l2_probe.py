@@ -27,14 +27,14 @@ def test_tensor_core_runs_match_the_bytes_the_sms_receive(rows):
     assert max(r["err_vs_slices"] for r in tc) > 0.5
 
 
-def test_simt_runs_are_the_open_gap(rows):
+def test_simt_runs_match_once_padded_copies_fetch_half_again(rows):
     simt = [r for r in rows if "_fp32_" in r["id"]]
     assert len(simt) == 2
-    # Both ends agree with each other and count a third more than the model: not a
-    # counter question, an unexplained excess of the SIMT kernel's loads.
+    # The fp32 kernel's cp.async into padded rows fetches 1.5x (l2_bytes benchmark); with
+    # that factor the model agrees with both ends, which agree with each other here.
     for r in simt:
-        assert r["err_vs_sms"] == pytest.approx(-0.33, abs=0.02)
-        assert r["err_vs_slices"] == pytest.approx(r["err_vs_sms"], abs=0.01)
+        assert abs(r["err_vs_sms"]) < 0.01
+        assert abs(r["err_vs_slices"]) < 0.02
 
 
 def test_compare_needs_both_files(capsys):
