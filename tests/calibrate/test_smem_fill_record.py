@@ -69,3 +69,33 @@ def test_cost_formula_on_a_synthetic_record():
     rec["rows"][1]["cycles_per_iteration_per_scheduler"] = 1200
     with pytest.raises(ValueError):
         profile_entries(rec)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "cannot read the smem_fill record"),
+        ("{}", "is not a smem_fill record"),
+        (
+            '{"gpu": "X", "date": "d", "rows": [{"nld": 32, "nfill": 0, "threads": 128, '
+            '"ctas_per_sm": 4, "warps_per_scheduler": 4, '
+            '"cycles_per_iteration_per_scheduler": 1}]}',
+            "gives no fill cost",
+        ),
+    ],
+)
+def test_bad_fill_records_fail_with_one_line(tmp_path, content, message):
+    from gpusim.calibrate import profile_writer
+    from gpusim.errors import GpusimError
+
+    path = tmp_path / "fill.json"
+    if content is not None:
+        path.write_text(content)
+    results = profile_writer.load_results(
+        Path(__file__).resolve().parents[2] / "reports/calibration/h200-results.json"
+    )
+    with pytest.raises(GpusimError, match=message) as err:
+        profile_writer.write_profile(
+            results, "h200-sxm", tmp_path / "p.yaml", None, smem_fill_path=path
+        )
+    assert "\n" not in str(err.value)

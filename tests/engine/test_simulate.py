@@ -222,3 +222,22 @@ def test_flash2_dram_leaves_linear_growth_when_a_batch_head_outgrows_a_wave(h200
     d16, d32, d64 = dram(16384), dram(32768), dram(65536)
     assert d32 / d16 == pytest.approx(2.0, rel=0.02)
     assert d64 / d32 > 3.0
+
+
+def test_padded_row_copies_fetch_half_again_from_l2():
+    # The fp32 kernel's copies into padded shared rows fetch 1.5x from L2
+    # (reports/calibration/l2_bytes_h200_2026-11-30); DRAM and the requests are unchanged.
+    from gpusim.engine import simulate
+    from gpusim.profiles import load_profile
+    from gpusim.schedule import Schedule
+    from gpusim.workload import Workload
+
+    prof = load_profile("h200-sxm-calibrated")
+    s = Schedule(block_m=64, block_n=64, warps=4, stages=2)
+    for dtype, factor in (("fp32", 1.5), ("bf16", 1.0)):
+        w = Workload(
+            batch=2, heads=4, seq_len_q=512, seq_len_k=512, head_dim=64, dtype=dtype, causal=False
+        )
+        c = simulate("flash2", w, s, prof).counters
+        assert c.sm_l2_read_bytes == round(factor * c.global_read_bytes)
+        assert c.dram_read_bytes <= c.global_read_bytes

@@ -77,3 +77,19 @@ def test_parallel_comparison_matches_serial():
     parallel = compare_records(recs, profile, jobs=2)
     assert [r.id for r in parallel] == [r.id for r in serial]
     assert [r.predicted_s for r in parallel] == [r.predicted_s for r in serial]
+
+
+def test_l2_bytes_judged_at_the_sms_end_when_recorded():
+    profile = load_profile("h200-sxm-calibrated")
+    rec = make_dataset()["records"][0]
+    slices_only = compare_record(rec, profile).ncu
+    assert slices_only["l2_end"] == "slices"
+    assert slices_only["l2_bytes_err"] == slices_only["l2_slice_bytes_err"]
+    predicted = slices_only["l2_bytes_predicted"]
+    # The SMs received exactly what the model moves; the slices counted fewer sectors.
+    rec["counts"] |= {"sm_read_bytes_from_l2": predicted - 4096, "sm_write_bytes_to_l2": 4096}
+    both = compare_record(rec, profile).ncu
+    assert both["l2_end"] == "sms"
+    assert both["l2_bytes_measured"] == predicted
+    assert both["l2_bytes_err"] == pytest.approx(0.0)
+    assert both["l2_slice_bytes_err"] == slices_only["l2_slice_bytes_err"]

@@ -61,3 +61,19 @@ def test_select_metrics_drops_unknown_diagnostics_but_keeps_required():
 
 def test_no_header_means_no_kernels():
     assert ncu.parse_csv("ncu: error: nothing profiled") == []
+
+
+def test_summary_keeps_both_ends_of_the_l2_traffic():
+    from gpusim.validation.ncu import summarise
+
+    k = {
+        "lts__t_sectors_srcunit_tex_op_read.sum": 10.0,
+        "lts__t_sectors_srcunit_tex_op_write.sum": 2.0,
+        "l1tex__m_xbar2l1tex_read_bytes.sum": 480.0,
+        "l1tex__m_l1tex2xbar_write_bytes.sum": 64.0,
+    }
+    s = summarise([{"id": 0, "name": "k", "metrics": k}, {"id": 1, "name": "k", "metrics": k}])
+    assert (s["l2_read_bytes_from_sm"], s["l2_write_bytes_from_sm"]) == (640, 128)
+    assert (s["sm_read_bytes_from_l2"], s["sm_write_bytes_to_l2"]) == (960, 128)
+    old = summarise([{"id": 0, "name": "k", "metrics": {"dram__bytes_read.sum": 1.0}}])
+    assert old["sm_read_bytes_from_l2"] is None
