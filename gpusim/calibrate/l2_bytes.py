@@ -6,8 +6,10 @@ Not timed: what is measured is bytes. (1) ``ldgsts_copy``: the fp32 kernel's cp.
 copy into shared rows padded by 16 bytes (and unpadded, for comparison), 64 rows of 64 or
 128 floats; bytes requested against bytes the SMs received from L2 and sectors the L2
 slices served. (2) ``l2_reread``: a working set of S MiB read in full by one CTA per SM,
-launched twice; the second launch's DRAM reads say how much of a set shared by every SM
-the L2 keeps. The driver (``--launch``) runs the kernels; the parent runs it under ncu.
+launched twice; the DRAM reads say how much of a set shared by every SM the L2 keeps.
+(3) ``l2_survive``: such a set W, then P MiB of other reads (each CTA its own), then W
+again: how much other traffic the shared set survives. The driver (``--launch``) runs the
+kernels; the parent runs it under ncu.
 """
 
 from __future__ import annotations
@@ -33,6 +35,11 @@ COPIES = (
 )
 #: Working sets of l2_reread, MiB
 REREAD_MIB = (8, 16, 24, 32, 40, 48, 56, 64, 80)
+#: l2_survive: shared working sets W and the other traffic P read between its two passes, MiB
+SURVIVE_W_MIB = (4, 8, 16, 24)
+SURVIVE_P_MIB = (0, 8, 16, 24, 32, 40, 48, 64)
+#: where the streamed bytes start in the source buffer (past every shared set)
+STREAM_OFFSET_BYTES = 64 << 20
 SOURCE_BYTES = 256 << 20
 ROWS = 64
 METRICS = (
@@ -58,7 +65,7 @@ def launch() -> list[dict[str, Any]]:
 
     from gpusim.calibrate.sources import compile_module
 
-    names = (*(copy_name(*c) for c in COPIES), "l2_reread")
+    names = (*(copy_name(*c) for c in COPIES), "l2_reread", "l2_survive")
     mod = compile_module(cp, "l2_bytes.cu", names)
     sms = cp.cuda.Device().attributes["MultiProcessorCount"]
     src = cp.random.uniform(-1, 1, SOURCE_BYTES // 4, dtype=cp.float32)
@@ -85,6 +92,21 @@ def launch() -> list[dict[str, Any]]:
                 {"kernel": "l2_reread", "mib": mib, "launch": rep, "grid": sms,
                  "requested_bytes": sms * words * 16}
             )  # fmt: skip
+    fn = mod.get_function("l2_survive")
+    stream = src[STREAM_OFFSET_BYTES // 4 :]
+    for w_mib in SURVIVE_W_MIB:
+        for p_mib in SURVIVE_P_MIB:
+            for again in (0, 1):
+                bar = cp.zeros(1, dtype=cp.uint32)
+                w_words = (w_mib << 20) // 16
+                p_words = (p_mib << 20) // 16 // sms
+                args = (src, np.uint64(w_words), stream, np.uint64(p_words), np.int32(again))
+                fn((sms,), (256,), (*args, bar, out))
+                plan.append(
+                    {"kernel": "l2_survive", "w_mib": w_mib, "p_mib": p_mib, "again": again,
+                     "grid": sms, "shared_bytes": w_words * 16,
+                     "stream_bytes": p_words * 16 * sms}
+                )  # fmt: skip
     cp.cuda.Device().synchronize()
     assert bool(cp.isfinite(out[: sms * 256]).all())
     return plan
@@ -101,7 +123,7 @@ def run(out: Path) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         plan_path = Path(tmp) / "plan.json"
         cmd = [ncu, "--clock-control", "none", "--cache-control", "none", "--csv",
-               "--kernel-name", "regex:ldgsts_copy|l2_reread", "--page",
+               "--kernel-name", "regex:ldgsts_copy|l2_reread|l2_survive", "--page",
                "raw", "--print-units", "base", "--metrics", ",".join(METRICS),
                sys.executable, "-m", "gpusim.calibrate.l2_bytes",
                "--launch", str(plan_path)]  # fmt: skip

@@ -56,3 +56,48 @@ LC_INST(128, 132, 256)
 LC_INST(128, 128, 256)
 LC_INST(64, 68, 128)
 LC_INST(128, 132, 128)
+
+// l2_survive: does a working set every SM read survive P bytes of other traffic in the L2?
+// One CTA per SM (all co-resident). Phase 1: every CTA reads the whole shared set W (as
+// l2_reread); phase 2: each CTA streams its own slice of P bytes, read once (as the Q tiles
+// and the output of an attention kernel pass through); phase 3 (when `again`): every CTA
+// reads W again. DRAM reads with phase 3 minus those without are the bytes of W the L2 lost.
+__device__ __forceinline__ void l2s_grid_sync(unsigned* bar, unsigned target) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        atomicAdd(bar, 1u);
+        while (atomicAdd(bar, 0u) < target) {
+        }
+        __threadfence();
+    }
+    __syncthreads();
+}
+
+__device__ __forceinline__ unsigned l2s_read_all(const uint4* __restrict__ buf, unsigned long long words,
+                                                 unsigned long long start) {
+    unsigned acc = 0;
+    for (unsigned long long i = threadIdx.x; i < words; i += blockDim.x) {
+        unsigned long long j = start + i;
+        if (j >= words) j -= words;
+        uint4 v;
+        asm volatile("ld.global.cg.v4.u32 {%0,%1,%2,%3}, [%4];"
+                     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                     : "l"(buf + j));
+        acc ^= v.x ^ v.w;
+    }
+    return acc;
+}
+
+__global__ void __launch_bounds__(256) l2_survive(const uint4* __restrict__ shared_set, unsigned long long w_words,
+                                                  const uint4* __restrict__ stream, unsigned long long p_words_per_cta,
+                                                  int again, unsigned* __restrict__ bar, float* __restrict__ out) {
+    const unsigned long long start = (unsigned long long)blockIdx.x * 7919ull * 256ull % w_words;
+    unsigned acc = l2s_read_all(shared_set, w_words, start);
+    l2s_grid_sync(bar, gridDim.x);
+    if (p_words_per_cta > 0)
+        acc ^= l2s_read_all(stream + (unsigned long long)blockIdx.x * p_words_per_cta, p_words_per_cta, 0);
+    l2s_grid_sync(bar, 2 * gridDim.x);
+    if (again) acc ^= l2s_read_all(shared_set, w_words, start);
+    out[blockIdx.x * blockDim.x + threadIdx.x] = (float)(acc & 0xffu);
+}
