@@ -33,3 +33,22 @@ def test_the_model_factor_is_the_recorded_one():
         got = r["metrics"]["l1tex__m_xbar2l1tex_read_bytes.sum"] / r["requested_bytes"]
         padded = r["ld"] != r["d"]
         assert got == pytest.approx(PADDED_ROW_FETCH_FACTOR if padded else 1.0, abs=0.002)
+
+
+SURVIVE = RECORD.parents[1] / "l2_survive_h200_2026-11-30/l2-bytes-h200.json"
+
+
+def test_a_shared_set_survives_like_an_lru_of_38_mib():
+    # Half of W is fetched again once W + P reaches 37-39 MiB, whatever W (4 to 24 MiB):
+    # the figure reports/calibration/l2_survive_h200_2026-11-30 gives, recomputed.
+    recs = [r for r in json.loads(SURVIVE.read_text())["records"] if r["kernel"] == "l2_survive"]
+    dram = {
+        (r["w_mib"], r["p_mib"], r["again"]): r["metrics"]["dram__bytes_read.sum"] for r in recs
+    }
+    for w in l2_bytes.SURVIVE_W_MIB:
+        ps = l2_bytes.SURVIVE_P_MIB
+        lost = [(dram[(w, p, 1)] - dram[(w, p, 0)]) / (w << 20) for p in ps]
+        assert lost[0] == pytest.approx(0.0, abs=0.01) and lost[-1] == pytest.approx(1.0, abs=0.02)
+        i = next(i for i in range(len(ps) - 1) if lost[i] < 0.5 <= lost[i + 1])
+        half = ps[i] + (0.5 - lost[i]) / (lost[i + 1] - lost[i]) * (ps[i + 1] - ps[i])
+        assert 36.5 <= w + half <= 39.5
