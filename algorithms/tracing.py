@@ -68,6 +68,7 @@ class TracingMachine(TileMachine):
         #: second pass over shared memory (a kernel computes the max on the way in, the sum
         #: on the way through, and stores the normalised values straight from registers)
         self._fresh: Shape | None = None
+        self._fresh_step = -1  # the step that produced it (a later step cannot fuse with it)
 
     @property
     def cur(self) -> Step:
@@ -93,6 +94,14 @@ class TracingMachine(TileMachine):
             if 0 <= t.step < now:
                 self.steps[t.step].own_buffers = True
 
+    def _made(self, t: Shape) -> Shape:
+        """Note ``t`` as the tile the current step's last op produced (still in registers)."""
+        self._fresh, self._fresh_step = t, len(self.steps) - 1
+        return t
+
+    def _is_fresh(self, t: Shape) -> bool:
+        return t is self._fresh and self._fresh_step == len(self.steps) - 1
+
     def _elem_bytes(self, tensor: str) -> int:
         return FP32_BYTES if tensor in FP32_STATE_TENSORS else self.esize
 
@@ -111,8 +120,7 @@ class TracingMachine(TileMachine):
         fill = nrows * ncols * self._elem_bytes(tensor)
         self.cur.smem_bytes += fill
         self.cur.smem_fill_bytes += fill
-        self._fresh = Shape(nrows, ncols, True, len(self.steps) - 1)
-        return self._fresh
+        return self._made(Shape(nrows, ncols, True, len(self.steps) - 1))
 
     def store(self, tensor, bh, row0, tile, col0=0):
         self._use(tile)
@@ -120,7 +128,7 @@ class TracingMachine(TileMachine):
         vcols = 1 if tile.cols is None else max(0, min(tile.cols, self._cols_of(tensor) - col0))
         nbytes = valid * vcols * self._elem_bytes(tensor)
         self.cur.writes.append(Access(tensor, bh, row0, col0, nbytes))
-        if tile.in_smem and tile is self._fresh:
+        if tile.in_smem and self._is_fresh(tile):
             # Stored from registers: the op that made it need not have written it back.
             self.cur.smem_bytes -= tile.elems * FP32_BYTES
         elif tile.in_smem:
@@ -186,7 +194,7 @@ class TracingMachine(TileMachine):
             self.cur.smem_bytes += 2 * t.elems * FP32_BYTES
 
     def _row_reduce(self, t: Shape) -> Shape:
-        if t is self._fresh:  # reduced on the way, from registers
+        if self._is_fresh(t):  # reduced on the way, from registers
             self._use(t)
             self.cur.fp32_ops += t.elems
         else:
@@ -218,8 +226,7 @@ class TracingMachine(TileMachine):
 
     def div_rows(self, t, v):
         self._elementwise(t)
-        self._fresh = Shape(t.rows, t.cols, t.in_smem)
-        return self._fresh
+        return self._made(Shape(t.rows, t.cols, t.in_smem))
 
     def mask(self, s, q0, k0):
         if self.cur.mma_flops:
@@ -229,8 +236,7 @@ class TracingMachine(TileMachine):
             per_step = SIMT_MASK_INSTRS_PER_WARP_STEP if simt else TC_MASK_INSTRS_PER_WARP_STEP
             self.cur.instrs += per_elem * s.elems / WARP_THREADS + per_step * self.s.warps
         self._elementwise(s)
-        self._fresh = s
-        return s
+        return self._made(s)
 
     def full(self, nrows, ncols, value):
         return Shape(nrows, ncols, ncols is not None and self.smem_results)
@@ -249,8 +255,7 @@ class TracingMachine(TileMachine):
             self.cur.instrs += (per_elem * t.elems + per_o * o_elems) / WARP_THREADS
             self.cur.instrs += per_step * self.s.warps
         self._elementwise(t)  # the subtraction
-        self._fresh = Shape(t.rows, t.cols, t.in_smem)
-        return self._fresh
+        return self._made(Shape(t.rows, t.cols, t.in_smem))
 
     def exp_diff(self, a, b):
         self._use(a, b)
