@@ -33,11 +33,12 @@ __global__ void __launch_bounds__(THREADS) ldgsts_copy(const float* __restrict__
     out[blockIdx.x * THREADS + tid] = tile[tid];
 }
 
-__global__ void __launch_bounds__(256) l2_reread(const uint4* __restrict__ buf, unsigned long long words,
-                                                 float* __restrict__ out) {
-    const unsigned long long start = (unsigned long long)blockIdx.x * 7919ull * 256ull % words;
+// Reads all ``words`` of ``buf`` with 16-byte ld.global.cg, the block's threads striding from
+// ``start`` round the end; returns a value that depends on every load (so none is dropped).
+__device__ __forceinline__ unsigned l2s_read_all(const uint4* __restrict__ buf, unsigned long long words,
+                                                 unsigned long long start) {
     unsigned acc = 0;
-    for (unsigned long long i = threadIdx.x; i < words; i += 256) {
+    for (unsigned long long i = threadIdx.x; i < words; i += blockDim.x) {
         unsigned long long j = start + i;
         if (j >= words) j -= words;
         uint4 v;
@@ -46,6 +47,13 @@ __global__ void __launch_bounds__(256) l2_reread(const uint4* __restrict__ buf, 
                      : "l"(buf + j));
         acc ^= v.x ^ v.w;
     }
+    return acc;
+}
+
+__global__ void __launch_bounds__(256) l2_reread(const uint4* __restrict__ buf, unsigned long long words,
+                                                 float* __restrict__ out) {
+    const unsigned long long start = (unsigned long long)blockIdx.x * 7919ull * 256ull % words;
+    const unsigned acc = l2s_read_all(buf, words, start);
     out[blockIdx.x * 256 + threadIdx.x] = (float)(acc & 0xffu);
 }
 
@@ -72,21 +80,6 @@ __device__ __forceinline__ void l2s_grid_sync(unsigned* bar, unsigned target) {
         __threadfence();
     }
     __syncthreads();
-}
-
-__device__ __forceinline__ unsigned l2s_read_all(const uint4* __restrict__ buf, unsigned long long words,
-                                                 unsigned long long start) {
-    unsigned acc = 0;
-    for (unsigned long long i = threadIdx.x; i < words; i += blockDim.x) {
-        unsigned long long j = start + i;
-        if (j >= words) j -= words;
-        uint4 v;
-        asm volatile("ld.global.cg.v4.u32 {%0,%1,%2,%3}, [%4];"
-                     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                     : "l"(buf + j));
-        acc ^= v.x ^ v.w;
-    }
-    return acc;
 }
 
 __global__ void __launch_bounds__(256) l2_survive(const uint4* __restrict__ shared_set, unsigned long long w_words,
