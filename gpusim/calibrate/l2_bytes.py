@@ -38,6 +38,10 @@ REREAD_MIB = (8, 16, 24, 32, 40, 48, 56, 64, 80)
 #: l2_survive: shared working sets W and the other traffic P read between its two passes, MiB
 SURVIVE_W_MIB = (4, 8, 16, 24)
 SURVIVE_P_MIB = (0, 8, 16, 24, 32, 40, 48, 64)
+#: ``--fine``: a 2-MiB set, so that every re-read line's LRU depth is P to P + 2 MiB, and P
+#: in 2-MiB steps across the edge (the loss curve itself, not its average over a wide W)
+FINE_W_MIB = (2,)
+FINE_P_MIB = tuple(range(14, 60, 2))
 #: where the streamed bytes start in the source buffer (past every shared set)
 STREAM_OFFSET_BYTES = 64 << 20
 SOURCE_BYTES = 256 << 20
@@ -58,8 +62,11 @@ def copy_name(d: int, ld: int, threads: int) -> str:
     return f"ldgsts_copy<{d},{ld},{threads}>"
 
 
-def launch() -> list[dict[str, Any]]:
-    """Run every launch once (ldgsts copies, then each working set twice); the plan."""
+def launch(fine: bool = False) -> list[dict[str, Any]]:
+    """Run every launch once (ldgsts copies, then each working set twice); the plan.
+
+    ``fine``: only l2_survive, over :data:`FINE_W_MIB` x :data:`FINE_P_MIB`.
+    """
     import cupy as cp
     import numpy as np
 
@@ -70,8 +77,8 @@ def launch() -> list[dict[str, Any]]:
     sms = cp.cuda.Device().attributes["MultiProcessorCount"]
     src = cp.random.uniform(-1, 1, SOURCE_BYTES // 4, dtype=cp.float32)
     out = cp.full(sms * 4 * 256, cp.nan, dtype=cp.float32)
-    plan = []
-    for d, ld, threads in COPIES:
+    plan: list[dict[str, Any]] = []
+    for d, ld, threads in () if fine else COPIES:
         fn = mod.get_function(copy_name(d, ld, threads))
         smem = ROWS * ld * 4
         fn.max_dynamic_shared_size_bytes = smem
@@ -84,7 +91,7 @@ def launch() -> list[dict[str, Any]]:
              "requested_bytes": grid * iters * tile_bytes}
         )  # fmt: skip
     fn = mod.get_function("l2_reread")
-    for mib in REREAD_MIB:
+    for mib in () if fine else REREAD_MIB:
         words = (mib << 20) // 16
         for rep in (1, 2):
             fn((sms,), (256,), (src, np.uint64(words), out))
@@ -94,8 +101,8 @@ def launch() -> list[dict[str, Any]]:
             )  # fmt: skip
     fn = mod.get_function("l2_survive")
     stream = src[STREAM_OFFSET_BYTES // 4 :]
-    for w_mib in SURVIVE_W_MIB:
-        for p_mib in SURVIVE_P_MIB:
+    for w_mib in FINE_W_MIB if fine else SURVIVE_W_MIB:
+        for p_mib in FINE_P_MIB if fine else SURVIVE_P_MIB:
             for again in (0, 1):
                 bar = cp.zeros(1, dtype=cp.uint32)
                 w_words = (w_mib << 20) // 16
@@ -112,7 +119,7 @@ def launch() -> list[dict[str, Any]]:
     return plan
 
 
-def run(out: Path) -> int:
+def run(out: Path, fine: bool = False) -> int:
     """Run the driver under ncu (no cache flush between kernels) and write the records."""
     from gpusim.validation.ncu import find_ncu, parse_csv
 
@@ -126,7 +133,7 @@ def run(out: Path) -> int:
                "--kernel-name", "regex:ldgsts_copy|l2_reread|l2_survive", "--page",
                "raw", "--print-units", "base", "--metrics", ",".join(METRICS),
                sys.executable, "-m", "gpusim.calibrate.l2_bytes",
-               "--launch", str(plan_path)]  # fmt: skip
+               "--launch", str(plan_path), *(["--fine"] if fine else [])]  # fmt: skip
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=500)
         kernels = parse_csv(proc.stdout)
         plan = json.loads(plan_path.read_text()) if plan_path.exists() else []
@@ -143,13 +150,14 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path)
     ap.add_argument("--launch", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--fine", action="store_true", help="only l2_survive, 2 MiB set, P in 2 MiB")
     a = ap.parse_args(argv)
     if a.launch is not None:
-        a.launch.write_text(json.dumps(launch()))
+        a.launch.write_text(json.dumps(launch(a.fine)))
         return 0
     if a.out is None:
         ap.error("--out is required")
-    return run(a.out)
+    return run(a.out, a.fine)
 
 
 if __name__ == "__main__":
