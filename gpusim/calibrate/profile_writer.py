@@ -135,6 +135,13 @@ def _set(profile: dict[str, Any], path: tuple[str, ...], entry: dict[str, Any]) 
     node[path[-1]] = entry
 
 
+def _put(profile: dict[str, Any], replaced: list[str], entries: dict[str, Any]) -> None:
+    """Set each top-level ``field: entry`` of a stand-alone benchmark; note it as replaced."""
+    for field, entry in entries.items():
+        _set(profile, (field,), entry)
+        replaced.append(field)
+
+
 def build_profile(
     results: dict[str, Any],
     base: dict[str, Any],
@@ -161,9 +168,7 @@ def build_profile(
     if smem_overlap is not None:
         from gpusim.calibrate.smem_overlap import profile_entries
 
-        for field, entry in profile_entries(smem_overlap).items():
-            _set(profile, (field,), entry)
-            replaced.append(field)
+        _put(profile, replaced, profile_entries(smem_overlap))
     if smem_fill is not None:
         from gpusim.calibrate.smem_fill import profile_entries as fill_entries
 
@@ -171,9 +176,7 @@ def build_profile(
             entries = fill_entries(smem_fill)
         except (KeyError, ValueError) as exc:
             raise GpusimError(f"the smem_fill record gives no fill cost: {exc}") from exc
-        for field, entry in entries.items():
-            _set(profile, (field,), entry)
-            replaced.append(field)
+        _put(profile, replaced, entries)
     for fs in FIELDS:
         val = _value(results, fs.bench, fs.key)
         if val is None:

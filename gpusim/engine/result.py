@@ -28,7 +28,7 @@ def utilisation(c: Counters, rates: Rates, duration_s: float) -> dict[str, float
     if duration_s <= 0:
         return dict.fromkeys(RESOURCES, 0.0)
     work = rates.work(c.mma_flops, c.fp32_ops, c.exp_ops, c.smem_traffic_bytes, c.smem_fill_bytes)
-    sm_l2 = max(c.sm_l2_read_bytes, c.global_read_bytes) + c.global_write_bytes
+    sm_l2 = c.sm_l2_read_bytes + c.global_write_bytes  # set by simulate before this
     out = {
         "dram": (c.dram_read_bytes + c.dram_write_bytes) / (rates.dram_bytes_per_s * duration_s),
         "l2": sm_l2 / (rates.l2_bytes_per_s * duration_s),
