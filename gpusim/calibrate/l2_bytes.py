@@ -8,8 +8,11 @@ copy into shared rows padded by 16 bytes (and unpadded, for comparison), 64 rows
 slices served. (2) ``l2_reread``: a working set of S MiB read in full by one CTA per SM,
 launched twice; the DRAM reads say how much of a set shared by every SM the L2 keeps.
 (3) ``l2_survive``: such a set W, then P MiB of other reads (each CTA its own), then W
-again: how much other traffic the shared set survives. The driver (``--launch``) runs the
-kernels; the parent runs it under ncu.
+again: how much other traffic the shared set survives. (4) ``--writes``: ``l2_survive_w``,
+the same with P MiB *written* (each CTA its own slice, whole lines), beside reads of the same
+set in the same run: how much written lines age a shared set per byte, against read ones
+(an attention kernel writes its output tiles between two heads' reads of K and V). The
+driver (``--launch``) runs the kernels; the parent runs it under ncu.
 """
 
 from __future__ import annotations
@@ -42,6 +45,13 @@ SURVIVE_P_MIB = (0, 8, 16, 24, 32, 40, 48, 64)
 #: in 2-MiB steps across the edge (the loss curve itself, not its average over a wide W)
 FINE_W_MIB = (2,)
 FINE_P_MIB = tuple(range(14, 60, 2))
+#: ``--writes``: a 2-MiB set, then P MiB written (out to where the whole set is lost even if a
+#: written byte ages it half as much as a read one), and the same set and reads for reference
+WRITES_W_MIB = (2,)
+WRITES_P_MIB = tuple(range(8, 100, 4))
+WRITES_READ_P_MIB = tuple(range(14, 52, 4))
+#: bytes of the buffer the writes go to (separate from every set that is read)
+SINK_BYTES = 100 << 20
 #: where the streamed bytes start in the source buffer (past every shared set)
 STREAM_OFFSET_BYTES = 64 << 20
 SOURCE_BYTES = 256 << 20
@@ -55,6 +65,7 @@ METRICS = (
     "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
     "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
     "launch__grid_size",
+    "dram__bytes_write.sum",
 )
 
 
@@ -62,23 +73,26 @@ def copy_name(d: int, ld: int, threads: int) -> str:
     return f"ldgsts_copy<{d},{ld},{threads}>"
 
 
-def launch(fine: bool = False) -> list[dict[str, Any]]:
+def launch(fine: bool = False, writes: bool = False) -> list[dict[str, Any]]:
     """Run every launch once (ldgsts copies, then each working set twice); the plan.
 
-    ``fine``: only l2_survive, over :data:`FINE_W_MIB` x :data:`FINE_P_MIB`.
+    ``fine``: only l2_survive, over :data:`FINE_W_MIB` x :data:`FINE_P_MIB`. ``writes``:
+    only l2_survive_w over :data:`WRITES_W_MIB` x :data:`WRITES_P_MIB`, then l2_survive
+    over :data:`WRITES_W_MIB` x :data:`WRITES_READ_P_MIB`.
     """
     import cupy as cp
     import numpy as np
 
     from gpusim.calibrate.sources import compile_module
 
-    names = (*(copy_name(*c) for c in COPIES), "l2_reread", "l2_survive")
+    names = (*(copy_name(*c) for c in COPIES), "l2_reread", "l2_survive", "l2_survive_w")
+    only_survive = fine or writes
     mod = compile_module(cp, "l2_bytes.cu", names)
     sms = cp.cuda.Device().attributes["MultiProcessorCount"]
     src = cp.random.uniform(-1, 1, SOURCE_BYTES // 4, dtype=cp.float32)
     out = cp.full(sms * 4 * 256, cp.nan, dtype=cp.float32)
     plan: list[dict[str, Any]] = []
-    for d, ld, threads in () if fine else COPIES:
+    for d, ld, threads in () if only_survive else COPIES:
         fn = mod.get_function(copy_name(d, ld, threads))
         smem = ROWS * ld * 4
         fn.max_dynamic_shared_size_bytes = smem
@@ -91,7 +105,7 @@ def launch(fine: bool = False) -> list[dict[str, Any]]:
              "requested_bytes": grid * iters * tile_bytes}
         )  # fmt: skip
     fn = mod.get_function("l2_reread")
-    for mib in () if fine else REREAD_MIB:
+    for mib in () if only_survive else REREAD_MIB:
         words = (mib << 20) // 16
         for rep in (1, 2):
             fn((sms,), (256,), (src, np.uint64(words), out))
@@ -99,10 +113,32 @@ def launch(fine: bool = False) -> list[dict[str, Any]]:
                 {"kernel": "l2_reread", "mib": mib, "launch": rep, "grid": sms,
                  "requested_bytes": sms * words * 16}
             )  # fmt: skip
-    fn = mod.get_function("l2_survive")
     stream = src[STREAM_OFFSET_BYTES // 4 :]
-    for w_mib in FINE_W_MIB if fine else SURVIVE_W_MIB:
-        for p_mib in FINE_P_MIB if fine else SURVIVE_P_MIB:
+    if writes:
+        fw = mod.get_function("l2_survive_w")
+        sink = cp.zeros(SINK_BYTES // 4, dtype=cp.float32)
+        for w_mib in WRITES_W_MIB:
+            for p_mib in WRITES_P_MIB:
+                for again in (0, 1):
+                    bar = cp.zeros(1, dtype=cp.uint32)
+                    w_words = (w_mib << 20) // 16
+                    p_words = (p_mib << 20) // 16 // sms
+                    args = (src, np.uint64(w_words), sink, np.uint64(p_words), np.int32(again))
+                    fw((sms,), (256,), (*args, bar, out))
+                    plan.append(
+                        {"kernel": "l2_survive_w", "w_mib": w_mib, "p_mib": p_mib,
+                         "again": again, "grid": sms, "shared_bytes": w_words * 16,
+                         "written_bytes": p_words * 16 * sms}
+                    )  # fmt: skip
+    fn = mod.get_function("l2_survive")
+    if writes:
+        w_set, p_set = WRITES_W_MIB, WRITES_READ_P_MIB
+    elif fine:
+        w_set, p_set = FINE_W_MIB, FINE_P_MIB
+    else:
+        w_set, p_set = SURVIVE_W_MIB, SURVIVE_P_MIB
+    for w_mib in w_set:
+        for p_mib in p_set:
             for again in (0, 1):
                 bar = cp.zeros(1, dtype=cp.uint32)
                 w_words = (w_mib << 20) // 16
@@ -119,7 +155,7 @@ def launch(fine: bool = False) -> list[dict[str, Any]]:
     return plan
 
 
-def run(out: Path, fine: bool = False) -> int:
+def run(out: Path, fine: bool = False, writes: bool = False) -> int:
     """Run the driver under ncu (no cache flush between kernels) and write the records."""
     from gpusim.validation.ncu import find_ncu, parse_csv
 
@@ -133,7 +169,8 @@ def run(out: Path, fine: bool = False) -> int:
                "--kernel-name", "regex:ldgsts_copy|l2_reread|l2_survive", "--page",
                "raw", "--print-units", "base", "--metrics", ",".join(METRICS),
                sys.executable, "-m", "gpusim.calibrate.l2_bytes",
-               "--launch", str(plan_path), *(["--fine"] if fine else [])]  # fmt: skip
+               "--launch", str(plan_path), *(["--fine"] if fine else []),
+               *(["--writes"] if writes else [])]  # fmt: skip
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=500)
         kernels = parse_csv(proc.stdout)
         plan = json.loads(plan_path.read_text()) if plan_path.exists() else []
@@ -151,13 +188,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path)
     ap.add_argument("--launch", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--fine", action="store_true", help="only l2_survive, 2 MiB set, P in 2 MiB")
+    ap.add_argument(
+        "--writes", action="store_true", help="only l2_survive_w (P written) and its read reference"
+    )
     a = ap.parse_args(argv)
     if a.launch is not None:
-        a.launch.write_text(json.dumps(launch(a.fine)))
+        a.launch.write_text(json.dumps(launch(a.fine, a.writes)))
         return 0
     if a.out is None:
         ap.error("--out is required")
-    return run(a.out, a.fine)
+    return run(a.out, a.fine, a.writes)
 
 
 if __name__ == "__main__":

@@ -94,3 +94,26 @@ __global__ void __launch_bounds__(256) l2_survive(const uint4* __restrict__ shar
     if (again) acc ^= l2s_read_all(shared_set, w_words, start);
     out[blockIdx.x * blockDim.x + threadIdx.x] = (float)(acc & 0xffu);
 }
+
+// l2_survive_w: as l2_survive, but phase 2 *writes* each CTA's own slice of P bytes (16-byte
+// st.global, whole lines, write-back as an output tile's store), so that the DRAM reads of W
+// fetched again say how much written lines age a shared set, against read ones.
+__device__ __forceinline__ void l2s_write_all(uint4* __restrict__ buf, unsigned long long words, unsigned v) {
+    for (unsigned long long i = threadIdx.x; i < words; i += blockDim.x) {
+        const unsigned lo = (unsigned)i;
+        asm volatile("st.global.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(buf + i), "r"(v), "r"(lo), "r"(v ^ lo), "r"(~lo)
+                     : "memory");
+    }
+}
+
+__global__ void __launch_bounds__(256) l2_survive_w(const uint4* __restrict__ shared_set, unsigned long long w_words,
+                                                    uint4* __restrict__ sink, unsigned long long p_words_per_cta,
+                                                    int again, unsigned* __restrict__ bar, float* __restrict__ out) {
+    const unsigned long long start = (unsigned long long)blockIdx.x * 7919ull * 256ull % w_words;
+    unsigned acc = l2s_read_all(shared_set, w_words, start);
+    l2s_grid_sync(bar, gridDim.x);
+    if (p_words_per_cta > 0) l2s_write_all(sink + (unsigned long long)blockIdx.x * p_words_per_cta, p_words_per_cta, acc);
+    l2s_grid_sync(bar, 2 * gridDim.x);
+    if (again) acc ^= l2s_read_all(shared_set, w_words, start);
+    out[blockIdx.x * blockDim.x + threadIdx.x] = (float)(acc & 0xffu);
+}
