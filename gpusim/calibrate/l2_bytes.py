@@ -11,7 +11,9 @@ launched twice; the DRAM reads say how much of a set shared by every SM the L2 k
 again: how much other traffic the shared set survives. (4) ``--writes``: ``l2_survive_w``,
 the same with P MiB *written* (each CTA its own slice, whole lines), beside reads of the same
 set in the same run: how much written lines age a shared set per byte, against read ones
-(an attention kernel writes its output tiles between two heads' reads of K and V). The
+(an attention kernel writes its output tiles between two heads' reads of K and V). (5)
+``--hot``: ``l2_survive_h``, the same with a P-MiB set that every CTA reads whole (shared
+traffic, as other heads' K and V), beside ``l2_survive`` (P read once) in the same run. The
 driver (``--launch``) runs the kernels; the parent runs it under ncu.
 """
 
@@ -50,6 +52,8 @@ FINE_P_MIB = tuple(range(14, 60, 2))
 WRITES_W_MIB = (2,)
 WRITES_P_MIB = tuple(range(8, 100, 4))
 WRITES_READ_P_MIB = tuple(range(14, 52, 4))
+#: ``--hot``: a 2-MiB set, then a P-MiB set every SM reads, and the same P read once
+HOT_P_MIB = tuple(range(8, 64, 4))
 #: bytes of the buffer the writes go to (separate from every set that is read)
 SINK_BYTES = 100 << 20
 #: where the streamed bytes start in the source buffer (past every shared set)
@@ -73,20 +77,22 @@ def copy_name(d: int, ld: int, threads: int) -> str:
     return f"ldgsts_copy<{d},{ld},{threads}>"
 
 
-def launch(fine: bool = False, writes: bool = False) -> list[dict[str, Any]]:
+def launch(fine: bool = False, writes: bool = False, hot: bool = False) -> list[dict[str, Any]]:
     """Run every launch once (ldgsts copies, then each working set twice); the plan.
 
     ``fine``: only l2_survive, over :data:`FINE_W_MIB` x :data:`FINE_P_MIB`. ``writes``:
     only l2_survive_w over :data:`WRITES_W_MIB` x :data:`WRITES_P_MIB`, then l2_survive
-    over :data:`WRITES_W_MIB` x :data:`WRITES_READ_P_MIB`.
+    over :data:`WRITES_W_MIB` x :data:`WRITES_READ_P_MIB`. ``hot``: only l2_survive_h and
+    l2_survive, both over :data:`WRITES_W_MIB` x :data:`HOT_P_MIB`.
     """
     import cupy as cp
     import numpy as np
 
     from gpusim.calibrate.sources import compile_module
 
-    names = (*(copy_name(*c) for c in COPIES), "l2_reread", "l2_survive", "l2_survive_w")
-    only_survive = fine or writes
+    names = (*(copy_name(*c) for c in COPIES), "l2_reread", "l2_survive", "l2_survive_w",
+             "l2_survive_h")  # fmt: skip
+    only_survive = fine or writes or hot
     mod = compile_module(cp, "l2_bytes.cu", names)
     sms = cp.cuda.Device().attributes["MultiProcessorCount"]
     src = cp.random.uniform(-1, 1, SOURCE_BYTES // 4, dtype=cp.float32)
@@ -130,8 +136,25 @@ def launch(fine: bool = False, writes: bool = False) -> list[dict[str, Any]]:
                          "again": again, "grid": sms, "shared_bytes": w_words * 16,
                          "written_bytes": p_words * 16 * sms}
                     )  # fmt: skip
+    if hot:
+        fh = mod.get_function("l2_survive_h")
+        for w_mib in WRITES_W_MIB:
+            for p_mib in HOT_P_MIB:
+                for again in (0, 1):
+                    bar = cp.zeros(1, dtype=cp.uint32)
+                    w_words = (w_mib << 20) // 16
+                    p_words = (p_mib << 20) // 16
+                    args = (src, np.uint64(w_words), stream, np.uint64(p_words), np.int32(again))
+                    fh((sms,), (256,), (*args, bar, out))
+                    plan.append(
+                        {"kernel": "l2_survive_h", "w_mib": w_mib, "p_mib": p_mib,
+                         "again": again, "grid": sms, "shared_bytes": w_words * 16,
+                         "hot_bytes": p_words * 16}
+                    )  # fmt: skip
     fn = mod.get_function("l2_survive")
-    if writes:
+    if hot:
+        w_set, p_set = WRITES_W_MIB, HOT_P_MIB
+    elif writes:
         w_set, p_set = WRITES_W_MIB, WRITES_READ_P_MIB
     elif fine:
         w_set, p_set = FINE_W_MIB, FINE_P_MIB
@@ -155,7 +178,7 @@ def launch(fine: bool = False, writes: bool = False) -> list[dict[str, Any]]:
     return plan
 
 
-def run(out: Path, fine: bool = False, writes: bool = False) -> int:
+def run(out: Path, fine: bool = False, writes: bool = False, hot: bool = False) -> int:
     """Run the driver under ncu (no cache flush between kernels) and write the records."""
     from gpusim.validation.ncu import find_ncu, parse_csv
 
@@ -170,7 +193,7 @@ def run(out: Path, fine: bool = False, writes: bool = False) -> int:
                "raw", "--print-units", "base", "--metrics", ",".join(METRICS),
                sys.executable, "-m", "gpusim.calibrate.l2_bytes",
                "--launch", str(plan_path), *(["--fine"] if fine else []),
-               *(["--writes"] if writes else [])]  # fmt: skip
+               *(["--writes"] if writes else []), *(["--hot"] if hot else [])]  # fmt: skip
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=500)
         kernels = parse_csv(proc.stdout)
         plan = json.loads(plan_path.read_text()) if plan_path.exists() else []
@@ -191,13 +214,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--writes", action="store_true", help="only l2_survive_w (P written) and its read reference"
     )
+    ap.add_argument(
+        "--hot", action="store_true", help="only l2_survive_h (P read by all SMs) and its reference"
+    )
     a = ap.parse_args(argv)
     if a.launch is not None:
-        a.launch.write_text(json.dumps(launch(a.fine, a.writes)))
+        a.launch.write_text(json.dumps(launch(a.fine, a.writes, a.hot)))
         return 0
     if a.out is None:
         ap.error("--out is required")
-    return run(a.out, a.fine, a.writes)
+    return run(a.out, a.fine, a.writes, a.hot)
 
 
 if __name__ == "__main__":

@@ -117,3 +117,19 @@ __global__ void __launch_bounds__(256) l2_survive_w(const uint4* __restrict__ sh
     if (again) acc ^= l2s_read_all(shared_set, w_words, start);
     out[blockIdx.x * blockDim.x + threadIdx.x] = (float)(acc & 0xffu);
 }
+
+// l2_survive_h: as l2_survive, but in phase 2 every CTA reads the *whole* P set (each from its
+// own starting point), so that the other traffic is itself shared by all SMs, as the K and V
+// of other heads are in an attention kernel: does shared traffic age a shared set as much per
+// byte as traffic each SM reads alone?
+__global__ void __launch_bounds__(256) l2_survive_h(const uint4* __restrict__ shared_set, unsigned long long w_words,
+                                                    const uint4* __restrict__ other, unsigned long long p_words,
+                                                    int again, unsigned* __restrict__ bar, float* __restrict__ out) {
+    const unsigned long long start = (unsigned long long)blockIdx.x * 7919ull * 256ull % w_words;
+    unsigned acc = l2s_read_all(shared_set, w_words, start);
+    l2s_grid_sync(bar, gridDim.x);
+    if (p_words > 0) acc ^= l2s_read_all(other, p_words, (unsigned long long)blockIdx.x * 7919ull * 256ull % p_words);
+    l2s_grid_sync(bar, 2 * gridDim.x);
+    if (again) acc ^= l2s_read_all(shared_set, w_words, start);
+    out[blockIdx.x * blockDim.x + threadIdx.x] = (float)(acc & 0xffu);
+}
