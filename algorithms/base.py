@@ -67,6 +67,11 @@ class Kernel(ABC):
         """Bytes the SMs fetch from the L2 per byte this kernel reads (1: what it asks for)."""
         return 1.0
 
+    def load_bytes_in_flight_per_thread(self) -> int | None:
+        """Global bytes a thread of this kernel's code keeps in flight at most while it
+        reads a run of tiles that need not wait for each other (None: all it issues)."""
+        return None
+
     @property
     def num_ctas(self) -> int:
         """Total CTAs of the launch."""

@@ -39,6 +39,9 @@ from algorithms.tiling import visible_kv_blocks
 from gpusim.schedule import Schedule
 from gpusim.workload import Workload
 
+#: Bytes one thread of the row softmax keeps in flight (two 16-byte loads, see below).
+ROW_LOAD_BYTES_IN_FLIGHT = 32
+
 
 class RowOnChipSoftmaxKernel(Kernel):
     """Kernel 2: one CTA per query row; the row is read once into shared memory."""
@@ -77,6 +80,13 @@ class RowOnChipSoftmaxKernel(Kernel):
             den = tm.add(den, tm.row_sum(exps[-1]))
         for j, e in enumerate(exps):
             tm.store("P", bh, block, tm.div_rows(e, den), j * bc)
+
+    def load_bytes_in_flight_per_thread(self) -> int:
+        # The row is read by a loop whose trips each wait for their loads before storing
+        # them to shared memory: gpusim/validation/cuda/row_softmax.cu compiled for sm_90
+        # (nvcc 13.0, cuobjdump -sass) unrolls it by two, LDG.E.128 x 2 then STS.128, so a
+        # thread has two 16-byte loads in flight and a long row takes many round trips.
+        return ROW_LOAD_BYTES_IN_FLIGHT
 
     def on_chip(self) -> OnChip:
         w, s = self.workload, self.schedule

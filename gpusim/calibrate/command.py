@@ -38,6 +38,9 @@ def calibrate(
     simt_mm: Path | None = None,
     smem_overlap: Path | None = None,
     smem_fill: Path | None = None,
+    l2_survive: list[Path] | None = None,
+    cta_scatter: Path | None = None,
+    dram_mlp: Path | None = None,
 ) -> dict[str, Any]:
     """Run (or, with ``from_results``, replay) a calibration; the command's JSON object."""
     out, results_path = default_paths(base_profile, out, results_path)
@@ -60,7 +63,17 @@ def calibrate(
         if not summary["measured"]:
             raise GpusimError(f"every benchmark failed ({results_path}); no profile written")
         replaced = profile_writer.write_profile(
-            results, base_profile, out, str(results_path), name, simt_mm, smem_overlap, smem_fill
+            results,
+            base_profile,
+            out,
+            str(results_path),
+            name,
+            simt_mm,
+            smem_overlap,
+            smem_fill,
+            l2_survive,
+            cta_scatter,
+            dram_mlp,
         )
         profile = str(out)
     return {"profile": profile, "results": str(results_path), "replaced": replaced, **summary}

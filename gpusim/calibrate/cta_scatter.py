@@ -160,3 +160,27 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+#: The loop whose scatter stands for a kernel's CTAs: tile loads and products, as a step.
+STEP_LOOP = "step_l2"
+
+
+def profile_entry(record: dict[str, Any]) -> dict[str, Any]:
+    """``cta_duration_scatter`` from a recorded run: the relative standard deviation of a
+    CTA's duration around its SM's mean, in the attention-like loop (:data:`STEP_LOOP`)."""
+    rows = {s["loop"]: s for s in summary(record)}
+    if STEP_LOOP not in rows:
+        raise ValueError(f"no {STEP_LOOP} launches in the record")
+    s = rows[STEP_LOOP]
+    return {
+        "value": round(s["within_sm_std"], 4),
+        "source": (
+            f"measured on {record['gpu']}, {record['date']}, python -m gpusim.calibrate.cta_scatter"
+        ),
+        "note": (
+            f"relative std of identical CTAs' durations around their SM's mean ({STEP_LOOP}: "
+            f"tile loads and products, {s['cta_ms'] * 1e3:.0f} us per CTA, 2 CTAs per SM); "
+            f"the SMs' lasting spread is {s['sm_spread_std']:.4f} (left out)"
+        ),
+    }

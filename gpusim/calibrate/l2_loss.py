@@ -10,10 +10,11 @@ after it), so each pair of launches gives one point (depth, share lost); sets ab
 
 Written and read-once traffic are pooled: on the H200 a written MiB aged the set as much as
 a read one (reports/calibration/l2_survive_h200_2026-11-30). Points at one depth are
-averaged, differences below zero count as zero, and the curve is made non-decreasing by
-pooling adjacent violators (isotonic regression): run-to-run scatter must not make the L2
-keep more of a set the deeper it lies. ``l2_survive_h`` (other traffic every SM reads) is
-not pooled: it ages a set faster per byte, and the engine's depth counts bytes alike.
+averaged (as measured, negative differences too), the curve is made non-decreasing by
+pooling adjacent violators (isotonic regression) and clipped to [0, 1]: run-to-run scatter
+must not make the L2 keep more of a set the deeper it lies. ``l2_survive_h`` (other traffic
+every SM reads) is not pooled: it ages a set faster per byte (about 1.25 times), and the
+engine's depth counts bytes alike; its run's read-once reference pairs are.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ MAX_SET_MIB = 2
 
 
 def loss_points(records: list[dict[str, Any]]) -> list[tuple[float, float]]:
-    """``(depth bytes, share lost)`` of every re-read pair in ``records`` (one run)."""
+    """``(depth bytes, share lost)`` of every re-read pair in ``records`` (one run); the
+    share as measured, so a little below 0 or above 1 where the counts scatter."""
     launches: dict[tuple, dict[str, Any]] = {}
     for r in records:
         if r.get("kernel") in SURVIVE_KERNELS and r["w_mib"] <= MAX_SET_MIB:
@@ -40,7 +42,9 @@ def loss_points(records: list[dict[str, Any]]) -> list[tuple[float, float]]:
             continue
         extra = r["metrics"]["dram__bytes_read.sum"] - base["metrics"]["dram__bytes_read.sum"]
         depth = r[SURVIVE_KERNELS[kernel]] + r["shared_bytes"] / 2
-        out.append((float(depth), min(1.0, max(0.0, extra / r["shared_bytes"]))))
+        # Not clipped: a difference of two DRAM counts scatters both ways around the truth,
+        # and clipping the negative ones first would bias every mean upward.
+        out.append((float(depth), extra / r["shared_bytes"]))
     return out
 
 
@@ -67,7 +71,7 @@ def loss_curve(runs: list[list[dict[str, Any]]]) -> list[tuple[float, float]]:
     depths = sorted(by_depth)
     means = [sum(by_depth[d]) / len(by_depth[d]) for d in depths]
     fitted = isotonic(means, [float(len(by_depth[d])) for d in depths])
-    return [(d * MIB, round(v, 4)) for d, v in zip(depths, fitted, strict=True)]
+    return [(d * MIB, round(min(1.0, max(0.0, v)), 4)) for d, v in zip(depths, fitted, strict=True)]
 
 
 def lost_share(curve: list[tuple[float, float]], depth_bytes: float) -> float:

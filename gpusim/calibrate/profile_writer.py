@@ -86,14 +86,15 @@ def load_results(path: Path) -> dict[str, Any]:
     return doc
 
 
-def load_record(path: Path, what: str = "simt_mm") -> dict[str, Any]:
-    """A recorded run of a benchmark outside the suite (``python -m gpusim.calibrate.<what>``)."""
+def load_record(path: Path, what: str = "simt_mm", key: str = "rows") -> dict[str, Any]:
+    """A recorded run of a benchmark outside the suite (``python -m gpusim.calibrate.<what>``),
+    which holds its measurements under ``key``."""
     try:
         doc = json.loads(Path(path).read_text())
     except (OSError, json.JSONDecodeError) as exc:
         raise GpusimError(f"cannot read the {what} record {path}: {exc}") from exc
-    if not isinstance(doc, dict) or not doc.get("rows"):
-        raise GpusimError(f"{path} is not a {what} record (no 'rows')")
+    if not isinstance(doc, dict) or not doc.get(key):
+        raise GpusimError(f"{path} is not a {what} record (no '{key}')")
     return doc
 
 
@@ -149,6 +150,9 @@ def build_profile(
     simt_mm: dict[str, Any] | None = None,
     smem_overlap: dict[str, Any] | None = None,
     smem_fill: dict[str, Any] | None = None,
+    l2_survive: list[tuple[str, dict[str, Any]]] | None = None,
+    cta_scatter: dict[str, Any] | None = None,
+    dram_mlp: dict[str, Any] | None = None,
 ) -> tuple[dict[str, Any], list[str]]:
     """The calibrated profile (a validated plain dict) and the dotted names it replaced.
 
@@ -156,7 +160,12 @@ def build_profile(
     fp32 products from shared memory; ``smem_overlap``: a recorded ``python -m
     gpusim.calibrate.smem_overlap`` run, for the step efficiency with few warps (both
     benchmarks outside the suite); ``smem_fill``: a recorded ``python -m
-    gpusim.calibrate.smem_fill`` run, for what a tile fill costs shared-memory reads.
+    gpusim.calibrate.smem_fill`` run, for what a tile fill costs shared-memory reads;
+    ``l2_survive``: ``(path, record)`` of ``python -m gpusim.calibrate.l2_bytes --fine``
+    and ``--writes`` runs, for the L2's loss curve; ``cta_scatter``: a ``python -m
+    gpusim.calibrate.cta_scatter`` run, for how identical CTAs' durations scatter;
+    ``dram_mlp``: a ``python -m gpusim.calibrate.dram_mlp`` run, for the DRAM bandwidth
+    reached with few bytes in flight.
     """
     profile = json.loads(json.dumps(base))  # deep copy of plain data
     replaced = []
@@ -177,6 +186,14 @@ def build_profile(
         except (KeyError, ValueError) as exc:
             raise GpusimError(f"the smem_fill record gives no fill cost: {exc}") from exc
         _put(profile, replaced, entries)
+    for field, make in (
+        ("l2_loss_by_depth", lambda: _l2_loss_entry(l2_survive)),
+        ("cta_duration_scatter", lambda: _scatter_entry(cta_scatter)),
+        ("dram_share_by_inflight", lambda: _mlp_entry(dram_mlp)),
+    ):
+        entry = make()
+        if entry is not None:
+            _put(profile, replaced, {field: entry})
     for fs in FIELDS:
         val = _value(results, fs.bench, fs.key)
         if val is None:
@@ -222,6 +239,39 @@ def build_profile(
     return profile, replaced
 
 
+def _l2_loss_entry(runs: list[tuple[str, dict[str, Any]]] | None) -> dict[str, Any] | None:
+    if not runs:
+        return None
+    from gpusim.calibrate.l2_loss import profile_entry
+
+    try:
+        return profile_entry([doc for _p, doc in runs], [p for p, _doc in runs])
+    except (KeyError, ValueError) as exc:
+        raise GpusimError(f"the l2_survive records give no loss curve: {exc}") from exc
+
+
+def _scatter_entry(record: dict[str, Any] | None) -> dict[str, Any] | None:
+    if record is None:
+        return None
+    from gpusim.calibrate.cta_scatter import profile_entry
+
+    try:
+        return profile_entry(record)
+    except (KeyError, ValueError) as exc:
+        raise GpusimError(f"the cta_scatter record gives no scatter: {exc}") from exc
+
+
+def _mlp_entry(record: dict[str, Any] | None) -> dict[str, Any] | None:
+    if record is None:
+        return None
+    from gpusim.calibrate.dram_mlp import profile_entry
+
+    try:
+        return profile_entry(record)
+    except (KeyError, ValueError) as exc:
+        raise GpusimError(f"the dram_mlp record gives no curve: {exc}") from exc
+
+
 def profile_yaml(
     profile: dict[str, Any],
     results_path: str | None,
@@ -229,6 +279,7 @@ def profile_yaml(
     simt_mm_path: str | None = None,
     smem_overlap_path: str | None = None,
     smem_fill_path: str | None = None,
+    extra_headers: list[str] | None = None,
 ) -> str:
     """The profile as YAML text, with a header saying where it came from."""
     prov = results.get("provenance", {})
@@ -245,6 +296,7 @@ def profile_yaml(
         header.append(f"# step efficiency with few warps: {smem_overlap_path}")
     if smem_fill_path:
         header.append(f"# tile fills against shared-memory reads: {smem_fill_path}")
+    header.extend(f"# {h}" for h in extra_headers or [])
     body = yaml.safe_dump(profile, sort_keys=False, width=100, allow_unicode=True)
     return "\n".join(header) + "\n" + body
 
@@ -258,6 +310,9 @@ def write_profile(
     simt_mm_path: Path | None = None,
     smem_overlap_path: Path | None = None,
     smem_fill_path: Path | None = None,
+    l2_survive_paths: list[Path] | None = None,
+    cta_scatter_path: Path | None = None,
+    dram_mlp_path: Path | None = None,
 ) -> list[str]:
     """Build the calibrated profile from ``results`` over the base profile; write it to ``out``."""
     base_path = base_profile_path(base_name)
@@ -265,7 +320,19 @@ def write_profile(
     simt_mm = load_simt_mm(simt_mm_path) if simt_mm_path is not None else None
     overlap = load_record(smem_overlap_path, "smem_overlap") if smem_overlap_path else None
     fill = load_record(smem_fill_path, "smem_fill") if smem_fill_path else None
-    profile, replaced = build_profile(results, base, name, simt_mm, overlap, fill)
+    l2 = [(str(p), load_record(p, "l2_bytes", "records")) for p in l2_survive_paths or []]
+    scatter = load_record(cta_scatter_path, "cta_scatter", "launches") if cta_scatter_path else None
+    mlp = load_record(dram_mlp_path, "dram_mlp") if dram_mlp_path else None
+    profile, replaced = build_profile(
+        results, base, name, simt_mm, overlap, fill, l2 or None, scatter, mlp
+    )
+    extra = []
+    if l2:
+        extra.append("L2 loss by depth: " + ", ".join(p for p, _d in l2))
+    if cta_scatter_path:
+        extra.append(f"CTA time scatter: {cta_scatter_path}")
+    if dram_mlp_path:
+        extra.append(f"DRAM bandwidth by bytes in flight: {dram_mlp_path}")
     out.parent.mkdir(parents=True, exist_ok=True)
     atomic.write_text(
         out,
@@ -276,6 +343,7 @@ def write_profile(
             str(simt_mm_path) if simt_mm_path else None,
             str(smem_overlap_path) if smem_overlap_path else None,
             str(smem_fill_path) if smem_fill_path else None,
+            extra,
         ),
     )
     return replaced

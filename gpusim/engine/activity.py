@@ -61,7 +61,12 @@ class Activity:
             server_name, parts = arg
             # Weights as ``CtaGroup.weight`` gives them; only parts of kind ``one`` have a
             # count other than 0, and it is their weight (0: no shared tile to fetch).
-            server = g.run.sim.memory if server_name == "mem" else g.smg.pipes
+            if server_name == "mem":
+                server = g.run.sim.memory
+            else:
+                server = g.smg.pipes
+                if g.work_scale != 1.0:  # this CTA's own pace (KernelRun._work_scale)
+                    parts = [(lane, kind, size * g.work_scale, n) for lane, kind, size, n in parts]
             self.job = server.submit_kinds(parts, g.weights, self._job_done)
             if self.job is not None:
                 return

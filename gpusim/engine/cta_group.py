@@ -61,6 +61,7 @@ class CtaGroup:
         "start_tick",
         "starts",
         "weights",
+        "work_scale",
     )
 
     def __init__(
@@ -81,6 +82,8 @@ class CtaGroup:
         self._bh_counts: dict[int, int] | None = None
         self._avg_bytes: dict[tuple[int, bool], float] = {}
         self.weights = self._weights()
+        #: this group's SM work over its class's (CTA time scatter: KernelRun._work_scale)
+        self.work_scale = 1.0
 
     # --- shape ------------------------------------------------------------------------
     @property
@@ -190,10 +193,11 @@ class CtaGroup:
             own += ld.frac * lk.own_dram
             shared += ld.frac * lk.shared_dram
             fetches = max(fetches, lk.fetches)
+        cost = self.run.dram_cost  # the kernel's bytes in flight cap its DRAM bandwidth
         parts = [
             (L2_LANE, MEMBERS, l2, 0),
-            (DRAM_LANE, MEMBERS, own, 0),
-            (DRAM_LANE, ONE, shared / fetches, fetches),
+            (DRAM_LANE, MEMBERS, own * cost, 0),
+            (DRAM_LANE, ONE, shared * cost / fetches, fetches),
         ]
         return [(WAIT, round(lat)), (XFER, ("mem", parts))]
 
@@ -231,10 +235,11 @@ class CtaGroup:
             own += o
             shared += s
             fetches = max(fetches, f)
+        cost = self.run.dram_cost
         parts = [
             (L2_LANE, MEMBERS, l2, 0),
-            (DRAM_LANE, MEMBERS, own, 0),
-            (DRAM_LANE, ONE, shared / fetches, fetches),
+            (DRAM_LANE, MEMBERS, own * cost, 0),
+            (DRAM_LANE, ONE, shared * cost / fetches, fetches),
         ]
         return [(XFER, ("mem", parts))]
 
@@ -329,6 +334,7 @@ class CtaGroup:
         other.layers = list(self.layers)
         other.starts = [s + offset for s in self.starts]
         other.phase = self.phase
+        other.work_scale = self.work_scale
         other.start_tick = self.start_tick
         other._starting = False
         other._bh_runs = other._bh_counts = None

@@ -19,12 +19,24 @@ increments over a few waves say nothing about waves that straddle
 differently. A skipped wave leaves no tiles in the L2; that matters only
 when a later wave would have hit on them, which the equal increments of the
 periods checked say did not happen in the waves simulated.
+
+CTA time scatter. Identical CTAs do not stay in lockstep on a GPU: on the H200 their
+durations scatter by about 1.3 % (the profile's ``cta_duration_scatter``,
+reports/calibration/cta_scatter_h200_2026-11-30), so the CTAs of a wave finish apart and
+the next waves start further and further apart (a fifth of a CTA's life after 8 waves in
+that benchmark). Where the profile gives it, every CTA group's SM work is scaled by
+``1 + scatter * z``, z taken in turn from a fixed equidistributed sequence of standard
+normal quantiles (deterministic: the same run gives the same result), and the aggregated
+path lumps the SMs into :data:`SCATTER_STRATA` groups rather than one, so that groups of
+SMs can drift apart. Waves then no longer repeat, and the steady-state skip does not apply.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import astuple
+from itertools import pairwise
+from statistics import NormalDist
 from typing import TYPE_CHECKING
 
 from gpusim.engine.bh_skip import BhMarks, per_bh_counters, shift_l2
@@ -44,6 +56,12 @@ DISPATCH_PRIORITY = 2
 PERIODS = (1, 2, 4)
 #: Two periods whose durations differ by at most this many ticks count as equal.
 PERIOD_TOLERANCE_TICKS = 2
+#: SM groups of the aggregated path when CTAs' durations scatter (each drifts on its own).
+SCATTER_STRATA = 4
+#: Step of the equidistributed sequence of the scatter's quantiles (the golden ratio's
+#: fractional part: successive draws cover (0, 1) evenly in any stretch of the run).
+_GOLDEN = 0.6180339887498949
+_NORMAL = NormalDist()
 
 
 class KernelRun:
@@ -60,8 +78,12 @@ class KernelRun:
         rates: Rates | None = None,
         extrapolate_bh: bool = False,
         l2_fetch_factor: float = 1.0,
+        dram_cost: float = 1.0,
     ):
         self.sim = sim
+        #: DRAM bandwidth one byte of this kernel takes, over one byte's (above 1 when its
+        #: threads keep too few bytes in flight to reach the DRAM's bandwidth)
+        self.dram_cost = dram_cost
         #: bytes the SMs fetch from the L2 per byte read (they take the L2's bandwidth)
         self.l2_fetch_factor = l2_fetch_factor
         #: this kernel's pipe rates (its SM clock); the memory system's are the sim's
@@ -100,7 +122,10 @@ class KernelRun:
         """Make the SM groups and dispatch the first wave."""
         n = self.sim.rates.sm_count
         self.start_tick = self.sim.now
-        if self.aggregated:
+        if self.aggregated and self.rates.cta_scatter > 0:
+            cuts = sorted({round(i * n / SCATTER_STRATA) for i in range(SCATTER_STRATA + 1)})
+            sm_groups = [SmGroup(self, a, b - a, self.ctas_per_sm) for a, b in pairwise(cuts)]
+        elif self.aggregated:
             sm_groups = [SmGroup(self, 0, n, self.ctas_per_sm)]
         else:
             sm_groups = [SmGroup(self, i, 1, self.ctas_per_sm) for i in range(n)]
@@ -254,12 +279,21 @@ class KernelRun:
             for key, (layers, starts) in by_class.items():
                 cls = key[0]
                 g = CtaGroup(self, self.plans[cls], piece, layers, starts)
+                g.work_scale = self._work_scale()
                 for layer in layers:
                     piece.slots[layer] = g
                 self.live += 1
                 self.groups_made += 1
                 self._count_work(g)
                 g.begin()
+
+    def _work_scale(self) -> float:
+        """The next group's SM work over its class's: ``1 + scatter * z`` (1 without scatter)."""
+        scatter = self.rates.cta_scatter
+        if scatter <= 0:
+            return 1.0
+        u = ((self.groups_made + 0.5) * _GOLDEN) % 1.0
+        return 1.0 + scatter * _NORMAL.inv_cdf(min(max(u, 1e-6), 1 - 1e-6))
 
     def _count_work(self, g: CtaGroup) -> None:
         c = self.counters

@@ -13,6 +13,14 @@ costs no more DRAM traffic, and a tile evicted and written again costs again.
 Charging at dirtying rather than at eviction keeps the count independent of
 when the run stops and puts the DRAM bandwidth inside the kernel that caused it.
 
+With a loss curve (a profile's measured ``l2_loss_by_depth``) the L2 has no hard edge: a
+tile's *depth* is the bytes brought into the L2 (misses and newly written bytes) since it
+was last touched, and a re-read loses the curve's share of it at that depth, as the H200's
+L2 loses a set that every SM reads (reports/calibration/l2_survive_h200_2026-11-30). Such a
+partial miss holds the tile for DRAM with the chance that any of its 128-byte lines was
+lost (lines lost independently, each with the curve's share), and a tile deeper than the
+curve's last point is gone.
+
 Fills take time: a line fetched from DRAM is *ready* one DRAM latency after
 the miss, and a read that hits a line still being filled waits until then
 (a hit under miss, as the L2's miss-status registers merge requests to one
@@ -23,25 +31,42 @@ not just the first one, as on the hardware.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
+
+from gpusim.calibrate.l2_loss import lost_share
+
+#: bytes of one L2 line (the unit that is lost or kept)
+LINE_BYTES = 128
 
 
 class L2Cache:
-    """Byte-capacity LRU over tile keys; entries remember their size and dirty bytes."""
+    """LRU over tile keys, by capacity or by a loss curve; entries remember size and dirt."""
 
-    __slots__ = ("_lines", "capacity_bytes", "resident_bytes")
+    __slots__ = ("_lines", "capacity_bytes", "curve", "inserted", "resident_bytes")
 
-    def __init__(self, capacity_bytes: int):
+    def __init__(self, capacity_bytes: int, curve: Sequence[tuple[float, float]] = ()):
         self.capacity_bytes = capacity_bytes
         self.resident_bytes = 0
-        # key -> [size, dirty bytes, tick at which the data is in the L2]
+        self.curve = list(curve)
+        self.inserted = 0  # bytes brought into the L2 so far: the clock of depths
+        # key -> [size, dirty bytes, tick at which the data is in the L2, ``inserted`` when
+        # last touched]
         self._lines: OrderedDict[Hashable, list[int]] = OrderedDict()
 
     def _evict(self) -> None:
         lines = self._lines
+        if self.curve:
+            deepest = self.curve[-1][0]
+            while lines:
+                line = next(iter(lines.values()))
+                if self.inserted - line[3] <= deepest:
+                    return
+                lines.popitem(last=False)
+                self.resident_bytes -= line[0]
+            return
         while self.resident_bytes > self.capacity_bytes and lines:
-            _, (size, _dirty, _ready) = lines.popitem(last=False)
-            self.resident_bytes -= size
+            _, line = lines.popitem(last=False)
+            self.resident_bytes -= line[0]
 
     def read(
         self, key: Hashable, nbytes: int, now: int = 0, fill_ticks: int = 0
@@ -55,16 +80,31 @@ class L2Cache:
             return 0, now
         line = self._lines.get(key)
         if line is None:
-            self._lines[key] = [nbytes, 0, now + fill_ticks]
+            self.inserted += nbytes
+            self._lines[key] = [nbytes, 0, now + fill_ticks, self.inserted]
             self.resident_bytes += nbytes
             self._evict()
             return nbytes, now + fill_ticks
         self._lines.move_to_end(key)
-        miss = max(0, nbytes - line[0])
-        if miss:
+        grow = max(0, nbytes - line[0])
+        lost = wait = 0
+        if self.curve:
+            share = lost_share(self.curve, self.inserted - line[3])
+            kept = min(line[0], nbytes)
+            lost = round(kept * share)
+            if lost:
+                p_any = 1.0 - (1.0 - share) ** max(1, kept // LINE_BYTES)
+                wait = round(fill_ticks * p_any)
+        miss = grow + lost
+        if grow:
+            wait = fill_ticks
             line[0] = nbytes
-            line[2] = max(line[2], now + fill_ticks)
-            self.resident_bytes += miss
+            self.resident_bytes += grow
+        if miss:
+            line[2] = max(line[2], now + wait)
+            self.inserted += miss
+        line[3] = self.inserted
+        if grow:
             self._evict()
         return miss, line[2]
 
@@ -74,12 +114,15 @@ class L2Cache:
             return 0
         line = self._lines.get(key)
         if line is None:
-            self._lines[key] = [nbytes, nbytes, now]
+            self.inserted += nbytes
+            self._lines[key] = [nbytes, nbytes, now, self.inserted]
             self.resident_bytes += nbytes
             self._evict()
             return nbytes
         self._lines.move_to_end(key)
         grow = max(0, nbytes - line[0])
+        self.inserted += grow
+        line[3] = self.inserted
         newly_dirty = max(0, nbytes - line[1])
         line[0] += grow
         line[1] = max(line[1], nbytes)

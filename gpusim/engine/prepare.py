@@ -12,6 +12,7 @@ near :data:`CTA_PHASE_BUDGET` (at least :data:`MIN_CHUNKS_PER_RUN` per run).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 
 from algorithms.base import Kernel, OnChip
 from algorithms.program import CtaClass
@@ -116,7 +117,26 @@ def prepare(
     grid = Grid(kernel.blocks_per_bh(), kernel.workload.batch_heads, block_classes, timing)
     spec = KernelSpec(kernel.name, grid, plans, occ.ctas_per_sm, aggregated, rates)
     spec.l2_fetch_factor = kernel.l2_fetch_factor()
+    spec.dram_cost = dram_cost(profile, kernel, chip.threads * occ.ctas_per_sm)
     return PreparedKernel(spec, occ, k, chip.smem_bytes, n_timing)
+
+
+def dram_cost(profile: HardwareProfile, kernel: Kernel, threads_per_sm: int) -> float:
+    """DRAM bandwidth one byte of ``kernel`` takes over one byte's: 1 over the share of the
+    bandwidth its bytes in flight reach (the profile's ``dram_share_by_inflight``, measured
+    with loads that wait for each other as the kernel's do); 1 where either is unknown."""
+    per_thread = kernel.load_bytes_in_flight_per_thread()
+    curve = profile.dram_share_by_inflight
+    if per_thread is None or curve is None:
+        return 1.0
+    x = per_thread * threads_per_sm
+    points = [(0.0, 0.0), *curve.value]
+    share = points[-1][1]
+    for (x0, y0), (x1, y1) in pairwise(points):
+        if x <= x1:
+            share = y0 + (y1 - y0) * (x - x0) / (x1 - x0)
+            break
+    return 1.0 / max(share, 1e-3)
 
 
 def _timing_classes(plans) -> list[int]:

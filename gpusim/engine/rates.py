@@ -109,6 +109,10 @@ class Rates:
     #: shared-memory lane bytes one byte of a tile fill (a global load landing in shared
     #: memory) costs: 1 charges fills like the warps' own reads and writes
     smem_fill_cost: float = 1.0
+    #: the profile's ``l2_loss_by_depth`` (empty: the L2 is an LRU of ``l2_bytes``)
+    l2_loss_curve: tuple[tuple[float, float], ...] = ()
+    #: relative std of identical CTAs' durations (0: they keep in lockstep)
+    cta_scatter: float = 0.0
 
     def at_clock(self, clock_hz: float) -> Rates:
         """These rates with the SM at ``clock_hz``: per-clock rates and barriers rescaled."""
@@ -256,4 +260,6 @@ def rates_for(profile: HardwareProfile, dtype: str, warps: int = 4) -> Rates:
         tensor_clock_hz=tensor_clk,
         base_clock_hz=base_clk,
         smem_fill_cost=fill.value if (fill := profile.smem_fill_cost_per_byte) else 1.0,
+        l2_loss_curve=tuple(map(tuple, lc.value)) if (lc := profile.l2_loss_by_depth) else (),
+        cta_scatter=sc.value if (sc := profile.cta_duration_scatter) else 0.0,
     )

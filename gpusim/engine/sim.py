@@ -31,7 +31,7 @@ class Sim:
         self.rates = rates
         self.tracer = tracer
         record = tracer is not None
-        self.l2 = L2Cache(rates.l2_bytes)
+        self.l2 = L2Cache(rates.l2_bytes, rates.l2_loss_curve)
         lanes = [("l2", per_tick(rates.l2_bytes_per_s)), ("dram", per_tick(rates.dram_bytes_per_s))]
         #: the GPU's shared memory system: lane 0 is SM-to-L2 bandwidth, lane 1 DRAM bandwidth
         self.memory = PSServer(self.env, "memory", lanes, record)
@@ -57,6 +57,8 @@ class KernelSpec:
     extrapolate_bh: bool = False
     #: bytes the SMs fetch from the L2 per byte the kernel reads (Kernel.l2_fetch_factor)
     l2_fetch_factor: float = 1.0
+    #: DRAM bandwidth a byte of the kernel takes over a byte's (prepare.py: bytes in flight)
+    dram_cost: float = 1.0
 
 
 def run_kernels(sim: Sim, specs: list[KernelSpec]) -> list[KernelRun]:
@@ -81,6 +83,7 @@ def run_kernels(sim: Sim, specs: list[KernelSpec]) -> list[KernelRun]:
             spec.rates,
             spec.extrapolate_bh,
             spec.l2_fetch_factor,
+            spec.dram_cost,
         )
         kr.on_done = launch_next
         runs.append(kr)

@@ -7,6 +7,7 @@ so that no number exists without saying where it came from.
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -53,6 +54,27 @@ class SourcedList(BaseModel):
         return v
 
 
+class SourcedCurve(BaseModel):
+    """A measured curve of shares: ``[[x, share], ...]``, x positive and rising, shares in
+    [0, 1] and never falling (e.g. the share of a set the L2 has lost at each depth)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+    value: list[tuple[float, float]] = Field(min_length=2)
+    source: str = Field(min_length=3)
+    note: str | None = None
+
+    @field_validator("value")
+    @classmethod
+    def _shape(cls, v: list[tuple[float, float]]) -> list[tuple[float, float]]:
+        xs, ys = [p[0] for p in v], [p[1] for p in v]
+        if xs[0] <= 0 or any(b <= a for a, b in pairwise(xs)):
+            raise ValueError("the points' x must be positive and rising")
+        if any(not 0 <= y <= 1 for y in ys) or any(b < a for a, b in pairwise(ys)):
+            raise ValueError("the shares must lie in [0, 1] and never fall")
+        return v
+
+
 class DtypeRates(BaseModel):
     """Dense tensor-core throughput per SM per clock, in FLOP (2 per multiply-add), by input type.
 
@@ -77,6 +99,7 @@ PLAUSIBLE: dict[str, tuple[float, float]] = {
     "step_efficiency_1_warp_per_scheduler": (0.01, 1.0),
     "step_efficiency_2_warps_per_scheduler": (0.01, 1.0),
     "smem_fill_cost_per_byte": (0.0, 1.0),
+    "cta_duration_scatter": (0.0, 0.2),
     "smem_per_sm_bytes": (1, 2**30),
     "smem_per_block_bytes": (1, 2**30),
     "smem_reserved_per_block_bytes": (1, 2**30),
@@ -178,6 +201,17 @@ class HardwareProfile(BaseModel):
     #: shared-memory bandwidth one byte of a tile fill (cp.async from L2 into shared memory)
     #: takes from the warps' own reads, in bytes of reads, where measured (1 without)
     smem_fill_cost_per_byte: SourcedFraction | None = None
+    #: share of a set every SM reads that the L2 has lost at each depth (bytes brought into
+    #: the L2 since the set was last touched), where measured: ``[[depth bytes, share],
+    #: ...]``. Without it the engine's L2 is an LRU with a hard edge at ``l2_bytes``.
+    l2_loss_by_depth: SourcedCurve | None = None
+    #: relative standard deviation of identical CTAs' durations, where measured: CTAs with
+    #: the same work drift apart wave by wave (without it the engine keeps them in lockstep)
+    cta_duration_scatter: SourcedFraction | None = None
+    #: share of the DRAM bandwidth reached with each amount of read bytes in flight per SM
+    #: (loads that wait for one another, as a loop of a few loads per trip does), where
+    #: measured: ``[[bytes in flight per SM, share], ...]``
+    dram_share_by_inflight: SourcedCurve | None = None
     sfu_exp_per_clk_per_sm: Sourced[float]  # MUFU.EX2 results
 
     kernel_launch_overhead_s: Sourced[float]

@@ -71,6 +71,30 @@ def calibrate(
             "costs shared-memory reads.",
         ),
     ] = None,
+    l2_survive: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--l2-survive",
+            help="Recorded `python -m gpusim.calibrate.l2_bytes --fine` / `--writes` runs "
+            "(repeat the option): the L2's loss of a shared set by depth.",
+        ),
+    ] = None,
+    cta_scatter: Annotated[
+        Path | None,
+        typer.Option(
+            "--cta-scatter",
+            help="A recorded `python -m gpusim.calibrate.cta_scatter` run: how identical "
+            "CTAs' durations scatter.",
+        ),
+    ] = None,
+    dram_mlp: Annotated[
+        Path | None,
+        typer.Option(
+            "--dram-mlp",
+            help="A recorded `python -m gpusim.calibrate.dram_mlp` run: DRAM bandwidth by "
+            "bytes in flight.",
+        ),
+    ] = None,
     json_out: JsonOption = False,
 ) -> None:
     """Measure this GPU's bandwidths, latencies, pipe rates and launch cost; write a profile."""
@@ -87,6 +111,9 @@ def calibrate(
         simt_mm=simt_mm,
         smem_overlap=smem_overlap,
         smem_fill=smem_fill,
+        l2_survive=l2_survive,
+        cta_scatter=cta_scatter,
+        dram_mlp=dram_mlp,
     )
     if json_out:
         emit(doc, True)
