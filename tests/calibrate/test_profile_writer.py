@@ -20,6 +20,12 @@ RECORDED = Path(__file__).resolve().parents[2] / "reports" / "calibration" / "h2
 SIMT_MM = RECORDED.with_name("simt_mm_h200_2026-11-30") / "simt-mm-h200.json"
 SMEM_OVERLAP = RECORDED.with_name("smem_overlap_h200_2026-11-30") / "smem-overlap-h200.json"
 SMEM_FILL = RECORDED.with_name("smem_fill_h200_2026-11-30") / "smem-fill-h200.json"
+L2_SURVIVE = [
+    RECORDED.with_name("l2_survive_h200_2026-11-30") / f"l2-survive-{kind}-h200.json"
+    for kind in ("fine", "writes", "hot")
+]
+CTA_SCATTER = RECORDED.with_name("cta_scatter_h200_2026-11-30") / "cta-scatter-h200.json"
+DRAM_MLP = RECORDED.with_name("dram_mlp_h200_2026-11-30") / "dram-mlp-h200.json"
 
 
 def _base() -> dict:
@@ -103,7 +109,19 @@ def test_committed_calibrated_profile_is_what_the_recorded_results_give():
     simt_mm = profile_writer.load_simt_mm(SIMT_MM)
     overlap = profile_writer.load_record(SMEM_OVERLAP, "smem_overlap")
     fill = profile_writer.load_record(SMEM_FILL, "smem_fill")
+    root = RECORDED.parents[2]
+    l2 = [
+        (str(p.relative_to(root)), profile_writer.load_record(p, "l2_bytes", "records"))
+        for p in L2_SURVIVE
+    ]
     profile, _ = profile_writer.build_profile(
-        results, _base(), simt_mm=simt_mm, smem_overlap=overlap, smem_fill=fill
+        results,
+        _base(),
+        simt_mm=simt_mm,
+        smem_overlap=overlap,
+        smem_fill=fill,
+        l2_survive=l2,
+        cta_scatter=profile_writer.load_record(CTA_SCATTER, "cta_scatter", "launches"),
+        dram_mlp=profile_writer.load_record(DRAM_MLP, "dram_mlp"),
     )
     assert yaml.safe_load(COMMITTED.read_text()) == profile

@@ -8,7 +8,13 @@ from pathlib import Path
 import pytest
 
 from gpusim.profiles import list_profiles, load_profile, profile_path
-from gpusim.profiles.schema import HardwareProfile, Sourced, SourcedFraction, SourcedList
+from gpusim.profiles.schema import (
+    HardwareProfile,
+    Sourced,
+    SourcedCurve,
+    SourcedFraction,
+    SourcedList,
+)
 from gpusim.profiles.schema_export import schema_path, schema_text
 
 MEASURED = Path(profile_path("h200-sxm")).parent / "measured" / "h200_microbench.json"
@@ -17,7 +23,7 @@ MEASURED = Path(profile_path("h200-sxm")).parent / "measured" / "h200_microbench
 def _sourced(p: HardwareProfile):
     for name in type(p).model_fields:
         value = getattr(p, name)
-        if isinstance(value, Sourced | SourcedList | SourcedFraction):
+        if isinstance(value, Sourced | SourcedList | SourcedFraction | SourcedCurve):
             yield name, value
         elif hasattr(type(value), "model_fields"):  # DtypeRates
             for sub in type(value).model_fields:
