@@ -60,3 +60,54 @@ def test_misses_never_exceed_requests_and_residency_never_exceeds_capacity(ops, 
             miss, _ = l2.read(key, nbytes)
             assert 0 <= miss <= nbytes
         assert l2.resident_bytes <= capacity
+
+
+MIB = 1 << 20
+#: a loss curve shaped like the H200's (nothing lost at 10 MiB, half at 20, all at 30)
+CURVE = [(10 * MIB, 0.0), (20 * MIB, 0.5), (30 * MIB, 1.0)]
+
+
+def test_with_a_loss_curve_a_shallow_reread_hits_and_a_deep_one_misses():
+    l2 = L2Cache(1, CURVE)  # the capacity plays no part with a curve
+    l2.read("k", MIB)
+    l2.read("x", 5 * MIB)  # k is 5 MiB deep: below the curve's first loss
+    assert l2.read("k", MIB)[0] == 0
+    l2.read("y", 40 * MIB)  # now 40 MiB deep, past the curve's end: dropped
+    assert "k" not in l2
+    assert l2.read("k", MIB)[0] == MIB
+
+
+def test_with_a_loss_curve_a_reread_loses_the_curves_share_at_its_depth():
+    l2 = L2Cache(1, CURVE)
+    l2.read("k", MIB)
+    l2.read("x", 20 * MIB)  # 20 MiB brought in since k was touched: half is lost
+    miss, _ = l2.read("k", MIB)
+    assert miss == MIB // 2
+    # The refetched half counts as bytes brought in, and the tile is fresh again.
+    assert l2.read("k", MIB)[0] == 0
+
+
+def test_with_a_loss_curve_writes_age_tiles_as_reads_do():
+    l2 = L2Cache(1, CURVE)
+    l2.read("k", MIB)
+    assert l2.write("o", 20 * MIB) == 20 * MIB
+    assert l2.read("k", MIB)[0] == MIB // 2
+
+
+def test_a_partial_loss_waits_for_dram_as_likely_as_any_line_was_lost():
+    l2 = L2Cache(1, CURVE)
+    l2.read("k", 128 * 100, now=0, fill_ticks=0)
+    l2.read("x", 12 * MIB)  # 12 MiB deep: 10 % of each line lost
+    miss, ready = l2.read("k", 128 * 100, now=1000, fill_ticks=500)
+    assert 0 < miss < 128 * 100
+    # 100 lines, each lost with 10 %: almost surely one is, so nearly the whole fill.
+    assert 1000 + 0.99 * 500 <= ready <= 1500
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from("abcdef"), st.integers(1, 8 * MIB)), max_size=40))
+def test_with_a_loss_curve_misses_never_exceed_what_is_read(ops):
+    l2 = L2Cache(1, CURVE)
+    for key, n in ops:
+        miss, _ = l2.read(key, n)
+        assert 0 <= miss <= n
