@@ -19,8 +19,10 @@ engine's depth counts bytes alike; its run's read-once reference pairs are.
 
 from __future__ import annotations
 
-from itertools import pairwise
+from collections.abc import Sequence
 from typing import Any
+
+from gpusim.curves import share_at
 
 MIB = 1 << 20
 #: the kernels whose pairs give points, and the key of their other traffic's bytes
@@ -74,13 +76,10 @@ def loss_curve(runs: list[list[dict[str, Any]]]) -> list[tuple[float, float]]:
     return [(d * MIB, round(min(1.0, max(0.0, v)), 4)) for d, v in zip(depths, fitted, strict=True)]
 
 
-def lost_share(curve: list[tuple[float, float]], depth_bytes: float) -> float:
+def lost_share(curve: Sequence[tuple[float, float]], depth_bytes: float) -> float:
     """The share of a set lost ``depth_bytes`` deep: ``curve`` interpolated from (0, 0),
     all of it past the curve's last point (every set measured that deep was lost whole)."""
-    for (x0, y0), (x1, y1) in pairwise([(0.0, 0.0), *curve]):
-        if depth_bytes <= x1:
-            return y0 + (y1 - y0) * (depth_bytes - x0) / (x1 - x0)
-    return 1.0
+    return share_at(curve, depth_bytes, past_end=1.0)
 
 
 def profile_entry(runs: list[dict[str, Any]], paths: list[str]) -> dict[str, Any]:

@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Hashable, Sequence
 
-from gpusim.calibrate.l2_loss import lost_share
+from gpusim.curves import share_at
 
 #: bytes of one L2 line (the unit that is lost or kept)
 LINE_BYTES = 128
@@ -89,7 +89,8 @@ class L2Cache:
         grow = max(0, nbytes - line[0])
         lost = wait = 0
         if self.curve:
-            share = lost_share(self.curve, self.inserted - line[3])
+            # Past the curve's last point every set measured was lost whole.
+            share = share_at(self.curve, self.inserted - line[3], past_end=1.0)
             kept = min(line[0], nbytes)
             lost = round(kept * share)
             if lost:
