@@ -116,8 +116,18 @@ NCU_FLASH2 = {
     ("bf16", 128, 4096, False, (128, 128, 8, 2)),
     ("fp32", 64, 2048, False, SIMT_DEFAULT[64]),
     ("fp32", 128, 2048, True, SIMT_DEFAULT[128]),
+    # Added for the fourth session's sweep: more runs whose heads straddle waves at depth
+    # (long sequences, few heads per wave), one CTA per SM, and the fp32 kernel at length.
+    ("bf16", 128, 2048, False, TC_DEFAULT),
+    ("bf16", 128, 8192, False, TC_DEFAULT),
+    ("bf16", 128, 16384, True, TC_DEFAULT),
+    ("bf16", 64, 8192, False, TC_DEFAULT),
+    ("bf16", 64, 16384, False, TC_DEFAULT),
+    ("bf16", 128, 4096, False, (128, 64, 8, 2)),
+    ("fp16", 128, 16384, True, (128, 128, 8, 2)),
+    ("fp32", 128, 8192, False, SIMT_DEFAULT[128]),
 }
-NCU_STANDARD = {(128, 4096), (64, 1024)}
+NCU_STANDARD = {(128, 4096), (64, 1024), (64, 16384)}
 
 
 def _flash2(dtype: str, d: int, n: int, causal: bool, sched: tuple) -> ValidationConfig:
