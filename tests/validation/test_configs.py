@@ -27,7 +27,7 @@ def test_sweep_covers_the_classes():
 
 def test_ncu_subset_has_both_kinds():
     ncu = [c for c in sweep_configs() if c.ncu]
-    assert 10 <= len(ncu) <= 14
+    assert 10 <= len(ncu) <= 24  # a third of the sweep: Nsight replays each counted kernel
     assert {c.variant for c in ncu} == {"tc", "simt", "cublas"}
 
 
