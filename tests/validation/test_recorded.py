@@ -19,9 +19,10 @@ from gpusim.validation.compare import TARGETS, compare_record
 from gpusim.validation.dataset import check_profile, load_dataset, merge_records
 
 ROOT = Path(__file__).resolve().parents[2]
-#: The sweep at 3d10b0f, which counts SM-to-L2 bytes at both ends (the two earlier
-#: datasets beside it count only the L2 slices' end and are kept as evidence).
-DATASETS = (ROOT / "reports/validation/h200_2026-11-30_sm_l2/h200-dataset.json",)
+#: The sweep at 788168b: SM-to-L2 bytes at both ends, 21 runs counted by Nsight (the
+#: earlier datasets beside it count fewer runs, or only the L2 slices' end, and are kept as
+#: evidence).
+DATASETS = (ROOT / "reports/validation/h200_2026-11-30_dram21/h200-dataset.json",)
 PROFILE = "h200-sxm-calibrated"
 
 #: Recorded state of the 63 runs: the ceilings the regression tests allow, each a little
@@ -29,8 +30,8 @@ PROFILE = "h200-sxm-calibrated"
 RECORDED_FLASH2_MAPE = 0.068  # recorded 0.062
 RECORDED_FLASH2_MAX = 0.20  # recorded 0.182 (Br128 Bc64 w4 d128 N 512 causal)
 RECORDED_STANDARD_MAPE = 0.14  # recorded 0.128 (was 1.45 before memory-level parallelism)
-RECORDED_DRAM_MAX = 0.04  # recorded 0.035 (flash2 d128 N 16384 now -0.6 %)
-RECORDED_L2_MAPE = 0.01  # recorded 0.005 over the 12 counted runs, at the SMs' end
+RECORDED_DRAM_MAX = 0.045  # recorded 0.037 (fp32 d128 N 8192)
+RECORDED_L2_MAPE = 0.01  # recorded 0.005 over the 21 counted runs, at the SMs' end
 
 
 def _records() -> list[dict]:
@@ -77,7 +78,7 @@ def test_runtime_no_worse_than_recorded(rows):
 
 def test_bytes_no_worse_than_recorded(rows):
     counted = [r.ncu for r in rows if r.ncu]
-    assert len(counted) == 12
+    assert len(counted) == 21
     assert all(n["l2_end"] == "sms" for n in counted)  # judged where the SMs count
     assert max(abs(n["dram_bytes_err"]) for n in counted) <= RECORDED_DRAM_MAX
     assert _mape([n["l2_bytes_err"] for n in counted]) <= RECORDED_L2_MAPE
