@@ -8,6 +8,7 @@ validated against :class:`gpusim.profiles.schema.HardwareProfile`. Needs no GPU.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -186,14 +187,22 @@ def build_profile(
         except (KeyError, ValueError) as exc:
             raise GpusimError(f"the smem_fill record gives no fill cost: {exc}") from exc
         _put(profile, replaced, entries)
-    for field, make in (
-        ("l2_loss_by_depth", lambda: _l2_loss_entry(l2_survive)),
-        ("cta_duration_scatter", lambda: _scatter_entry(cta_scatter)),
-        ("dram_share_by_inflight", lambda: _mlp_entry(dram_mlp)),
-    ):
-        entry = make()
-        if entry is not None:
-            _put(profile, replaced, {field: entry})
+    if l2_survive:
+        from gpusim.calibrate.l2_loss import profile_entry as loss_entry
+
+        docs, paths = [d for _p, d in l2_survive], [p for p, _d in l2_survive]
+        entry = _entry("l2_survive", lambda: loss_entry(docs, paths))
+        _put(profile, replaced, {"l2_loss_by_depth": entry})
+    if cta_scatter is not None:
+        from gpusim.calibrate.cta_scatter import profile_entry as scatter_entry
+
+        entry = _entry("cta_scatter", lambda: scatter_entry(cta_scatter))
+        _put(profile, replaced, {"cta_duration_scatter": entry})
+    if dram_mlp is not None:
+        from gpusim.calibrate.dram_mlp import profile_entry as mlp_entry
+
+        entry = _entry("dram_mlp", lambda: mlp_entry(dram_mlp))
+        _put(profile, replaced, {"dram_share_by_inflight": entry})
     for fs in FIELDS:
         val = _value(results, fs.bench, fs.key)
         if val is None:
@@ -239,37 +248,12 @@ def build_profile(
     return profile, replaced
 
 
-def _l2_loss_entry(runs: list[tuple[str, dict[str, Any]]] | None) -> dict[str, Any] | None:
-    if not runs:
-        return None
-    from gpusim.calibrate.l2_loss import profile_entry
-
+def _entry(what: str, make: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """A stand-alone benchmark's profile entry; a record that gives none is a one-line error."""
     try:
-        return profile_entry([doc for _p, doc in runs], [p for p, _doc in runs])
+        return make()
     except (KeyError, ValueError) as exc:
-        raise GpusimError(f"the l2_survive records give no loss curve: {exc}") from exc
-
-
-def _scatter_entry(record: dict[str, Any] | None) -> dict[str, Any] | None:
-    if record is None:
-        return None
-    from gpusim.calibrate.cta_scatter import profile_entry
-
-    try:
-        return profile_entry(record)
-    except (KeyError, ValueError) as exc:
-        raise GpusimError(f"the cta_scatter record gives no scatter: {exc}") from exc
-
-
-def _mlp_entry(record: dict[str, Any] | None) -> dict[str, Any] | None:
-    if record is None:
-        return None
-    from gpusim.calibrate.dram_mlp import profile_entry
-
-    try:
-        return profile_entry(record)
-    except (KeyError, ValueError) as exc:
-        raise GpusimError(f"the dram_mlp record gives no curve: {exc}") from exc
+        raise GpusimError(f"the {what} record gives no profile value: {exc}") from exc
 
 
 def profile_yaml(
