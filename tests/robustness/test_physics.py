@@ -26,6 +26,8 @@ from tests.robustness.tally import tally
 
 #: Slack for float rounding in the bounds (ticks round durations up, never down).
 REL = 1e-9
+#: How far below the mean pace a scattered CTA may run, in the profile's scatter units.
+SCATTER_SIGMAS = 5
 
 
 @st.composite
@@ -58,7 +60,12 @@ def _assert_physical(r, workload, profile) -> None:
     rates = rates_for(profile, workload.dtype)
     t = r.runtime_s
     assert 0 < t < math.inf
-    slack = t * (1 + REL)
+    # A profile with a CTA time scatter has rates that are the measured *mean* pace of CTAs
+    # whose durations scatter around it; the engine draws each CTA group's pace from that
+    # spread (its quantiles reach z = -4.8), so a kernel of a few CTAs may beat the mean
+    # rate by up to its fastest draw.
+    scatter = profile.cta_duration_scatter.value if profile.cta_duration_scatter else 0.0
+    slack = t * (1 + REL) * (1 + SCATTER_SIGMAS * scatter)
     # No pipe does more than its peak, summed over the SMs.
     work = rates.work(c.mma_flops, c.fp32_ops, c.exp_ops, c.smem_traffic_bytes)
     for pipe, amount in work.items():
@@ -67,7 +74,8 @@ def _assert_physical(r, workload, profile) -> None:
         assert slack >= workload.model_flops() / rates.peak_per_s("tensor")
     assert slack >= (c.dram_read_bytes + c.dram_write_bytes) / rates.dram_bytes_per_s
     assert slack >= (c.global_read_bytes + c.global_write_bytes) / rates.l2_bytes_per_s
-    assert all(u <= 1 + REL for u in r.utilisation.values()), r.utilisation
+    cap = (1 + REL) * (1 + SCATTER_SIGMAS * scatter)
+    assert all(u <= cap for u in r.utilisation.values()), r.utilisation
     # Bytes are conserved: the engine moves what the tracer counted, DRAM sees no more than
     # the L2 was asked for, kernels add up to the run, tensors add up to the totals.
     assert c.global_read_bytes == r.count["global_read_bytes"]
