@@ -120,38 +120,31 @@ def launch(fine: bool = False, writes: bool = False, hot: bool = False) -> list[
                  "requested_bytes": sms * words * 16}
             )  # fmt: skip
     stream = src[STREAM_OFFSET_BYTES // 4 :]
+
+    def survive(kernel: str, w_set, p_set, other, per_cta: bool, key: str) -> None:
+        """Each (W, P) pair launched without and with the re-read of the set: ``other`` is
+        the P traffic's buffer, ``per_cta`` whether each CTA has its own P / SMs slice
+        (else every CTA takes all of it), ``key`` the record's name for the P bytes."""
+        fn = mod.get_function(kernel)
+        for w_mib in w_set:
+            for p_mib in p_set:
+                for again in (0, 1):
+                    bar = cp.zeros(1, dtype=cp.uint32)
+                    w_words = (w_mib << 20) // 16
+                    p_words = (p_mib << 20) // 16 // (sms if per_cta else 1)
+                    args = (src, np.uint64(w_words), other, np.uint64(p_words), np.int32(again))
+                    fn((sms,), (256,), (*args, bar, out))
+                    plan.append(
+                        {"kernel": kernel, "w_mib": w_mib, "p_mib": p_mib, "again": again,
+                         "grid": sms, "shared_bytes": w_words * 16,
+                         key: p_words * 16 * (sms if per_cta else 1)}
+                    )  # fmt: skip
+
     if writes:
-        fw = mod.get_function("l2_survive_w")
         sink = cp.zeros(SINK_BYTES // 4, dtype=cp.float32)
-        for w_mib in WRITES_W_MIB:
-            for p_mib in WRITES_P_MIB:
-                for again in (0, 1):
-                    bar = cp.zeros(1, dtype=cp.uint32)
-                    w_words = (w_mib << 20) // 16
-                    p_words = (p_mib << 20) // 16 // sms
-                    args = (src, np.uint64(w_words), sink, np.uint64(p_words), np.int32(again))
-                    fw((sms,), (256,), (*args, bar, out))
-                    plan.append(
-                        {"kernel": "l2_survive_w", "w_mib": w_mib, "p_mib": p_mib,
-                         "again": again, "grid": sms, "shared_bytes": w_words * 16,
-                         "written_bytes": p_words * 16 * sms}
-                    )  # fmt: skip
+        survive("l2_survive_w", WRITES_W_MIB, WRITES_P_MIB, sink, True, "written_bytes")
     if hot:
-        fh = mod.get_function("l2_survive_h")
-        for w_mib in WRITES_W_MIB:
-            for p_mib in HOT_P_MIB:
-                for again in (0, 1):
-                    bar = cp.zeros(1, dtype=cp.uint32)
-                    w_words = (w_mib << 20) // 16
-                    p_words = (p_mib << 20) // 16
-                    args = (src, np.uint64(w_words), stream, np.uint64(p_words), np.int32(again))
-                    fh((sms,), (256,), (*args, bar, out))
-                    plan.append(
-                        {"kernel": "l2_survive_h", "w_mib": w_mib, "p_mib": p_mib,
-                         "again": again, "grid": sms, "shared_bytes": w_words * 16,
-                         "hot_bytes": p_words * 16}
-                    )  # fmt: skip
-    fn = mod.get_function("l2_survive")
+        survive("l2_survive_h", WRITES_W_MIB, HOT_P_MIB, stream, False, "hot_bytes")
     if hot:
         w_set, p_set = WRITES_W_MIB, HOT_P_MIB
     elif writes:
@@ -160,19 +153,7 @@ def launch(fine: bool = False, writes: bool = False, hot: bool = False) -> list[
         w_set, p_set = FINE_W_MIB, FINE_P_MIB
     else:
         w_set, p_set = SURVIVE_W_MIB, SURVIVE_P_MIB
-    for w_mib in w_set:
-        for p_mib in p_set:
-            for again in (0, 1):
-                bar = cp.zeros(1, dtype=cp.uint32)
-                w_words = (w_mib << 20) // 16
-                p_words = (p_mib << 20) // 16 // sms
-                args = (src, np.uint64(w_words), stream, np.uint64(p_words), np.int32(again))
-                fn((sms,), (256,), (*args, bar, out))
-                plan.append(
-                    {"kernel": "l2_survive", "w_mib": w_mib, "p_mib": p_mib, "again": again,
-                     "grid": sms, "shared_bytes": w_words * 16,
-                     "stream_bytes": p_words * 16 * sms}
-                )  # fmt: skip
+    survive("l2_survive", w_set, p_set, stream, True, "stream_bytes")
     cp.cuda.Device().synchronize()
     assert bool(cp.isfinite(out[: sms * 256]).all())
     return plan

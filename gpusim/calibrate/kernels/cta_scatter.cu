@@ -8,20 +8,7 @@
 // say how the CTAs of one wave spread out, how SMs differ in speed, and how that carries
 // over into the next waves. Thread 0 writes, per CTA: %smid, %globaltimer at start and end.
 #include "clocks.cuh"
-
-__device__ __forceinline__ void cs_ldsm_x4(unsigned (&r)[4], unsigned addr) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(addr));
-}
-
-__device__ __forceinline__ void cs_hmma(float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
-        "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
+#include "warp_mma.cuh"
 
 __device__ __forceinline__ unsigned cs_smid() {
     unsigned id;
@@ -58,9 +45,9 @@ __global__ void __launch_bounds__(128) cta_scatter(const uint4* __restrict__ src
 #pragma unroll
         for (int l = 0; l < NLD; ++l) {
             unsigned r[4];
-            cs_ldsm_x4(r, base + ((start + l * 512u + lane * 16u) & (TILE_U4 * 16 - 1)));
+            wm_ldsm_x4(r, base + ((start + l * 512u + lane * 16u) & (TILE_U4 * 16 - 1)));
 #pragma unroll
-            for (int m = 0; m < MMA_PER_LD; ++m) cs_hmma(d[m & 3], a, r[(2 * m) & 3], r[(2 * m + 1) & 3]);
+            for (int m = 0; m < MMA_PER_LD; ++m) wm_hmma(d[m & 3], a, r[(2 * m) & 3], r[(2 * m + 1) & 3]);
         }
         asm volatile("cp.async.wait_group 0;\n" ::);
         start = (start + 2048u + ((unsigned)d[0][0] & zero)) & (TILE_U4 * 16 - 1);

@@ -8,12 +8,7 @@
 // lands by cp.async while the warps read the current one with ldmatrix. Comparing the loop
 // with fills to the loop without says how much a filled byte costs the shared-memory reads.
 #include "clocks.cuh"
-
-__device__ __forceinline__ void sf_ldsm_x4(unsigned (&r)[4], unsigned addr) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(addr));
-}
+#include "warp_mma.cuh"
 
 __device__ __forceinline__ void sf_cp_async16(unsigned dst, const void* src) {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src));
@@ -49,7 +44,7 @@ __global__ void __launch_bounds__(512) smem_fill(const uint4* __restrict__ src, 
         for (int l = 0; l < NLD; ++l) {
             unsigned r[4];
             const unsigned off = (start + l * 512u + lane * 16u) & (TILE_U4 * 16 - 1);
-            sf_ldsm_x4(r, base + off);
+            wm_ldsm_x4(r, base + off);
             kx ^= r[0];
         }
         asm volatile("cp.async.wait_group 1;\n" ::);

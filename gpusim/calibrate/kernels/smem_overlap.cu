@@ -9,20 +9,7 @@
 // The next iteration's load addresses depend on the running sum (through ``zero``, 0 at
 // run time), as the next tile's products depend on the softmax.
 #include "clocks.cuh"
-
-__device__ __forceinline__ void so_hmma(float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
-        "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
-
-__device__ __forceinline__ void so_ldsm_x4(unsigned (&r)[4], unsigned addr) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(addr));
-}
+#include "warp_mma.cuh"
 
 __device__ __forceinline__ float so_ex2(float x) {
     float y;
@@ -78,17 +65,17 @@ __global__ void __launch_bounds__(512) smem_overlap(const unsigned* __restrict__
         for (int l = 0; l < NLD; ++l) {
             unsigned r[4];
             const unsigned off = (start + l * 512u + lane * 16u) & (TILE_U4 * 16 - 1);
-            so_ldsm_x4(r, base + off);
+            wm_ldsm_x4(r, base + off);
             if constexpr (MMA_PER_LD > 0) {
 #pragma unroll
                 for (int m = 0; m < MMA_PER_LD; ++m)
-                    so_hmma(d[(l * MMA_PER_LD + m) % ACC], am[m], r[(2 * m) & 3], r[(2 * m + 1) & 3]);
+                    wm_hmma(d[(l * MMA_PER_LD + m) % ACC], am[m], r[(2 * m) & 3], r[(2 * m + 1) & 3]);
             } else {
                 kx ^= r[0];  // one use keeps the load; the others are left unused
             }
         }
 #pragma unroll
-        for (int m = 0; m < NMMA_REG; ++m) so_hmma(d[m % ACC], a, bj[m % ACC][0], bj[m % ACC][1]);
+        for (int m = 0; m < NMMA_REG; ++m) wm_hmma(d[m % ACC], a, bj[m % ACC][0], bj[m % ACC][1]);
 #pragma unroll
         for (int rr = 0; rr < ROUNDS; ++rr) {
 #pragma unroll
