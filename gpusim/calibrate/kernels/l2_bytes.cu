@@ -50,9 +50,15 @@ __device__ __forceinline__ unsigned l2s_read_all(const uint4* __restrict__ buf, 
     return acc;
 }
 
+// Where this CTA starts reading a set of ``words``: CTAs start all over it, so that every line
+// is wanted by SMs on both sides of the chip at once.
+__device__ __forceinline__ unsigned long long l2s_start(unsigned long long words) {
+    return (unsigned long long)blockIdx.x * 7919ull * 256ull % words;
+}
+
 __global__ void __launch_bounds__(256) l2_reread(const uint4* __restrict__ buf, unsigned long long words,
                                                  float* __restrict__ out) {
-    const unsigned long long start = (unsigned long long)blockIdx.x * 7919ull * 256ull % words;
+    const unsigned long long start = l2s_start(words);
     const unsigned acc = l2s_read_all(buf, words, start);
     out[blockIdx.x * 256 + threadIdx.x] = (float)(acc & 0xffu);
 }
@@ -82,17 +88,29 @@ __device__ __forceinline__ void l2s_grid_sync(unsigned* bar, unsigned target) {
     __syncthreads();
 }
 
-__global__ void __launch_bounds__(256) l2_survive(const uint4* __restrict__ shared_set, unsigned long long w_words,
-                                                  const uint4* __restrict__ stream, unsigned long long p_words_per_cta,
-                                                  int again, unsigned* __restrict__ bar, float* __restrict__ out) {
-    const unsigned long long start = (unsigned long long)blockIdx.x * 7919ull * 256ull % w_words;
+// The phases every l2_survive variant shares: read the set W, grid-wide barrier, the other
+// traffic (``other_traffic(acc)``, which returns what it read, or 0), barrier, and with
+// ``again`` W once more. Each variant differs only in its other traffic.
+template <class OtherTraffic>
+__device__ __forceinline__ void l2s_survive(const uint4* __restrict__ shared_set, unsigned long long w_words,
+                                            int again, unsigned* __restrict__ bar, float* __restrict__ out,
+                                            OtherTraffic other_traffic) {
+    const unsigned long long start = l2s_start(w_words);
     unsigned acc = l2s_read_all(shared_set, w_words, start);
     l2s_grid_sync(bar, gridDim.x);
-    if (p_words_per_cta > 0)
-        acc ^= l2s_read_all(stream + (unsigned long long)blockIdx.x * p_words_per_cta, p_words_per_cta, 0);
+    acc ^= other_traffic(acc);
     l2s_grid_sync(bar, 2 * gridDim.x);
     if (again) acc ^= l2s_read_all(shared_set, w_words, start);
     out[blockIdx.x * blockDim.x + threadIdx.x] = (float)(acc & 0xffu);
+}
+
+__global__ void __launch_bounds__(256) l2_survive(const uint4* __restrict__ shared_set, unsigned long long w_words,
+                                                  const uint4* __restrict__ stream, unsigned long long p_words_per_cta,
+                                                  int again, unsigned* __restrict__ bar, float* __restrict__ out) {
+    l2s_survive(shared_set, w_words, again, bar, out, [=](unsigned) -> unsigned {
+        if (p_words_per_cta == 0) return 0u;
+        return l2s_read_all(stream + (unsigned long long)blockIdx.x * p_words_per_cta, p_words_per_cta, 0);
+    });
 }
 
 // l2_survive_w: as l2_survive, but phase 2 *writes* each CTA's own slice of P bytes (16-byte
@@ -109,13 +127,11 @@ __device__ __forceinline__ void l2s_write_all(uint4* __restrict__ buf, unsigned 
 __global__ void __launch_bounds__(256) l2_survive_w(const uint4* __restrict__ shared_set, unsigned long long w_words,
                                                     uint4* __restrict__ sink, unsigned long long p_words_per_cta,
                                                     int again, unsigned* __restrict__ bar, float* __restrict__ out) {
-    const unsigned long long start = (unsigned long long)blockIdx.x * 7919ull * 256ull % w_words;
-    unsigned acc = l2s_read_all(shared_set, w_words, start);
-    l2s_grid_sync(bar, gridDim.x);
-    if (p_words_per_cta > 0) l2s_write_all(sink + (unsigned long long)blockIdx.x * p_words_per_cta, p_words_per_cta, acc);
-    l2s_grid_sync(bar, 2 * gridDim.x);
-    if (again) acc ^= l2s_read_all(shared_set, w_words, start);
-    out[blockIdx.x * blockDim.x + threadIdx.x] = (float)(acc & 0xffu);
+    l2s_survive(shared_set, w_words, again, bar, out, [=](unsigned acc) -> unsigned {
+        if (p_words_per_cta > 0)
+            l2s_write_all(sink + (unsigned long long)blockIdx.x * p_words_per_cta, p_words_per_cta, acc);
+        return 0u;
+    });
 }
 
 // l2_survive_h: as l2_survive, but in phase 2 every CTA reads the *whole* P set (each from its
@@ -125,11 +141,7 @@ __global__ void __launch_bounds__(256) l2_survive_w(const uint4* __restrict__ sh
 __global__ void __launch_bounds__(256) l2_survive_h(const uint4* __restrict__ shared_set, unsigned long long w_words,
                                                     const uint4* __restrict__ other, unsigned long long p_words,
                                                     int again, unsigned* __restrict__ bar, float* __restrict__ out) {
-    const unsigned long long start = (unsigned long long)blockIdx.x * 7919ull * 256ull % w_words;
-    unsigned acc = l2s_read_all(shared_set, w_words, start);
-    l2s_grid_sync(bar, gridDim.x);
-    if (p_words > 0) acc ^= l2s_read_all(other, p_words, (unsigned long long)blockIdx.x * 7919ull * 256ull % p_words);
-    l2s_grid_sync(bar, 2 * gridDim.x);
-    if (again) acc ^= l2s_read_all(shared_set, w_words, start);
-    out[blockIdx.x * blockDim.x + threadIdx.x] = (float)(acc & 0xffu);
+    l2s_survive(shared_set, w_words, again, bar, out, [=](unsigned) -> unsigned {
+        return p_words > 0 ? l2s_read_all(other, p_words, l2s_start(p_words)) : 0u;
+    });
 }
