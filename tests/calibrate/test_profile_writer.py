@@ -125,3 +125,33 @@ def test_committed_calibrated_profile_is_what_the_recorded_results_give():
         dram_mlp=profile_writer.load_record(DRAM_MLP, "dram_mlp"),
     )
     assert yaml.safe_load(COMMITTED.read_text()) == profile
+
+
+@pytest.mark.parametrize(
+    ("option", "content", "message"),
+    [
+        ("dram_mlp_path", "{}", "not a dram_mlp record"),
+        ("cta_scatter_path", '{"launches": [{"loop": "products"}]}', "gives no profile value"),
+        ("cta_scatter_path", None, "cannot read the cta_scatter record"),
+    ],
+)
+def test_a_bad_stand_alone_record_is_a_one_line_error(tmp_path, option, content, message):
+    path = tmp_path / "record.json"
+    if content is not None:
+        path.write_text(content)
+    results = profile_writer.load_results(RECORDED)
+    with pytest.raises(GpusimError, match=message) as err:
+        profile_writer.write_profile(
+            results, "h200-sxm", tmp_path / "p.yaml", None, **{option: path}
+        )
+    assert "\n" not in str(err.value)
+
+
+def test_l2_survive_records_need_the_records_key(tmp_path):
+    path = tmp_path / "l2.json"
+    path.write_text('{"rows": [1]}')
+    results = profile_writer.load_results(RECORDED)
+    with pytest.raises(GpusimError, match="not a l2_bytes record"):
+        profile_writer.write_profile(
+            results, "h200-sxm", tmp_path / "p.yaml", None, l2_survive_paths=[path]
+        )
