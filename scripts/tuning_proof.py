@@ -78,14 +78,29 @@ def provenance(cp) -> dict:
     return collect(cp, name, sys.argv[1:]) | {"command": " ".join(sys.argv)}
 
 
-def measure(workload: Workload, schedules: list, repeats: int) -> list[dict]:
+def measure(workload: Workload, schedules: list, repeats: int, runner) -> list[dict]:
     """One timing record per schedule (``median_s``, or ``error`` where it cannot run)."""
     from gpusim.kernels.timing import time_schedules  # the kernel package's timer
 
-    return time_schedules([(workload, s) for s in schedules], repeats=repeats)
+    return time_schedules([(workload, s) for s in schedules], runner=runner, repeats=repeats)
 
 
-def run_workload(w: Workload, profile, repeats: int, log, predict: bool = False) -> dict:
+def check_timed(runner, record: dict, log) -> list[dict]:
+    """Correctness of every instance that was timed, on the kernels' own check cases
+    (random inputs, poisoned output, float64 reference): the timed binaries compute attention."""
+    from gpusim.kernels.check import CASES, check_instances
+    from gpusim.kernels.instances import all_instances
+
+    timed = {r["measurement"].get("instance") for e in record["workloads"] for r in e["schedules"]}
+    insts = [i for i in all_instances() if i.key in timed]
+    # a ragged causal case and an aligned one: masking, tails and full tiles
+    out = check_instances(runner, insts, cases=(CASES[1], CASES[3]))
+    bad = [r for r in out if not r["ok"]]
+    log(f"checked {len(insts)} instances on 2 cases: {len(bad)} failures")
+    return out
+
+
+def run_workload(w: Workload, profile, repeats: int, log, runner, predict: bool = False) -> dict:
     """Measurements (and, with ``predict``, the model's predictions) of one workload.
 
     Every schedule the kernel has an instance for is timed, whatever the model
@@ -100,7 +115,7 @@ def run_workload(w: Workload, profile, repeats: int, log, predict: bool = False)
         tuner = res.to_dict()
     space = search_space("flash2", w)
     runnable = [s for s in space.schedules if s not in space.unsupported]
-    timings = measure(w, runnable, repeats)
+    timings = measure(w, runnable, repeats, runner)
     rows = [
         {
             "schedule": s.model_dump(),
@@ -134,24 +149,39 @@ def main() -> int:
         help="also run the tuner here (slow for causal workloads); by default predictions are "
         "made on the CPU afterwards: python -m gpusim.tuning.proof_report predict",
     )
+    ap.add_argument(
+        "--cubin-dir",
+        type=Path,
+        default=None,
+        help="time nvcc-built cubins (python -m gpusim.kernels.build DIR), the binaries whose "
+        "ptxas report the tuner reads; without it CuPy compiles with NVRTC",
+    )
+    ap.add_argument("--check", action="store_true", help="check every timed instance's output")
     args = ap.parse_args()
 
     import cupy as cp
+
+    from gpusim.kernels.runner import Flash2Runner
 
     def log(msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
 
     profile = load_profile(args.profile)
+    runner = Flash2Runner(cubin_dir=args.cubin_dir)
     record = {
         "kind": "gpusim tuning proof",
         "schema": 1,
         "provenance": provenance(cp),
         "profile": args.profile,
         "repeats": args.repeats,
+        "binaries": str(args.cubin_dir) if args.cubin_dir else "nvrtc",
         "workloads": [
-            run_workload(w, profile, args.repeats, log, args.predict) for w in workloads(args.quick)
+            run_workload(w, profile, args.repeats, log, runner, args.predict)
+            for w in workloads(args.quick)
         ],
     }
+    if args.check:
+        record["checks"] = check_timed(runner, record, log)
     out = ROOT / args.out
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(record, indent=1, sort_keys=False) + "\n")
