@@ -224,8 +224,16 @@ def validation_work(reports_dir: str | Path) -> int:
 
 
 def find_tuning_proof(reports_dir: str | Path) -> Path | None:
-    """The tuner's proof record under ``reports_dir/tuning`` (the last by path), or None."""
-    found = _json_files(Path(reports_dir) / "tuning", _kind(TUNING_KIND))
+    """The tuner's proof record under ``reports_dir/tuning``: the one the recorded predictions
+    name (``measured_file``), else the last by path; None if there is none."""
+    folder = Path(reports_dir) / "tuning"
+    found = _json_files(folder, _kind(TUNING_KIND))
+    preds = _json_files(folder, _kind(TUNING_PREDICTIONS_KIND))
+    if preds:
+        named = json.loads(preds[-1].read_text()).get("measured_file")
+        hit = [p for p in found if named and p.resolve() == (folder / named).resolve()]
+        if hit:
+            return hit[0]
     return found[-1] if found else None
 
 

@@ -26,7 +26,7 @@ from gpusim.tuning.tuner import tune
 from gpusim.workload import Workload
 
 REPORTS = Path(__file__).resolve().parents[2] / "reports" / "tuning"
-MEASURED = REPORTS / "h200_tuning_proof.json"
+MEASURED = REPORTS / "h200_2026-11-30_nvcc" / "h200_tuning_proof.json"
 PREDICTED = REPORTS / "h200_tuning_predictions.json"
 SUMMARY = REPORTS / "h200_tuning_proof_summary.json"
 MARKDOWN = REPORTS / "h200_tuning_proof.md"
@@ -61,7 +61,12 @@ def _commit() -> str:
         return "unknown"
 
 
-def predict_record(record: dict, jobs: int | None = None, profile_name: str | None = None) -> dict:
+def predict_record(
+    record: dict,
+    jobs: int | None = None,
+    profile_name: str | None = None,
+    measured: Path = MEASURED,
+) -> dict:
     """The current model's runtime for every schedule of every workload in ``record``.
 
     ``profile_name`` (default: the record's, the profile the GPU run named) may be the
@@ -85,12 +90,20 @@ def predict_record(record: dict, jobs: int | None = None, profile_name: str | No
 
     return {
         "kind": "gpusim tuning proof predictions",
-        "measured_file": MEASURED.name,
+        # relative to reports/tuning: the run these predictions are judged against
+        "measured_file": _relative(measured),
         "profile": name,
         "model_commit": _commit(),
         "date_utc": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "workloads": pmap(one, record["workloads"], jobs),
     }
+
+
+def _relative(path: Path) -> str:
+    try:
+        return str(Path(path).resolve().relative_to(REPORTS))
+    except ValueError:
+        return Path(path).name
 
 
 def with_predictions(record: dict, predictions: dict) -> dict:
@@ -172,7 +185,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.what == "predict":
         atomic.write_text(
             args.predictions,
-            json.dumps(predict_record(record, profile_name=args.profile), indent=1) + "\n",
+            json.dumps(
+                predict_record(record, profile_name=args.profile, measured=args.measured),
+                indent=1,
+            )
+            + "\n",
         )
         print(args.predictions)
         return 0
