@@ -39,7 +39,9 @@ __global__ void sass_timing(unsigned* out, long long* cycles, unsigned seed) {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     for (int i = threadIdx.x; i < 64 * 64; i += blockDim.x) tile[i] = 0;  // offsets of 0
     __syncthreads();
-    const unsigned base = (unsigned)__cvta_generic_to_shared(tile) + (lane & 15) * 128;
+    // one 16-byte row per lane, 512 contiguous bytes: ldmatrix without bank conflicts, as
+    // the attention kernel's swizzled tiles give it
+    const unsigned base = (unsigned)__cvta_generic_to_shared(tile) + lane * 16;
     unsigned acc = seed + threadIdx.x;
     float f[8];
     unsigned u[8];
