@@ -285,10 +285,9 @@ class TracingMachine(TileMachine):
         return CtaProgram(keep)
 
 
-def compiled_loop(kernel: Kernel) -> dict[str, int] | None:
-    """The compiled tensor-core instance's per-warp loop counts
-    (:mod:`gpusim.kernels.loop_counts`), when ``kernel`` is that kernel and it was counted;
-    None otherwise (the formula above is used)."""
+def compiled_instance_key(kernel: Kernel) -> str | None:
+    """The key of the compiled tensor-core instance (gpusim/kernels) ``kernel`` is, or None
+    when it is not that kernel (another algorithm, fp32, split-k, shared-memory results)."""
     w, s = kernel.workload, kernel.schedule
     if not (
         kernel.name == "flash2_fwd"
@@ -297,9 +296,18 @@ def compiled_loop(kernel: Kernel) -> dict[str, int] | None:
         and s.residency == "registers"
     ):
         return None
+    return f"tc_{w.dtype}_d{w.head_dim}_m{s.block_m}_n{s.block_n}_w{s.warps}_s{s.stages}"
+
+
+def compiled_loop(kernel: Kernel) -> dict[str, int] | None:
+    """The compiled tensor-core instance's per-warp loop counts
+    (:mod:`gpusim.kernels.loop_counts`), when ``kernel`` is that kernel and it was counted;
+    None otherwise (the formula above is used)."""
+    key = compiled_instance_key(kernel)
+    if key is None:
+        return None
     from gpusim.kernels.loop_counts import loop_counts
 
-    key = f"tc_{w.dtype}_d{w.head_dim}_m{s.block_m}_n{s.block_n}_w{s.warps}_s{s.stages}"
     return loop_counts().get(key)
 
 

@@ -41,6 +41,7 @@ def calibrate(
     l2_survive: list[Path] | None = None,
     cta_scatter: Path | None = None,
     dram_mlp: Path | None = None,
+    sass_timing: Path | None = None,
 ) -> dict[str, Any]:
     """Run (or, with ``from_results``, replay) a calibration; the command's JSON object."""
     out, results_path = default_paths(base_profile, out, results_path)
@@ -74,6 +75,7 @@ def calibrate(
             l2_survive,
             cta_scatter,
             dram_mlp,
+            sass_timing,
         )
         profile = str(out)
     return {"profile": profile, "results": str(results_path), "replaced": replaced, **summary}

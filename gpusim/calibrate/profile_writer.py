@@ -154,6 +154,7 @@ def build_profile(
     l2_survive: list[tuple[str, dict[str, Any]]] | None = None,
     cta_scatter: dict[str, Any] | None = None,
     dram_mlp: dict[str, Any] | None = None,
+    sass_timing: dict[str, Any] | None = None,
 ) -> tuple[dict[str, Any], list[str]]:
     """The calibrated profile (a validated plain dict) and the dotted names it replaced.
 
@@ -166,7 +167,8 @@ def build_profile(
     and ``--writes`` runs, for the L2's loss curve; ``cta_scatter``: a ``python -m
     gpusim.calibrate.cta_scatter`` run, for how identical CTAs' durations scatter;
     ``dram_mlp``: a ``python -m gpusim.calibrate.dram_mlp`` run, for the DRAM bandwidth
-    reached with few bytes in flight.
+    reached with few bytes in flight; ``sass_timing``: a ``python -m
+    gpusim.calibrate.sass_timing`` run, for the SM core's cycles.
     """
     profile = json.loads(json.dumps(base))  # deep copy of plain data
     replaced = []
@@ -203,6 +205,11 @@ def build_profile(
 
         entry = _entry("dram_mlp", lambda: mlp_entry(dram_mlp))
         _put(profile, replaced, {"dram_share_by_inflight": entry})
+    if sass_timing is not None:
+        from gpusim.calibrate.sass_timing import profile_entry as core_entry
+
+        entry = _entry("sass_timing", lambda: core_entry(sass_timing))
+        _put(profile, replaced, {"sass_core_cycles": entry})
     for fs in FIELDS:
         val = _value(results, fs.bench, fs.key)
         if val is None:
@@ -297,6 +304,7 @@ def write_profile(
     l2_survive_paths: list[Path] | None = None,
     cta_scatter_path: Path | None = None,
     dram_mlp_path: Path | None = None,
+    sass_timing_path: Path | None = None,
 ) -> list[str]:
     """Build the calibrated profile from ``results`` over the base profile; write it to ``out``."""
     base_path = base_profile_path(base_name)
@@ -307,8 +315,9 @@ def write_profile(
     l2 = [(str(p), load_record(p, "l2_bytes", "records")) for p in l2_survive_paths or []]
     scatter = load_record(cta_scatter_path, "cta_scatter", "launches") if cta_scatter_path else None
     mlp = load_record(dram_mlp_path, "dram_mlp") if dram_mlp_path else None
+    core = load_record(sass_timing_path, "sass_timing", "rows") if sass_timing_path else None
     profile, replaced = build_profile(
-        results, base, name, simt_mm, overlap, fill, l2 or None, scatter, mlp
+        results, base, name, simt_mm, overlap, fill, l2 or None, scatter, mlp, core
     )
     extra = []
     if l2:
@@ -317,6 +326,8 @@ def write_profile(
         extra.append(f"CTA time scatter: {cta_scatter_path}")
     if dram_mlp_path:
         extra.append(f"DRAM bandwidth by bytes in flight: {dram_mlp_path}")
+    if sass_timing_path:
+        extra.append(f"SM core cycles: {sass_timing_path}")
     out.parent.mkdir(parents=True, exist_ok=True)
     atomic.write_text(
         out,

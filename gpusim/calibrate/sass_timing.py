@@ -55,7 +55,7 @@ def run(quick: bool = False) -> dict[str, Any]:
     for (name, _v, kind), expr in zip(OPS, names, strict=True):
         fn = mod.get_function(expr)
         for warps in WARPS:
-            per_instr = []
+            per_instr, per_warp = [], []
             for r in range(REPEATS):
                 out = cp.zeros(warps * 32, dtype=cp.uint32)
                 cyc = cp.full(warps, -1, dtype=cp.int64)  # poisoned: every warp writes
@@ -65,6 +65,9 @@ def run(quick: bool = False) -> dict[str, Any]:
                 if (c <= 0).any():
                     raise RuntimeError(f"{name}: a warp wrote no cycle count")
                 per_instr.append(float(c.mean()) / (trips * INSTRS_PER_TRIP))
+                # each warp's own cycles: how the scheduler shares its issue slots between
+                # two warps (oldest first: one ends long before the other; round robin: together)
+                per_warp.append([int(x) for x in c])
             rows.append(
                 {
                     "op": name,
@@ -73,6 +76,7 @@ def run(quick: bool = False) -> dict[str, Any]:
                     "warps_per_scheduler": warps // 4,
                     "cycles_per_instr": statistics.median(per_instr),
                     "all": per_instr,
+                    "per_warp_cycles": per_warp,
                 }
             )
     return {
@@ -82,6 +86,50 @@ def run(quick: bool = False) -> dict[str, Any]:
         "trips": trips,
         "instrs_per_trip": INSTRS_PER_TRIP,
         "rows": rows,
+    }
+
+
+def _cycles(record: dict[str, Any], op: str, warps: int) -> float:
+    for r in record["rows"]:
+        if r["op"] == op and r["warps"] == warps:
+            return float(r["cycles_per_instr"])
+    raise ValueError(f"no {op} row at {warps} warps")
+
+
+def profile_entry(record: dict[str, Any]) -> dict[str, Any]:
+    """``sass_core_cycles`` from a recorded run: latencies from the one-warp-per-scheduler
+    chains (the ldmatrix and HMMA-result chains less the integer add or move each link
+    carries), pipe cycles from the two-warps-per-scheduler streams (per scheduler: the
+    per-warp figure halved), barriers back to back at 4 and 8 warps. The ldmatrix stream is
+    not used: the compiler merged its loads of equal addresses (5 per trip, not 32); the
+    shared memory's bandwidth is the profile's own."""
+    link = _cycles(record, "iadd_chain", 4)
+    alu = statistics.median(_cycles(record, op, 8) / 2 for op in ("fmnmx_tp", "lop3_tp", "f2fp_tp"))
+    value = {
+        "hmma_pipe": _cycles(record, "hmma_tp", 8) / 2,
+        "hmma_accumulate": _cycles(record, "hmma_chain", 4),
+        "hmma_result": _cycles(record, "hmma_use", 4) - link,
+        "ldsm_latency": _cycles(record, "ldsm_chain", 4) - link,
+        "shfl_latency": _cycles(record, "shfl_chain", 4),
+        "shfl_pipe": _cycles(record, "shfl_tp", 8) / 2,
+        "mufu_latency": _cycles(record, "mufu_chain", 4),
+        "mufu_pipe": _cycles(record, "mufu_tp", 8) / 2,
+        "alu_pipe": alu,
+        "fma_pipe": _cycles(record, "fmul_tp", 8) / 2,
+        "imad_pipe": _cycles(record, "imad_tp", 8) / 2,
+        "barrier_4_warps": _cycles(record, "bar_chain", 4),
+        "barrier_8_warps": _cycles(record, "bar_chain", 8),
+    }
+    return {
+        "value": {k: round(v, 3) for k, v in value.items()},
+        "source": (
+            f"measured on {record['gpu']}, {record['date']}, python -m gpusim.calibrate.sass_timing"
+        ),
+        "note": (
+            "SM cycles per warp: chains of 32 dependent instructions (latency), 8 independent "
+            "chains at 2 warps per scheduler (pipe cycles per warp-instruction per scheduler); "
+            "alu_pipe is the median of FMNMX, LOP3 and F2FP; IMAD holds the FMA pipe for imad_pipe"
+        ),
     }
 
 

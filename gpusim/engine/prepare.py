@@ -11,14 +11,23 @@ near :data:`CTA_PHASE_BUDGET` (at least :data:`MIN_CHUNKS_PER_RUN` per run).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from algorithms.base import Kernel, OnChip
 from algorithms.program import CtaClass
 from gpusim.counting import traced_classes
 from gpusim.curves import share_at
+from gpusim.engine.clock import TICKS_PER_S
+from gpusim.engine.core_model import CoreTiming, step_cycles
 from gpusim.engine.grid import Grid
-from gpusim.engine.plan import CHUNKS_PER_RUN, build_plan, chunk_size, timing_signature
+from gpusim.engine.plan import (
+    CHUNKS_PER_RUN,
+    _step_work,
+    build_plan,
+    chunk_size,
+    timing_signature,
+)
 from gpusim.engine.rates import WARP_THREADS, Rates, step_efficiency
 from gpusim.engine.sim import KernelSpec
 from gpusim.occupancy import Occupancy, occupancy
@@ -54,6 +63,49 @@ class PreparedKernel:
         return sum(len(p.phases) * p.blocks_per_bh * bh for p in self.spec.plans)
 
 
+def core_efficiency(
+    kernel: Kernel,
+    profile: HardwareProfile,
+    programs: list,
+    rates: Rates,
+    ctas_per_sm: int,
+    warps_per_cta: int,
+) -> float | None:
+    """The step efficiency the SM core model gives a compiled tensor-core kernel: the pipe
+    model's time for one steady step of each resident CTA at full rates, over the cycles the
+    core model takes to run that step's compiled code on every resident warp. None where
+    the profile has no core cycles or the kernel no committed loop."""
+    from algorithms.tracing import compiled_instance_key
+
+    key = compiled_instance_key(kernel)
+    c = profile.sass_core_cycles
+    if key is None or c is None or ctas_per_sm < 1:
+        return None
+    cycles = _core_step_cycles(
+        key, ctas_per_sm, warps_per_cta, tuple(sorted(c.value.items())),
+        profile.smem_bandwidth_bytes_per_clk_per_sm.value,
+    )  # fmt: skip
+    steps = [s for p in programs for s in p.steps if s.mma_flops > 0]
+    if cycles is None or not steps:
+        return None
+    steady = min(steps, key=lambda s: (-s.mma_flops, s.instrs))  # a full tile, no mask
+    full = rates.step_ticks(_step_work(steady, rates)) * ctas_per_sm
+    return full / (cycles / rates.clock_hz * TICKS_PER_S)
+
+
+@functools.cache
+def _core_step_cycles(
+    key: str, ctas: int, warps: int, cycles: tuple, smem_bytes_per_clk: float
+) -> float | None:
+    from gpusim.kernels.loop_counts import loop_path
+
+    path = loop_path(key)
+    if path is None:
+        return None
+    timing = CoreTiming.from_cycles(dict(cycles), smem_bytes_per_clk)
+    return step_cycles(list(path), ctas, warps, timing)
+
+
 def prepare(
     kernel: Kernel,
     profile: HardwareProfile,
@@ -83,9 +135,11 @@ def prepare(
     if products:
         # Too few warps per scheduler expose the load, product and softmax latencies; the
         # efficiency was measured on such loops, so only kernels that do products get it.
-        rates = rates.at_efficiency(
-            step_efficiency(profile, occ.ctas_per_sm * -(-chip.threads // WARP_THREADS))
-        )
+        warps = -(-chip.threads // WARP_THREADS)
+        eff = core_efficiency(kernel, profile, programs, rates, occ.ctas_per_sm, warps)
+        if eff is None:
+            eff = step_efficiency(profile, occ.ctas_per_sm * warps)
+        rates = rates.at_efficiency(eff)
     per_run = CHUNKS_PER_RUN
     k = chunk_size(programs, detailed=not aggregated, chunks_per_run=per_run)
     while True:

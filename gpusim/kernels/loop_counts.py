@@ -23,6 +23,7 @@ compile-time facts: nothing here is fitted to a timing. Regenerate with
 from __future__ import annotations
 
 import functools
+import gzip
 import json
 import re
 import subprocess
@@ -40,6 +41,8 @@ from gpusim.kernels.source import CXX_OPTIONS, nvcc_translation_unit
 LOOP_COUNTS = (
     Path(__file__).resolve().parents[2] / "reports" / "kernels" / "build_sm90" / "loop_counts.json"
 )
+#: One step of each instance's loop as the core model runs it (gzip-compressed JSON).
+LOOP_PATHS = LOOP_COUNTS.with_name("loop_paths.json.gz")
 #: Counted by the tracer from the tiles, not here.
 PRODUCT_OPS = ("HMMA", "LDSM")
 INSTR_BYTES = 16  # every sm_90 instruction is 128 bits
@@ -71,13 +74,13 @@ def main_loop(ins: list[tuple[int, str]]) -> tuple[int, int]:
     return best
 
 
-def _path(ins: dict[int, str], lo: int, hi: int, masked: bool, top: bool) -> Counter:
-    """Opcodes executed from ``lo`` up to ``hi`` (exclusive) on one step's path."""
-    ops: Counter = Counter()
+def _path(ins: dict[int, str], lo: int, hi: int, masked: bool, top: bool) -> list[int]:
+    """Addresses executed from ``lo`` up to ``hi`` (exclusive) on one step's path, in order."""
+    ops: list[int] = []
     a = lo
     while a < hi:
         text = ins[a]
-        ops[_op(text)] += 1
+        ops.append(a)
         m = _BRANCH.search(text)
         target = int(m.group(1), 16) if m else None
         if target is None or target <= a or target > hi:
@@ -99,7 +102,7 @@ def _path(ins: dict[int, str], lo: int, hi: int, masked: bool, top: bool) -> Cou
             j = _BRANCH.search(jump)
             if j and not _GUARD.match(jump) and int(j.group(1), 16) > target:
                 other = _path(ins, target, int(j.group(1), 16), masked, top=False)
-                if other.total() > inner.total() - 1:
+                if len(other) > len(inner) - 1:
                     a = target  # the else arm is the longer
                     continue
             taken = True
@@ -132,6 +135,13 @@ def _straight(ins: dict[int, str], lo: int, hi: int) -> int:
     return n
 
 
+def step_path(sass_function: str, masked: bool = False) -> list[int]:
+    """Addresses of one step of the main loop, in the order a warp runs them."""
+    ins = parse(sass_function)
+    lo, hi = main_loop(ins)
+    return _path(dict(ins), lo, hi + INSTR_BYTES, masked, top=True)
+
+
 def step_ops(sass_function: str) -> dict[str, Counter]:
     """Opcodes of one step of the main loop: ``steady`` (no mask) and ``masked``; and
     ``first``, what the first step adds (Q's fragments into registers)."""
@@ -139,7 +149,7 @@ def step_ops(sass_function: str) -> dict[str, Counter]:
     lo, hi = main_loop(ins)
     table = dict(ins)
     out = {
-        form: _path(table, lo, hi + INSTR_BYTES, masked, top=True)
+        form: Counter(_op(table[a]) for a in _path(table, lo, hi + INSTR_BYTES, masked, top=True))
         for form, masked in (("steady", False), ("masked", True))
     }
     loop = Counter(_op(t) for a, t in ins if lo <= a <= hi)
@@ -177,10 +187,13 @@ def _sass(insts: list[KernelInstance], tmp: Path, tag: str) -> str:
     ).stdout
 
 
-def count(insts: list[KernelInstance], jobs: int = 2) -> dict[str, dict[str, int]]:
+def count(
+    insts: list[KernelInstance], jobs: int = 2, paths: dict[str, list] | None = None
+) -> dict[str, dict[str, int]]:
     """Per instance key, per warp: instructions of one step besides HMMA and LDSM (``steady``,
     ``masked``), the step's HMMA and LDSM, the LDSM the first step adds, and the
-    instructions run once per CTA outside the loop (``cta_overhead``)."""
+    instructions run once per CTA outside the loop (``cta_overhead``). ``paths``, when
+    given, receives each instance's steady step as the core model's instructions (lists)."""
     insts = [i for i in insts if i.variant == "tc"]
     out: dict[str, dict[str, int]] = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -188,6 +201,8 @@ def count(insts: list[KernelInstance], jobs: int = 2) -> dict[str, dict[str, int
         def one(inst: KernelInstance) -> tuple[str, dict[str, int]]:
             (fn,) = re.split(r"\n\s*Function : ", _sass([inst], Path(tmp), inst.key))[1:]
             forms = step_ops(fn)
+            if paths is not None:
+                paths[inst.key] = [_as_list(i) for i in core_path(fn)]
             rec = {
                 form: sum(v for op, v in forms[form].items() if op not in PRODUCT_OPS)
                 for form in ("steady", "masked")
@@ -202,6 +217,30 @@ def count(insts: list[KernelInstance], jobs: int = 2) -> dict[str, dict[str, int
         with ThreadPoolExecutor(max_workers=jobs) as pool:
             out.update(pool.map(one, insts))
     return out
+
+
+def _as_list(i) -> list:
+    return [i.op, i.stall, i.wbar, i.rbar, i.wait, list(i.dst), list(i.src)]
+
+
+@functools.cache
+def loop_path(key: str) -> tuple | None:
+    """The committed steady step of instance ``key`` as core-model instructions, or None."""
+    from gpusim.engine.core_model import Instr
+
+    table = _loop_paths()
+    if key not in table:
+        return None
+    return tuple(
+        Instr(op, st, wb, rb, wt, tuple(d), tuple(s)) for op, st, wb, rb, wt, d, s in table[key]
+    )
+
+
+@functools.cache
+def _loop_paths() -> dict[str, list]:
+    if not LOOP_PATHS.exists():
+        return {}
+    return json.loads(gzip.decompress(LOOP_PATHS.read_bytes()))["instances"]
 
 
 @functools.cache
@@ -232,11 +271,66 @@ def main(argv: list[str] | None = None) -> int:
         "nvcc": nvcc_version(),
         "arch": "sm_90",
         "git_commit": git_commit(),
-        "instances": count(insts, args.jobs),
     }
+    paths: dict[str, list] = {}
+    doc["instances"] = count(insts, args.jobs, paths)
     atomic.write_text(args.out, json.dumps(doc, indent=1, sort_keys=True) + "\n")
+    path_doc = {k: v for k, v in doc.items() if k not in ("instances", "what")}
+    path_doc["what"] = (
+        "one steady step of each instance's main loop, per instruction: [opcode, stall, "
+        "write barrier, read barrier, wait mask, registers written, registers read]"
+    )
+    path_doc["instances"] = paths
+    blob = gzip.compress(json.dumps(path_doc, sort_keys=True).encode(), mtime=0)
+    args.out.with_name(LOOP_PATHS.name).write_bytes(blob)
     print(f"{len(doc['instances'])} instances -> {args.out}")
     return 0
+
+
+# --- the loop as the core model runs it ----------------------------------------------------
+_SASS_WITH_CONTROL = re.compile(
+    r"/\*([0-9a-f]{4,})\*/\s+([^;]*);\s*/\* 0x[0-9a-f]{16} \*/\s*\n\s*/\* 0x([0-9a-f]{16}) \*/"
+)
+#: Opcodes that write no general register through their first operand.
+_NO_DEST = ("ST", "STS", "STG", "STL", "BAR", "BRA", "DEPBAR", "LDGDEPBAR", "LDGSTS", "EXIT",
+            "NOP", "BSSY", "BSYNC", "WARPSYNC", "RET", "CALL")  # fmt: skip
+
+
+def control(high_word: int) -> tuple[int, int, int, int]:
+    """(stall, write barrier, read barrier, wait mask) of an sm_70+ instruction's control
+    bits (bits 105-121 of the 128-bit word: 4 stall, 1 yield, 3 + 3 barrier indices, 6 wait)."""
+    c = high_word >> 41
+    return c & 0xF, (c >> 5) & 7, (c >> 8) & 7, (c >> 11) & 0x3F
+
+
+def decode(text: str, high_word: int):
+    """One instruction as :class:`gpusim.engine.core_model.Instr`."""
+    from gpusim.engine.core_model import Instr, registers
+
+    body = _GUARD.sub("", text).strip()
+    head, _, rest = body.partition(" ")
+    op = head.split(".")[0]
+    parts = [p.strip() for p in rest.split(",")]
+    stall, wbar, rbar, wait = control(high_word)
+    if op == "HMMA":  # D, A, B, C: an f32 accumulator holds 4 registers, f16 2
+        acc = 4 if ".F32" in head else 2
+        dst = registers(parts[0], acc)
+        src = registers(parts[1], 4) + registers(parts[2], 2) + registers(parts[3], acc)
+        return Instr(op, stall, wbar, rbar, wait, dst, src)
+    writes = op not in _NO_DEST and parts and parts[0].startswith("R")
+    dst = registers(parts[0]) if writes else ()
+    src = registers(",".join(parts[1:] if writes else parts))
+    return Instr(op, stall, wbar, rbar, wait, dst, src)
+
+
+def core_path(sass_text: str, masked: bool = False) -> list:
+    """The decoded instructions of one step of the function's main loop (cuobjdump -sass text
+    of one function, with its control words)."""
+    words = {
+        int(a, 16): (t.strip(), int(hi, 16)) for a, t, hi in _SASS_WITH_CONTROL.findall(sass_text)
+    }
+    order = step_path(sass_text, masked)
+    return [decode(*words[a]) for a in order]
 
 
 if __name__ == "__main__":

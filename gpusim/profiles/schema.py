@@ -75,6 +75,23 @@ class SourcedCurve(BaseModel):
         return v
 
 
+class SourcedCycles(BaseModel):
+    """Named SM-cycle counts (latencies, pipe occupancies) and where they come from."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+    value: dict[str, float] = Field(min_length=1)
+    source: str = Field(min_length=3)
+    note: str | None = None
+
+    @field_validator("value")
+    @classmethod
+    def _positive(cls, v: dict[str, float]) -> dict[str, float]:
+        if any(x <= 0 for x in v.values()):
+            raise ValueError("every cycle count must be positive")
+        return v
+
+
 class DtypeRates(BaseModel):
     """Dense tensor-core throughput per SM per clock, in FLOP (2 per multiply-add), by input type.
 
@@ -212,6 +229,10 @@ class HardwareProfile(BaseModel):
     #: (loads that wait for one another, as a loop of a few loads per trip does), where
     #: measured: ``[[bytes in flight per SM, share], ...]``
     dram_share_by_inflight: SourcedCurve | None = None
+    #: the SM core's cycles as one warp sees them (result latencies, pipe cycles per
+    #: warp-instruction, barriers), where measured: with them the tensor-core kernel's compiled
+    #: loop is replayed (:mod:`gpusim.engine.core_model`) instead of the step efficiencies
+    sass_core_cycles: SourcedCycles | None = None
     sfu_exp_per_clk_per_sm: Sourced[float]  # MUFU.EX2 results
 
     kernel_launch_overhead_s: Sourced[float]

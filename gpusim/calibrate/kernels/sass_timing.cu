@@ -86,7 +86,8 @@ __global__ void sass_timing(unsigned* out, long long* cycles, unsigned seed) {
 #pragma unroll
             for (int k = 0; k < 8; ++k) {
                 unsigned r[4];
-                wm_ldsm_x4(r, base + (k & 3) * 16);
+                // an offset the compiler cannot know, so that no two loads merge
+                wm_ldsm_x4(r, base + ((i + k + rep) & 7) * 16);
                 u[k] += r[0] ^ r[3];
             }
         } else if constexpr (OP == SHFL_CHAIN) {

@@ -95,6 +95,14 @@ def calibrate(
             "bytes in flight.",
         ),
     ] = None,
+    sass_timing: Annotated[
+        Path | None,
+        typer.Option(
+            "--sass-timing",
+            help="A recorded `python -m gpusim.calibrate.sass_timing` run: the SM core's "
+            "latencies and pipe cycles.",
+        ),
+    ] = None,
     json_out: JsonOption = False,
 ) -> None:
     """Measure this GPU's bandwidths, latencies, pipe rates and launch cost; write a profile."""
@@ -114,6 +122,7 @@ def calibrate(
         l2_survive=l2_survive,
         cta_scatter=cta_scatter,
         dram_mlp=dram_mlp,
+        sass_timing=sass_timing,
     )
     if json_out:
         emit(doc, True)

@@ -1,0 +1,244 @@
+"""One SM running a kernel's compiled loop: warps, schedulers, pipes, scoreboards, barriers.
+
+The pipe model of the engine knows how much work a step is, not in what order the compiler
+put it: one instance's loop waits on its own dependences (a softmax chain, an ldmatrix
+before its product) where another's hides them. This model replays the loop's SASS, one
+step after another, for every warp of the CTAs an SM holds:
+
+- each of the 4 schedulers issues at most one instruction per cycle, from its warps in
+  least-recently-issued order (warp ``i`` of the SM sits on scheduler ``i % 4``);
+- a warp waits the stall count the compiler wrote after each instruction (fixed-latency
+  dependences), for the scoreboards its instruction waits on (variable-latency results:
+  ldmatrix, shuffles, MUFU, constant and shared loads), for the registers an in-flight
+  HMMA writes (the tensor pipe's interlock), and at ``BAR.SYNC`` for its CTA's other warps;
+- an instruction holds its scheduler's pipe (tensor, MUFU, ALU, FMA, shuffle) for the
+  cycles measured per warp-instruction, ldmatrix and shared loads hold the SM's shared
+  memory for their bytes at its measured bandwidth;
+- global loads (cp.async) and their waits cost their issue only: the engine's memory model
+  times them.
+
+Every figure comes from the ``sass_timing`` microbenchmark (or the profile's shared-memory
+bandwidth) and the compiler's own control codes; nothing is fitted to an attention timing.
+The result is the cycles one step of every resident CTA takes in steady state.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+SCHEDULERS = 4
+NO_BARRIER = 7
+
+
+@dataclass(frozen=True)
+class Instr:
+    """One decoded SASS instruction of a loop path."""
+
+    op: str  # the opcode's base name (HMMA, LDSM, FMNMX, ...)
+    stall: int  # cycles before the warp's next instruction may issue (control code)
+    wbar: int  # scoreboard this instruction's result releases (7: none)
+    rbar: int  # scoreboard released when its operands are read (7: none)
+    wait: int  # mask of scoreboards it waits on
+    dst: tuple[int, ...] = ()  # registers written (HMMA: its accumulator)
+    src: tuple[int, ...] = ()  # registers read
+
+
+@dataclass(frozen=True)
+class CoreTiming:
+    """Cycles of the SM core, from the sass_timing microbenchmark."""
+
+    latency: dict[str, float]  # result latency of scoreboarded ops, by opcode
+    pipe_cycles: dict[str, float]  # cycles a warp-instruction holds its scheduler's pipe
+    op_cycles: dict[str, float]  # opcodes that hold their pipe longer than its other ops
+    hmma_result_cycles: float  # an HMMA's result, for a non-HMMA reader
+    hmma_accumulate_cycles: float  # an HMMA's result, for the next HMMA on that accumulator
+    barrier_cycles_4_warps: float
+    barrier_cycles_8_warps: float
+    smem_bytes_per_cycle: float
+    read_barrier_cycles: float = 4.0  # operands read (stores, copies) before reuse
+
+    @classmethod
+    def from_profile(cls, profile) -> CoreTiming | None:
+        """The profile's measured core cycles (``sass_core_cycles``), or None without them."""
+        c = profile.sass_core_cycles
+        if c is None:
+            return None
+        return cls.from_cycles(c.value, profile.smem_bandwidth_bytes_per_clk_per_sm.value)
+
+    @classmethod
+    def from_cycles(cls, v: dict[str, float], smem_bytes_per_cycle: float) -> CoreTiming:
+        """From a ``sass_core_cycles`` value and the shared memory's bytes per cycle."""
+        return cls(
+            latency={
+                "LDSM": v["ldsm_latency"],
+                "LDS": v["ldsm_latency"],  # a shared load of the same width
+                "SHFL": v["shfl_latency"],
+                "MUFU": v["mufu_latency"],
+            },
+            pipe_cycles={
+                "tensor": v["hmma_pipe"],
+                "mufu": v["mufu_pipe"],
+                "alu": v["alu_pipe"],
+                "fma": v["fma_pipe"],
+                "shfl": v["shfl_pipe"],
+            },
+            op_cycles={"IMAD": v["imad_pipe"]},
+            hmma_result_cycles=v["hmma_result"],
+            hmma_accumulate_cycles=v["hmma_accumulate"],
+            barrier_cycles_4_warps=v["barrier_4_warps"],
+            barrier_cycles_8_warps=v["barrier_8_warps"],
+            smem_bytes_per_cycle=smem_bytes_per_cycle,
+        )
+
+    def barrier_cycles(self, warps: int) -> float:
+        lo, hi = self.barrier_cycles_4_warps, self.barrier_cycles_8_warps
+        return lo + (hi - lo) * (warps - 4) / 4
+
+
+#: Which pipe each opcode holds (anything else: the ALU's integer/logic pipe).
+PIPES = {
+    "HMMA": "tensor",
+    "MUFU": "mufu",
+    "FFMA": "fma",
+    "FMUL": "fma",
+    "FADD": "fma",
+    "IMAD": "fma",  # Nsight counts IMAD on the FMA pipe (its heavy half: 2 cycles, measured)
+    "SHFL": "shfl",
+    "LDSM": "smem",
+    "LDS": "smem",
+    "STS": "smem",
+}
+#: Bytes of the SM's shared memory one warp-instruction moves (ldmatrix .x4, 128-bit LDS/STS).
+SMEM_BYTES = {"LDSM": 512, "LDS": 512, "STS": 512}
+#: Opcodes that cost their issue slot only here (copies and their waits: the memory model's).
+MEMORY_OPS = ("LDGSTS", "LDGDEPBAR", "DEPBAR")
+UNIFORM_PREFIX = "U"  # uniform-datapath instructions: their own pipe, no contention modelled
+
+_REG = re.compile(r"(?<![A-Z_])R(\d+)")
+
+
+def registers(operands: str, width: int = 1) -> tuple[int, ...]:
+    """Register numbers named in ``operands`` (each widened to ``width`` consecutive)."""
+    return tuple(int(m) + k for m in _REG.findall(operands) for k in range(width))
+
+
+@dataclass
+class _Warp:
+    cta: int
+    sched: int
+    pc: int = 0
+    trips: int = 0
+    ready: float = 0.0
+    last_issue: float = -1.0
+    sb: list[float] = field(default_factory=lambda: [0.0] * 6)
+    reg_ready: dict[int, float] = field(default_factory=dict)
+    acc_ready: dict[int, float] = field(default_factory=dict)
+    at_barrier: bool = False
+    trip_end: list[float] = field(default_factory=list)
+
+
+def step_cycles(
+    path: list[Instr],
+    ctas: int,
+    warps_per_cta: int,
+    t: CoreTiming,
+    trips: int = 5,
+    policy: str = "lrr",
+) -> float:
+    """Cycles per step in steady state with ``ctas`` CTAs of ``warps_per_cta`` warps on one SM,
+    each warp running ``path`` (one loop step) ``trips`` times; the first trip is warm-up."""
+    if not path:
+        return 0.0
+    warps = [
+        _Warp(cta=c, sched=(c * warps_per_cta + w) % SCHEDULERS)
+        for c in range(ctas)
+        for w in range(warps_per_cta)
+    ]
+    pipe_free = [dict.fromkeys(("tensor", "mufu", "fma", "alu", "shfl"), 0.0) for _ in range(4)]
+    smem_free = 0.0
+    bar_arrived: dict[int, list[_Warp]] = {c: [] for c in range(ctas)}
+    bar_cost = t.barrier_cycles(warps_per_cta)
+    now = 0.0
+    n = len(path)
+
+    def earliest(w: _Warp) -> float:
+        ins = path[w.pc]
+        e = w.ready
+        if ins.wait:
+            for b in range(6):
+                if ins.wait >> b & 1:
+                    e = max(e, w.sb[b])
+        if ins.op == "HMMA":
+            for r in ins.src:
+                e = max(e, w.acc_ready.get(r, 0.0) if r in ins.dst else w.reg_ready.get(r, 0.0))
+        else:
+            for r in ins.src:
+                e = max(e, w.reg_ready.get(r, 0.0))
+        pipe = PIPES.get(ins.op, "alu")
+        if pipe != "smem" and not ins.op.startswith(UNIFORM_PREFIX) and ins.op not in MEMORY_OPS:
+            e = max(e, pipe_free[w.sched][pipe])
+        return e
+
+    while any(w.trips < trips for w in warps):
+        best: dict[int, tuple[float, float, _Warp]] = {}
+        for w in warps:
+            if w.at_barrier or w.trips >= trips:
+                continue
+            e = earliest(w)
+            cur = best.get(w.sched)
+            # lrr: the least recently issued warp first; gto: the last one to issue, then
+            # the oldest (lowest slot)
+            key = (e, w.last_issue) if policy == "lrr" else (e, -w.last_issue)
+            if cur is None or key < cur[:2]:
+                best[w.sched] = (e, w.last_issue, w)
+        if not best:
+            raise RuntimeError("every warp waits at a barrier that cannot open")
+        now = max(now, min(v[0] for v in best.values()))
+        for e, _li, w in best.values():
+            if e > now:
+                continue
+            ins = path[w.pc]
+            pipe = PIPES.get(ins.op, "alu")
+            w.last_issue = now
+            w.ready = now + max(1, ins.stall)
+            lat = t.latency.get(ins.op, 20.0)
+            if pipe == "smem":
+                # Queued for the SM's shared memory (the MIO queue): the warp goes on; the
+                # result comes a latency after the request's turn (the latency was measured
+                # with the memory idle, its own service included).
+                service = SMEM_BYTES.get(ins.op, 128) / t.smem_bytes_per_cycle
+                start = max(now, smem_free)
+                smem_free = start + service
+                lat += start - now
+            elif not ins.op.startswith(UNIFORM_PREFIX) and ins.op not in MEMORY_OPS:
+                hold = t.op_cycles.get(ins.op) or t.pipe_cycles.get(pipe, 1.0)
+                pipe_free[w.sched][pipe] = now + hold
+            if ins.wbar != NO_BARRIER:
+                w.sb[ins.wbar] = max(w.sb[ins.wbar], now + lat)
+            if ins.rbar != NO_BARRIER:
+                w.sb[ins.rbar] = max(w.sb[ins.rbar], now + t.read_barrier_cycles)
+            if ins.op == "HMMA":
+                for r in ins.dst:
+                    w.reg_ready[r] = now + t.hmma_result_cycles
+                    w.acc_ready[r] = now + t.hmma_accumulate_cycles
+            elif ins.dst:
+                for r in ins.dst:  # a register rewritten: no HMMA result pending in it
+                    w.reg_ready.pop(r, None)
+            w.pc += 1
+            if ins.op == "BAR":
+                w.at_barrier = True
+                group = bar_arrived[w.cta]
+                group.append(w)
+                if len(group) == warps_per_cta:
+                    for v in group:
+                        v.at_barrier = False
+                        v.ready = max(v.ready, now + bar_cost)
+                    group.clear()
+            if w.pc == n:
+                w.pc = 0
+                w.trips += 1
+                w.trip_end.append(now)
+        now += 1
+    per = [(w.trip_end[-1] - w.trip_end[0]) / (trips - 1) for w in warps]
+    return max(per)
