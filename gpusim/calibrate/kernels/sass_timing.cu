@@ -87,7 +87,7 @@ __global__ void sass_timing(unsigned* out, long long* cycles, unsigned seed) {
             for (int k = 0; k < 8; ++k) {
                 unsigned r[4];
                 // an offset the compiler cannot know, so that no two loads merge
-                wm_ldsm_x4(r, base + ((i + k + rep) & 7) * 16);
+                wm_ldsm_x4(r, base + ((i + k * 4 + rep) & 31) * 16);
                 u[k] += r[0] ^ r[3];
             }
         } else if constexpr (OP == SHFL_CHAIN) {
