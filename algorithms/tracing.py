@@ -69,7 +69,6 @@ class TracingMachine(TileMachine):
         #: on the way through, and stores the normalised values straight from registers)
         self._fresh: Shape | None = None
         self._fresh_step = -1  # the step that produced it (a later step cannot fuse with it)
-        self._loop = compiled_loop(kernel)
 
     @property
     def cur(self) -> Step:
@@ -233,12 +232,9 @@ class TracingMachine(TileMachine):
         if self.cur.mma_flops:
             # The masking path of the flash kernels' loop (SASS counts above), this tile only.
             simt = self.esize == 4
-            if self._loop is not None:  # the instance's own masked path
-                self.cur.instrs += (self._loop["masked"] - self._loop["steady"]) * self.s.warps
-            else:
-                per_elem = SIMT_MASK_INSTRS_PER_ELEM if simt else TC_MASK_INSTRS_PER_ELEM
-                per_step = SIMT_MASK_INSTRS_PER_WARP_STEP if simt else TC_MASK_INSTRS_PER_WARP_STEP
-                self.cur.instrs += per_elem * s.elems / WARP_THREADS + per_step * self.s.warps
+            per_elem = SIMT_MASK_INSTRS_PER_ELEM if simt else TC_MASK_INSTRS_PER_ELEM
+            per_step = SIMT_MASK_INSTRS_PER_WARP_STEP if simt else TC_MASK_INSTRS_PER_WARP_STEP
+            self.cur.instrs += per_elem * s.elems / WARP_THREADS + per_step * self.s.warps
         self._elementwise(s)
         return self._made(s)
 
@@ -256,11 +252,8 @@ class TracingMachine(TileMachine):
             per_o = SIMT_INSTRS_PER_O_ELEM if simt else TC_INSTRS_PER_O_ELEM
             per_step = SIMT_INSTRS_PER_WARP_STEP if simt else TC_INSTRS_PER_WARP_STEP
             o_elems = t.rows * self.w.head_dim  # the O rows this tile's softmax rescales
-            if self._loop is not None:  # the instance's own loop, one step
-                self.cur.instrs += self._loop["steady"] * self.s.warps
-            else:
-                self.cur.instrs += (per_elem * t.elems + per_o * o_elems) / WARP_THREADS
-                self.cur.instrs += per_step * self.s.warps
+            self.cur.instrs += (per_elem * t.elems + per_o * o_elems) / WARP_THREADS
+            self.cur.instrs += per_step * self.s.warps
         self._elementwise(t)  # the subtraction
         return self._made(Shape(t.rows, t.cols, t.in_smem))
 
@@ -280,8 +273,6 @@ class TracingMachine(TileMachine):
             for s in self.steps
             if s.reads or s.writes or s.mma_flops or s.fp32_ops or s.exp_ops or s.barriers
         ]
-        if self._loop is not None and keep:  # set-up and epilogue, once per CTA
-            keep[0].instrs += self._loop["cta_overhead"] * self.s.warps
         return CtaProgram(keep)
 
 
@@ -297,18 +288,6 @@ def compiled_instance_key(kernel: Kernel) -> str | None:
     ):
         return None
     return f"tc_{w.dtype}_d{w.head_dim}_m{s.block_m}_n{s.block_n}_w{s.warps}_s{s.stages}"
-
-
-def compiled_loop(kernel: Kernel) -> dict[str, int] | None:
-    """The compiled tensor-core instance's per-warp loop counts
-    (:mod:`gpusim.kernels.loop_counts`), when ``kernel`` is that kernel and it was counted;
-    None otherwise (the formula above is used)."""
-    key = compiled_instance_key(kernel)
-    if key is None:
-        return None
-    from gpusim.kernels.loop_counts import loop_counts
-
-    return loop_counts().get(key)
 
 
 def trace_cta(kernel: Kernel, bh: int, block: int) -> CtaProgram:

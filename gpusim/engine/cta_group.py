@@ -221,6 +221,7 @@ class CtaGroup:
             if len(groups) > 1:
                 # Serial phases also hold the SM's schedulers for their duration (rates.py).
                 span = max(work[p] * frac / rates.pipe_per_tick[p] for p in group)
+                span *= rates.sched_scale  # the core model's time for the compiled code
                 parts.append((PIPE_LANE[SCHED_LANE], LAYERS, span, 0))
             stages.append((XFER, ("pipes", parts)))
         barrier = round(c.barriers * frac * rates.barrier_ticks)

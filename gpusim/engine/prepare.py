@@ -12,7 +12,7 @@ near :data:`CTA_PHASE_BUDGET` (at least :data:`MIN_CHUNKS_PER_RUN` per run).
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from algorithms.base import Kernel, OnChip
 from algorithms.program import CtaClass
@@ -136,10 +136,15 @@ def prepare(
         # Too few warps per scheduler expose the load, product and softmax latencies; the
         # efficiency was measured on such loops, so only kernels that do products get it.
         warps = -(-chip.threads // WARP_THREADS)
-        eff = core_efficiency(kernel, profile, programs, rates, occ.ctas_per_sm, warps)
-        if eff is None:
-            eff = step_efficiency(profile, occ.ctas_per_sm * warps)
-        rates = rates.at_efficiency(eff)
+        core = core_efficiency(kernel, profile, programs, rates, occ.ctas_per_sm, warps)
+        if core is not None:
+            # The pipes keep their rates; each serial phase holds the SM's schedulers for
+            # the core model's time (its CTAs' phases queue there, so a round of steps of
+            # every resident CTA takes the core model's cycles).
+            # The core model's cycles hold the barriers' waits too.
+            rates = replace(rates, sched_scale=1.0 / core, barrier_ticks=0)
+        else:
+            rates = rates.at_efficiency(step_efficiency(profile, occ.ctas_per_sm * warps))
     per_run = CHUNKS_PER_RUN
     k = chunk_size(programs, detailed=not aggregated, chunks_per_run=per_run)
     while True:

@@ -113,6 +113,10 @@ class Rates:
     l2_loss_curve: tuple[tuple[float, float], ...] = ()
     #: relative std of identical CTAs' durations (0: they keep in lockstep)
     cta_scatter: float = 0.0
+    #: how long a serial phase holds the SM's schedulers, over its busiest pipe's time at
+    #: these rates: the SM core model's cycles for the kernel's compiled loop over the pipe
+    #: model's (1: the pipe time itself)
+    sched_scale: float = 1.0
 
     def at_clock(self, clock_hz: float) -> Rates:
         """These rates with the SM at ``clock_hz``: per-clock rates and barriers rescaled."""

@@ -101,10 +101,11 @@ def test_recorded_h200_results_give_a_valid_profile():
 
 
 COMMITTED = Path(__file__).resolve().parents[2] / "hardware_profiles" / "h200-sxm-calibrated.yaml"
+CORE = COMMITTED.with_name("h200-sxm-core.yaml")
+SASS_TIMING = RECORDED.with_name("sass_timing_h200_2026-11-30") / "sass-timing-h200.json"
 
 
-@pytest.mark.skipif(not COMMITTED.is_file(), reason="no committed calibrated profile yet")
-def test_committed_calibrated_profile_is_what_the_recorded_results_give():
+def _recorded_profile(name: str | None = None, sass_timing: dict | None = None) -> dict:
     results = profile_writer.load_results(RECORDED)
     simt_mm = profile_writer.load_simt_mm(SIMT_MM)
     overlap = profile_writer.load_record(SMEM_OVERLAP, "smem_overlap")
@@ -123,8 +124,22 @@ def test_committed_calibrated_profile_is_what_the_recorded_results_give():
         l2_survive=l2,
         cta_scatter=profile_writer.load_record(CTA_SCATTER, "cta_scatter", "launches"),
         dram_mlp=profile_writer.load_record(DRAM_MLP, "dram_mlp"),
+        name=name,
+        sass_timing=sass_timing,
     )
-    assert yaml.safe_load(COMMITTED.read_text()) == profile
+    return profile
+
+
+def test_committed_calibrated_profile_is_what_the_recorded_results_give():
+    assert yaml.safe_load(COMMITTED.read_text()) == _recorded_profile()
+
+
+def test_committed_core_profile_adds_the_core_cycles_and_nothing_else():
+    timing = profile_writer.load_record(SASS_TIMING, "sass_timing", "rows")
+    core = yaml.safe_load(CORE.read_text())
+    assert core == _recorded_profile("h200-sxm-core", timing)
+    plain = yaml.safe_load(COMMITTED.read_text())
+    assert {k for k in core if core[k] != plain.get(k)} == {"name", "note", "sass_core_cycles"}
 
 
 @pytest.mark.parametrize(
