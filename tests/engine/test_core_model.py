@@ -1,0 +1,107 @@
+"""The SM core model: a compiled loop replayed on one SM's schedulers, pipes and scoreboards."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpusim.engine.core_model import NO_BARRIER, CoreTiming, Instr, step_cycles
+from gpusim.kernels.loop_counts import decode, loop_counts, loop_path
+from gpusim.profiles.loader import load_profile
+
+T = CoreTiming(
+    latency={"LDSM": 32.0, "SHFL": 24.0, "MUFU": 17.0},
+    pipe_cycles={"tensor": 6.0, "mufu": 8.0, "alu": 2.0, "fma": 1.0, "shfl": 4.0},
+    op_cycles={"IMAD": 2.0},
+    hmma_result_cycles=29.0,
+    hmma_accumulate_cycles=24.0,
+    barrier_cycles_4_warps=20.0,
+    barrier_cycles_8_warps=28.0,
+    smem_bytes_per_cycle=128.0,
+)
+
+
+def ins(op, stall=1, wbar=NO_BARRIER, wait=0, dst=(), src=()):
+    return Instr(op, stall, wbar, NO_BARRIER, wait, tuple(dst), tuple(src))
+
+
+def test_a_lone_warp_waits_the_stall_counts_the_compiler_wrote():
+    path = [ins("FMUL", stall=4), ins("FADD", stall=5), ins("BRA", stall=3)]
+    assert step_cycles(path, 1, 1, T) == pytest.approx(12)
+
+
+def test_two_warps_hide_each_others_stalls_until_a_pipe_is_full():
+    lat = [ins("FMUL", stall=4)] * 16
+    one = step_cycles(lat, 1, 4, T)  # one warp per scheduler
+    two = step_cycles(lat, 1, 8, T)  # two: the stalls overlap, the FMA pipe is not full
+    assert one == pytest.approx(64) and two == pytest.approx(64, abs=2)
+    hmma = [ins("HMMA", stall=1, dst=(4 * i,)) for i in range(16)]  # independent products
+    assert step_cycles(hmma, 1, 4, T) == pytest.approx(16 * 6)
+    assert step_cycles(hmma, 1, 8, T) == pytest.approx(2 * 16 * 6, abs=2)
+
+
+def test_a_scoreboard_and_an_hmma_result_make_their_readers_wait():
+    ldsm = [ins("LDSM", wbar=0, dst=(8,), src=(2,)), ins("FADD", wait=0b1, src=(8,))]
+    assert step_cycles(ldsm, 1, 1, T) >= 32
+    hmma = [ins("HMMA", dst=(4, 5, 6, 7), src=(4, 5, 6, 7)), ins("FMNMX", src=(5,))]
+    assert step_cycles(hmma, 1, 1, T) >= 29
+    chain = [ins("HMMA", dst=(4, 5, 6, 7), src=(0, 4, 5, 6, 7))]  # accumulate into itself
+    assert step_cycles(chain, 1, 1, T) == pytest.approx(24)
+
+
+def test_shared_memory_serves_one_sm_wide_queue():
+    loads = [ins("LDSM", wbar=0, dst=(8,)), ins("FADD", wait=0b1, src=(8,))]
+    # 16 warps, 512 bytes each per trip, 128 bytes per cycle: 64 cycles at least
+    assert step_cycles(loads, 4, 4, T) >= 16 * 512 / 128
+
+
+def test_a_barrier_holds_a_ctas_warps_together():
+    path = [ins("BAR"), ins("FADD")]
+    assert step_cycles(path, 1, 4, T) == pytest.approx(20 + 1, abs=1)
+    # two warps per scheduler also take turns to issue the barrier and what follows it
+    assert 28 + 1 <= step_cycles(path, 1, 8, T) <= 28 + 5
+
+
+def test_decode_reads_the_control_bits_and_the_registers():
+    high = (2 | 1 << 5 | 7 << 8 | 0b100 << 11) << 41  # stall 2, write barrier 1, wait on 2
+    i = decode("SHFL.BFLY PT, R22, R21, 0x1, 0x1f", high)
+    assert (i.op, i.stall, i.wbar, i.rbar, i.wait) == ("SHFL", 2, 1, 7, 0b100)
+    assert i.src == (22, 21)  # PT first: no register written through it
+    h = decode("HMMA.16816.F32.BF16 R24, R4, R8, R24", 1 << 41)
+    assert h.dst == (24, 25, 26, 27) and h.src[:4] == (4, 5, 6, 7) and 9 in h.src
+    f = decode("@P0 FMNMX R21, R157, R156, !PT", 1 << 41)
+    assert f.dst == (21,) and f.src == (157, 156)
+
+
+def test_committed_paths_agree_with_the_committed_counts():
+    counts = loop_counts()
+    for key in ("tc_bf16_d128_m128_n32_w4_s2", "tc_fp16_d64_m128_n64_w4_s3"):
+        path = loop_path(key)
+        c = counts[key]
+        assert len(path) == c["steady"] + c["hmma"] + c["ldsm"]
+        assert sum(i.op == "HMMA" for i in path) == c["hmma"]
+
+
+def test_the_core_profile_carries_the_measured_cycles():
+    t = CoreTiming.from_profile(load_profile("h200-sxm-core"))
+    assert t is not None and 5.5 < t.pipe_cycles["tensor"] < 7  # 4096 FLOP / ~680 per clock
+    assert CoreTiming.from_profile(load_profile("h200-sxm-calibrated")) is None
+
+
+def test_with_the_core_profile_a_kernel_is_no_faster_than_its_replayed_loop():
+    """The steps of every resident CTA take the core model's cycles per round; memory and
+    the grid's tail only add to that."""
+    from gpusim.engine.simulate import simulate
+    from gpusim.schedule import Schedule
+    from gpusim.workload import Workload
+
+    p = load_profile("h200-sxm-core")
+    w = Workload(batch=2, heads=16, seq_len_q=2048, seq_len_k=2048, head_dim=128, dtype="bf16")
+    s = Schedule(block_m=128, block_n=128, warps=8, stages=2)
+    r = simulate("flash2", w, s, p)
+    cycles = step_cycles(list(loop_path("tc_bf16_d128_m128_n128_w8_s2")), r.ctas_per_sm, 8,
+                         CoreTiming.from_profile(p))  # fmt: skip
+    rounds = -(-(2048 // 128) * 32 // (132 * r.ctas_per_sm))  # waves of the grid
+    floor = rounds * (2048 // 128) * cycles / p.sm_clock_tensor_load_hz.value
+    assert r.runtime_s >= 0.98 * floor
+    plain = simulate("flash2", w, s, load_profile("h200-sxm-calibrated"))
+    assert plain.runtime_s != r.runtime_s
