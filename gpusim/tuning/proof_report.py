@@ -180,6 +180,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--measured", type=Path, default=MEASURED)
     ap.add_argument("--predictions", type=Path, default=PREDICTED)
     ap.add_argument("--profile", default=None, help="profile of the predictions (predict)")
+    ap.add_argument("--summary", type=Path, default=SUMMARY, help="summary JSON (report)")
+    ap.add_argument("--markdown", type=Path, default=MARKDOWN, help="Markdown table (report)")
     args = ap.parse_args(argv)
     record = proof.load(args.measured)
     if args.what == "predict":
@@ -197,13 +199,13 @@ def main(argv: list[str] | None = None) -> int:
     figures = proof.evaluate(merged)
     summary = proof.summary(figures)
     atomic.write_text(
-        SUMMARY,
+        args.summary,
         json.dumps({"summary": summary, "workloads": [p.to_dict() for p in figures]}, indent=1)
         + "\n",
     )
     predictions = proof.load(args.predictions)
     atomic.write_text(
-        MARKDOWN,
+        args.markdown,
         markdown(
             figures, summary, record.get("provenance", {}), predictions.get("model_commit", "?")
         ),
