@@ -223,12 +223,19 @@ def validation_work(reports_dir: str | Path) -> int:
     return len(ids)
 
 
+def _top_first(folder: Path, paths: list[Path]) -> list[Path]:
+    """``paths`` directly in ``folder`` when there are any (the judged predictions; a
+    subfolder holds an alternative model's), else all of them."""
+    top = [p for p in paths if p.parent == folder]
+    return top or paths
+
+
 def find_tuning_proof(reports_dir: str | Path) -> Path | None:
     """The tuner's proof record under ``reports_dir/tuning``: the one the recorded predictions
     name (``measured_file``), else the last by path; None if there is none."""
     folder = Path(reports_dir) / "tuning"
     found = _json_files(folder, _kind(TUNING_KIND))
-    preds = _json_files(folder, _kind(TUNING_PREDICTIONS_KIND))
+    preds = _top_first(folder, _json_files(folder, _kind(TUNING_PREDICTIONS_KIND)))
     if preds:
         named = json.loads(preds[-1].read_text()).get("measured_file")
         hit = [p for p in found if named and p.resolve() == (folder / named).resolve()]
@@ -246,7 +253,8 @@ def load_tuning_proof(reports_dir: str | Path) -> dict[str, Any] | None:
         return None
     record = json.loads(path.read_text())
     facts: dict[str, Any] = {"measured": _rel(path, reports_dir), "predictions": None}
-    preds = _json_files(Path(reports_dir) / "tuning", _kind(TUNING_PREDICTIONS_KIND))
+    folder = Path(reports_dir) / "tuning"
+    preds = _top_first(folder, _json_files(folder, _kind(TUNING_PREDICTIONS_KIND)))
     if preds:
         from gpusim.tuning.proof_report import with_predictions
 

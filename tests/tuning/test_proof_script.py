@@ -27,7 +27,7 @@ def test_workload_list_covers_the_issue():
 def test_records_round_trip_through_the_proof(monkeypatch, h200):
     mod = _script()
 
-    def fake_measure(w, schedules, repeats):
+    def fake_measure(w, schedules, repeats, runner):
         # A "GPU" that likes big tiles; one schedule fails to launch.
         out = [{"median_s": 1e-3 / (s.block_m * s.block_n) ** 0.5} for s in schedules]
         out[0] = {"error": "no instance"}
@@ -35,7 +35,7 @@ def test_records_round_trip_through_the_proof(monkeypatch, h200):
 
     monkeypatch.setattr(mod, "measure", fake_measure)
     w = Workload(batch=1, heads=2, seq_len_q=256, seq_len_k=256, head_dim=64, dtype="bf16")
-    entry = mod.run_workload(w, h200, repeats=1, log=lambda m: None, predict=True)
+    entry = mod.run_workload(w, h200, repeats=1, log=lambda m: None, runner=None, predict=True)
     assert any(r["measured_s"] is None for r in entry["schedules"])
     assert all(r["predicted_s"] is None or r["predicted_s"] > 0 for r in entry["schedules"])
     (p,) = proof.evaluate({"workloads": [entry]})
@@ -48,10 +48,10 @@ def test_measure_only_then_predictions_on_the_cpu(monkeypatch, h200):
 
     mod = _script()
     monkeypatch.setattr(
-        mod, "measure", lambda w, ss, repeats: [{"median_s": 1e-3 / s.block_n} for s in ss]
+        mod, "measure", lambda w, ss, repeats, runner: [{"median_s": 1e-3 / s.block_n} for s in ss]
     )
     w = Workload(batch=1, heads=2, seq_len_q=256, seq_len_k=256, head_dim=64, dtype="bf16")
-    entry = mod.run_workload(w, h200, repeats=1, log=lambda m: None)
+    entry = mod.run_workload(w, h200, repeats=1, log=lambda m: None, runner=None)
     assert all(r["predicted_s"] is None for r in entry["schedules"])
     record = {"profile": "h200-sxm", "workloads": [entry]}
     merged = with_predictions(record, predict_record(record, jobs=1))
