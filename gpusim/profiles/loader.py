@@ -52,16 +52,24 @@ def profile_path(name_or_path: str | Path) -> Path:
         raise GpusimError(f"empty profile name; known profiles: {', '.join(list_profiles())}")
     if isinstance(name_or_path, Path) or _looks_like_path(text):
         path = Path(text).expanduser()
-        if path.is_file():
+        try:
+            found = path.is_file()
+        except OSError:  # too long a name for the file system
+            found = False
+        if found:
             return path
         if len(path.parts) == 1 and path.stem in list_profiles():
             return profile_path(path.stem)  # "h200-sxm.yaml" given as a name
         raise GpusimError(f"profile file {text!r} not found")
     for suffix in (".yaml", ".yml"):
         path = _package_dir() / f"{text}{suffix}"
-        if path.is_file():
-            return path
-    raise GpusimError(f"unknown profile {text!r}; known profiles: {', '.join(list_profiles())}")
+        try:
+            if path.is_file():
+                return path
+        except OSError:  # a name no file system takes (too long): no such profile
+            break
+    shown = text if len(text) <= 80 else text[:77] + "..."
+    raise GpusimError(f"unknown profile {shown!r}; known profiles: {', '.join(list_profiles())}")
 
 
 def load_profile(name_or_path: str | Path) -> HardwareProfile:

@@ -75,20 +75,35 @@ class SourcedCurve(BaseModel):
         return v
 
 
+#: The SM core's cycle counts a ``sass_core_cycles`` field holds (gpusim/engine/core_model.py).
+CORE_CYCLE_KEYS = (
+    "hmma_pipe", "hmma_accumulate", "hmma_result", "ldsm_latency", "shfl_latency",
+    "shfl_pipe", "mufu_latency", "mufu_pipe", "alu_pipe", "fma_pipe", "imad_pipe",
+    "barrier_4_warps", "barrier_8_warps",
+)  # fmt: skip
+#: Plausible SM cycles for one of them: far wider than any GPU's.
+CORE_CYCLES_RANGE = (0.25, 10_000.0)
+
+
 class SourcedCycles(BaseModel):
-    """Named SM-cycle counts (latencies, pipe occupancies) and where they come from."""
+    """The SM core's cycle counts (latencies, pipe occupancies) and where they come from."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
-    value: dict[str, float] = Field(min_length=1)
+    value: dict[str, float]
     source: str = Field(min_length=3)
     note: str | None = None
 
     @field_validator("value")
     @classmethod
-    def _positive(cls, v: dict[str, float]) -> dict[str, float]:
-        if any(x <= 0 for x in v.values()):
-            raise ValueError("every cycle count must be positive")
+    def _known_and_plausible(cls, v: dict[str, float]) -> dict[str, float]:
+        if set(v) != set(CORE_CYCLE_KEYS):
+            missing, extra = set(CORE_CYCLE_KEYS) - set(v), set(v) - set(CORE_CYCLE_KEYS)
+            raise ValueError(f"cycle counts missing {sorted(missing)}, unknown {sorted(extra)}")
+        lo, hi = CORE_CYCLES_RANGE
+        for k, x in v.items():
+            if not lo <= x <= hi:
+                raise ValueError(f"{k}: {x:g} cycles is outside the plausible {lo:g} .. {hi:g}")
         return v
 
 

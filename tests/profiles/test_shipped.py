@@ -12,6 +12,7 @@ from gpusim.profiles.schema import (
     HardwareProfile,
     Sourced,
     SourcedCurve,
+    SourcedCycles,
     SourcedFraction,
     SourcedList,
 )
@@ -23,7 +24,9 @@ MEASURED = Path(profile_path("h200-sxm")).parent / "measured" / "h200_microbench
 def _sourced(p: HardwareProfile):
     for name in type(p).model_fields:
         value = getattr(p, name)
-        if isinstance(value, Sourced | SourcedList | SourcedFraction | SourcedCurve):
+        if isinstance(
+            value, Sourced | SourcedList | SourcedFraction | SourcedCurve | SourcedCycles
+        ):
             yield name, value
         elif hasattr(type(value), "model_fields"):  # DtypeRates
             for sub in type(value).model_fields:

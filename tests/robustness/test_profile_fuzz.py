@@ -21,7 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gpusim.profiles import list_profiles, profile_path
-from gpusim.profiles.schema import PLAUSIBLE, HardwareProfile
+from gpusim.profiles.schema import CORE_CYCLES_RANGE, PLAUSIBLE, HardwareProfile
 from tests.robustness.harness import check_contract, check_rejected, invoke
 from tests.robustness.strategies import fuzz
 from tests.robustness.tally import tally
@@ -47,6 +47,8 @@ def _numeric_paths(data: dict[str, Any]) -> list[tuple[str, ...]]:
     for k, v in data.items():
         if isinstance(v, dict) and isinstance(v.get("value"), int | float):
             out.append((k, "value"))
+        elif isinstance(v, dict) and isinstance(v.get("value"), dict):  # named cycle counts
+            out += [(k, "value", s) for s in v["value"]]
         elif isinstance(v, dict):
             out += [(k, s, "value") for s, sv in v.items() if isinstance(sv, dict)]
     return out
@@ -127,7 +129,7 @@ def mutated_profile(draw) -> tuple[str, dict | bytes]:
         return NAN_INF, data
     if kind == EXTREME:
         # The edge of the plausible range (or 1000x off the shipped value, inside it).
-        lo, hi = PLAUSIBLE[path[0]]
+        lo, hi = CORE_CYCLES_RANGE if path[0] == "sass_core_cycles" else PLAUSIBLE[path[0]]
         old = _get(data, path)
         if draw(st.booleans()):
             value = hi if lo == 0 else draw(st.sampled_from([lo, hi]))
