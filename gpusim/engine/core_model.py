@@ -144,7 +144,6 @@ def step_cycles(
     warps_per_cta: int,
     t: CoreTiming,
     trips: int = 5,
-    policy: str = "lrr",
 ) -> float:
     """Cycles per step in steady state with ``ctas`` CTAs of ``warps_per_cta`` warps on one SM,
     each warp running ``path`` (one loop step) ``trips`` times; the first trip is warm-up."""
@@ -187,9 +186,9 @@ def step_cycles(
                 continue
             e = earliest(w)
             cur = best.get(w.sched)
-            # lrr: the least recently issued warp first; gto: the last one to issue, then
-            # the oldest (lowest slot)
-            key = (e, w.last_issue) if policy == "lrr" else (e, -w.last_issue)
+            # the least recently issued warp first (sass_timing: two warps on a scheduler
+            # end together, which oldest-first issue would not give)
+            key = (e, w.last_issue)
             if cur is None or key < cur[:2]:
                 best[w.sched] = (e, w.last_issue, w)
         if not best:
