@@ -149,6 +149,10 @@ def step_cycles(
     each warp running ``path`` (one loop step) ``trips`` times; the first trip is warm-up."""
     if not path:
         return 0.0
+    n = len(path)
+    # Every CTA starts at the loop's head. Starting co-resident CTAs a fraction of the loop
+    # apart (as drifting CTAs might run) fits the smem_overlap loops no better: MAPE 5.4 %
+    # aligned, 5.3 % averaged over four offsets, 6.2 % evenly spread.
     warps = [
         _Warp(cta=c, sched=(c * warps_per_cta + w) % SCHEDULERS)
         for c in range(ctas)
@@ -159,7 +163,6 @@ def step_cycles(
     bar_arrived: dict[int, list[_Warp]] = {c: [] for c in range(ctas)}
     bar_cost = t.barrier_cycles(warps_per_cta)
     now = 0.0
-    n = len(path)
 
     def earliest(w: _Warp) -> float:
         ins = path[w.pc]

@@ -1,0 +1,92 @@
+"""The SM core model against microbenchmark loops: their SASS, decoded, for a CPU test.
+
+    python scripts/core_model_loops.py   # nvcc and cuobjdump needed; writes OUT below
+
+Compiles the ``smem_overlap`` loops (gpusim/calibrate/kernels/smem_overlap.cu, the
+instances its benchmark ran) for sm_90 with nvcc, takes each one's main loop (the span
+its backward branch closes, every instruction once: the loops have no other branch) and
+writes them decoded as the core model reads them.
+``tests/engine/test_core_model_loops.py`` replays them at the recorded launch shapes and
+compares with the cycles the H200 measured (reports/calibration/smem_overlap_h200_2026-11-30).
+The H200 ran NVRTC builds of the same source; nvcc 13.0 and NVRTC 13.0 share the back end.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from gpusim.kernels.build import find_tool, nvcc_version  # noqa: E402
+from gpusim.kernels.loop_counts import (  # noqa: E402
+    _SASS_WITH_CONTROL,
+    decode,
+    main_loop,
+    parse,
+)
+from gpusim.kernels.provenance import git_commit  # noqa: E402
+
+KERNELS = ROOT / "gpusim" / "calibrate" / "kernels"
+OUT = ROOT / "reports" / "calibration" / "smem_overlap_h200_2026-11-30" / "loop_paths_sm90.json"
+
+
+def main() -> int:
+    nvcc, cuobjdump = find_tool("nvcc"), find_tool("cuobjdump")
+    if nvcc is None or cuobjdump is None:
+        print("error: nvcc and cuobjdump are needed", file=sys.stderr)
+        return 2
+    src = (KERNELS / "smem_overlap.cu").read_text()
+    # the source instantiates the loops its benchmark runs
+    with tempfile.TemporaryDirectory() as tmp:
+        cu, cubin = Path(tmp) / "loops.cu", Path(tmp) / "loops.cubin"
+        cu.write_text(src)
+        subprocess.run(
+            [
+                nvcc,
+                "-arch=sm_90",
+                "-std=c++17",
+                f"-I{KERNELS}",
+                "-cubin",
+                "-o",
+                str(cubin),
+                str(cu),
+            ],
+            check=True,
+        )
+        dirs = {str(Path(t).parent) for t in (cuobjdump, find_tool("nvdisasm")) if t}
+        env = {"PATH": ":".join([*dirs, "/usr/bin", "/bin"])}
+        sass = subprocess.run(
+            [cuobjdump, "-sass", str(cubin)], capture_output=True, text=True, check=True, env=env
+        ).stdout
+    loops = {}
+    for fn in re.split(r"\n\s*Function : ", sass)[1:]:
+        name = fn.split("\n", 1)[0].strip()
+        m = re.search(r"ILi(\d+)ELi(\d+)ELi(\d+)ELi(\d+)E", name)
+        key = "smem_overlap<{},{},{},{}>".format(*m.groups())
+        lo, hi = main_loop(parse(fn))
+        words = {int(a, 16): (t.strip(), int(h, 16)) for a, t, h in _SASS_WITH_CONTROL.findall(fn)}
+        path = [decode(*words[a]) for a in sorted(words) if lo <= a <= hi]
+        loops[key] = [
+            [i.op, i.stall, i.wbar, i.rbar, i.wait, list(i.dst), list(i.src)] for i in path
+        ]
+    doc = {
+        "what": "main loop of each smem_overlap instance, per instruction: [opcode, stall, write "
+        "barrier, read barrier, wait mask, registers written, registers read]",
+        "nvcc": nvcc_version(),
+        "arch": "sm_90",
+        "git_commit": git_commit(),
+        "loops": loops,
+    }
+    OUT.write_text(json.dumps(doc, indent=0, sort_keys=True) + "\n")
+    print(f"{len(loops)} loops -> {OUT}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,50 @@
+"""The SM core model against the smem_overlap microbenchmark: the loops' own SASS
+(scripts/core_model_loops.py) replayed at the launch shapes the H200 ran them at."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gpusim.engine.core_model import CoreTiming, Instr, step_cycles
+from gpusim.profiles.loader import load_profile
+
+RECORDED = Path(__file__).resolve().parents[2] / "reports/calibration/smem_overlap_h200_2026-11-30"
+
+
+@pytest.fixture(scope="module")
+def errors() -> list[tuple[dict, float]]:
+    timing = CoreTiming.from_profile(load_profile("h200-sxm-core"))
+    loops = json.loads((RECORDED / "loop_paths_sm90.json").read_text())["loops"]
+    rows = json.loads((RECORDED / "smem-overlap-h200.json").read_text())["rows"]
+    out = []
+    for r in rows:
+        key = f"smem_overlap<{r['nld']},{r['mma_per_ld']},{r['nmma_reg']},{r['rounds']}>"
+        path = [
+            Instr(o, st, wb, rb, wt, tuple(d), tuple(s)) for o, st, wb, rb, wt, d, s in loops[key]
+        ]
+        per_trip = max(1, sum(i.op == "BAR" for i in path))  # iterations the compiler unrolled
+        cycles = step_cycles(path, r["ctas_per_sm"], r["threads"] // 32, timing) / per_trip
+        out.append((r, cycles / r["cycles_per_iteration_per_scheduler"] - 1))
+    return out
+
+
+def test_every_loop_and_shape_is_replayed(errors):
+    assert len(errors) == 45
+
+
+def test_one_cta_per_sm_within_10_percent(errors):
+    """One CTA of 4, 8 or 16 warps: ldmatrix, mma.sync and softmax alone and together
+    (recorded: within -8.8 .. +7.4 %)."""
+    bad = [(r["nld"], r["mma_per_ld"], r["nmma_reg"], r["rounds"], r["threads"], e)
+           for r, e in errors if r["ctas_per_sm"] == 1 and abs(e) > 0.10]  # fmt: skip
+    assert not bad
+
+
+def test_all_shapes_mean_error(errors):
+    """Two and four CTAs of 4 warps miss more (recorded: -19 .. +32 %): how co-resident
+    CTAs' phases line up is not modelled. The mean over the 45 rows was 5.4 %."""
+    assert sum(abs(e) for _r, e in errors) / len(errors) < 0.06
+    assert max(abs(e) for _r, e in errors) < 0.35
