@@ -30,6 +30,17 @@ from gpusim.workload import Workload
 #: bytes (measured: reports/calibration/l2_bytes_h200_2026-11-30, 1.500 in all four cases)
 PADDED_ROW_FETCH_FACTOR = 1.5
 
+
+def barriers_per_step(dtype: str, stages: int) -> int:
+    """``__syncthreads()`` per K/V step of the kernels (gpusim/kernels): the pipelined loop
+    waits once (its tile landed for every thread, and the oldest stage is free); with one
+    stage, flash2_tc.cu keeps a buffer each for K and V and waits three times (K landed, V
+    landed and K free, V free), flash2_simt.cu twice (the previous tile free, this one
+    landed). Their SASS agrees (``BAR`` in reports/kernels/build_sm90/loop_paths.json.gz)."""
+    if stages > 1:
+        return 1
+    return 2 if dtype == "fp32" else 3
+
 __all__ = ["Flash2", "Flash2Kernel", "needs_mask", "register_estimate", "visible_kv_blocks"]
 
 
@@ -59,8 +70,8 @@ class Flash2Kernel(Kernel):
                 v = tm.load("V", bh, k0, bc)
                 sc = scores(tm, w, q, k, q0, k0, bc)
                 m, den, acc = unnormalised_update(tm, sc, v, m, den, acc)
-                if s.stages == 1:
-                    tm.barrier()  # one buffer: the next load must wait for this compute
+                for _ in range(barriers_per_step(w.dtype, s.stages)):
+                    tm.barrier()
         tm.store("O", bh, q0, tm.div_rows(acc, den))
 
     def l2_fetch_factor(self) -> float:

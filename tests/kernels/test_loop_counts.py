@@ -73,3 +73,17 @@ def test_committed_counts_are_what_the_compiler_gives():
 
     inst = next(i for i in all_instances() if i.key == "tc_bf16_d128_m128_n64_w8_s2")
     assert count([inst], jobs=1)[inst.key] == loop_counts()[inst.key]
+
+
+def test_the_tracer_counts_the_barriers_the_compiled_loop_has():
+    from algorithms.flash2 import barriers_per_step
+    from gpusim.kernels.loop_counts import loop_path
+
+    for key in (
+        "tc_bf16_d128_m128_n64_w8_s1",
+        "tc_bf16_d64_m64_n64_w4_s2",
+        "tc_fp16_d128_m128_n32_w4_s3",
+    ):
+        stages = int(key.rsplit("_s", 1)[1])
+        bars = sum(i.op == "BAR" for i in loop_path(key))
+        assert bars == barriers_per_step("bf16", stages), key
