@@ -38,45 +38,41 @@ def test_record_has_provenance_and_coverage(record):
 
 
 def test_first_choice_floor(figures):
-    # A floor under the targets below, so a regression shows. Recorded with the calibrated
-    # profile against the run of the nvcc-built binaries (h200_2026-11-30_nvcc): 8 of 10
-    # within 5 % (6 within 3 %), worst loss 6.1 % (7 of 10 against the NVRTC-built run). At
-    # d128 without causal masking the model still ranks 128x128 w8 first, which measures
-    # 3.7-5.5 % slower than 128x32 w4.
+    # A floor, so a regression shows. Recorded with the calibrated profile against the run
+    # of the nvcc-built binaries (h200_2026-11-30_nvcc): 9 of 10 within 5 % (7 within 3 %),
+    # worst loss 7.0 %. At d128 without causal masking the model still ranks 128x128 w8
+    # first, which measures 3.7-7.0 % slower than 128x32 w4.
     s = proof.summary(figures)
-    assert s["within_5pct"] >= 8, s
-    assert max(p.tuner_loss for p in figures) <= 0.065, [p.tuner_loss for p in figures]
+    assert s["within_5pct"] >= 9, s
+    assert max(p.tuner_loss for p in figures) <= 0.075, [p.tuner_loss for p in figures]
 
 
-_MISSED_5 = (
-    "not met: 8 of 10 within 5 % (7 of 8 needs 9 of 10), 6 within 3 %; d64 N8192 causal "
-    "picks 128x64 w4 s1 (6.1 % slower than s3), d128 N1024 picks 128x128 w8 s1 (5.5 % "
-    "slower than 128x32 w4 s3) (reports/tuning/h200_tuning_proof.md)"
+_MISSED_3 = (
+    "not met: 7 of 10 within 3 %; at d128 without causal masking the model ranks "
+    "128x128 w8 first, 3.7-7.0 % slower than 128x32 w4 (reports/tuning/h200_tuning_proof.md)"
 )
 
 
-@pytest.mark.xfail(strict=True, reason=_MISSED_5)
 def test_first_choice_within_5_percent_in_7_of_8(figures):
     s = proof.summary(figures)
     assert s["within_5pct"] >= s["workloads"] - s["workloads"] // 8, s
 
 
-@pytest.mark.xfail(strict=True, reason=_MISSED_5)
+@pytest.mark.xfail(strict=True, reason=_MISSED_3)
 def test_first_choice_within_3_percent_in_all(figures):
     # The second step.
     assert all(p.tuner_loss <= 0.03 for p in figures), [p.tuner_loss for p in figures]
 
 
 def test_rank_correlation_floor(figures):
-    # A floor under the target below (recorded: 0.70 at worst), so a regression shows.
-    assert all(p.spearman > 0.68 for p in figures), [p.spearman for p in figures]
+    # A floor under the target below (recorded: 0.69 at worst), so a regression shows.
+    assert all(p.spearman > 0.67 for p in figures), [p.spearman for p in figures]
 
 
 @pytest.mark.xfail(
     strict=True,
-    reason="not met yet: Spearman 0.70-0.89 per workload, 7 of 10 at 0.8 or more "
-    "(reports/tuning/h200_tuning_proof.md); the causal d64 N1024/N8192 and d128 N8192 "
-    "workloads are below",
+    reason="not met yet: Spearman 0.69-0.91 per workload, 6 of 10 at 0.8 or more "
+    "(reports/tuning/h200_tuning_proof.md); the causal workloads but d128 N1024 are below",
 )
 def test_rank_correlation_meets_the_target(figures):
     assert min(p.spearman for p in figures) >= proof.TARGET_SPEARMAN
