@@ -100,7 +100,10 @@ def _cta_ticks(plan: ClassPlan, rates: Rates, c: int, n: int, bh_ctas: int) -> f
             chunk = plan.chunks[ph.compute[0]]
             frac = ph.compute[1]
             # The step's phases in sequence, each its busiest pipe (rates.py).
-            busiest = rates.step_ticks({p: frac * amount * c for p, amount in chunk.work})
+            work = {p: frac * amount * c for p, amount in chunk.work}
+            busiest = rates.step_ticks(work)
+            if len([g for g in rates.phases(work) if g]) > 1:
+                busiest *= rates.sched_scale  # serial phases: the SM core model's time, if any
             compute = busiest + frac * chunk.barriers * rates.barrier_ticks
         write = sum(plan.chunks[w].write_bytes for w in ph.writes) / l2_share
         total += max(load, compute, write)

@@ -143,14 +143,14 @@ def _merge(accesses: list[Access], own_rows: dict[str, int]) -> tuple[TileRef, .
     )
 
 
-def _step_work(s: Step, rates: Rates) -> dict[str, float]:
+def step_work(s: Step, rates: Rates) -> dict[str, float]:
     w = rates.work(s.mma_flops, s.fp32_ops, s.exp_ops, s.smem_bytes, s.smem_fill_bytes)
     w["issue"] = rates.issue(s.mma_flops, s.instrs)
     return w
 
 
 def _step_time(s: Step, rates: Rates) -> float:
-    return rates.step_ticks(_step_work(s, rates)) + s.barriers * rates.barrier_ticks
+    return rates.step_ticks(step_work(s, rates)) + s.barriers * rates.barrier_ticks
 
 
 def _chunk(steps: list[Step], own_rows: dict[str, int], rates: Rates) -> Chunk:

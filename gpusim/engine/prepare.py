@@ -23,9 +23,9 @@ from gpusim.engine.core_model import CoreTiming, step_cycles
 from gpusim.engine.grid import Grid
 from gpusim.engine.plan import (
     CHUNKS_PER_RUN,
-    _step_work,
     build_plan,
     chunk_size,
+    step_work,
     timing_signature,
 )
 from gpusim.engine.rates import WARP_THREADS, Rates, step_efficiency
@@ -89,7 +89,7 @@ def core_efficiency(
     if cycles is None or not steps:
         return None
     steady = min(steps, key=lambda s: (-s.mma_flops, s.instrs))  # a full tile, no mask
-    full = rates.step_ticks(_step_work(steady, rates)) * ctas_per_sm
+    full = rates.step_ticks(step_work(steady, rates)) * ctas_per_sm
     return full / (cycles / rates.clock_hz * TICKS_PER_S)
 
 
@@ -140,8 +140,7 @@ def prepare(
         if core is not None:
             # The pipes keep their rates; each serial phase holds the SM's schedulers for
             # the core model's time (its CTAs' phases queue there, so a round of steps of
-            # every resident CTA takes the core model's cycles).
-            # The core model's cycles hold the barriers' waits too.
+            # every resident CTA takes the core model's cycles, barriers' waits included).
             rates = replace(rates, sched_scale=1.0 / core, barrier_ticks=0)
         else:
             rates = rates.at_efficiency(step_efficiency(profile, occ.ctas_per_sm * warps))
