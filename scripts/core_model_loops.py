@@ -24,13 +24,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from gpusim.kernels.build import find_tool, nvcc_version  # noqa: E402
-from gpusim.kernels.loop_counts import (  # noqa: E402
-    _SASS_WITH_CONTROL,
-    decode,
-    main_loop,
-    parse,
-)
 from gpusim.kernels.provenance import git_commit  # noqa: E402
+from gpusim.kernels.sass_decode import _SASS_WITH_CONTROL, decode  # noqa: E402
+from gpusim.kernels.sass_loop import main_loop, parse  # noqa: E402
 
 KERNELS = ROOT / "gpusim" / "calibrate" / "kernels"
 OUT = ROOT / "reports" / "calibration" / "smem_overlap_h200_2026-11-30" / "loop_paths_sm90.json"
