@@ -146,6 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     paths: dict[str, list] = {}
     doc["instances"] = count(insts, args.jobs, paths)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
     atomic.write_text(args.out, json.dumps(doc, indent=1, sort_keys=True) + "\n")
     path_doc = {k: v for k, v in doc.items() if k not in ("instances", "what")}
     path_doc["what"] = (
