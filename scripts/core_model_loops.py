@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from gpusim.kernels.build import find_tool, nvcc_version  # noqa: E402
+from gpusim.kernels.build import dump_sass, find_tool, nvcc_version  # noqa: E402
 from gpusim.kernels.provenance import git_commit  # noqa: E402
 from gpusim.kernels.sass_decode import _SASS_WITH_CONTROL, decode  # noqa: E402
 from gpusim.kernels.sass_loop import main_loop, parse  # noqa: E402
@@ -33,8 +33,8 @@ OUT = ROOT / "reports" / "calibration" / "smem_overlap_h200_2026-11-30" / "loop_
 
 
 def main() -> int:
-    nvcc, cuobjdump = find_tool("nvcc"), find_tool("cuobjdump")
-    if nvcc is None or cuobjdump is None:
+    nvcc = find_tool("nvcc")
+    if nvcc is None or find_tool("cuobjdump") is None:
         print("error: nvcc and cuobjdump are needed", file=sys.stderr)
         return 2
     src = (KERNELS / "smem_overlap.cu").read_text()
@@ -55,11 +55,7 @@ def main() -> int:
             ],
             check=True,
         )
-        dirs = {str(Path(t).parent) for t in (cuobjdump, find_tool("nvdisasm")) if t}
-        env = {"PATH": ":".join([*dirs, "/usr/bin", "/bin"])}
-        sass = subprocess.run(
-            [cuobjdump, "-sass", str(cubin)], capture_output=True, text=True, check=True, env=env
-        ).stdout
+        sass = dump_sass(cubin)
     loops = {}
     for fn in re.split(r"\n\s*Function : ", sass)[1:]:
         name = fn.split("\n", 1)[0].strip()

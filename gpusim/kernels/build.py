@@ -135,17 +135,22 @@ def build_cubins(
     return results
 
 
-def sass_opcode_counts(cubin_path: Path) -> dict[str, Counter]:
-    """Static opcode counts per function from ``cuobjdump --dump-sass``."""
+def dump_sass(cubin_path: Path) -> str:
+    """``cuobjdump --dump-sass`` of a cubin: every function's SASS with its control words."""
     tool = find_tool("cuobjdump")
     if tool is None:
         raise GpusimError("cuobjdump is not installed (pip install nvidia-cuda-cuobjdump)")
     # cuobjdump runs nvdisasm for SASS; the pip wheels put it beside cuobjdump or elsewhere
     dirs = {str(Path(t).parent) for t in (tool, find_tool("nvdisasm")) if t}
     env = os.environ | {"PATH": os.pathsep.join([*dirs, os.environ.get("PATH", "")])}
-    text = subprocess.run(
+    return subprocess.run(
         [tool, "--dump-sass", str(cubin_path)], capture_output=True, text=True, check=True, env=env
     ).stdout
+
+
+def sass_opcode_counts(cubin_path: Path) -> dict[str, Counter]:
+    """Static opcode counts per function from ``cuobjdump --dump-sass``."""
+    text = dump_sass(cubin_path)
     out: dict[str, Counter] = {}
     for chunk in text.split("Function : ")[1:]:
         name = chunk.split(None, 1)[0]

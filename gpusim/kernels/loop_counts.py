@@ -17,18 +17,15 @@ import functools
 import gzip
 import json
 import re
-import subprocess
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from gpusim import atomic
-from gpusim.errors import GpusimError
-from gpusim.kernels.build import find_tool, nvcc_version
+from gpusim.kernels.build import compile_cubin, dump_sass, nvcc_version
 from gpusim.kernels.instances import KernelInstance
 from gpusim.kernels.sass_decode import core_path
 from gpusim.kernels.sass_loop import cta_overhead, step_ops
-from gpusim.kernels.source import CXX_OPTIONS, nvcc_translation_unit
 
 LOOP_COUNTS = (
     Path(__file__).resolve().parents[2] / "reports" / "kernels" / "build_sm90" / "loop_counts.json"
@@ -40,23 +37,9 @@ PRODUCT_OPS = ("HMMA", "LDSM")
 
 
 def _sass(insts: list[KernelInstance], tmp: Path, tag: str) -> str:
-    nvcc, cuobjdump = find_tool("nvcc"), find_tool("cuobjdump")
-    if nvcc is None or cuobjdump is None:
-        raise GpusimError("nvcc and cuobjdump are needed to count the kernels' loops")
-    cu, cubin = tmp / f"{tag}.cu", tmp / f"{tag}.cubin"
-    cu.write_text(nvcc_translation_unit(insts))
-    proc = subprocess.run(
-        [nvcc, "-arch=sm_90", *CXX_OPTIONS, "-cubin", "-o", str(cubin), str(cu)],
-        capture_output=True,
-        text=True,
-    )
-    if proc.returncode != 0:
-        raise GpusimError(f"nvcc failed: {proc.stderr.strip()[-1000:]}")
-    dirs = {str(Path(t).parent) for t in (cuobjdump, find_tool("nvdisasm")) if t}
-    env = {"PATH": ":".join([*dirs, "/usr/bin", "/bin"])}
-    return subprocess.run(
-        [cuobjdump, "-sass", str(cubin)], capture_output=True, text=True, check=True, env=env
-    ).stdout
+    cubin = tmp / f"{tag}.cubin"
+    compile_cubin(insts, cubin)  # the offline build's nvcc and options
+    return dump_sass(cubin)
 
 
 def count(
