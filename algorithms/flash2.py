@@ -41,6 +41,7 @@ def barriers_per_step(dtype: str, stages: int) -> int:
         return 1
     return 2 if dtype == "fp32" else 3
 
+
 __all__ = ["Flash2", "Flash2Kernel", "needs_mask", "register_estimate", "visible_kv_blocks"]
 
 

@@ -276,20 +276,6 @@ class TracingMachine(TileMachine):
         return CtaProgram(keep)
 
 
-def compiled_instance_key(kernel: Kernel) -> str | None:
-    """The key of the compiled tensor-core instance (gpusim/kernels) ``kernel`` is, or None
-    when it is not that kernel (another algorithm, fp32, split-k, shared-memory results)."""
-    w, s = kernel.workload, kernel.schedule
-    if not (
-        kernel.name == "flash2_fwd"
-        and w.dtype in ("fp16", "bf16")
-        and s.warp_split == "split-q"
-        and s.residency == "registers"
-    ):
-        return None
-    return f"tc_{w.dtype}_d{w.head_dim}_m{s.block_m}_n{s.block_n}_w{s.warps}_s{s.stages}"
-
-
 def trace_cta(kernel: Kernel, bh: int, block: int) -> CtaProgram:
     """Trace one CTA."""
     tm = TracingMachine(kernel)

@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from gpusim.kernels.build import dump_sass, find_tool, nvcc_version  # noqa: E402
 from gpusim.kernels.provenance import git_commit  # noqa: E402
-from gpusim.kernels.sass_decode import _SASS_WITH_CONTROL, decode  # noqa: E402
+from gpusim.kernels.sass_decode import decoded  # noqa: E402
 from gpusim.kernels.sass_loop import main_loop, parse  # noqa: E402
 
 KERNELS = ROOT / "gpusim" / "calibrate" / "kernels"
@@ -62,11 +62,8 @@ def main() -> int:
         m = re.search(r"ILi(\d+)ELi(\d+)ELi(\d+)ELi(\d+)E", name)
         key = "smem_overlap<{},{},{},{}>".format(*m.groups())
         lo, hi = main_loop(parse(fn))
-        words = {int(a, 16): (t.strip(), int(h, 16)) for a, t, h in _SASS_WITH_CONTROL.findall(fn)}
-        path = [decode(*words[a]) for a in sorted(words) if lo <= a <= hi]
-        loops[key] = [
-            [i.op, i.stall, i.wbar, i.rbar, i.wait, list(i.dst), list(i.src)] for i in path
-        ]
+        by_addr = decoded(fn)
+        loops[key] = [by_addr[a].row() for a in sorted(by_addr) if lo <= a <= hi]
     doc = {
         "what": "main loop of each smem_overlap instance, per instruction: [opcode, stall, write "
         "barrier, read barrier, wait mask, registers written, registers read]",

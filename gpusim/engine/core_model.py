@@ -43,6 +43,17 @@ class Instr:
     dst: tuple[int, ...] = ()  # registers written (HMMA: its accumulator)
     src: tuple[int, ...] = ()  # registers read
 
+    def row(self) -> list:
+        """The JSON row the committed loop paths hold: [op, stall, wbar, rbar, wait, dst, src]."""
+        head = [self.op, self.stall, self.wbar, self.rbar, self.wait]
+        return [*head, list(self.dst), list(self.src)]
+
+    @classmethod
+    def from_row(cls, r: list) -> Instr:
+        """Inverse of :meth:`row`."""
+        op, stall, wbar, rbar, wait, dst, src = r
+        return cls(op, stall, wbar, rbar, wait, tuple(dst), tuple(src))
+
 
 @dataclass(frozen=True)
 class CoreTiming:

@@ -75,9 +75,7 @@ def core_efficiency(
     model's time for one steady step of each resident CTA at full rates, over the cycles the
     core model takes to run that step's compiled code on every resident warp. None where
     the profile has no core cycles or the kernel no committed loop."""
-    from algorithms.tracing import compiled_instance_key
-
-    key = compiled_instance_key(kernel)
+    key = _tensor_core_instance_key(kernel)
     c = profile.sass_core_cycles
     if key is None or c is None or ctas_per_sm < 1:
         return None
@@ -91,6 +89,20 @@ def core_efficiency(
     steady = min(steps, key=lambda s: (-s.mma_flops, s.instrs))  # a full tile, no mask
     full = rates.step_ticks(step_work(steady, rates)) * ctas_per_sm
     return full / (cycles / rates.clock_hz * TICKS_PER_S)
+
+
+def _tensor_core_instance_key(kernel: Kernel) -> str | None:
+    """The key of the compiled tensor-core instance ``kernel`` is (gpusim/kernels), or None
+    when it is not that kernel (another algorithm, fp32, split-k, shared-memory results)."""
+    from gpusim.kernels.instances import TC_DTYPES, KernelInstance
+
+    w, s = kernel.workload, kernel.schedule
+    if (kernel.name, s.warp_split, s.residency) != ("flash2_fwd", "split-q", "registers"):
+        return None
+    if w.dtype not in TC_DTYPES:
+        return None
+    args = (w.head_dim, s.block_m, s.block_n, s.warps, s.stages)
+    return KernelInstance("tc", w.dtype, *args).key
 
 
 @functools.cache

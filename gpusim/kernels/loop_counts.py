@@ -57,7 +57,7 @@ def count(
             (fn,) = re.split(r"\n\s*Function : ", _sass([inst], Path(tmp), inst.key))[1:]
             forms = step_ops(fn)
             if paths is not None:
-                paths[inst.key] = [_as_list(i) for i in core_path(fn)]
+                paths[inst.key] = [i.row() for i in core_path(fn)]
             rec = {
                 form: sum(v for op, v in forms[form].items() if op not in PRODUCT_OPS)
                 for form in ("steady", "masked")
@@ -74,10 +74,6 @@ def count(
     return out
 
 
-def _as_list(i) -> list:
-    return [i.op, i.stall, i.wbar, i.rbar, i.wait, list(i.dst), list(i.src)]
-
-
 @functools.cache
 def loop_path(key: str) -> tuple | None:
     """The committed steady step of instance ``key`` as core-model instructions, or None."""
@@ -86,9 +82,7 @@ def loop_path(key: str) -> tuple | None:
     table = _loop_paths()
     if key not in table:
         return None
-    return tuple(
-        Instr(op, st, wb, rb, wt, tuple(d), tuple(s)) for op, st, wb, rb, wt, d, s in table[key]
-    )
+    return tuple(Instr.from_row(r) for r in table[key])
 
 
 @functools.cache

@@ -47,11 +47,16 @@ def decode(text: str, high_word: int):
     return Instr(op, stall, wbar, rbar, wait, dst, src)
 
 
+def decoded(sass_text: str) -> dict:
+    """Every instruction of one function's ``cuobjdump -sass`` text, decoded, by address."""
+    return {
+        int(a, 16): decode(t.strip(), int(hi, 16))
+        for a, t, hi in _SASS_WITH_CONTROL.findall(sass_text)
+    }
+
+
 def core_path(sass_text: str, masked: bool = False) -> list:
     """The decoded instructions of one step of the function's main loop (cuobjdump -sass text
     of one function, with its control words)."""
-    words = {
-        int(a, 16): (t.strip(), int(hi, 16)) for a, t, hi in _SASS_WITH_CONTROL.findall(sass_text)
-    }
-    order = step_path(sass_text, masked)
-    return [decode(*words[a]) for a in order]
+    by_addr = decoded(sass_text)
+    return [by_addr[a] for a in step_path(sass_text, masked)]

@@ -22,9 +22,7 @@ def errors() -> list[tuple[dict, float]]:
     out = []
     for r in rows:
         key = f"smem_overlap<{r['nld']},{r['mma_per_ld']},{r['nmma_reg']},{r['rounds']}>"
-        path = [
-            Instr(o, st, wb, rb, wt, tuple(d), tuple(s)) for o, st, wb, rb, wt, d, s in loops[key]
-        ]
+        path = [Instr.from_row(row) for row in loops[key]]
         per_trip = max(1, sum(i.op == "BAR" for i in path))  # iterations the compiler unrolled
         cycles = step_cycles(path, r["ctas_per_sm"], r["threads"] // 32, timing) / per_trip
         out.append((r, cycles / r["cycles_per_iteration_per_scheduler"] - 1))
