@@ -4,7 +4,8 @@
 
 Per workload of the two committed nvcc-built runs (reports/tuning/h200_2026-11-30_nvcc and
 ..._nvcc_repeat): the Spearman rank correlation of their times, whether they name the same
-best schedule (and what the second's costs by the first's times), and the median and largest relative difference of a schedule's time.
+best schedule (and what the second's costs by the first's times), and the median and
+largest relative difference of a schedule's time.
 """
 
 from __future__ import annotations
