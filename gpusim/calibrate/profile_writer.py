@@ -177,6 +177,10 @@ def build_profile(
 
         _set(profile, ("simt_mma_flops_per_clk_per_sm",), profile_entry(simt_mm))
         replaced.append("simt_mma_flops_per_clk_per_sm")
+    if smem_overlap is not None:
+        from gpusim.calibrate.smem_overlap import profile_entries
+
+        _put(profile, replaced, profile_entries(smem_overlap))
     if smem_fill is not None:
         from gpusim.calibrate.smem_fill import profile_entries as fill_entries
 
@@ -233,13 +237,6 @@ def build_profile(
                 )
                 replaced.append(field)
                 break
-    if smem_overlap is not None:
-        # After the suite's rates: the efficiencies are the step rule at those rates over
-        # the measured cycles.
-        from gpusim.calibrate.smem_overlap import profile_entries
-
-        entry = _entry("smem_overlap", lambda: profile_entries(smem_overlap, profile))
-        _put(profile, replaced, entry)
     prov = results.get("provenance", {})
     gpu, date = prov.get("gpu_name", "GPU"), str(prov.get("date_utc", ""))[:10]
     profile["name"] = name or f"{base['name']}-calibrated"

@@ -73,78 +73,49 @@ def run(quick: bool = False) -> dict[str, Any]:
     return {"gpu": ctx.gpu_name, "date": ctx.date, "kernels": kernels, "rows": rows}
 
 
-#: The load-product-softmax loops whose launch shapes the engine's step efficiency takes.
+#: The load-product-softmax loops whose slowdown with few warps the engine uses.
 STEP_LOOPS = ((16, 4, 0, 1), (32, 2, 0, 1))
-#: One CTA per SM with 1, 2 and 4 warps per scheduler.
-ONE_CTA_SHAPES = {1: (128, 1), 2: (256, 1), 4: (512, 1)}
-#: Several CTAs of 4 warps against one CTA with the same warps: (CTAs, their shape, one CTA's).
-CTA_SHAPES = {2: ((128, 2), (256, 1)), 4: ((128, 4), (512, 1))}
-#: Per warp-iteration of a loop with a softmax: 32 values per thread through one EX2 each.
-EX2_PER_WARP_ITER = 32 * 32
-#: FLOPs of one mma.sync m16n8k16.
-HMMA_FLOPS = 2 * 16 * 8 * 16
-SCHEDULERS = 4
+#: Launch shapes (threads, CTAs per SM) by warps per scheduler.
+SHAPES_BY_WARPS = {1: ((128, 1),), 2: ((256, 1), (128, 2)), 4: ((512, 1), (128, 4))}
 
 
-def rule_cycles(loop: tuple, profile: dict[str, Any]) -> float:
-    """Cycles per warp-iteration per scheduler the engine's step rule gives ``loop`` at the
-    profile's rates (a plain profile dict): the longer of its tensor and shared-memory times,
-    then its softmax on the SFU."""
-    nld, per_ld, nreg, rounds = loop
+def profile_entries(record: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """``step_efficiency_{1,2}_warp(s)_per_scheduler`` from a recorded run.
 
-    def per_sched(field: str, *sub: str) -> float:
-        node = profile[field]
-        for k in sub:
-            node = node[k]
-        return float(node["value"]) / SCHEDULERS
-
-    tensor = (nld * per_ld + nreg) * HMMA_FLOPS / per_sched("mma_sync_flops_per_clk_per_sm", "fp16")
-    smem = nld * LDSM_X4_BYTES / per_sched("smem_bandwidth_bytes_per_clk_per_sm")
-    softmax = rounds * EX2_PER_WARP_ITER / per_sched("sfu_exp_per_clk_per_sm")
-    return max(tensor, smem) + softmax
-
-
-def profile_entries(record: dict[str, Any], profile: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """The step efficiencies of one CTA and the gain of several, from a recorded run.
-
-    ``step_efficiency_{1,2,4}_warp(s)_per_scheduler``: per loop, the step rule's cycles at
-    ``profile``'s rates (:func:`rule_cycles`) over the measured cycles per warp-iteration
-    of one CTA with that many warps per scheduler; the mean over the loops (a load feeding
-    4 products, and one feeding 2). Within one CTA the barrier keeps the warps in the same
-    phase, so these measure the latency its warps leave exposed.
-    ``cta_overlap_gain_{2,4}_ctas``: per loop, the cycles per warp-iteration of one CTA over
-    those of 2 (4) CTAs of 4 warps with as many warps in all; their mean. Independent CTAs
-    drift apart, so one's softmax runs beside another's loads and products.
+    Per loop, the cycles per warp-iteration with 4 warps per scheduler over those with 1
+    (2), each the mean over the launch shapes with that many; then the mean over the
+    loops (a load feeding 4 products, and one feeding 2).
     """
     per_warp: dict[tuple, float] = {}
     for r in record["rows"]:
-        key = (r["nld"], r["mma_per_ld"], r["nmma_reg"], r["rounds"], r["threads"],
-               r["ctas_per_sm"])  # fmt: skip
+        key = (
+            r["nld"],
+            r["mma_per_ld"],
+            r["nmma_reg"],
+            r["rounds"],
+            r["threads"],
+            r["ctas_per_sm"],
+        )
         per_warp[key] = r["cycles_per_iteration_per_scheduler"] / r["warps_per_scheduler"]
-    source = (
-        f"measured on {record['gpu']}, {record['date']}, python -m gpusim.calibrate.smem_overlap"
-    )
-    loops = "for ldmatrix feeding 4 (2) mma.sync then a softmax pass; their mean"
+
+    def mean_cycles(loop: tuple, warps: int) -> float:
+        vals = [per_warp[(*loop, t, b)] for t, b in SHAPES_BY_WARPS[warps]]
+        return sum(vals) / len(vals)
+
     out = {}
-    for warps, shape in ONE_CTA_SHAPES.items():
-        ratios = [rule_cycles(lp, profile) / per_warp[(*lp, *shape)] for lp in STEP_LOOPS]
-        field = f"step_efficiency_{warps}_warp{'s' if warps > 1 else ''}_per_scheduler"
+    for warps, field in ((1, "step_efficiency_1_warp_per_scheduler"),
+                         (2, "step_efficiency_2_warps_per_scheduler")):  # fmt: skip
+        ratios = [mean_cycles(lp, 4) / mean_cycles(lp, warps) for lp in STEP_LOOPS]
         out[field] = {
             "value": round(sum(ratios) / len(ratios), 3),
-            "source": source,
-            "note": (
-                f"the step rule's cycles at this profile's rates over those measured with one "
-                f"CTA of {4 * warps} warps: " + ", ".join(f"{x:.3f}" for x in ratios) + " " + loops
+            "source": (
+                f"measured on {record['gpu']}, {record['date']}, "
+                "python -m gpusim.calibrate.smem_overlap"
             ),
-        }
-    for ctas, (many, one) in CTA_SHAPES.items():
-        ratios = [per_warp[(*lp, *one)] / per_warp[(*lp, *many)] for lp in STEP_LOOPS]
-        out[f"cta_overlap_gain_{ctas}_ctas"] = {
-            "value": round(sum(ratios) / len(ratios), 3),
-            "source": source,
             "note": (
-                f"cycles per warp-iteration of one CTA of {4 * ctas} warps over those of "
-                f"{ctas} CTAs of 4 warps: " + ", ".join(f"{x:.3f}" for x in ratios) + " " + loops
+                f"cycles per warp-iteration with 4 warps per scheduler over {warps}: "
+                + ", ".join(f"{x:.3f}" for x in ratios)
+                + " for ldmatrix feeding 4 (2) mma.sync then a softmax pass; their mean"
             ),
         }
     return out

@@ -155,8 +155,7 @@ def prepare(
             # every resident CTA takes the core model's cycles, barriers' waits included).
             rates = replace(rates, sched_scale=1.0 / core, barrier_ticks=0)
         else:
-            eff = step_efficiency(profile, occ.ctas_per_sm * warps, occ.ctas_per_sm)
-            rates = rates.at_step_efficiency(eff)
+            rates = rates.at_efficiency(step_efficiency(profile, occ.ctas_per_sm * warps))
     per_run = CHUNKS_PER_RUN
     k = chunk_size(programs, detailed=not aggregated, chunks_per_run=per_run)
     while True:

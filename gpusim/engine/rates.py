@@ -32,10 +32,8 @@ With fp32 storage there is one phase (the products are FFMAs on the FP32 pipe).
 Then the barriers: each costs the CTA :func:`barrier_cycles` SM cycles (of its
 own time, not of the pipes', so co-resident CTAs fill the gap).
 
-Resident warps and CTAs: a kernel runs its steps at a measured fraction of these rates
-(:func:`step_efficiency`, where the profile has it): few warps of one CTA leave latencies
-exposed, and co-resident CTAs overlap one's softmax with another's products. Above 1, the
-gain is in how the phases overlap, not in the pipes (:meth:`Rates.at_step_efficiency`).
+Few resident warps: a kernel with fewer than 4 warps per scheduler runs its steps at a
+measured fraction of these rates (:func:`step_efficiency`, where the profile has it).
 
 The SM clock depends on the load: a profile may give ``sm_clock_tensor_load_hz``
 (on the H200, 1.80-1.81 GHz measured under mma.sync load against 1.98 GHz in
@@ -47,7 +45,6 @@ steps use the tensor pipe runs all its pipes at that clock, any other kernel
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from itertools import pairwise
 
 from gpusim.engine.clock import per_tick, ticks
 from gpusim.profiles.schema import HardwareProfile
@@ -58,15 +55,12 @@ SM_LANES = (*PIPES, "issue")
 #: A lane of every SM in "scheduler ticks" (capacity 1 per tick): each phase of a step
 #: also puts its own duration (its busiest pipe's time) on it, so that the MMA phase of
 #: one CTA and the softmax phase of another do not overlap on the same SM. That is what
-#: reports/calibration/issue_h200_2026-11-30 measured for HMMA on register operands
-#: (0.90-1.0 x the sum, even for CTAs that never synchronise). Shared-memory traffic holds
-#: it too. With ldmatrix feeding the products, co-resident CTAs do overlap in part: the
-#: load-product-softmax loops of reports/calibration/smem_overlap_h200_2026-11-30 run
-#: 1.12 (2 CTAs) and 1.15 (4 CTAs) times faster than in one CTA with as many warps. That
-#: gain is measured per loop, not per pipe, so it enters as a factor of the step efficiency
-#: (:func:`step_efficiency`), which above 1 shortens what the phases hold this lane for.
-#: (Releasing the lane during all the shared-memory time instead over-credits the overlap:
-#: the tuning proof's first choices within 5 % of the measured best fall to 4 or 5 of 10.)
+#: reports/calibration/issue_h200_2026-11-30 measured (0.90-1.0 x the sum, even for CTAs
+#: that never synchronise). Shared-memory traffic holds it too, though ldmatrix and an
+#: independent softmax of 4 CTAs overlapped in part (620 cycles against 812 for the sum,
+#: reports/calibration/smem_overlap_h200_2026-11-30): releasing the schedulers during all
+#: of it over-credited that overlap (the tuning proof's first choices within 5 % of the
+#: measured best fell from 6 to 1 of 10), so the partial overlap is left unmodelled.
 SCHED_LANE = "schedulers"
 #: Pipes of a step's first phase (matrix products) and of its second (the rest).
 MMA_PHASE = ("tensor", "smem")
@@ -146,16 +140,6 @@ class Rates:
             self, pipe_per_s=per_s, pipe_per_tick={k: per_tick(v) for k, v in per_s.items()}
         )
 
-    def at_step_efficiency(self, efficiency: float) -> Rates:
-        """These rates for a kernel whose steps run at ``efficiency`` of the pipe rates.
-
-        Up to 1 the SM lanes slow down (latency leaves them idle); above 1 the pipes keep
-        their measured peaks and the serial phases hold the schedulers ``1 / efficiency``
-        of their time (co-resident CTAs overlap their phases: :func:`step_efficiency`).
-        """
-        slow = self.at_efficiency(min(efficiency, 1.0))
-        return replace(slow, sched_scale=self.sched_scale * min(efficiency, 1.0) / efficiency)
-
     def for_kernel(self, uses_tensor: bool) -> Rates:
         """The rates of a kernel that does (or does not) keep the tensor pipe busy."""
         tensor = uses_tensor and self.mma_pipe == "tensor"
@@ -206,35 +190,20 @@ class Rates:
         return self.pipe_per_s[pipe] * self.sm_count
 
 
+#: Warps per scheduler from which a step runs at the pipes' full rates (the profile's rates
+#: are measured with at least this many).
+FULL_RATE_WARPS_PER_SCHEDULER = 4
 SCHEDULERS_PER_SM = 4
 
 
-def _linear(points: list[tuple[float, float]], x: float) -> float:
-    """Linear between ``points`` (sorted by x), flat beyond the first and last."""
-    if x <= points[0][0]:
-        return points[0][1]
-    for (x0, y0), (x1, y1) in pairwise(points):
-        if x <= x1:
-            return y0 + (y1 - y0) * (x - x0) / (x1 - x0)
-    return points[-1][1]
+def step_efficiency(profile: HardwareProfile, warps_per_sm: int) -> float:
+    """A step's throughput with ``warps_per_sm`` resident warps, over its full-SM throughput.
 
-
-def step_efficiency(profile: HardwareProfile, warps_per_sm: int, ctas_per_sm: int = 1) -> float:
-    """A step's throughput with ``warps_per_sm`` resident warps in ``ctas_per_sm`` CTAs, over
-    the pipe rates (a step's phases at their busiest pipes, one after another).
-
-    The product of two measured factors (reports/calibration/smem_overlap_h200_2026-11-30:
-    a load, product and softmax loop, then a barrier, at 1, 2 and 4 warps per scheduler in
-    one CTA or in CTAs of 4 warps):
-
-    - in one CTA, the warps per scheduler: its barriers keep the warps in the same phase,
-      so with few of them the load-to-product and softmax latencies are exposed (the
-      profile's values at 1, 2 and 4; linear between, flat beyond; 4 warps run at the
-      pipe rates where the profile has no 4-warp value);
-    - the CTAs: co-resident CTAs drift apart, and one's softmax runs beside another's loads
-      and products (the profile's gains at 2 and 4 CTAs; linear between, flat beyond).
-
-    1 where the profile has neither.
+    With few warps per scheduler, one warp's latencies (a shared-memory load before the
+    product that uses it, the softmax's dependent chain) are not hidden by another's work.
+    The profile's measured values at 1 and 2 warps per scheduler
+    (reports/calibration/smem_overlap_h200_2026-11-30: a load, product and softmax loop),
+    linear between them and up to 1 at 4; 1 where the profile has none.
     """
     one, two = (
         profile.step_efficiency_1_warp_per_scheduler,
@@ -242,15 +211,15 @@ def step_efficiency(profile: HardwareProfile, warps_per_sm: int, ctas_per_sm: in
     )
     if one is None or two is None:
         return 1.0
-    four = profile.step_efficiency_4_warps_per_scheduler
-    per_warps = [(1.0, one.value), (2.0, two.value), (4.0, four.value if four else 1.0)]
-    gains = [(1.0, 1.0)] + [
-        (float(n), g.value)
-        for n, g in ((2, profile.cta_overlap_gain_2_ctas), (4, profile.cta_overlap_gain_4_ctas))
-        if g is not None
-    ]
     w = warps_per_sm / SCHEDULERS_PER_SM
-    return _linear(per_warps, w) * _linear(gains, max(1, ctas_per_sm))
+    full = FULL_RATE_WARPS_PER_SCHEDULER
+    if w <= 1:
+        return one.value
+    if w < 2:
+        return one.value + (two.value - one.value) * (w - 1)
+    if w < full:
+        return two.value + (1.0 - two.value) * (w - 2) / (full - 2)
+    return 1.0
 
 
 def rates_for(profile: HardwareProfile, dtype: str, warps: int = 4) -> Rates:

@@ -128,11 +128,8 @@ PLAUSIBLE: dict[str, tuple[float, float]] = {
     "sm_clock_hz": (1e6, 1e13),
     "sm_clock_tensor_load_hz": (1e6, 1e13),
     "simt_mma_flops_per_clk_per_sm": (1e-3, 1e7),
-    "step_efficiency_1_warp_per_scheduler": (0.01, 2.0),
-    "step_efficiency_2_warps_per_scheduler": (0.01, 2.0),
-    "step_efficiency_4_warps_per_scheduler": (0.01, 2.0),
-    "cta_overlap_gain_2_ctas": (0.25, 4.0),
-    "cta_overlap_gain_4_ctas": (0.25, 4.0),
+    "step_efficiency_1_warp_per_scheduler": (0.01, 1.0),
+    "step_efficiency_2_warps_per_scheduler": (0.01, 1.0),
     "smem_fill_cost_per_byte": (0.0, 1.0),
     "cta_duration_scatter": (0.0, 0.2),
     "smem_per_sm_bytes": (1, 2**30),
@@ -228,18 +225,11 @@ class HardwareProfile(BaseModel):
     #: (an fp32 FlashAttention tile's S = Q K^T and P V, FFMA counts 2), where measured;
     #: without it fp32 products run at the FP32 peak and share the issue slots
     simt_mma_flops_per_clk_per_sm: Sourced[float] | None = None
-    #: a step's throughput in one CTA with 1 (2, 4) warps per scheduler over the pipe rates
-    #: (its phases' busiest pipes, summed), where measured: the warps of one CTA keep in
-    #: step at its barriers, so too few of them leave the load-to-product and softmax
-    #: latencies exposed. Without the 4-warp value, 4 warps run at the pipe rates.
+    #: a step's throughput with 1 (2) resident warps per scheduler over its throughput with
+    #: 4 or more, where measured: too few warps leave the load-to-product and softmax
+    #: latencies exposed (the pipe rates above are those of a full SM)
     step_efficiency_1_warp_per_scheduler: Sourced[float] | None = None
     step_efficiency_2_warps_per_scheduler: Sourced[float] | None = None
-    step_efficiency_4_warps_per_scheduler: Sourced[float] | None = None
-    #: the throughput of 2 (4) co-resident CTAs over one CTA's with as many warps, where
-    #: measured: independent CTAs drift apart and run one's softmax beside another's
-    #: loads and products
-    cta_overlap_gain_2_ctas: Sourced[float] | None = None
-    cta_overlap_gain_4_ctas: Sourced[float] | None = None
     #: shared-memory bandwidth one byte of a tile fill (cp.async from L2 into shared memory)
     #: takes from the warps' own reads, in bytes of reads, where measured (1 without)
     smem_fill_cost_per_byte: SourcedFraction | None = None

@@ -13,60 +13,17 @@ from gpusim.workload import Workload
 CAL = load_profile("h200-sxm-calibrated")
 
 
-ONE, TWO, FOUR = 0.668, 0.858, 0.928  # one CTA, 1, 2 and 4 warps per scheduler
-GAIN2, GAIN4 = 1.124, 1.145  # 2 and 4 CTAs against one with as many warps
-
-
-def test_the_profile_holds_the_recorded_factors():
-    got = (
-        CAL.step_efficiency_1_warp_per_scheduler.value,
-        CAL.step_efficiency_2_warps_per_scheduler.value,
-        CAL.step_efficiency_4_warps_per_scheduler.value,
-        CAL.cta_overlap_gain_2_ctas.value,
-        CAL.cta_overlap_gain_4_ctas.value,
-    )
-    assert got == (ONE, TWO, FOUR, GAIN2, GAIN4)
-
-
 @pytest.mark.parametrize(
-    ("warps_per_sm", "ctas", "expected"),
-    [(2, 1, ONE), (4, 1, ONE), (6, 1, (ONE + TWO) / 2), (8, 1, TWO), (12, 1, (TWO + FOUR) / 2),
-     (16, 1, FOUR), (64, 1, FOUR), (8, 2, TWO * GAIN2),
-     (12, 3, (TWO + FOUR) / 2 * (GAIN2 + GAIN4) / 2), (16, 4, FOUR * GAIN4), (20, 5, FOUR * GAIN4)],
+    ("warps_per_sm", "expected"),
+    [(2, 0.676), (4, 0.676), (6, (0.676 + 0.917) / 2), (8, 0.917), (12, (0.917 + 1) / 2),
+     (16, 1.0), (64, 1.0)],
 )  # fmt: skip
-def test_measured_points_and_linear_between(warps_per_sm, ctas, expected):
-    assert step_efficiency(CAL, warps_per_sm, ctas) == pytest.approx(expected)
-
-
-def test_one_cta_of_many_warps_is_slower_than_as_many_warps_in_several_ctas():
-    assert step_efficiency(CAL, 8, 2) > step_efficiency(CAL, 8, 1)
-    assert step_efficiency(CAL, 16, 4) > step_efficiency(CAL, 16, 1)
-
-
-def test_without_the_four_warp_value_and_the_gains_four_warps_run_at_the_pipe_rates():
-    older = CAL.model_copy(
-        update={
-            "step_efficiency_4_warps_per_scheduler": None,
-            "cta_overlap_gain_2_ctas": None,
-            "cta_overlap_gain_4_ctas": None,
-        }
-    )
-    assert step_efficiency(older, 16, 4) == 1.0
-    assert step_efficiency(older, 8, 2) == pytest.approx(TWO)
+def test_measured_points_and_linear_between(warps_per_sm, expected):
+    assert step_efficiency(CAL, warps_per_sm) == pytest.approx(expected)
 
 
 def test_profiles_without_the_measurement_run_at_full_rate():
     assert step_efficiency(load_profile("h200-sxm"), 4) == 1.0
-
-
-def test_above_one_the_pipes_keep_their_peaks_and_the_phases_overlap():
-    r = rates_for(CAL, "bf16")
-    fast = r.at_step_efficiency(1.25)
-    assert fast.pipe_per_s == r.pipe_per_s
-    assert fast.sched_scale == pytest.approx(r.sched_scale / 1.25)
-    slow = r.at_step_efficiency(0.8)
-    assert slow.pipe_per_s["tensor"] == pytest.approx(0.8 * r.pipe_per_s["tensor"])
-    assert slow.sched_scale == r.sched_scale
 
 
 def test_rates_scale_the_sm_lanes_not_the_memory():
