@@ -1,0 +1,67 @@
+"""How much of a step loop's slowdown with few warps is its barrier (kernels/barrier_interval.cu).
+
+Not part of the profile suite: run on its own (``python -m gpusim.calibrate.barrier_interval
+--out FILE``). The two load-product-softmax loops of ``smem_overlap`` (16 ldmatrix.x4 each
+feeding 4 mma.sync, or 32 feeding 2, then a softmax pass) with a barrier after every
+``SYNC_EVERY``-th iteration (1, 2, 4, 16; 0: none), at the launch shapes of
+``smem_overlap`` (1, 2 and 4 warps per scheduler, in one CTA or CTAs of 4 warps). It
+records warp-iterations per SM clock and the SM clock. With a barrier every iteration the
+loops are those ``smem_overlap`` recorded (the same source, ``step_loop.cuh``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from gpusim.calibrate import standalone
+from gpusim.calibrate.context import import_cupy, make_context
+from gpusim.calibrate.smem_overlap import SHAPES
+from gpusim.calibrate.sources import compile_module, kernel_attributes
+from gpusim.calibrate.warp_loops import loop_rows
+
+#: (NLD, MMA_PER_LD) of the two step loops
+STEP_LOOPS = ((16, 4), (32, 2))
+#: iterations per barrier (0: no barrier in the loop)
+SYNC_EVERY = (1, 2, 4, 16, 0)
+
+
+def loop_name(nld: int, per_ld: int, every: int) -> str:
+    """The template instance of one loop."""
+    return f"barrier_interval<{nld},{per_ld},{every}>"
+
+
+def run(quick: bool = False) -> dict[str, Any]:
+    """Every loop and barrier interval at every launch shape: warp-iterations per clock."""
+    cp = import_cupy()
+    ctx = make_context(cp, quick=quick)
+    loops = [(nld, per_ld, every) for nld, per_ld in STEP_LOOPS for every in SYNC_EVERY]
+    mod = compile_module(cp, "barrier_interval.cu", tuple(loop_name(*lp) for lp in loops))
+    threads_max = max(t * b for t, b in SHAPES) * ctx.sm_count
+    vals = cp.random.uniform(0.25, 1.0, size=12 * max(threads_max, 4096), dtype=cp.float32)
+    operands = vals.astype(cp.float16).view(cp.uint32)
+    out = cp.full(threads_max, cp.nan, dtype=cp.float32)  # poisoned: every thread writes
+    rows, kernels = [], {}
+    for nld, per_ld, every in loops:
+        name = loop_name(nld, per_ld, every)
+        kernel = mod.get_function(name)
+        kernels[name] = kernel_attributes(kernel)
+
+        def args(iters: int, stamps: Any) -> tuple[Any, ...]:
+            return (operands, np.int32(iters), np.uint32(0), out, stamps)
+
+        params = {"nld": nld, "mma_per_ld": per_ld, "sync_every": every}
+        rows += loop_rows(ctx, kernel, name, params, SHAPES, args)
+    finite = bool(cp.isfinite(out[: ctx.sm_count * 128]).all())
+    ctx.log(f"outputs finite (first launch shape's threads): {finite}")
+    return {"gpu": ctx.gpu_name, "date": ctx.date, "kernels": kernels, "rows": rows}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark and write its JSON."""
+    return standalone.main(__doc__, run, argv)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
