@@ -153,7 +153,24 @@ def _step_time(s: Step, rates: Rates) -> float:
     return rates.step_ticks(step_work(s, rates)) + s.barriers * rates.barrier_ticks
 
 
-def _chunk(steps: list[Step], own_rows: dict[str, int], rates: Rates) -> Chunk:
+def _step_key(s: Step) -> tuple:
+    return (s.mma_flops, s.fp32_ops, s.exp_ops, s.smem_bytes, s.smem_fill_bytes, s.instrs,
+            s.barriers)  # fmt: skip
+
+
+def _step_times(s: Step, rates: Rates, memo: dict) -> tuple[float, float]:
+    """The step's compute time and its second product's, computed once per kind of step
+    (a causal kernel's classes repeat a few kinds of step thousands of times)."""
+    key = _step_key(s)
+    got = memo.get(key)
+    if got is None:
+        got = memo[key] = (_step_time(s, rates), _second_product_ticks(s, rates))
+    return got
+
+
+def _chunk(
+    steps: list[Step], own_rows: dict[str, int], rates: Rates, memo: dict | None = None
+) -> Chunk:
     reads = _merge([a for s in steps for a in s.reads], own_rows)
     writes = _merge([a for s in steps for a in s.writes], own_rows)
     read_bytes = sum(r.nbytes for r in reads)
@@ -167,9 +184,10 @@ def _chunk(steps: list[Step], own_rows: dict[str, int], rates: Rates) -> Chunk:
         sum(s.smem_fill_bytes for s in steps),
     )
     work["issue"] = rates.issue(sum(s.mma_flops for s in steps), sum(s.instrs for s in steps))
-    times = [_step_time(s, rates) for s in steps]
+    both = [_step_times(s, rates, {} if memo is None else memo) for s in steps]
+    times = [t for t, _ in both]
     total_time = sum(times)
-    second = sum(_second_product_ticks(s, rates) for s in steps)
+    second = sum(sp for _, sp in both)
     return Chunk(
         reads=reads,
         writes=writes,
@@ -301,15 +319,19 @@ def build_plan(
     k: int,
     stages: int,
     rates: Rates,
+    memo: dict | None = None,
 ) -> ClassPlan:
-    """Chunks of ``k`` steps and the phases that run them, for one CTA class."""
+    """Chunks of ``k`` steps and the phases that run them, for one CTA class.
+
+    ``memo``: step times already computed at ``rates`` (shared by the plans of one kernel).
+    """
     chunks: list[Chunk] = []
     run_ids: list[tuple[bool, list[int]]] = []
     for run in _runs(program.steps):
         ids = []
         for i in range(0, len(run), k):
             ids.append(len(chunks))
-            chunks.append(_chunk(run[i : i + k], own_rows, rates))
+            chunks.append(_chunk(run[i : i + k], own_rows, rates, memo))
         run_ids.append((run[0].pipelined, ids))
     b = _PhaseBuilder(chunks)
     for (pipelined, ids), run in zip(run_ids, _runs(program.steps), strict=True):
@@ -334,6 +356,17 @@ def build_plan(
             b.add(compute=(c, 1.0), computes_last=c)
     totals = program.totals()
     return ClassPlan(key, index, rep_block, blocks_per_bh, chunks, b.finish(), totals)
+
+
+def min_cta_phases(program: CtaProgram) -> int:
+    """A lower bound on the phases :func:`build_plan` gives ``program`` at one step per
+    chunk: every step that computes has a phase of its own (its loads may share another's),
+    and a program with any step has at least one."""
+    computing = sum(
+        1 for s in program.steps if s.mma_flops or s.fp32_ops or s.exp_ops or s.smem_bytes
+        or s.barriers
+    )  # fmt: skip
+    return max(computing, 1 if program.steps else 0)
 
 
 def _refs_shape(refs: tuple[TileRef, ...], rep_block: int) -> tuple:

@@ -158,6 +158,7 @@ def prepare(
             rates = rates.at_efficiency(step_efficiency(profile, occ.ctas_per_sm * warps))
     per_run = CHUNKS_PER_RUN
     k = chunk_size(programs, detailed=not aggregated, chunks_per_run=per_run)
+    memo: dict = {}  # step times at these rates, shared by every plan built below
     while True:
         plans = [
             build_plan(
@@ -170,6 +171,7 @@ def prepare(
                 k,
                 kernel.schedule.stages,
                 rates,
+                memo,
             )
             for i, c in enumerate(classes)
         ]

@@ -22,6 +22,7 @@ from algorithms.base import OnChip
 from gpusim.counting import MAX_TRACED_STEPS, count, traced_classes
 from gpusim.engine.clock import seconds
 from gpusim.engine.counters import Counters
+from gpusim.engine.plan import min_cta_phases
 from gpusim.engine.prepare import MANY_CLASSES, PreparedKernel, prepare
 from gpusim.engine.rates import rates_for
 from gpusim.engine.result import KernelResult, SimResult, bound_of, utilisation
@@ -43,6 +44,15 @@ AGGREGATED_MAX_PHASES = 1_000_000
 def _check_detail(detail: str) -> None:
     if detail not in DETAILS:
         raise GpusimError(f"unknown detail {detail!r}; use one of {', '.join(DETAILS)}")
+
+
+def _min_full_phases(kernels: list, traced: list) -> int:
+    """A lower bound on the detailed path's CTA-phases, without building its plans."""
+    return sum(
+        min_cta_phases(c.program) * c.count_per_bh * k.workload.batch_heads
+        for k, classes in zip(kernels, traced, strict=True)
+        for c in classes
+    )
 
 
 def simulate(
@@ -83,7 +93,9 @@ def simulate(
 
     want_full = detail == "full"
     prepared = prepare_all(not want_full)
-    if detail == "auto":
+    if detail == "auto" and _min_full_phases(kernels, traced) <= AUTO_FULL_MAX_PHASES:
+        # (Only built when it may be small enough: building every CTA class's detailed
+        # plan of a large causal kernel just to count its phases took a sixth of a search.)
         full = prepare_all(False)
         if sum(p.cta_phases for p in full) <= AUTO_FULL_MAX_PHASES:
             prepared, want_full = full, True

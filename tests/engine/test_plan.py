@@ -7,7 +7,7 @@ import pytest
 from algorithms import get_algorithm
 from algorithms.program import Access, CtaProgram, Step
 from algorithms.tracing import trace_classes
-from gpusim.engine.plan import build_plan, chunk_size, timing_signature
+from gpusim.engine.plan import build_plan, chunk_size, min_cta_phases, timing_signature
 from gpusim.engine.rates import rates_for
 from gpusim.schedule import Schedule
 from gpusim.workload import Workload
@@ -172,3 +172,24 @@ def test_the_tracer_marks_loads_used_after_their_step():
     flash = get_algorithm("flash2").kernels(w, s.model_copy(update={"algorithm": "flash2"}))[0]
     steps = trace_classes(flash)[0].program.steps
     assert not any(st.own_buffers for st in steps if st.pipelined)
+
+
+@pytest.mark.parametrize("dtype", ["fp16", "fp32"])
+@pytest.mark.parametrize("stages", [1, 2, 3])
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("algorithm", ["flash2", "flash1", "standard"])
+def test_the_phase_lower_bound_holds_for_the_detailed_plan(h200, dtype, stages, causal, algorithm):
+    """simulate() skips building the detailed plans when this bound already exceeds its limit."""
+    w = Workload(batch=1, heads=1, seq_len_q=320, seq_len_k=256, head_dim=64, dtype=dtype,
+                 causal=causal)  # fmt: skip
+    s = Schedule(algorithm=algorithm, block_m=64, block_n=64, warps=4, stages=stages)
+    r = rates_for(h200, dtype)
+    bounds = []
+    for kernel in get_algorithm(algorithm).kernels(w, s):
+        for c in trace_classes(kernel):
+            plan = build_plan(c.key, 0, c.representative_block, 1, c.program,
+                              kernel.own_rows, 1, stages, r)  # fmt: skip
+            bounds.append(min_cta_phases(c.program))
+            assert bounds[-1] <= len(plan.phases)
+            assert bounds[-1] >= len(plan.phases) / 4  # (and not vacuous)
+    assert max(bounds) > 0
