@@ -13,13 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from gpusim.calibrate import standalone
 from gpusim.calibrate.context import import_cupy, make_context
 from gpusim.calibrate.smem_overlap import SHAPES
-from gpusim.calibrate.sources import compile_module, kernel_attributes
-from gpusim.calibrate.warp_loops import loop_rows
+from gpusim.calibrate.warp_loops import time_loops
 
 #: (NLD, MMA_PER_LD) of the two step loops
 STEP_LOOPS = ((16, 4), (32, 2))
@@ -36,25 +33,12 @@ def run(quick: bool = False) -> dict[str, Any]:
     """Every loop and barrier interval at every launch shape: warp-iterations per clock."""
     cp = import_cupy()
     ctx = make_context(cp, quick=quick)
-    loops = [(nld, per_ld, every) for nld, per_ld in STEP_LOOPS for every in SYNC_EVERY]
-    mod = compile_module(cp, "barrier_interval.cu", tuple(loop_name(*lp) for lp in loops))
-    threads_max = max(t * b for t, b in SHAPES) * ctx.sm_count
-    vals = cp.random.uniform(0.25, 1.0, size=12 * max(threads_max, 4096), dtype=cp.float32)
-    operands = vals.astype(cp.float16).view(cp.uint32)
-    out = cp.full(threads_max, cp.nan, dtype=cp.float32)  # poisoned: every thread writes
-    rows, kernels = [], {}
-    for nld, per_ld, every in loops:
-        name = loop_name(nld, per_ld, every)
-        kernel = mod.get_function(name)
-        kernels[name] = kernel_attributes(kernel)
-
-        def args(iters: int, stamps: Any) -> tuple[Any, ...]:
-            return (operands, np.int32(iters), np.uint32(0), out, stamps)
-
-        params = {"nld": nld, "mma_per_ld": per_ld, "sync_every": every}
-        rows += loop_rows(ctx, kernel, name, params, SHAPES, args)
-    finite = bool(cp.isfinite(out[: ctx.sm_count * 128]).all())
-    ctx.log(f"outputs finite (first launch shape's threads): {finite}")
+    loops = [
+        (loop_name(nld, per_ld, every), {"nld": nld, "mma_per_ld": per_ld, "sync_every": every})
+        for nld, per_ld in STEP_LOOPS
+        for every in SYNC_EVERY
+    ]
+    rows, kernels = time_loops(cp, ctx, "barrier_interval.cu", loops, SHAPES)
     return {"gpu": ctx.gpu_name, "date": ctx.date, "kernels": kernels, "rows": rows}
 
 

@@ -13,12 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from gpusim.calibrate import standalone
 from gpusim.calibrate.context import import_cupy, make_context
-from gpusim.calibrate.sources import compile_module, kernel_attributes
-from gpusim.calibrate.warp_loops import loop_rows
+from gpusim.calibrate.warp_loops import time_loops
 
 #: (NLD, MMA_PER_LD, NMMA_REG, ROUNDS) loops compiled by kernels/smem_overlap.cu
 LOOPS = (
@@ -47,29 +44,14 @@ def run(quick: bool = False) -> dict[str, Any]:
     """Every loop at every launch shape: warp-iterations per clock per SM, and the clock."""
     cp = import_cupy()
     ctx = make_context(cp, quick=quick)
-    names = tuple(loop_name(*lp) for lp in LOOPS)
-    mod = compile_module(cp, "smem_overlap.cu", names)
-    threads_max = max(t * b for t, b in SHAPES) * ctx.sm_count
-    vals = cp.random.uniform(0.25, 1.0, size=12 * max(threads_max, 4096), dtype=cp.float32)
-    operands = vals.astype(cp.float16).view(cp.uint32)
-    out = cp.full(threads_max, cp.nan, dtype=cp.float32)  # poisoned: every thread writes
-    rows, kernels = [], {}
-    for loop in LOOPS:
-        nld, per_ld, nreg, rounds = loop
-        name = loop_name(*loop)
-        kernel = mod.get_function(name)
-        kernels[name] = kernel_attributes(kernel)
-
-        def args(iters: int, stamps: Any) -> tuple[Any, ...]:
-            return (operands, np.int32(iters), np.uint32(0), out, stamps)
-
-        params = {"nld": nld, "mma_per_ld": per_ld, "nmma_reg": nreg, "rounds": rounds}
-        for row in loop_rows(ctx, kernel, name, params, SHAPES, args):
-            per_clk = row["raw"]["per_clk_per_sm"]["median"]
-            row["smem_bytes_per_clk_per_sm"] = per_clk * nld * LDSM_X4_BYTES
-            rows.append(row)
-    finite = bool(cp.isfinite(out[: ctx.sm_count * 128]).all())
-    ctx.log(f"outputs finite (first launch shape's threads): {finite}")
+    loops = [
+        (loop_name(*lp), {"nld": lp[0], "mma_per_ld": lp[1], "nmma_reg": lp[2], "rounds": lp[3]})
+        for lp in LOOPS
+    ]
+    rows, kernels = time_loops(cp, ctx, "smem_overlap.cu", loops, SHAPES)
+    for row in rows:
+        per_clk = row["raw"]["per_clk_per_sm"]["median"]
+        row["smem_bytes_per_clk_per_sm"] = per_clk * row["nld"] * LDSM_X4_BYTES
     return {"gpu": ctx.gpu_name, "date": ctx.date, "kernels": kernels, "rows": rows}
 
 

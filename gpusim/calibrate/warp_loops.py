@@ -8,9 +8,12 @@ scheduler takes, and the SM clock.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
+from gpusim.calibrate.sources import compile_module, kernel_attributes
 from gpusim.calibrate.throughput import run_config
 
 SCHEDULERS_PER_SM = 4
@@ -56,3 +59,36 @@ def loop_rows(
         )
         rows.append(row)
     return rows
+
+
+def time_loops(
+    cp: Any,
+    ctx: Any,
+    source: str,
+    loops: Sequence[tuple[str, dict[str, int]]],
+    shapes: tuple[tuple[int, int], ...],
+) -> tuple[list[dict[str, Any]], dict[str, dict[str, int]]]:
+    """Each ``(name, params)`` loop of ``source`` at each launch shape: the rows of
+    :func:`loop_rows` and each kernel's attributes.
+
+    The kernels take ``(operands, iters, zero, out, stamps)``: random fp16 operands, 0 for
+    ``zero``, and an output every thread writes (poisoned with NaN first; the first launch
+    shape's threads are checked finite).
+    """
+    mod = compile_module(cp, source, tuple(name for name, _ in loops))
+    threads_max = max(t * b for t, b in shapes) * ctx.sm_count
+    vals = cp.random.uniform(0.25, 1.0, size=12 * max(threads_max, 4096), dtype=cp.float32)
+    operands = vals.astype(cp.float16).view(cp.uint32)
+    out = cp.full(threads_max, cp.nan, dtype=cp.float32)
+
+    def args(iters: int, stamps: Any) -> tuple[Any, ...]:
+        return (operands, np.int32(iters), np.uint32(0), out, stamps)
+
+    rows, kernels = [], {}
+    for name, params in loops:
+        kernel = mod.get_function(name)
+        kernels[name] = kernel_attributes(kernel)
+        rows += loop_rows(ctx, kernel, name, params, shapes, args)
+    finite = bool(cp.isfinite(out[: ctx.sm_count * 128]).all())
+    ctx.log(f"outputs finite (first launch shape's threads): {finite}")
+    return rows, kernels
