@@ -1,5 +1,5 @@
-"""The recorded barrier_interval run (H200): what reports/calibration/barrier_interval_h200_2026-11-30
-says, recomputed from its JSON."""
+"""The recorded barrier_interval run on the H200: what its README says, recomputed from its JSON
+(reports/calibration/barrier_interval_h200_2026-11-30)."""
 
 from __future__ import annotations
 
