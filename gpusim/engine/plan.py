@@ -168,9 +168,7 @@ def _step_times(s: Step, rates: Rates, memo: dict) -> tuple[float, float]:
     return got
 
 
-def _chunk(
-    steps: list[Step], own_rows: dict[str, int], rates: Rates, memo: dict | None = None
-) -> Chunk:
+def _chunk(steps: list[Step], own_rows: dict[str, int], rates: Rates, memo: dict) -> Chunk:
     reads = _merge([a for s in steps for a in s.reads], own_rows)
     writes = _merge([a for s in steps for a in s.writes], own_rows)
     read_bytes = sum(r.nbytes for r in reads)
@@ -184,7 +182,7 @@ def _chunk(
         sum(s.smem_fill_bytes for s in steps),
     )
     work["issue"] = rates.issue(sum(s.mma_flops for s in steps), sum(s.instrs for s in steps))
-    both = [_step_times(s, rates, {} if memo is None else memo) for s in steps]
+    both = [_step_times(s, rates, memo) for s in steps]
     times = [t for t, _ in both]
     total_time = sum(times)
     second = sum(sp for _, sp in both)
@@ -325,6 +323,7 @@ def build_plan(
 
     ``memo``: step times already computed at ``rates`` (shared by the plans of one kernel).
     """
+    memo = {} if memo is None else memo
     chunks: list[Chunk] = []
     run_ids: list[tuple[bool, list[int]]] = []
     for run in _runs(program.steps):

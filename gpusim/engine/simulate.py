@@ -94,8 +94,8 @@ def simulate(
     want_full = detail == "full"
     prepared = prepare_all(not want_full)
     if detail == "auto" and _min_full_phases(kernels, traced) <= AUTO_FULL_MAX_PHASES:
-        # (Only built when it may be small enough: building every CTA class's detailed
-        # plan of a large causal kernel just to count its phases took a sixth of a search.)
+        # (Only built when it may be small enough: a large causal kernel's detailed plans,
+        # built only to count their phases, were 4 % of its simulation: B8 H32 N4096 d128.)
         full = prepare_all(False)
         if sum(p.cta_phases for p in full) <= AUTO_FULL_MAX_PHASES:
             prepared, want_full = full, True
