@@ -2,7 +2,9 @@
 // per warp: NLD ldmatrix.x4 (512 B per warp each, conflict-free rows of 16 B) from a 32 KiB
 // shared tile; with MMA_PER_LD > 0 each load feeds that many mma.sync m16n8k16 (f16, f32
 // accumulate) as their B operand; NMMA_REG more mma.sync take a register B operand; then
-// ROUNDS softmax-like passes over the accumulators (FMNMX, FFMA, MUFU.EX2, FADD per value);
+// ROUNDS softmax-like passes over the accumulators (FMNMX, FFMA, MUFU.EX2, FADD per value,
+// and EXTRA more dependent FFMAs on each exponential: more issue per MUFU, as in a softmax
+// that also rescales and converts);
 // then __syncthreads() after every SYNC_EVERY-th iteration (never with 0). The next
 // iteration's load addresses depend on the running sum (through ``zero``, 0 at run time),
 // as the next tile's products depend on the softmax.
@@ -16,7 +18,7 @@ __device__ __forceinline__ float so_ex2(float x) {
     return y;
 }
 
-template <int NLD, int MMA_PER_LD, int NMMA_REG, int ROUNDS, int SYNC_EVERY>
+template <int NLD, int MMA_PER_LD, int NMMA_REG, int ROUNDS, int SYNC_EVERY, int EXTRA = 0>
 __device__ __forceinline__ void step_loop(const unsigned* __restrict__ operands, int iters, unsigned zero,
                                           float* __restrict__ out,
                                           unsigned long long* __restrict__ stamps) {
@@ -83,6 +85,8 @@ __device__ __forceinline__ void step_loop(const unsigned* __restrict__ operands,
                 for (int k = 0; k < 4; ++k) {
                     mx = fmaxf(mx, d[j][k]);
                     float p = so_ex2(fmaf(d[j][k], 1.4426950f, -mx));
+#pragma unroll
+                    for (int e = 0; e < EXTRA; ++e) p = fmaf(p, 0.9990234f, 1.0e-7f);
                     sum += p;
                     d[j][k] = p;
                 }

@@ -1,0 +1,51 @@
+"""Whether the gain of co-resident CTAs depends on what bounds the softmax (kernels/softmax_mix.cu).
+
+Not part of the profile suite: run on its own (``python -m gpusim.calibrate.softmax_mix
+--out FILE``). The two load-product-softmax loops of ``smem_overlap`` with ``EXTRA`` (0, 4,
+8) more dependent FFMAs on each exponential of the softmax pass: from a pass bound by the
+MUFU pipe to one bound by the issue slots, as the attention kernels' is. At the launch
+shapes of ``smem_overlap`` (1, 2 and 4 warps per scheduler, in one CTA or CTAs of 4
+warps), it records warp-iterations per SM clock and the SM clock. With ``EXTRA`` 0 the
+loops are those ``smem_overlap`` recorded (the same source, ``step_loop.cuh``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpusim.calibrate import standalone
+from gpusim.calibrate.context import import_cupy, make_context
+from gpusim.calibrate.smem_overlap import SHAPES
+from gpusim.calibrate.warp_loops import time_loops
+
+#: (NLD, MMA_PER_LD) of the two step loops
+STEP_LOOPS = ((16, 4), (32, 2))
+#: dependent FFMAs added per exponential
+EXTRA = (0, 4, 8)
+
+
+def loop_name(nld: int, per_ld: int, extra: int) -> str:
+    """The template instance of one loop."""
+    return f"softmax_mix<{nld},{per_ld},{extra}>"
+
+
+def run(quick: bool = False) -> dict[str, Any]:
+    """Every loop and softmax mix at every launch shape: warp-iterations per clock."""
+    cp = import_cupy()
+    ctx = make_context(cp, quick=quick)
+    loops = [
+        (loop_name(nld, per_ld, extra), {"nld": nld, "mma_per_ld": per_ld, "extra": extra})
+        for nld, per_ld in STEP_LOOPS
+        for extra in EXTRA
+    ]
+    rows, kernels = time_loops(cp, ctx, "softmax_mix.cu", loops, SHAPES)
+    return {"gpu": ctx.gpu_name, "date": ctx.date, "kernels": kernels, "rows": rows}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark and write its JSON."""
+    return standalone.main(__doc__, run, argv)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
