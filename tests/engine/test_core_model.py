@@ -94,3 +94,24 @@ def test_with_the_core_profile_a_kernel_is_no_faster_than_its_replayed_loop():
     assert r.runtime_s >= 0.98 * floor
     plain = simulate("flash2", w, s, load_profile("h200-sxm-calibrated"))
     assert plain.runtime_s != r.runtime_s
+
+
+@pytest.mark.parametrize(("block_m", "warps", "q_in_registers"), [(64, 4, True), (128, 4, False)])
+def test_the_pipe_models_steady_step_is_not_the_first_one(block_m, warps, q_in_registers):
+    """With Q in registers (16 rows per warp) only the first step reads Q from shared
+    memory; the step compared with the compiled loop is a steady one."""
+    from algorithms import get_algorithm
+    from gpusim.counting import traced_classes
+    from gpusim.engine.prepare import steady_step
+    from gpusim.schedule import Schedule
+    from gpusim.workload import Workload
+
+    w = Workload(batch=1, heads=1, seq_len_q=512, seq_len_k=512, head_dim=128, dtype="bf16")
+    s = Schedule(block_m=block_m, block_n=32, warps=warps, stages=2)
+    kernel = get_algorithm("flash2").kernels(w, s)[0]
+    steps = [st for c in traced_classes(kernel) for st in c.program.steps if st.mma_flops]
+    first, chosen = steps[0], steady_step(steps)
+    kv_ldsm = warps * 2 * 32 * 128 * 2  # every warp reads the K and V tiles
+    q_bytes = block_m * 128 * 2
+    assert chosen.smem_bytes - chosen.smem_fill_bytes == kv_ldsm + (0 if q_in_registers else q_bytes)
+    assert first.smem_bytes - chosen.smem_bytes == (q_bytes if q_in_registers else 0)
