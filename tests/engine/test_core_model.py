@@ -113,5 +113,6 @@ def test_the_pipe_models_steady_step_is_not_the_first_one(block_m, warps, q_in_r
     first, chosen = steps[0], steady_step(steps)
     kv_ldsm = warps * 2 * 32 * 128 * 2  # every warp reads the K and V tiles
     q_bytes = block_m * 128 * 2
-    assert chosen.smem_bytes - chosen.smem_fill_bytes == kv_ldsm + (0 if q_in_registers else q_bytes)
+    own = chosen.smem_bytes - chosen.smem_fill_bytes
+    assert own == kv_ldsm + (0 if q_in_registers else q_bytes)
     assert first.smem_bytes - chosen.smem_bytes == (q_bytes if q_in_registers else 0)
