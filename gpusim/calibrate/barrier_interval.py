@@ -16,28 +16,17 @@ from typing import Any
 from gpusim.calibrate import standalone
 from gpusim.calibrate.context import import_cupy, make_context
 from gpusim.calibrate.smem_overlap import SHAPES
-from gpusim.calibrate.warp_loops import time_loops
+from gpusim.calibrate.warp_loops import step_loop_variant_loops, time_loops
 
-#: (NLD, MMA_PER_LD) of the two step loops
-STEP_LOOPS = ((16, 4), (32, 2))
 #: iterations per barrier (0: no barrier in the loop)
 SYNC_EVERY = (1, 2, 4, 16, 0)
-
-
-def loop_name(nld: int, per_ld: int, every: int) -> str:
-    """The template instance of one loop."""
-    return f"barrier_interval<{nld},{per_ld},{every}>"
 
 
 def run(quick: bool = False) -> dict[str, Any]:
     """Every loop and barrier interval at every launch shape: warp-iterations per clock."""
     cp = import_cupy()
     ctx = make_context(cp, quick=quick)
-    loops = [
-        (loop_name(nld, per_ld, every), {"nld": nld, "mma_per_ld": per_ld, "sync_every": every})
-        for nld, per_ld in STEP_LOOPS
-        for every in SYNC_EVERY
-    ]
+    loops = step_loop_variant_loops("barrier_interval", "sync_every", SYNC_EVERY)
     rows, kernels = time_loops(cp, ctx, "barrier_interval.cu", loops, SHAPES)
     return {"gpu": ctx.gpu_name, "date": ctx.date, "kernels": kernels, "rows": rows}
 

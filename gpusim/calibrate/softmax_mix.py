@@ -16,28 +16,17 @@ from typing import Any
 from gpusim.calibrate import standalone
 from gpusim.calibrate.context import import_cupy, make_context
 from gpusim.calibrate.smem_overlap import SHAPES
-from gpusim.calibrate.warp_loops import time_loops
+from gpusim.calibrate.warp_loops import step_loop_variant_loops, time_loops
 
-#: (NLD, MMA_PER_LD) of the two step loops
-STEP_LOOPS = ((16, 4), (32, 2))
 #: dependent FFMAs added per exponential
 EXTRA = (0, 4, 8)
-
-
-def loop_name(nld: int, per_ld: int, extra: int) -> str:
-    """The template instance of one loop."""
-    return f"softmax_mix<{nld},{per_ld},{extra}>"
 
 
 def run(quick: bool = False) -> dict[str, Any]:
     """Every loop and softmax mix at every launch shape: warp-iterations per clock."""
     cp = import_cupy()
     ctx = make_context(cp, quick=quick)
-    loops = [
-        (loop_name(nld, per_ld, extra), {"nld": nld, "mma_per_ld": per_ld, "extra": extra})
-        for nld, per_ld in STEP_LOOPS
-        for extra in EXTRA
-    ]
+    loops = step_loop_variant_loops("softmax_mix", "extra", EXTRA)
     rows, kernels = time_loops(cp, ctx, "softmax_mix.cu", loops, SHAPES)
     return {"gpu": ctx.gpu_name, "date": ctx.date, "kernels": kernels, "rows": rows}
 

@@ -92,3 +92,20 @@ def time_loops(
     finite = bool(cp.isfinite(out[: ctx.sm_count * 128]).all())
     ctx.log(f"outputs finite (first launch shape's threads): {finite}")
     return rows, kernels
+
+
+#: The two FlashAttention-like loops of kernels/step_loop.cuh that the step-loop variants
+#: time: (ldmatrix.x4 per warp-iteration, mma.sync fed by each).
+STEP_LOOPS = ((16, 4), (32, 2))
+
+
+def step_loop_variant_loops(
+    kernel: str, param: str, values: Sequence[int]
+) -> list[tuple[str, dict[str, int]]]:
+    """``(name, params)`` of ``kernel<NLD, MMA_PER_LD, value>`` for both step loops and every
+    value of the variant's third template parameter ``param``."""
+    return [
+        (f"{kernel}<{nld},{per_ld},{v}>", {"nld": nld, "mma_per_ld": per_ld, param: v})
+        for nld, per_ld in STEP_LOOPS
+        for v in values
+    ]

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from gpusim.calibrate.barrier_interval import STEP_LOOPS, SYNC_EVERY
+from gpusim.calibrate.barrier_interval import SYNC_EVERY
 from gpusim.calibrate.smem_overlap import SHAPES
+from gpusim.calibrate.warp_loops import STEP_LOOPS
 
 ROOT = Path(__file__).resolve().parents[2] / "reports/calibration"
 RECORD = ROOT / "barrier_interval_h200_2026-11-30/barrier-interval-h200.json"

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from gpusim.calibrate.smem_overlap import SHAPES
-from gpusim.calibrate.softmax_mix import EXTRA, STEP_LOOPS
+from gpusim.calibrate.softmax_mix import EXTRA
+from gpusim.calibrate.warp_loops import STEP_LOOPS
 
 ROOT = Path(__file__).resolve().parents[2] / "reports/calibration"
 RECORD = ROOT / "softmax_mix_h200_2026-11-30/softmax-mix-h200.json"
