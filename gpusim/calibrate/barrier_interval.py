@@ -14,9 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpusim.calibrate import standalone
-from gpusim.calibrate.context import import_cupy, make_context
-from gpusim.calibrate.smem_overlap import SHAPES
-from gpusim.calibrate.warp_loops import step_loop_variant_loops, time_loops
+from gpusim.calibrate.warp_loops import run_step_loop_variant
 
 #: iterations per barrier (0: no barrier in the loop)
 SYNC_EVERY = (1, 2, 4, 16, 0)
@@ -24,11 +22,7 @@ SYNC_EVERY = (1, 2, 4, 16, 0)
 
 def run(quick: bool = False) -> dict[str, Any]:
     """Every loop and barrier interval at every launch shape: warp-iterations per clock."""
-    cp = import_cupy()
-    ctx = make_context(cp, quick=quick)
-    loops = step_loop_variant_loops("barrier_interval", "sync_every", SYNC_EVERY)
-    rows, kernels = time_loops(cp, ctx, "barrier_interval.cu", loops, SHAPES)
-    return {"gpu": ctx.gpu_name, "date": ctx.date, "kernels": kernels, "rows": rows}
+    return run_step_loop_variant(quick, "barrier_interval", "sync_every", SYNC_EVERY)
 
 
 def main(argv: list[str] | None = None) -> int:

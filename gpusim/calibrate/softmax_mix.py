@@ -14,9 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpusim.calibrate import standalone
-from gpusim.calibrate.context import import_cupy, make_context
-from gpusim.calibrate.smem_overlap import SHAPES
-from gpusim.calibrate.warp_loops import step_loop_variant_loops, time_loops
+from gpusim.calibrate.warp_loops import run_step_loop_variant
 
 #: dependent FFMAs added per exponential
 EXTRA = (0, 4, 8)
@@ -24,11 +22,7 @@ EXTRA = (0, 4, 8)
 
 def run(quick: bool = False) -> dict[str, Any]:
     """Every loop and softmax mix at every launch shape: warp-iterations per clock."""
-    cp = import_cupy()
-    ctx = make_context(cp, quick=quick)
-    loops = step_loop_variant_loops("softmax_mix", "extra", EXTRA)
-    rows, kernels = time_loops(cp, ctx, "softmax_mix.cu", loops, SHAPES)
-    return {"gpu": ctx.gpu_name, "date": ctx.date, "kernels": kernels, "rows": rows}
+    return run_step_loop_variant(quick, "softmax_mix", "extra", EXTRA)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -109,3 +109,18 @@ def step_loop_variant_loops(
         for nld, per_ld in STEP_LOOPS
         for v in values
     ]
+
+
+def run_step_loop_variant(
+    quick: bool, kernel: str, param: str, values: Sequence[int]
+) -> dict[str, Any]:
+    """A step-loop variant benchmark's whole run: ``kernels/<kernel>.cu`` at the launch shapes
+    of ``smem_overlap``; the JSON its ``--out`` writes."""
+    from gpusim.calibrate.context import import_cupy, make_context
+    from gpusim.calibrate.smem_overlap import SHAPES  # (smem_overlap imports this module)
+
+    cp = import_cupy()
+    ctx = make_context(cp, quick=quick)
+    loops = step_loop_variant_loops(kernel, param, values)
+    rows, kernels = time_loops(cp, ctx, f"{kernel}.cu", loops, SHAPES)
+    return {"gpu": ctx.gpu_name, "date": ctx.date, "kernels": kernels, "rows": rows}
