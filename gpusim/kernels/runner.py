@@ -186,9 +186,20 @@ class Flash2Runner:
                 raise GpusimError(f"{name} lives on GPU {dev_id}, not the current one")
 
     def launch(
-        self, loaded: LoadedKernel, workload: Workload, q: Any, k: Any, v: Any, out: Any
+        self,
+        loaded: LoadedKernel,
+        workload: Workload,
+        q: Any,
+        k: Any,
+        v: Any,
+        out: Any,
+        shared_mem_bytes: int | None = None,
     ) -> None:
-        """Launch without argument checks (the timing loop's path); errors become GpusimError."""
+        """Launch without argument checks (the timing loop's path); errors become GpusimError.
+
+        ``shared_mem_bytes`` (at least the instance's) pads each block's dynamic shared memory
+        so that fewer blocks fit an SM; the caller raises the function's limit first.
+        """
         import numpy as np
 
         inst, w = loaded.instance, workload
@@ -206,7 +217,8 @@ class Flash2Runner:
             np.float32(math.log2(math.e) / math.sqrt(w.head_dim)),
         )
         try:
-            loaded.function(grid, (inst.threads, 1, 1), args, shared_mem=inst.smem_bytes)
+            smem = max(inst.smem_bytes, shared_mem_bytes or 0)
+            loaded.function(grid, (inst.threads, 1, 1), args, shared_mem=smem)
         except Exception as exc:
             raise GpusimError(f"launch of {inst.key} failed: {exc}") from exc
 
