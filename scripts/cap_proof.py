@@ -44,7 +44,8 @@ def padded_bytes(ctas: int) -> int:
 def ctas_per_sm(cp, fn, threads: int, smem: int) -> int:
     """The driver's count of blocks of ``fn`` that fit one SM."""
     query = cp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor
-    return int(query(fn.ptr, threads, smem))
+    handle = fn.kernel.ptr if hasattr(fn, "kernel") else fn.ptr  # RawKernel or Function
+    return int(query(handle, threads, smem))
 
 
 def main() -> int:
