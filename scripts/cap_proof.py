@@ -32,13 +32,12 @@ WORKLOADS = (
     Workload(batch=4, heads=16, seq_len_q=4096, seq_len_k=4096, head_dim=128, dtype="bf16"),
     Workload(batch=2, heads=32, seq_len_q=8192, seq_len_k=8192, head_dim=64, dtype="bf16"),
 )
-#: Shared memory per SM and reserved per block on the H200 (the profile's and the driver's)
-SMEM_PER_SM, RESERVED = 233472, 1024
 
 
-def padded_bytes(ctas: int) -> int:
-    """Dynamic shared memory per block that lets at most ``ctas`` blocks share an SM."""
-    return SMEM_PER_SM // ctas - RESERVED
+def padded_bytes(props: dict, ctas: int) -> int:
+    """Dynamic shared memory per block that lets at most ``ctas`` blocks share an SM, from the
+    device's shared memory per SM and per-block reserve (233472 and 1024 B on the H200)."""
+    return props["sharedMemPerMultiprocessor"] // ctas - props["reservedSharedMemPerBlock"]
 
 
 def ctas_per_sm(cp, fn, threads: int, smem: int) -> int:
@@ -63,7 +62,8 @@ def main() -> int:
 
     runner = Flash2Runner(cubin_dir=args.cubin_dir)
     flush = cp.empty(L2_FLUSH_BYTES, dtype=cp.uint8)
-    name = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
+    props = cp.cuda.runtime.getDeviceProperties(0)
+    name = props["name"].decode()
     record = {
         "kind": "gpusim launch caps proof",
         "provenance": collect(cp, name, sys.argv[1:]) | {"command": " ".join(sys.argv)},
@@ -91,7 +91,7 @@ def main() -> int:
             runner.launch(loaded, w, q, k, v, ref)
             launches = []
             for ctas in range(full, 0, -1):
-                smem = inst.smem_bytes if ctas == full else padded_bytes(ctas)
+                smem = inst.smem_bytes if ctas == full else padded_bytes(props, ctas)
                 fn.max_dynamic_shared_size_bytes = max(inst.smem_bytes, smem)
                 got = ctas_per_sm(cp, fn, inst.threads, smem)
                 o = cp.full(q.shape, cp.nan, dtype=q.dtype)

@@ -26,7 +26,7 @@ from gpusim.engine import simulate  # noqa: E402
 from gpusim.profiles import load_profile  # noqa: E402
 from gpusim.schedule import Schedule  # noqa: E402
 from gpusim.tuning.compiled import compiled_footprints  # noqa: E402
-from gpusim.tuning.proof_report import _commit  # noqa: E402
+from gpusim.tuning.proof_report import model_commit  # noqa: E402
 from gpusim.workload import Workload  # noqa: E402
 
 RUN = ROOT / "reports" / "tuning" / "h200_2026-11-30_caps"
@@ -59,7 +59,7 @@ def main() -> int:
                 rows.append({"instance": inst["instance"], "ctas_per_sm": c,
                              "measured_s": launch["median_s"], "predicted_s": pred})  # fmt: skip
     PREDICTIONS.write_text(json.dumps(
-        {"model_commit": _commit(), "measured_file": MEASURED.name, "rows": rows}, indent=1
+        {"model_commit": model_commit(), "measured_file": MEASURED.name, "rows": rows}, indent=1
     ) + "\n")  # fmt: skip
     by_inst: dict[str, list[dict]] = {}
     for r in rows:

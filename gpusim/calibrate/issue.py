@@ -18,7 +18,7 @@ import numpy as np
 from gpusim.calibrate import standalone
 from gpusim.calibrate.context import import_cupy, make_context
 from gpusim.calibrate.sources import compile_module, kernel_attributes
-from gpusim.calibrate.warp_loops import loop_rows
+from gpusim.calibrate.warp_loops import SHAPES, loop_rows
 
 #: (NMMA, ROUNDS, SYNC) loops compiled by kernels/issue.cu
 LOOPS = (
@@ -32,8 +32,6 @@ LOOPS = (
     (0, 1, 0),
     (64, 0, 0),
 )
-#: (threads per CTA, CTAs per SM): 1, 2, 4 warps per scheduler, in one CTA or several
-SHAPES = ((128, 1), (256, 1), (512, 1), (128, 2), (128, 4))
 
 
 def run(quick: bool = False) -> dict[str, Any]:

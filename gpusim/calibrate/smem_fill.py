@@ -17,7 +17,7 @@ import numpy as np
 from gpusim.calibrate import standalone
 from gpusim.calibrate.context import import_cupy, make_context
 from gpusim.calibrate.sources import compile_module, kernel_attributes
-from gpusim.calibrate.warp_loops import loop_rows
+from gpusim.calibrate.warp_loops import SHAPES, loop_rows
 
 #: (NLD, NFILL) loops compiled by kernels/smem_fill.cu
 LOOPS = (
@@ -28,8 +28,6 @@ LOOPS = (
     (32, 8),  # one per 4 (4 warps)
     (16, 8),  # one per 2
 )
-#: (threads per CTA, CTAs per SM): 1, 2, 4 warps per scheduler
-SHAPES = ((128, 1), (256, 1), (512, 1), (128, 2), (128, 4))
 #: Bytes one ldmatrix.x4, or one 16-byte cp.async per lane, moves for a warp.
 WARP_OP_BYTES = 512
 #: The L2-resident source of the fills: 8 MiB of 16-byte words (a power of two: masked).

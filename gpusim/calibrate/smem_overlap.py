@@ -15,7 +15,7 @@ from typing import Any
 
 from gpusim.calibrate import standalone
 from gpusim.calibrate.context import import_cupy, make_context
-from gpusim.calibrate.warp_loops import time_loops
+from gpusim.calibrate.warp_loops import SHAPES, time_loops
 
 #: (NLD, MMA_PER_LD, NMMA_REG, ROUNDS) loops compiled by kernels/smem_overlap.cu
 LOOPS = (
@@ -29,8 +29,6 @@ LOOPS = (
     (16, 4, 0, 1),  # ... and the softmax on the products
     (32, 2, 0, 1),
 )
-#: (threads per CTA, CTAs per SM): 1, 2, 4 warps per scheduler
-SHAPES = ((128, 1), (256, 1), (512, 1), (128, 2), (128, 4))
 #: Bytes one ldmatrix.x4 moves for a warp (32 lanes x 16 B).
 LDSM_X4_BYTES = 512
 

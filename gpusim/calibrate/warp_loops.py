@@ -13,11 +13,15 @@ from typing import Any
 
 import numpy as np
 
+from gpusim.calibrate.context import import_cupy, make_context
 from gpusim.calibrate.sources import compile_module, kernel_attributes
 from gpusim.calibrate.throughput import run_config
 
 SCHEDULERS_PER_SM = 4
 WARP_THREADS = 32
+#: (threads per CTA, CTAs per SM): 1, 2 and 4 warps per scheduler, in one CTA or in CTAs of
+#: 4 warps; the launch shapes of every loop benchmark
+SHAPES = ((128, 1), (256, 1), (512, 1), (128, 2), (128, 4))
 
 
 def loop_rows(
@@ -114,11 +118,8 @@ def step_loop_variant_loops(
 def run_step_loop_variant(
     quick: bool, kernel: str, param: str, values: Sequence[int]
 ) -> dict[str, Any]:
-    """A step-loop variant benchmark's whole run: ``kernels/<kernel>.cu`` at the launch shapes
-    of ``smem_overlap``; the JSON its ``--out`` writes."""
-    from gpusim.calibrate.context import import_cupy, make_context
-    from gpusim.calibrate.smem_overlap import SHAPES  # (smem_overlap imports this module)
-
+    """A step-loop variant benchmark's whole run: ``kernels/<kernel>.cu`` at :data:`SHAPES`;
+    the JSON its ``--out`` writes."""
     cp = import_cupy()
     ctx = make_context(cp, quick=quick)
     loops = step_loop_variant_loops(kernel, param, values)

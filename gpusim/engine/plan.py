@@ -153,7 +153,8 @@ def _step_time(s: Step, rates: Rates) -> float:
     return rates.step_ticks(step_work(s, rates)) + s.barriers * rates.barrier_ticks
 
 
-def _step_key(s: Step) -> tuple:
+def step_kind(s: Step) -> tuple:
+    """What decides a step's compute time: steps of one kind take the same."""
     return (s.mma_flops, s.fp32_ops, s.exp_ops, s.smem_bytes, s.smem_fill_bytes, s.instrs,
             s.barriers)  # fmt: skip
 
@@ -161,7 +162,7 @@ def _step_key(s: Step) -> tuple:
 def _step_times(s: Step, rates: Rates, memo: dict) -> tuple[float, float]:
     """The step's compute time and its second product's, computed once per kind of step
     (a causal kernel's classes repeat a few kinds of step thousands of times)."""
-    key = _step_key(s)
+    key = step_kind(s)
     got = memo.get(key)
     if got is None:
         got = memo[key] = (_step_time(s, rates), _second_product_ticks(s, rates))

@@ -26,6 +26,7 @@ from gpusim.engine.plan import (
     CHUNKS_PER_RUN,
     build_plan,
     chunk_size,
+    step_kind,
     step_work,
     timing_signature,
 )
@@ -100,16 +101,12 @@ def steady_step(steps: list[Step]) -> Step:
     taking it overstated the pipe model's step, by 5-15 % at d128.
     """
     full = max(s.mma_flops for s in steps)
-    kinds = Counter(_kind(s) for s in steps if s.mma_flops == full)
+    kinds = Counter(step_kind(s) for s in steps if s.mma_flops == full)
     common = max(kinds.values())
     return min(
-        (s for s in steps if s.mma_flops == full and kinds[_kind(s)] == common),
+        (s for s in steps if s.mma_flops == full and kinds[step_kind(s)] == common),
         key=lambda s: s.instrs,
     )
-
-
-def _kind(s: Step) -> tuple:
-    return (s.fp32_ops, s.exp_ops, s.smem_bytes, s.smem_fill_bytes, s.instrs, s.barriers)
 
 
 def _tensor_core_instance_key(kernel: Kernel) -> str | None:

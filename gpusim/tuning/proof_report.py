@@ -52,7 +52,7 @@ def _git(*args: str) -> str:
     ).stdout.strip()
 
 
-def _commit() -> str:
+def model_commit() -> str:
     """HEAD, with ``+dirty`` when the model's code differs from it (predictions depend on it)."""
     try:
         dirty = _git("status", "--porcelain", "--untracked-files=no", *MODEL_PATHS)
@@ -93,7 +93,7 @@ def predict_record(
         # relative to reports/tuning: the run these predictions are judged against
         "measured_file": _relative(measured),
         "profile": name,
-        "model_commit": _commit(),
+        "model_commit": model_commit(),
         "date_utc": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "workloads": pmap(one, record["workloads"], jobs),
     }
