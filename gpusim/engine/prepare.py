@@ -20,7 +20,7 @@ from algorithms.program import CtaClass, Step
 from gpusim.counting import traced_classes
 from gpusim.curves import share_at
 from gpusim.engine.clock import TICKS_PER_S
-from gpusim.engine.core_model import CoreTiming, step_cycles
+from gpusim.engine.core_model import CoreTiming, resident_step_cycles
 from gpusim.engine.grid import Grid
 from gpusim.engine.plan import (
     CHUNKS_PER_RUN,
@@ -133,7 +133,7 @@ def _core_step_cycles(
     if path is None:
         return None
     timing = CoreTiming.from_cycles(dict(cycles), smem_bytes_per_clk)
-    return step_cycles(list(path), ctas, warps, timing)
+    return resident_step_cycles(list(path), ctas, warps, timing)
 
 
 def prepare(

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from gpusim.engine.core_model import NO_BARRIER, CoreTiming, Instr, step_cycles
+from gpusim.engine.core_model import (
+    NO_BARRIER,
+    CoreTiming,
+    Instr,
+    resident_step_cycles,
+    step_cycles,
+)
 from gpusim.kernels.loop_counts import loop_counts, loop_path
 from gpusim.profiles.loader import load_profile
 
@@ -59,6 +65,28 @@ def test_a_barrier_holds_a_ctas_warps_together():
     assert step_cycles(path, 1, 4, T) == pytest.approx(20 + 1, abs=1)
     # two warps per scheduler also take turns to issue the barrier and what follows it
     assert 28 + 1 <= step_cycles(path, 1, 8, T) <= 28 + 5
+
+
+def test_a_late_start_does_not_change_a_steady_step():
+    path = [ins("LDSM", wbar=0, dst=(8,)), ins("HMMA", wait=0b1, dst=(4,), src=(8,)),
+            ins("MUFU", stall=2), ins("BAR")]  # fmt: skip
+    alone = step_cycles(path, 1, 4, T)
+    assert step_cycles(path, 1, 4, T, start_cycles=(137.0,)) == pytest.approx(alone)
+
+
+def test_co_resident_ctas_are_averaged_over_their_relative_phase():
+    # A loop whose two CTAs collide on the tensor pipe when aligned and share it when apart.
+    path = [ins("HMMA", stall=1, dst=(4 * i,)) for i in range(8)]
+    path += [ins("FMUL", stall=12) for _ in range(4)] + [ins("BAR")]
+    lone = step_cycles(path, 1, 4, T)
+    runs = [
+        step_cycles(path, 2, 4, T, start_cycles=(0.0, (k + 0.5) / 4 * lone / 2)) for k in range(4)
+    ]
+    assert resident_step_cycles(path, 2, 4, T, phases=4) == pytest.approx(sum(runs) / 4)
+    assert len({round(r) for r in runs}) > 1  # the phase matters for this loop
+    # one CTA, or one phase: the plain replay
+    assert resident_step_cycles(path, 1, 4, T) == step_cycles(path, 1, 4, T)
+    assert resident_step_cycles(path, 2, 4, T, phases=1) == step_cycles(path, 2, 4, T)
 
 
 def test_committed_paths_agree_with_the_committed_counts():

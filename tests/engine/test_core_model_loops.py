@@ -1,5 +1,6 @@
 """The SM core model against the smem_overlap microbenchmark: the loops' own SASS
-(scripts/core_model_loops.py) replayed at the launch shapes the H200 ran them at."""
+(scripts/core_model_loops.py) replayed at the launch shapes the H200 ran them at, as the
+engine replays an attention loop (co-resident CTAs averaged over their relative phase)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from gpusim.engine.core_model import CoreTiming, Instr, step_cycles
+from gpusim.engine.core_model import CoreTiming, Instr, resident_step_cycles
 from gpusim.profiles.loader import load_profile
 
 RECORDED = Path(__file__).resolve().parents[2] / "reports/calibration/smem_overlap_h200_2026-11-30"
@@ -24,7 +25,8 @@ def errors() -> list[tuple[dict, float]]:
         key = f"smem_overlap<{r['nld']},{r['mma_per_ld']},{r['nmma_reg']},{r['rounds']}>"
         path = [Instr.from_row(row) for row in loops[key]]
         per_trip = max(1, sum(i.op == "BAR" for i in path))  # iterations the compiler unrolled
-        cycles = step_cycles(path, r["ctas_per_sm"], r["threads"] // 32, timing) / per_trip
+        cycles = resident_step_cycles(path, r["ctas_per_sm"], r["threads"] // 32, timing)
+        cycles /= per_trip
         out.append((r, cycles / r["cycles_per_iteration_per_scheduler"] - 1))
     return out
 
@@ -42,7 +44,9 @@ def test_one_cta_per_sm_within_10_percent(errors):
 
 
 def test_all_shapes_mean_error(errors):
-    """Two and four CTAs of 4 warps miss more (recorded: -19 .. +32 %): how co-resident
-    CTAs' phases line up is not modelled. The mean over the 45 rows was 5.4 %."""
-    assert sum(abs(e) for _r, e in errors) / len(errors) < 0.06
-    assert max(abs(e) for _r, e in errors) < 0.35
+    """Two and four CTAs of 4 warps miss more. Averaged over their relative phase they are
+    too fast by 7 % on average (these CTAs launch together and keep more of that alignment
+    than an attention kernel's), within -21 .. +4 %; the mean over the 45 rows was 4.9 %
+    (the aligned replay alone: 5.4 %, -19 .. +32 %)."""
+    assert sum(abs(e) for _r, e in errors) / len(errors) < 0.055
+    assert max(abs(e) for _r, e in errors) < 0.25
