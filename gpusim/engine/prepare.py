@@ -127,11 +127,16 @@ def _tensor_core_instance_key(kernel: Kernel) -> str | None:
 def _core_step_cycles(
     key: str, ctas: int, warps: int, cycles: tuple, smem_bytes_per_clk: float
 ) -> float | None:
+    from gpusim.engine.core_table import lookup
     from gpusim.kernels.loop_counts import loop_path
 
     path = loop_path(key)
     if path is None:
         return None
+    # the committed replays, where they were made with these cycles (core_table.py)
+    known = lookup(key, ctas, dict(cycles), smem_bytes_per_clk)
+    if known is not None:
+        return known
     timing = CoreTiming.from_cycles(dict(cycles), smem_bytes_per_clk)
     return resident_step_cycles(list(path), ctas, warps, timing)
 
