@@ -1,6 +1,6 @@
 """Timings of ``gpusim tune``: one workload's whole search, and a sweep on one and on all cores.
 
-    .venv/bin/python benchmarks/bench_tune.py [--quick] [--old-path]
+    .venv/bin/python benchmarks/bench_tune.py [--quick] [--old-path] [--profile NAME]
 
 Target (issue 6): the whole search for one workload in under 10 s on the 2-core machine,
 the causal one included (``gpusim tune --head-dim 128 --seq-len 4096 --dtype bf16
@@ -103,8 +103,7 @@ def proof_deviation(jobs: int) -> None:
     import json
 
     from gpusim.tuning.parallel import pmap
-
-    proof = ROOT / "reports" / "tuning" / "h200_tuning_proof.json"
+    from gpusim.tuning.proof_report import MEASURED as proof
     profile = load_profile("h200-sxm")
     items = []
     for wd in json.loads(proof.read_text())["workloads"]:
@@ -156,6 +155,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a shorter sweep")
     ap.add_argument("--old-path", action="store_true", help="also the causal search as it was")
+    ap.add_argument("--profile", default="h200-sxm", help="e.g. h200-sxm-core, the proof's")
     ap.add_argument(
         "--proof-deviation",
         action="store_true",
@@ -165,7 +165,7 @@ def main() -> None:
     if args.proof_deviation:
         proof_deviation(default_jobs())
         return
-    profile = load_profile("h200-sxm")
+    profile = load_profile(args.profile)
     t0 = time.perf_counter()
     tune("flash2", EXAMPLE.model_copy(update={"seq_len_q": 256, "seq_len_k": 256}), profile)
     print(f"first call (imports, warm-up): {time.perf_counter() - t0:.2f} s")

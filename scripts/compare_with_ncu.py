@@ -11,9 +11,10 @@ non-causal one:
   and LDSM); and the instructions besides HMMA and LDSM (Nsight's less its tensor-pipe
   and ldmatrix counts) against the tracer's least-squares formula (algorithms/tracing.py);
 - with ``--core``: cycles per step of every resident CTA from the SM core model
-  (gpusim/engine/core_model.py, profile h200-sxm-core), against the cycles Nsight's issue
-  rate implies (instructions of the step's warps per scheduler over the issue-active share;
-  memory stalls included, so an upper bound on the loop's own cycles). About 20 s.
+  (gpusim/engine/core_model.py, profile h200-sxm-core, co-resident CTAs phase-averaged),
+  against the cycles Nsight's issue rate implies (instructions of the step's warps per
+  scheduler over the issue-active share; memory stalls included, so an upper bound on the
+  loop's own cycles). About 20 s.
 """
 
 from __future__ import annotations
@@ -80,7 +81,8 @@ def instructions(rows: list[dict]) -> None:
 
 
 def core_cycles(rows: list[dict]) -> None:
-    from gpusim.engine.core_model import CoreTiming, step_cycles
+    from gpusim.engine.core_model import CoreTiming
+    from gpusim.engine.core_table import lookup, replay
     from gpusim.kernels.instances import all_instances
     from gpusim.occupancy import occupancy
     from gpusim.profiles.loader import load_profile
@@ -94,7 +96,10 @@ def core_cycles(rows: list[dict]) -> None:
         inst = insts[r["key"]]
         ctas = occupancy(profile, inst.smem_bytes, inst.threads, regs[r["key"]], None).ctas_per_sm
         path = list(loop_path(r["key"]))
-        model = step_cycles(path, ctas, inst.warps, timing)
+        # the engine's figure: the committed replay, phases averaged (or replayed here)
+        c = profile.sass_core_cycles.value
+        bw = profile.smem_bandwidth_bytes_per_clk_per_sm.value
+        model = lookup(r["key"], ctas, c, bw) or replay((r["key"], ctas, inst.warps), timing)
         issue = r["metrics"]["smsp__issue_active.avg.pct_of_peak_sustained_active"] / 100
         meas = len(path) * inst.warps * ctas / SCHEDULERS / issue
         print(f"{r['label']:34s} {ctas:7d} {model:7.0f} {meas:7.0f} {model / meas - 1:+7.1%}")

@@ -59,10 +59,11 @@ def test_predictions_are_of_the_recorded_launches(measured, predicted):
 
 @pytest.mark.parametrize(
     ("profile", "mape_floor", "worst_floor"),
-    [("h200-sxm-calibrated", 0.08, 0.32), ("h200-sxm-core", 0.075, 0.17)],
+    [("h200-sxm-calibrated", 0.08, 0.32), ("h200-sxm-core", 0.06, 0.19)],
 )
 def test_capped_over_full_ratios(predicted, profile, mape_floor, worst_floor):
-    # Recorded: default MAPE 7.4 %, worst -30.8 %; core model 6.7 %, worst +15.2 %.
+    # Recorded: default MAPE 7.4 %, worst -30.8 %; core model 5.5 %, worst +17.5 % (6.7 %,
+    # +15.2 % before its co-resident CTAs' phases were averaged).
     errs = _ratio_errors(predicted, profile)
     assert len(errs) == 52
     assert statistics.mean(abs(e) for e in errs) <= mape_floor
