@@ -104,6 +104,7 @@ def proof_deviation(jobs: int) -> None:
 
     from gpusim.tuning.parallel import pmap
     from gpusim.tuning.proof_report import MEASURED as proof
+
     profile = load_profile("h200-sxm")
     items = []
     for wd in json.loads(proof.read_text())["workloads"]:
