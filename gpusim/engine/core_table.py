@@ -26,7 +26,6 @@ from gpusim.kernels.loop_counts import LOOP_COUNTS, loop_path
 TABLE = LOOP_COUNTS.with_name("core_step_cycles.json")
 #: The profile whose measured cycles the committed table is replayed with.
 PROFILE = "h200-sxm-core"
-PTXAS = LOOP_COUNTS.with_name("ptxas_and_sass.json")
 
 
 def entry_key(instance: str, ctas: int) -> str:
@@ -61,13 +60,15 @@ def launches(profile) -> list[tuple[str, int, int]]:
     profile can hold it at (launch caps included), with the instance's compiled registers."""
     from gpusim.kernels.instances import all_instances
     from gpusim.occupancy import occupancy
+    from gpusim.tuning.compiled import compiled_footprints
 
-    regs = {k: v["registers"] for k, v in json.loads(PTXAS.read_text())["ptxas"].items()}
+    compiled = compiled_footprints(profile.compute_capability)
     out = []
     for inst in all_instances():
-        if inst.key not in regs or loop_path(inst.key) is None:
+        if inst.key not in compiled or loop_path(inst.key) is None:
             continue
-        occ = occupancy(profile, inst.smem_bytes, inst.threads, regs[inst.key], None)
+        regs = compiled[inst.key].registers
+        occ = occupancy(profile, inst.smem_bytes, inst.threads, regs, None)
         out += [(inst.key, c, inst.warps) for c in range(1, occ.ctas_per_sm + 1)]
     return out
 
