@@ -130,13 +130,14 @@ def _core_step_cycles(
     from gpusim.engine.core_table import lookup
     from gpusim.kernels.loop_counts import loop_path
 
-    path = loop_path(key)
-    if path is None:
-        return None
-    # the committed replays, where they were made with these cycles (core_table.py)
+    # the committed replays, where they were made with these cycles (core_table.py); asked
+    # first, as reading the loop paths costs a process 0.3 s
     known = lookup(key, ctas, dict(cycles), smem_bytes_per_clk)
     if known is not None:
         return known
+    path = loop_path(key)
+    if path is None:
+        return None
     timing = CoreTiming.from_cycles(dict(cycles), smem_bytes_per_clk)
     return resident_step_cycles(list(path), ctas, warps, timing)
 
