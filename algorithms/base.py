@@ -63,6 +63,11 @@ class Kernel(ABC):
         """CTAs with equal class run the same program up to ``own_rows`` shifts and ``bh``."""
         return block
 
+    def last_blocks_first(self) -> bool:
+        """Whether the launch hands out each batch-head's blocks from the last to the first
+        (``blockIdx.x`` counting down the blocks) rather than in order."""
+        return False
+
     def l2_fetch_factor(self) -> float:
         """Bytes the SMs fetch from the L2 per byte this kernel reads (1: what it asks for)."""
         return 1.0

@@ -75,6 +75,11 @@ class Flash2Kernel(Kernel):
                     tm.barrier()
         tm.store("O", bh, q0, tm.div_rows(acc, den))
 
+    def last_blocks_first(self) -> bool:
+        # flash2_tc.cu and flash2_simt.cu: m_block = gridDim.x - 1 - blockIdx.x, so that
+        # under a causal mask the longest CTAs start first and the grid's tail is short.
+        return True
+
     def l2_fetch_factor(self) -> float:
         # The fp32 kernel (flash2_simt.cu) copies its tiles with 16-byte cp.async into shared
         # rows padded by 16 bytes; such copies fetch 1.5 times the bytes from the L2, unpadded

@@ -2,7 +2,9 @@
 
 Grid order is batch-head-major, block-minor: CTA ``n`` is block ``n % B`` of
 batch-head ``n // B`` (``B`` blocks per batch-head), as with ``blockIdx.x``
-over the blocks and ``blockIdx.y`` over batch x heads in FlashAttention-2.
+over the blocks and ``blockIdx.y`` over batch x heads in FlashAttention-2,
+or block ``B - 1 - n % B`` for a kernel that counts its blocks down
+(``last_first``: the CUDA kernels start the longest causal blocks first).
 The hardware hands CTAs to SMs in this order as slots free up.
 
 Each block has a class (its traced program) and a *timing class*: classes
@@ -51,14 +53,18 @@ class Grid:
         batch_heads: int,
         block_classes: list[int],
         timing_of_class: list[int] | None = None,
+        last_first: bool = False,
     ):
         if len(block_classes) != blocks_per_bh:
             raise ValueError("one class per block is needed")
         self.blocks_per_bh = blocks_per_bh
         self.total = blocks_per_bh * batch_heads
+        self.last_first = last_first
         timing = timing_of_class or list(range(max(block_classes, default=0) + 1))
-        self._cls = _Runs(block_classes)
-        self._timing = _Runs([timing[c] for c in block_classes])
+        # Runs are kept in launch order: position p of a batch-head is block p, or B - 1 - p.
+        order = block_classes[::-1] if last_first else block_classes
+        self._cls = _Runs(order)
+        self._timing = _Runs([timing[c] for c in order])
         #: whether some timing class holds more than one class
         self.mixed = len(set(timing)) < len(timing)
 
@@ -68,7 +74,11 @@ class Grid:
 
     def block_class(self, b: int) -> int:
         """Class (traced program) of block ``b`` of every batch-head."""
-        return self._cls.values[b]
+        return self._cls.values[self.blocks_per_bh - 1 - b if self.last_first else b]
+
+    def _blocks(self, p: int, count: int) -> int:
+        """The first block of the ``count`` launched from position ``p`` of a batch-head."""
+        return self.blocks_per_bh - p - count if self.last_first else p
 
     def class_runs(self, start: int, end: int) -> list[tuple[int, int, int]]:
         """Maximal runs ``(first, last + 1, timing class)`` among CTAs ``[start, end)``."""
@@ -84,10 +94,10 @@ class Grid:
             while n < end:
                 bh, b = divmod(n, bpb)
                 take = min(end - n, bpb - b)
-                out.append((bh, b, take, cls))
+                out.append((bh, self._blocks(b, take), take, cls))
                 n += take
             return out
         return [
-            (a // bpb, a % bpb, b - a, c)
+            (a // bpb, self._blocks(a % bpb, b - a), b - a, c)
             for a, b, c in self._cls.runs(start, start + count, bpb, merge=False)
         ]

@@ -213,7 +213,10 @@ def prepare(
     for i, c in enumerate(classes):
         for b in c.blocks:
             block_classes[b] = i
-    grid = Grid(kernel.blocks_per_bh(), kernel.workload.batch_heads, block_classes, timing)
+    grid = Grid(
+        kernel.blocks_per_bh(), kernel.workload.batch_heads, block_classes, timing,
+        last_first=kernel.last_blocks_first(),
+    )  # fmt: skip
     spec = KernelSpec(kernel.name, grid, plans, occ.ctas_per_sm, aggregated, rates)
     spec.l2_fetch_factor = kernel.l2_fetch_factor()
     spec.dram_cost = dram_cost(profile, kernel, chip.threads * occ.ctas_per_sm)

@@ -20,3 +20,16 @@ def test_bh_runs_split_at_batch_heads_and_name_the_class():
     assert g.bh_runs(2, 7) == [(0, 2, 1, 0), (0, 3, 1, 1), (1, 0, 3, 0), (1, 3, 1, 1), (2, 0, 1, 0)]
     plain = Grid(4, 3, [0, 0, 0, 0])
     assert plain.bh_runs(2, 7) == [(0, 2, 2, 0), (1, 0, 4, 0), (2, 0, 1, 0)]
+
+
+def test_a_grid_launched_last_block_first():
+    # 4 blocks per bh, block 3 ragged (class 1): launched 3, 2, 1, 0 in each batch-head.
+    g = Grid(4, 3, [0, 0, 0, 1], timing_of_class=[0, 0], last_first=True)
+    assert [g.block_class(b) for b in range(4)] == [0, 0, 0, 1]
+    assert g.class_at(0) == g.class_at(4) == 0  # timing classes, in launch order
+    # CTAs 2..8: blocks 1, 0 of bh 0; 3 (ragged), 2, 1, 0 of bh 1; 3 of bh 2
+    assert g.bh_runs(2, 7) == [(0, 0, 2, 0), (1, 3, 1, 1), (1, 0, 3, 0), (2, 3, 1, 1)]
+    plain = Grid(4, 3, [0, 0, 0, 0], last_first=True)
+    assert plain.bh_runs(1, 5) == [(0, 0, 3, 0), (1, 2, 2, 0)]
+    causal = Grid(4, 1, [0, 1, 2, 3], last_first=True)
+    assert [causal.class_runs(n, n + 1)[0][2] for n in range(4)] == [3, 2, 1, 0]

@@ -84,10 +84,12 @@ def test_the_same_input_gives_the_same_output(small, tmp_path):
         # A ragged last Q block. The aggregated path times it like a full block, so a wave
         # stays in lockstep; in the detailed path the ragged CTAs (fewer Q/O bytes) finish a
         # little early and their SMs drift out of phase, which spreads co-resident CTAs'
-        # loads and makes the detailed run faster (7.8 % here, 14 waves on 4 SMs; 1.6 % for
+        # loads and makes the detailed run faster (3.6 % here, 14 waves on 4 SMs; 1.6 % for
         # batch 2, heads 32, N 2000 on the H200). Phases of drifting CTAs no longer overlap
-        # (rates.SCHED_LANE), which was 22 % here before.
-        (dict(batch=2, heads=7, seq_len=1000), 0.10, 0.01),
+        # (rates.SCHED_LANE), which was 22 % here before; 7.8 % while the ragged block was
+        # launched last in its batch-head (flash2 launches it first, as the CUDA kernels do,
+        # and the detailed run then has 4.7 times the aggregated one's events, not 5.8).
+        (dict(batch=2, heads=7, seq_len=1000), 0.05, 0.01),
     ],
 )
 def test_aggregated_agrees_with_detailed(workload, tol, dram_tol, small):
@@ -95,7 +97,7 @@ def test_aggregated_agrees_with_detailed(workload, tol, dram_tol, small):
     full = simulate("flash2", w, s, small, detail="full")
     agg = simulate("flash2", w, s, small, detail="aggregated")
     assert full.detail == "full" and agg.detail == "aggregated"
-    assert agg.events < full.events / 5
+    assert agg.events < full.events / 4
     assert agg.runtime_s == pytest.approx(full.runtime_s, rel=tol)
     assert agg.dram_read_bytes == pytest.approx(full.dram_read_bytes, rel=dram_tol)
     assert agg.global_read_bytes == full.global_read_bytes
