@@ -81,14 +81,12 @@ def instructions(rows: list[dict]) -> None:
 
 
 def core_cycles(rows: list[dict]) -> None:
-    from gpusim.engine.core_model import CoreTiming
-    from gpusim.engine.core_table import lookup, replay
+    from gpusim.engine.core_table import cycles_per_step
     from gpusim.kernels.instances import all_instances
     from gpusim.occupancy import occupancy
     from gpusim.profiles.loader import load_profile
 
     profile = load_profile("h200-sxm-core")
-    timing = CoreTiming.from_profile(profile)
     regs = {k: v["registers"] for k, v in json.loads(PTXAS.read_text())["ptxas"].items()}
     insts = {i.key: i for i in all_instances()}
     print(f"{'instance-run':34s} {'CTAs/SM':>7s} {'model':>7s} {'Nsight':>7s} {'err':>7s}")
@@ -96,10 +94,9 @@ def core_cycles(rows: list[dict]) -> None:
         inst = insts[r["key"]]
         ctas = occupancy(profile, inst.smem_bytes, inst.threads, regs[r["key"]], None).ctas_per_sm
         path = list(loop_path(r["key"]))
-        # the engine's figure: the committed replay, phases averaged (or replayed here)
         c = profile.sass_core_cycles.value
         bw = profile.smem_bandwidth_bytes_per_clk_per_sm.value
-        model = lookup(r["key"], ctas, c, bw) or replay((r["key"], ctas, inst.warps), timing)
+        model = cycles_per_step(r["key"], ctas, inst.warps, c, bw)  # the engine's figure
         issue = r["metrics"]["smsp__issue_active.avg.pct_of_peak_sustained_active"] / 100
         meas = len(path) * inst.warps * ctas / SCHEDULERS / issue
         print(f"{r['label']:34s} {ctas:7d} {model:7.0f} {meas:7.0f} {model / meas - 1:+7.1%}")

@@ -55,6 +55,20 @@ def lookup(instance: str, ctas: int, cycles: dict[str, float], smem_bytes_per_cl
     return t["step_cycles"].get(entry_key(instance, ctas))
 
 
+def cycles_per_step(
+    instance: str, ctas: int, warps: int, cycles: dict[str, float], smem_bytes_per_clk: float
+) -> float | None:
+    """The core model's cycles per step: the committed replay where it was made with these
+    cycles, else a replay now; None for an instance without a committed loop. The table is
+    asked first, as reading the loop paths costs a process 0.3 s."""
+    known = lookup(instance, ctas, cycles, smem_bytes_per_clk)
+    if known is not None:
+        return known
+    if loop_path(instance) is None:
+        return None
+    return replay((instance, ctas, warps), CoreTiming.from_cycles(cycles, smem_bytes_per_clk))
+
+
 def launches(profile) -> list[tuple[str, int, int]]:
     """(instance, CTAs per SM, warps per CTA) for every committed loop at every CTA count the
     profile can hold it at (launch caps included), with the instance's compiled registers."""

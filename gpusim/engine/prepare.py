@@ -20,7 +20,6 @@ from algorithms.program import CtaClass, Step
 from gpusim.counting import traced_classes
 from gpusim.curves import share_at
 from gpusim.engine.clock import TICKS_PER_S
-from gpusim.engine.core_model import CoreTiming, resident_step_cycles
 from gpusim.engine.grid import Grid
 from gpusim.engine.plan import (
     CHUNKS_PER_RUN,
@@ -127,19 +126,9 @@ def _tensor_core_instance_key(kernel: Kernel) -> str | None:
 def _core_step_cycles(
     key: str, ctas: int, warps: int, cycles: tuple, smem_bytes_per_clk: float
 ) -> float | None:
-    from gpusim.engine.core_table import lookup
-    from gpusim.kernels.loop_counts import loop_path
+    from gpusim.engine.core_table import cycles_per_step
 
-    # the committed replays, where they were made with these cycles (core_table.py); asked
-    # first, as reading the loop paths costs a process 0.3 s
-    known = lookup(key, ctas, dict(cycles), smem_bytes_per_clk)
-    if known is not None:
-        return known
-    path = loop_path(key)
-    if path is None:
-        return None
-    timing = CoreTiming.from_cycles(dict(cycles), smem_bytes_per_clk)
-    return resident_step_cycles(list(path), ctas, warps, timing)
+    return cycles_per_step(key, ctas, warps, dict(cycles), smem_bytes_per_clk)
 
 
 def prepare(
