@@ -155,6 +155,13 @@ PLAUSIBLE: dict[str, tuple[float, float]] = {
     "fp32_flops_per_clk_per_sm": (1e-3, 1e7),
     "sfu_exp_per_clk_per_sm": (1e-3, 1e7),
     "kernel_launch_overhead_s": (1e-12, 1.0),
+    "warp_size_threads": (1, 1024),
+    "warp_schedulers_per_sm": (1, 64),
+    "issue_warp_instrs_per_clk_per_scheduler": (0.01, 64.0),
+    "barrier_base_cycles": (0.01, 1e5),
+    "barrier_cycles_per_warp": (0.001, 1e4),
+    "l2_line_bytes": (1, 2**16),
+    "l2_fetch_bytes_per_byte_padded_row_copy": (1.0, 16.0),
 }
 
 
@@ -209,10 +216,21 @@ class HardwareProfile(BaseModel):
     max_warps_per_sm: Sourced[int]
     max_threads_per_block: Sourced[int]
     max_blocks_per_sm: Sourced[int]
+    warp_size_threads: Sourced[int]  # threads per warp: lane-operations per warp-instruction
+    #: SM sub-partitions, each with one warp scheduler; warp ``i`` of an SM sits on ``i % n``
+    warp_schedulers_per_sm: Sourced[int]
+    issue_warp_instrs_per_clk_per_scheduler: Sourced[float]  # issue slots of one scheduler
+    #: one ``__syncthreads()`` costs a CTA of ``w`` warps ``base + per_warp x w`` SM cycles
+    barrier_base_cycles: Sourced[float]
+    barrier_cycles_per_warp: Sourced[float]
 
     l2_bytes: Sourced[int]
     l2_bandwidth_bytes_per_s: Sourced[float]
     l2_latency_s: Sourced[float]
+    l2_line_bytes: Sourced[int]  # the unit the L2 keeps or loses
+    #: L2-to-SM bytes per requested byte of a kernel that copies its tiles with 16-byte
+    #: cp.async into shared-memory rows padded by 16 bytes (``Kernel.copies_into_padded_rows``)
+    l2_fetch_bytes_per_byte_padded_row_copy: Sourced[float]
 
     dram_bytes: Sourced[int]
     dram_bandwidth_bytes_per_s: Sourced[float]
@@ -274,12 +292,13 @@ class HardwareProfile(BaseModel):
                 f"smem_carveout_steps_kib.value: largest step {steps[-1]} KiB is smaller "
                 f"than smem_per_sm_bytes ({per_sm})"
             )
+        warp = self.warp_size_threads.value
         if self.max_threads_per_block.value > self.max_threads_per_sm:
             raise ValueError(
                 f"max_threads_per_block.value: {self.max_threads_per_block.value} exceeds "
-                f"32 x max_warps_per_sm ({self.max_threads_per_sm})"
+                f"{warp} x max_warps_per_sm ({self.max_threads_per_sm})"
             )
-        if 32 * self.registers_per_thread_max.value > self.registers_per_sm.value:
+        if warp * self.registers_per_thread_max.value > self.registers_per_sm.value:
             raise ValueError(
                 "registers_per_thread_max.value: one warp at the maximum exceeds registers_per_sm"
             )
@@ -288,4 +307,4 @@ class HardwareProfile(BaseModel):
     @property
     def max_threads_per_sm(self) -> int:
         """Threads per SM implied by the warp limit."""
-        return 32 * self.max_warps_per_sm.value
+        return self.warp_size_threads.value * self.max_warps_per_sm.value
