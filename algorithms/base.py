@@ -4,7 +4,9 @@ An :class:`Algorithm` says which kernels it launches for a workload and schedule
 a :class:`Kernel` says how many CTAs it has, what each one does (``body``, written
 against :class:`~algorithms.tile_machine.TileMachine`), what it keeps on chip, and
 which of its CTAs run the same tile program (``block_class``), so that the tracer
-and the engine can handle one representative per class.
+and the engine can handle one representative per class. A kernel also describes the
+code that runs it where that matters to the engine (which compiled CUDA kernel it is,
+how it copies its tiles): the engine reads these fields, never a kernel's name.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Hashable
 from dataclasses import dataclass, field
+from typing import Literal
 
 from algorithms.tile_machine import TileMachine
 from gpusim.errors import GpusimError
@@ -35,6 +38,20 @@ class OnChip:
     def smem_bytes(self) -> int:
         """Total shared memory per CTA."""
         return sum(self.smem_buffers_bytes.values())
+
+
+@dataclass(frozen=True)
+class CompiledKernel:
+    """Which template instance of the project's CUDA kernels (gpusim/kernels) runs a kernel."""
+
+    #: "tc": flash2_tc.cu (fp16/bf16, tensor cores); "simt": flash2_simt.cu (fp32, FFMA)
+    variant: Literal["tc", "simt"]
+    dtype: str
+    head_dim: int
+    block_m: int
+    block_n: int
+    warps: int
+    stages: int
 
 
 @dataclass(frozen=True)
@@ -68,9 +85,15 @@ class Kernel(ABC):
         (``blockIdx.x`` counting down the blocks) rather than in order."""
         return False
 
-    def l2_fetch_factor(self) -> float:
-        """Bytes the SMs fetch from the L2 per byte this kernel reads (1: what it asks for)."""
-        return 1.0
+    def compiled_kernel(self) -> CompiledKernel | None:
+        """The compiled CUDA kernel instance whose code this kernel is (None: none is)."""
+        return None
+
+    def copies_into_padded_rows(self) -> bool:
+        """Whether the kernel copies its tiles with 16-byte ``cp.async`` into shared-memory
+        rows padded by 16 bytes (the L2 then sends the SMs more bytes than it asks for: the
+        profile's ``l2_fetch_bytes_per_byte_padded_row_copy``)."""
+        return False
 
     def load_bytes_in_flight_per_thread(self) -> int | None:
         """Global bytes a thread of this kernel's code keeps in flight at most while it

@@ -18,7 +18,7 @@ causal), ``k_i`` the valid keys in those tiles:
 
 from __future__ import annotations
 
-from algorithms.base import Algorithm, Kernel, OnChip, ceil_div
+from algorithms.base import Algorithm, CompiledKernel, Kernel, OnChip, ceil_div
 from algorithms.footprint import FP32, register_estimate
 from algorithms.recurrence import initial_state, scores, unnormalised_update
 from algorithms.tile_machine import TileMachine
@@ -26,9 +26,8 @@ from algorithms.tiling import needs_mask, visible_kv_blocks
 from gpusim.schedule import Schedule
 from gpusim.workload import Workload
 
-#: L2-to-SM bytes per requested byte of a 16-byte cp.async into shared rows padded by 16
-#: bytes (measured: reports/calibration/l2_bytes_h200_2026-11-30, 1.500 in all four cases)
-PADDED_ROW_FETCH_FACTOR = 1.5
+#: The CUDA kernel of each storage type (gpusim/kernels/flash2_tc.cu, flash2_simt.cu).
+COMPILED_VARIANT = {"fp16": "tc", "bf16": "tc", "fp32": "simt"}
 
 
 def barriers_per_step(dtype: str, stages: int) -> int:
@@ -80,13 +79,22 @@ class Flash2Kernel(Kernel):
         # under a causal mask the longest CTAs start first and the grid's tail is short.
         return True
 
-    def l2_fetch_factor(self) -> float:
+    def compiled_kernel(self) -> CompiledKernel | None:
+        # Both CUDA kernels split the Q rows over the warps and keep S/P and O in registers;
+        # the other schedules of the model have no compiled counterpart.
+        w, s = self.workload, self.schedule
+        variant = COMPILED_VARIANT.get(w.dtype)
+        if variant is None or (s.warp_split, s.residency) != ("split-q", "registers"):
+            return None
+        args = (w.head_dim, s.block_m, s.block_n, s.warps, s.stages)
+        return CompiledKernel(variant, w.dtype, *args)  # type: ignore[arg-type]
+
+    def copies_into_padded_rows(self) -> bool:
         # The fp32 kernel (flash2_simt.cu) copies its tiles with 16-byte cp.async into shared
-        # rows padded by 16 bytes; such copies fetch 1.5 times the bytes from the L2, unpadded
-        # ones exactly what they ask for (ncu on the H200, both head dims, 128 and 256
-        # threads: reports/calibration/l2_bytes_h200_2026-11-30). The tensor-core kernel's
-        # rows are swizzled, not padded.
-        return PADDED_ROW_FETCH_FACTOR if self.workload.dtype == "fp32" else 1.0
+        # rows padded by 16 bytes (against bank conflicts of its float4 reads); the
+        # tensor-core kernel's rows are swizzled, not padded
+        # (reports/calibration/l2_bytes_h200_2026-11-30).
+        return self.workload.dtype == "fp32"
 
     def on_chip(self) -> OnChip:
         w, s = self.workload, self.schedule

@@ -17,7 +17,6 @@ from typing import Literal
 from gpusim.errors import GpusimError
 from gpusim.profiles.schema import HardwareProfile
 
-WARP_THREADS = 32
 KIB = 1024
 
 Limit = Literal["smem", "registers", "warps", "blocks", "cap"]
@@ -72,7 +71,8 @@ def _round_up(n: int, unit: int) -> int:
 
 def regs_per_warp(profile: HardwareProfile, regs_per_thread: int) -> int:
     """Registers one warp is allocated (rounded up to the allocation unit)."""
-    return _round_up(regs_per_thread * WARP_THREADS, profile.register_alloc_unit_per_warp.value)
+    regs = regs_per_thread * profile.warp_size_threads.value
+    return _round_up(regs, profile.register_alloc_unit_per_warp.value)
 
 
 def allocated_smem_bytes(profile: HardwareProfile, smem_bytes_per_cta: int) -> int:
@@ -107,7 +107,7 @@ def check_fits(
             f"schedule needs {regs_per_thread} registers per thread; "
             f"{name} allows {profile.registers_per_thread_max.value}"
         )
-    warps = -(-threads_per_cta // WARP_THREADS)
+    warps = -(-threads_per_cta // profile.warp_size_threads.value)
     per_warp = regs_per_warp(profile, regs_per_thread)
     if warps * per_warp > profile.registers_per_sm.value:
         raise GpusimError(
@@ -131,7 +131,7 @@ def occupancy(
     check_fits(profile, smem_bytes_per_cta, threads_per_cta, regs_per_thread)
     if max_ctas_per_sm is not None and max_ctas_per_sm < 1:
         raise GpusimError(f"the CTAs-per-SM cap must be at least 1, got {max_ctas_per_sm}")
-    warps = -(-threads_per_cta // WARP_THREADS)
+    warps = -(-threads_per_cta // profile.warp_size_threads.value)
     smem = allocated_smem_bytes(profile, smem_bytes_per_cta)
     per_warp = regs_per_warp(profile, regs_per_thread)
     gran = profile.warp_alloc_granularity.value

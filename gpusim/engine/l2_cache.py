@@ -17,9 +17,9 @@ With a loss curve (a profile's measured ``l2_loss_by_depth``) the L2 has no hard
 tile's *depth* is the bytes brought into the L2 (misses and newly written bytes) since it
 was last touched, and a re-read loses the curve's share of it at that depth, as the H200's
 L2 loses a set that every SM reads (reports/calibration/l2_survive_h200_2026-11-30). Such a
-partial miss holds the tile for DRAM with the chance that any of its 128-byte lines was
-lost (lines lost independently, each with the curve's share), and a tile deeper than the
-curve's last point is gone.
+partial miss holds the tile for DRAM with the chance that any of its lines (the profile's
+``l2_line_bytes``) was lost (lines lost independently, each with the curve's share), and a
+tile deeper than the curve's last point is gone.
 
 Fills take time: a line fetched from DRAM is *ready* one DRAM latency after
 the miss, and a read that hits a line still being filled waits until then
@@ -35,19 +35,25 @@ from collections.abc import Hashable, Sequence
 
 from gpusim.curves import share_at
 
-#: bytes of one L2 line (the unit that is lost or kept)
-LINE_BYTES = 128
-
 
 class L2Cache:
     """LRU over tile keys, by capacity or by a loss curve; entries remember size and dirt."""
 
-    __slots__ = ("_lines", "capacity_bytes", "curve", "inserted", "resident_bytes")
+    __slots__ = ("_lines", "capacity_bytes", "curve", "inserted", "line_bytes", "resident_bytes")
 
-    def __init__(self, capacity_bytes: int, curve: Sequence[tuple[float, float]] = ()):
+    def __init__(
+        self,
+        capacity_bytes: int,
+        curve: Sequence[tuple[float, float]] = (),
+        line_bytes: int | None = None,
+    ):
+        """``line_bytes`` (the unit a loss curve loses or keeps) is needed with a curve only."""
+        if curve and not line_bytes:
+            raise ValueError("an L2 with a loss curve needs its line size (line_bytes)")
         self.capacity_bytes = capacity_bytes
         self.resident_bytes = 0
         self.curve = list(curve)
+        self.line_bytes = line_bytes or 0
         self.inserted = 0  # bytes brought into the L2 so far: the clock of depths
         # key -> [size, dirty bytes, tick at which the data is in the L2, ``inserted`` when
         # last touched]
@@ -94,7 +100,7 @@ class L2Cache:
             kept = min(line[0], nbytes)
             lost = round(kept * share)
             if lost:
-                p_any = 1.0 - (1.0 - share) ** max(1, kept // LINE_BYTES)
+                p_any = 1.0 - (1.0 - share) ** max(1, kept // self.line_bytes)
                 wait = round(fill_ticks * p_any)
         miss = grow + lost
         if grow:

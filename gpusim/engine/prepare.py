@@ -29,7 +29,7 @@ from gpusim.engine.plan import (
     step_work,
     timing_signature,
 )
-from gpusim.engine.rates import WARP_THREADS, Rates, step_efficiency
+from gpusim.engine.rates import Rates, step_efficiency
 from gpusim.engine.sim import KernelSpec
 from gpusim.occupancy import Occupancy, occupancy
 from gpusim.profiles.schema import HardwareProfile
@@ -76,7 +76,7 @@ def core_efficiency(
     model's time for one steady step of each resident CTA at full rates, over the cycles the
     core model takes to run that step's compiled code on every resident warp. None where
     the profile has no core cycles or the kernel no committed loop."""
-    key = _tensor_core_instance_key(kernel)
+    key = _tensor_core_instance_key(kernel, rates)
     c = profile.sass_core_cycles
     if key is None or c is None or ctas_per_sm < 1:
         return None
@@ -108,18 +108,16 @@ def steady_step(steps: list[Step]) -> Step:
     )
 
 
-def _tensor_core_instance_key(kernel: Kernel) -> str | None:
-    """The key of the compiled tensor-core instance ``kernel`` is (gpusim/kernels), or None
-    when it is not that kernel (another algorithm, fp32, split-k, shared-memory results)."""
-    from gpusim.kernels.instances import TC_DTYPES, KernelInstance
+def _tensor_core_instance_key(kernel: Kernel, rates: Rates) -> str | None:
+    """The key of the compiled instance (gpusim/kernels) the kernel description says it is,
+    where its products run on the tensor cores; None where it names no compiled kernel."""
+    from gpusim.kernels.instances import KernelInstance
 
-    w, s = kernel.workload, kernel.schedule
-    if (kernel.name, s.warp_split, s.residency) != ("flash2_fwd", "split-q", "registers"):
+    ref = kernel.compiled_kernel()
+    if ref is None or rates.mma_pipe != "tensor":
         return None
-    if w.dtype not in TC_DTYPES:
-        return None
-    args = (w.head_dim, s.block_m, s.block_n, s.warps, s.stages)
-    return KernelInstance("tc", w.dtype, *args).key
+    args = (ref.head_dim, ref.block_m, ref.block_n, ref.warps, ref.stages)
+    return KernelInstance(ref.variant, ref.dtype, *args).key
 
 
 @functools.cache
@@ -160,7 +158,7 @@ def prepare(
     if products:
         # Too few warps per scheduler expose the load, product and softmax latencies; the
         # efficiency was measured on such loops, so only kernels that do products get it.
-        warps = -(-chip.threads // WARP_THREADS)
+        warps = occ.warps_per_cta
         core = core_efficiency(kernel, profile, programs, rates, occ.ctas_per_sm, warps)
         if core is not None:
             # The pipes keep their rates; each serial phase holds the SM's schedulers for
@@ -207,9 +205,17 @@ def prepare(
         last_first=kernel.last_blocks_first(),
     )  # fmt: skip
     spec = KernelSpec(kernel.name, grid, plans, occ.ctas_per_sm, aggregated, rates)
-    spec.l2_fetch_factor = kernel.l2_fetch_factor()
+    spec.l2_fetch_factor = l2_fetch_factor(profile, kernel)
     spec.dram_cost = dram_cost(profile, kernel, chip.threads * occ.ctas_per_sm)
     return PreparedKernel(spec, occ, k, chip.smem_bytes, n_timing)
+
+
+def l2_fetch_factor(profile: HardwareProfile, kernel: Kernel) -> float:
+    """Bytes the SMs fetch from the L2 per byte ``kernel`` reads: the profile's figure for
+    copies into padded shared rows where the kernel makes them, else 1 (what it asks for)."""
+    if kernel.copies_into_padded_rows():
+        return profile.l2_fetch_bytes_per_byte_padded_row_copy.value
+    return 1.0
 
 
 def dram_cost(profile: HardwareProfile, kernel: Kernel, threads_per_sm: int) -> float:

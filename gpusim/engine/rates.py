@@ -16,7 +16,8 @@ Pipes of one SM (shared by its co-resident CTAs, processor sharing):
   before the softmax, as with the tensor cores (``mma_pipe == "simt"``).
 - ``sfu``: exponentials (MUFU.EX2 results).
 - ``smem``: shared-memory bytes read and written by the warps.
-- ``issue``: warp-instructions issued, one per clock per scheduler (4 per SM):
+- ``issue``: warp-instructions issued, the profile's issue rate per scheduler times its
+  schedulers per SM (one per clock, four per SM, on Ampere, Ada and Hopper):
   the softmax and bookkeeping instructions the tracer counts, and with fp32
   storage the FFMAs of the products too (they share the issue slot).
 
@@ -65,23 +66,13 @@ SCHED_LANE = "schedulers"
 #: Pipes of a step's first phase (matrix products) and of its second (the rest).
 MMA_PHASE = ("tensor", "smem")
 ALU_PHASE = ("fp32", "sfu", "issue")
-#: Warp-instructions issued per clock per SM: one per scheduler, four schedulers per SM
-#: (NVIDIA Hopper tuning guide / H100 whitepaper: four SM sub-partitions, each with a
-#: warp scheduler dispatching one warp-instruction per clock).
-ISSUE_PER_CLK_PER_SM = 4.0
-#: Threads per warp: lane-operations per warp-instruction.
-WARP_THREADS = 32
-
-#: Cost of one ``__syncthreads()``: ``BASE + PER_WARP x warps`` SM cycles. Measured on the
-#: project's H200 (benchmarks/barrier_cost.py, benchmarks/barrier_cost_h200.json, 2026-11-30):
-#: 10.2, 12.1, 16.2, 24.1 and 39.5 cycles for 1, 2, 4, 8 and 16 warps per CTA.
-BARRIER_BASE_CYCLES = 8.0
-BARRIER_CYCLES_PER_WARP = 2.0
 
 
-def barrier_cycles(warps: int) -> float:
-    """SM cycles one barrier costs a CTA of ``warps`` warps (the H200 fit above)."""
-    return BARRIER_BASE_CYCLES + BARRIER_CYCLES_PER_WARP * warps
+def barrier_cycles(profile: HardwareProfile, warps: int) -> float:
+    """SM cycles one ``__syncthreads()`` costs a CTA of ``warps`` warps: the profile's
+    ``barrier_base_cycles + barrier_cycles_per_warp x warps`` (on the H200 a fit of
+    benchmarks/barrier_cost_h200.json: 10.2-39.5 cycles for 1-16 warps)."""
+    return profile.barrier_base_cycles.value + profile.barrier_cycles_per_warp.value * warps
 
 
 @dataclass(frozen=True)
@@ -90,6 +81,7 @@ class Rates:
 
     sm_count: int
     clock_hz: float
+    warp_threads: int  # lane-operations per warp-instruction (the profile's warp size)
     #: "tensor" (fp16/bf16), "fp32" (fp32 storage: SIMT FFMA at the FP32 peak) or "simt"
     #: (fp32 storage, products at the measured SIMT rate on the ``tensor`` lane)
     mma_pipe: str
@@ -102,6 +94,7 @@ class Rates:
     barrier_ticks: int
     launch_ticks: int
     l2_bytes: int
+    l2_line_bytes: int
     barrier_cycles: float = 0.0  # SM cycles per barrier
     #: the SM clock of kernels that use the tensor pipe (``sm_clock_hz`` when not given)
     tensor_clock_hz: float = 0.0
@@ -169,7 +162,7 @@ class Rates:
         """Warp-instructions a step issues besides HMMAs: ``instrs``, plus FFMAs with fp32."""
         if self.mma_pipe in ("tensor", "simt"):  # the measured SIMT rate has its FFMAs
             return float(instrs)
-        return float(instrs) + mma_flops / 2 / WARP_THREADS
+        return float(instrs) + mma_flops / 2 / self.warp_threads
 
     def phases(self, work: dict[str, float]) -> list[list[str]]:
         """The pipes of each serial phase of a step with ``work`` (pipes without work left out)."""
@@ -193,7 +186,6 @@ class Rates:
 #: Warps per scheduler from which a step runs at the pipes' full rates (the profile's rates
 #: are measured with at least this many).
 FULL_RATE_WARPS_PER_SCHEDULER = 4
-SCHEDULERS_PER_SM = 4
 
 
 def step_efficiency(profile: HardwareProfile, warps_per_sm: int) -> float:
@@ -211,7 +203,7 @@ def step_efficiency(profile: HardwareProfile, warps_per_sm: int) -> float:
     )
     if one is None or two is None:
         return 1.0
-    w = warps_per_sm / SCHEDULERS_PER_SM
+    w = warps_per_sm / profile.warp_schedulers_per_sm.value
     full = FULL_RATE_WARPS_PER_SCHEDULER
     if w <= 1:
         return one.value
@@ -220,6 +212,15 @@ def step_efficiency(profile: HardwareProfile, warps_per_sm: int) -> float:
     if w < full:
         return two.value + (1.0 - two.value) * (w - 2) / (full - 2)
     return 1.0
+
+
+def issue_per_clk_per_sm(profile: HardwareProfile) -> float:
+    """Warp-instructions an SM issues per clock: one scheduler's issue rate times the
+    schedulers (NVIDIA's architecture whitepapers: four SM sub-partitions, one each)."""
+    return (
+        profile.issue_warp_instrs_per_clk_per_scheduler.value
+        * profile.warp_schedulers_per_sm.value
+    )
 
 
 def rates_for(profile: HardwareProfile, dtype: str, warps: int = 4) -> Rates:
@@ -245,11 +246,12 @@ def rates_for(profile: HardwareProfile, dtype: str, warps: int = 4) -> Rates:
         "fp32": profile.fp32_flops_per_clk_per_sm.value / 2 * clk,
         "sfu": profile.sfu_exp_per_clk_per_sm.value * clk,
         "smem": profile.smem_bandwidth_bytes_per_clk_per_sm.value * clk,
-        "issue": ISSUE_PER_CLK_PER_SM * clk,
+        "issue": issue_per_clk_per_sm(profile) * clk,
     }
     return Rates(
         sm_count=profile.sm_count.value,
         clock_hz=clk,
+        warp_threads=profile.warp_size_threads.value,
         mma_pipe=mma_pipe,
         pipe_per_s=per_s,
         pipe_per_tick={k: per_tick(v) for k, v in per_s.items()},
@@ -257,10 +259,11 @@ def rates_for(profile: HardwareProfile, dtype: str, warps: int = 4) -> Rates:
         l2_bytes_per_s=profile.l2_bandwidth_bytes_per_s.value,
         dram_latency_ticks=ticks(profile.dram_latency_s.value),
         l2_latency_ticks=ticks(profile.l2_latency_s.value),
-        barrier_ticks=ticks(barrier_cycles(warps) / clk),
+        barrier_ticks=ticks(barrier_cycles(profile, warps) / clk),
         launch_ticks=ticks(profile.kernel_launch_overhead_s.value),
         l2_bytes=profile.l2_bytes.value,
-        barrier_cycles=barrier_cycles(warps),
+        l2_line_bytes=profile.l2_line_bytes.value,
+        barrier_cycles=barrier_cycles(profile, warps),
         tensor_clock_hz=tensor_clk,
         base_clock_hz=base_clk,
         smem_fill_cost=fill.value if (fill := profile.smem_fill_cost_per_byte) else 1.0,

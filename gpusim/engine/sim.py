@@ -31,7 +31,7 @@ class Sim:
         self.rates = rates
         self.tracer = tracer
         record = tracer is not None
-        self.l2 = L2Cache(rates.l2_bytes, rates.l2_loss_curve)
+        self.l2 = L2Cache(rates.l2_bytes, rates.l2_loss_curve, rates.l2_line_bytes)
         lanes = [("l2", per_tick(rates.l2_bytes_per_s)), ("dram", per_tick(rates.dram_bytes_per_s))]
         #: the GPU's shared memory system: lane 0 is SM-to-L2 bandwidth, lane 1 DRAM bandwidth
         self.memory = PSServer(self.env, "memory", lanes, record)

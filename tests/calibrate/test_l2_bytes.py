@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from algorithms.flash2 import PADDED_ROW_FETCH_FACTOR
 from gpusim.calibrate import l2_bytes
+from gpusim.profiles.loader import load_profile
 
 RECORD = (
     Path(__file__).resolve().parents[2]
@@ -26,13 +26,14 @@ def test_without_ncu_it_says_so_in_one_line(monkeypatch, tmp_path, capsys):
 
 
 def test_the_model_factor_is_the_recorded_one():
+    factor = load_profile("h200-sxm").l2_fetch_bytes_per_byte_padded_row_copy.value
     recs = json.loads(RECORD.read_text())["records"]
     copies = [r for r in recs if r["kernel"] == "ldgsts_copy"]
     assert len(copies) == len(l2_bytes.COPIES)
     for r in copies:
         got = r["metrics"]["l1tex__m_xbar2l1tex_read_bytes.sum"] / r["requested_bytes"]
         padded = r["ld"] != r["d"]
-        assert got == pytest.approx(PADDED_ROW_FETCH_FACTOR if padded else 1.0, abs=0.002)
+        assert got == pytest.approx(factor if padded else 1.0, abs=0.002)
 
 
 SURVIVE = RECORD.parents[1] / "l2_survive_h200_2026-11-30/l2-bytes-h200.json"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -65,10 +66,12 @@ def test_misses_never_exceed_requests_and_residency_never_exceeds_capacity(ops, 
 MIB = 1 << 20
 #: a loss curve shaped like the H200's (nothing lost at 10 MiB, half at 20, all at 30)
 CURVE = [(10 * MIB, 0.0), (20 * MIB, 0.5), (30 * MIB, 1.0)]
+#: the shipped profiles' l2_line_bytes
+LINE_BYTES = 128
 
 
 def test_with_a_loss_curve_a_shallow_reread_hits_and_a_deep_one_misses():
-    l2 = L2Cache(1, CURVE)  # the capacity plays no part with a curve
+    l2 = L2Cache(1, CURVE, LINE_BYTES)  # the capacity plays no part with a curve
     l2.read("k", MIB)
     l2.read("x", 5 * MIB)  # k is 5 MiB deep: below the curve's first loss
     assert l2.read("k", MIB)[0] == 0
@@ -78,7 +81,7 @@ def test_with_a_loss_curve_a_shallow_reread_hits_and_a_deep_one_misses():
 
 
 def test_with_a_loss_curve_a_reread_loses_the_curves_share_at_its_depth():
-    l2 = L2Cache(1, CURVE)
+    l2 = L2Cache(1, CURVE, LINE_BYTES)
     l2.read("k", MIB)
     l2.read("x", 20 * MIB)  # 20 MiB brought in since k was touched: half is lost
     miss, _ = l2.read("k", MIB)
@@ -88,14 +91,14 @@ def test_with_a_loss_curve_a_reread_loses_the_curves_share_at_its_depth():
 
 
 def test_with_a_loss_curve_writes_age_tiles_as_reads_do():
-    l2 = L2Cache(1, CURVE)
+    l2 = L2Cache(1, CURVE, LINE_BYTES)
     l2.read("k", MIB)
     assert l2.write("o", 20 * MIB) == 20 * MIB
     assert l2.read("k", MIB)[0] == MIB // 2
 
 
 def test_a_partial_loss_waits_for_dram_as_likely_as_any_line_was_lost():
-    l2 = L2Cache(1, CURVE)
+    l2 = L2Cache(1, CURVE, LINE_BYTES)
     l2.read("k", 128 * 100, now=0, fill_ticks=0)
     l2.read("x", 12 * MIB)  # 12 MiB deep: 10 % of each line lost
     miss, ready = l2.read("k", 128 * 100, now=1000, fill_ticks=500)
@@ -104,10 +107,24 @@ def test_a_partial_loss_waits_for_dram_as_likely_as_any_line_was_lost():
     assert 1000 + 0.99 * 500 <= ready <= 1500
 
 
+def test_the_profiles_line_size_sets_how_likely_a_partial_loss_waits():
+    # The same tile as one line of 12,800 bytes: lost with 10 %, so a tenth of the fill.
+    l2 = L2Cache(1, CURVE, 128 * 100)
+    l2.read("k", 128 * 100, now=0, fill_ticks=0)
+    l2.read("x", 12 * MIB)
+    _, ready = l2.read("k", 128 * 100, now=1000, fill_ticks=500)
+    assert ready == 1000 + round(500 * 0.1)
+
+
+def test_a_loss_curve_without_a_line_size_is_refused():
+    with pytest.raises(ValueError, match="line_bytes"):
+        L2Cache(1, CURVE)
+
+
 @settings(max_examples=50, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from("abcdef"), st.integers(1, 8 * MIB)), max_size=40))
 def test_with_a_loss_curve_misses_never_exceed_what_is_read(ops):
-    l2 = L2Cache(1, CURVE)
+    l2 = L2Cache(1, CURVE, LINE_BYTES)
     for key, n in ops:
         miss, _ = l2.read(key, n)
         assert 0 <= miss <= n
