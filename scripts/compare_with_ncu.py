@@ -96,7 +96,8 @@ def core_cycles(rows: list[dict]) -> None:
         path = list(loop_path(r["key"]))
         c = profile.sass_core_cycles.value
         bw = profile.smem_bandwidth_bytes_per_clk_per_sm.value
-        model = cycles_per_step(r["key"], ctas, inst.warps, c, bw)  # the engine's figure
+        scheds = profile.warp_schedulers_per_sm.value
+        model = cycles_per_step(r["key"], ctas, inst.warps, c, bw, scheds)  # the engine's
         issue = r["metrics"]["smsp__issue_active.avg.pct_of_peak_sustained_active"] / 100
         meas = len(path) * inst.warps * ctas / SCHEDULERS / issue
         print(f"{r['label']:34s} {ctas:7d} {model:7.0f} {meas:7.0f} {model / meas - 1:+7.1%}")

@@ -5,8 +5,9 @@ put it: one instance's loop waits on its own dependences (a softmax chain, an ld
 before its product) where another's hides them. This model replays the loop's SASS, one
 step after another, for every warp of the CTAs an SM holds:
 
-- each of the 4 schedulers issues at most one instruction per cycle, from its warps in
-  least-recently-issued order (warp ``i`` of the SM sits on scheduler ``i % 4``);
+- each of the SM's schedulers (the profile's ``warp_schedulers_per_sm``, 4 on the GPUs
+  profiled) issues at most one instruction per cycle, from its warps in
+  least-recently-issued order (warp ``i`` of the SM sits on scheduler ``i % schedulers``);
 - a warp waits the stall count the compiler wrote after each instruction (fixed-latency
   dependences), for the scoreboards its instruction waits on (variable-latency results:
   ldmatrix, shuffles, MUFU, constant and shared loads), for the registers an in-flight
@@ -28,7 +29,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-SCHEDULERS = 4
 NO_BARRIER = 7
 
 
@@ -68,6 +68,7 @@ class CoreTiming:
     barrier_cycles_4_warps: float
     barrier_cycles_8_warps: float
     smem_bytes_per_cycle: float
+    schedulers: int  # warp schedulers per SM
     read_barrier_cycles: float = 4.0  # operands read (stores, copies) before reuse
 
     @classmethod
@@ -76,11 +77,18 @@ class CoreTiming:
         c = profile.sass_core_cycles
         if c is None:
             return None
-        return cls.from_cycles(c.value, profile.smem_bandwidth_bytes_per_clk_per_sm.value)
+        return cls.from_cycles(
+            c.value,
+            profile.smem_bandwidth_bytes_per_clk_per_sm.value,
+            profile.warp_schedulers_per_sm.value,
+        )
 
     @classmethod
-    def from_cycles(cls, v: dict[str, float], smem_bytes_per_cycle: float) -> CoreTiming:
-        """From a ``sass_core_cycles`` value and the shared memory's bytes per cycle."""
+    def from_cycles(
+        cls, v: dict[str, float], smem_bytes_per_cycle: float, schedulers: int
+    ) -> CoreTiming:
+        """From a ``sass_core_cycles`` value, the shared memory's bytes per cycle and the
+        SM's warp schedulers."""
         return cls(
             latency={
                 "LDSM": v["ldsm_latency"],
@@ -101,6 +109,7 @@ class CoreTiming:
             barrier_cycles_4_warps=v["barrier_4_warps"],
             barrier_cycles_8_warps=v["barrier_8_warps"],
             smem_bytes_per_cycle=smem_bytes_per_cycle,
+            schedulers=schedulers,
         )
 
     def barrier_cycles(self, warps: int) -> float:
@@ -221,15 +230,16 @@ def step_cycles(
     n = len(path)
     ops = _ops(path, t)
     warps = [
-        _Warp(cta=c, sched=(c * warps_per_cta + w) % SCHEDULERS,
+        _Warp(cta=c, sched=(c * warps_per_cta + w) % t.schedulers,
               ready=start_cycles[c] if start_cycles else 0.0)
         for c in range(ctas)
         for w in range(warps_per_cta)
     ]  # fmt: skip
     for w in warps:
         w.own = _own_ready(w, ops[0])
-    by_sched = [[(i, w) for i, w in enumerate(warps) if w.sched == s] for s in range(SCHEDULERS)]
-    pipe_free = [dict.fromkeys(("tensor", "mufu", "fma", "alu", "shfl"), 0.0) for _ in range(4)]
+    scheds = range(t.schedulers)
+    by_sched = [[(i, w) for i, w in enumerate(warps) if w.sched == s] for s in scheds]
+    pipe_free = [dict.fromkeys(("tensor", "mufu", "fma", "alu", "shfl"), 0.0) for _ in scheds]
     smem_free = 0.0
     bar_arrived: dict[int, list[_Warp]] = {c: [] for c in range(ctas)}
     bar_cost = t.barrier_cycles(warps_per_cta)

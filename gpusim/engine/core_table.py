@@ -32,9 +32,13 @@ def entry_key(instance: str, ctas: int) -> str:
     return f"{instance}@{ctas}"
 
 
-def timing_key(cycles: dict[str, float], smem_bytes_per_clk: float) -> dict:
+def timing_key(cycles: dict[str, float], smem_bytes_per_clk: float, schedulers: int) -> dict:
     """What the replay's timing is made of, as the table records it."""
-    return {"cycles": dict(sorted(cycles.items())), "smem_bytes_per_clk": smem_bytes_per_clk}
+    return {
+        "cycles": dict(sorted(cycles.items())),
+        "smem_bytes_per_clk": smem_bytes_per_clk,
+        "schedulers": schedulers,
+    }
 
 
 @functools.cache
@@ -44,29 +48,37 @@ def _table() -> dict | None:
     return json.loads(TABLE.read_text())
 
 
-def lookup(instance: str, ctas: int, cycles: dict[str, float], smem_bytes_per_clk: float):
+def lookup(
+    instance: str, ctas: int, cycles: dict[str, float], smem_bytes_per_clk: float, schedulers: int
+):
     """The committed cycles per step, or None when the table has no entry replayed with
-    these cycles and this phase count."""
+    these cycles, schedulers and this phase count."""
     t = _table()
     if t is None or t["phases"] != PHASES:
         return None
-    if t["timing"] != timing_key(cycles, smem_bytes_per_clk):
+    if t["timing"] != timing_key(cycles, smem_bytes_per_clk, schedulers):
         return None
     return t["step_cycles"].get(entry_key(instance, ctas))
 
 
 def cycles_per_step(
-    instance: str, ctas: int, warps: int, cycles: dict[str, float], smem_bytes_per_clk: float
+    instance: str,
+    ctas: int,
+    warps: int,
+    cycles: dict[str, float],
+    smem_bytes_per_clk: float,
+    schedulers: int,
 ) -> float | None:
     """The core model's cycles per step: the committed replay where it was made with these
     cycles, else a replay now; None for an instance without a committed loop. The table is
     asked first, as reading the loop paths costs a process 0.3 s."""
-    known = lookup(instance, ctas, cycles, smem_bytes_per_clk)
+    known = lookup(instance, ctas, cycles, smem_bytes_per_clk, schedulers)
     if known is not None:
         return known
     if loop_path(instance) is None:
         return None
-    return replay((instance, ctas, warps), CoreTiming.from_cycles(cycles, smem_bytes_per_clk))
+    timing = CoreTiming.from_cycles(cycles, smem_bytes_per_clk, schedulers)
+    return replay((instance, ctas, warps), timing)
 
 
 def launches(profile) -> list[tuple[str, int, int]]:
@@ -99,7 +111,8 @@ def build(jobs: int | None = None) -> dict:
     profile = load_profile(PROFILE)
     c = profile.sass_core_cycles.value
     bw = profile.smem_bandwidth_bytes_per_clk_per_sm.value
-    timing = CoreTiming.from_cycles(c, bw)
+    scheds = profile.warp_schedulers_per_sm.value
+    timing = CoreTiming.from_cycles(c, bw, scheds)
     items = launches(profile)
     cycles = pmap(functools.partial(replay, timing=timing), items, jobs=jobs)
     return {
@@ -107,7 +120,7 @@ def build(jobs: int | None = None) -> dict:
         "(gpusim.engine.core_model.resident_step_cycles), per instance@CTAs per SM",
         "profile": PROFILE,
         "phases": PHASES,
-        "timing": timing_key(c, bw),
+        "timing": timing_key(c, bw, scheds),
         "step_cycles": {entry_key(k, n): v for (k, n, _w), v in zip(items, cycles, strict=True)},
     }
 

@@ -82,7 +82,7 @@ def core_efficiency(
         return None
     cycles = _core_step_cycles(
         key, ctas_per_sm, warps_per_cta, tuple(sorted(c.value.items())),
-        profile.smem_bandwidth_bytes_per_clk_per_sm.value,
+        profile.smem_bandwidth_bytes_per_clk_per_sm.value, profile.warp_schedulers_per_sm.value,
     )  # fmt: skip
     steps = [s for p in programs for s in p.steps if s.mma_flops > 0]
     if cycles is None or not steps:
@@ -122,11 +122,11 @@ def _tensor_core_instance_key(kernel: Kernel, rates: Rates) -> str | None:
 
 @functools.cache
 def _core_step_cycles(
-    key: str, ctas: int, warps: int, cycles: tuple, smem_bytes_per_clk: float
+    key: str, ctas: int, warps: int, cycles: tuple, smem_bytes_per_clk: float, schedulers: int
 ) -> float | None:
     from gpusim.engine.core_table import cycles_per_step
 
-    return cycles_per_step(key, ctas, warps, dict(cycles), smem_bytes_per_clk)
+    return cycles_per_step(key, ctas, warps, dict(cycles), smem_bytes_per_clk, schedulers)
 
 
 def prepare(

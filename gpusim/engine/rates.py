@@ -218,8 +218,7 @@ def issue_per_clk_per_sm(profile: HardwareProfile) -> float:
     """Warp-instructions an SM issues per clock: one scheduler's issue rate times the
     schedulers (NVIDIA's architecture whitepapers: four SM sub-partitions, one each)."""
     return (
-        profile.issue_warp_instrs_per_clk_per_scheduler.value
-        * profile.warp_schedulers_per_sm.value
+        profile.issue_warp_instrs_per_clk_per_scheduler.value * profile.warp_schedulers_per_sm.value
     )
 
 

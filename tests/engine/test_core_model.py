@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from gpusim.engine.core_model import (
@@ -23,6 +25,7 @@ T = CoreTiming(
     barrier_cycles_4_warps=20.0,
     barrier_cycles_8_warps=28.0,
     smem_bytes_per_cycle=128.0,
+    schedulers=4,
 )
 
 
@@ -43,6 +46,13 @@ def test_two_warps_hide_each_others_stalls_until_a_pipe_is_full():
     hmma = [ins("HMMA", stall=1, dst=(4 * i,)) for i in range(16)]  # independent products
     assert step_cycles(hmma, 1, 4, T) == pytest.approx(16 * 6)
     assert step_cycles(hmma, 1, 8, T) == pytest.approx(2 * 16 * 6, abs=2)
+
+
+def test_the_schedulers_of_the_sm_share_out_its_warps():
+    # 8 warps of independent products: on 4 schedulers two share a tensor pipe, on 2 four do.
+    hmma = [ins("HMMA", stall=1, dst=(4 * i,)) for i in range(16)]
+    two = replace(T, schedulers=2)
+    assert step_cycles(hmma, 1, 8, two) == pytest.approx(2 * step_cycles(hmma, 1, 8, T), abs=4)
 
 
 def test_a_scoreboard_and_an_hmma_result_make_their_readers_wait():

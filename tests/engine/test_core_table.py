@@ -25,7 +25,8 @@ def table():
 def test_the_table_is_replayed_with_the_profiles_cycles(profile, table):
     c = profile.sass_core_cycles.value
     bw = profile.smem_bandwidth_bytes_per_clk_per_sm.value
-    assert table["timing"] == core_table.timing_key(c, bw)
+    scheds = profile.warp_schedulers_per_sm.value
+    assert table["timing"] == core_table.timing_key(c, bw, scheds)
     assert table["phases"] == PHASES
 
 
@@ -50,7 +51,9 @@ def test_a_sample_replays_to_the_committed_cycles(profile, table, instance, ctas
 def test_other_cycles_are_not_answered_from_the_table(profile):
     c = dict(profile.sass_core_cycles.value)
     bw = profile.smem_bandwidth_bytes_per_clk_per_sm.value
+    scheds = profile.warp_schedulers_per_sm.value
     key = "tc_bf16_d128_m128_n128_w8_s2"
-    assert core_table.lookup(key, 1, c, bw) is not None
+    assert core_table.lookup(key, 1, c, bw, scheds) is not None
+    assert core_table.lookup(key, 1, c, bw, scheds + 1) is None
     c["hmma_pipe"] += 1.0
-    assert core_table.lookup(key, 1, c, bw) is None
+    assert core_table.lookup(key, 1, c, bw, scheds) is None
