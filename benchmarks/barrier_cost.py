@@ -4,8 +4,9 @@
 
 Each thread runs a loop of one dependent FFMA with and without a barrier per
 iteration; the difference of ``clock64()`` cycles per iteration is the
-barrier's cost, for 1 to 16 warps per CTA and one CTA per SM. The engine's
-``BARRIER_CYCLES`` (gpusim/engine/rates.py) comes from this measurement.
+barrier's cost, for 1 to 16 warps per CTA and one CTA per SM. The profiles'
+``barrier_base_cycles`` and ``barrier_cycles_per_warp`` (hardware_profiles/h200-sxm.yaml)
+come from this measurement.
 """
 
 from __future__ import annotations
