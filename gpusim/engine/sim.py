@@ -55,7 +55,7 @@ class KernelSpec:
     rates: Rates | None = None
     #: skip the steady middle of the grid batch-head-wise (bh_skip.py; causal kernels)
     extrapolate_bh: bool = False
-    #: bytes the SMs fetch from the L2 per byte the kernel reads (Kernel.l2_fetch_factor)
+    #: bytes the SMs fetch from the L2 per byte the kernel reads (prepare.l2_fetch_factor)
     l2_fetch_factor: float = 1.0
     #: DRAM bandwidth a byte of the kernel takes over a byte's (prepare.py: bytes in flight)
     dram_cost: float = 1.0
