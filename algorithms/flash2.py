@@ -18,6 +18,8 @@ causal), ``k_i`` the valid keys in those tiles:
 
 from __future__ import annotations
 
+from typing import Literal
+
 from algorithms.base import Algorithm, CompiledKernel, Kernel, OnChip, ceil_div
 from algorithms.footprint import FP32, register_estimate
 from algorithms.recurrence import initial_state, scores, unnormalised_update
@@ -27,7 +29,7 @@ from gpusim.schedule import Schedule
 from gpusim.workload import Workload
 
 #: The CUDA kernel of each storage type (gpusim/kernels/flash2_tc.cu, flash2_simt.cu).
-COMPILED_VARIANT = {"fp16": "tc", "bf16": "tc", "fp32": "simt"}
+COMPILED_VARIANT: dict[str, Literal["tc", "simt"]] = {"fp16": "tc", "bf16": "tc", "fp32": "simt"}
 
 
 def barriers_per_step(dtype: str, stages: int) -> int:
@@ -87,7 +89,7 @@ class Flash2Kernel(Kernel):
         if variant is None or (s.warp_split, s.residency) != ("split-q", "registers"):
             return None
         args = (w.head_dim, s.block_m, s.block_n, s.warps, s.stages)
-        return CompiledKernel(variant, w.dtype, *args)  # type: ignore[arg-type]
+        return CompiledKernel(variant, w.dtype, *args)
 
     def copies_into_padded_rows(self) -> bool:
         # The fp32 kernel (flash2_simt.cu) copies its tiles with 16-byte cp.async into shared
