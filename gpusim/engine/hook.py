@@ -82,6 +82,14 @@ class GpuHandle:
         memory = self._sim.memory
         return memory.lanes[self._lane_index(lane)].capacity / self._sim.lane_capacity[lane]
 
+    def transfers_in_flight(self, lane: str) -> int:
+        """How many of the kernels' transfers share ``lane`` (0: idle), as of the last event.
+
+        Reading it changes nothing (the lane is not brought up to date for it): transfers
+        that end within the tick now may still count.
+        """
+        return self._sim.memory.lanes[self._lane_index(lane)].w
+
     def set_bandwidth_fraction(self, lane: str, fraction: float) -> None:
         """Leave the kernels ``fraction`` (0 < fraction <= 1) of ``lane``'s bandwidth from now.
 
