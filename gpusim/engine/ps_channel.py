@@ -32,13 +32,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from heapq import heappush
+from heapq import heappop, heappush
 
 import simpy
 from simpy.events import Event, Timeout
 
 from gpusim.engine.ps_lane import (
     DONE,
+    JOB,
     KEY,
     KIND,
     LANE,
@@ -209,11 +210,36 @@ class PSServer:
                     v += fdt * cap / w
                     lane.v = v
                 else:
-                    lane.advance(fdt, done)
+                    # ``Lane.advance``, inlined (its first step is the ``need`` above).
+                    left = fdt
+                    while True:
+                        if key > v:
+                            v = key
+                        if need > 0.0:
+                            left -= need
+                        limit = v + REL_TOL * (v if v > 1.0 else 1.0)
+                        while heap and heap[0][0] <= limit:
+                            part = heappop(heap)
+                            part[LIVE] = False
+                            w -= part[WEIGHT]
+                            job = part[JOB]
+                            job[LEFT] -= 1
+                            if job[LEFT] == 0:
+                                done.append(job)
+                        if not heap:
+                            w = 0
+                            break
+                        if not left > 0:
+                            break
+                        key = heap[0][0]
+                        need = (key - v) * w / cap
+                        if need > left:
+                            v += left * cap / w
+                            break
+                    lane.v = v
+                    lane.w = w
                     if not heap:
                         continue
-                    v = lane.v
-                    w = lane.w
                     key = heap[0][0]
             if key <= v + REL_TOL * (v if v > 1.0 else 1.0):
                 residue = True
