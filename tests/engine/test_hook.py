@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from gpusim.engine import simulate
@@ -130,3 +132,14 @@ def test_ticks_and_seconds_convert_at_a_picosecond(h200):
     w, s = inputs("flash2")
     simulate("flash2", w, s, h200, processes=[conv])
     assert seen == [(1_000_000, 1.5e-9, True), 2e-9]
+
+
+def test_the_example_of_docs_engine_md_runs_and_costs_half_a_microsecond(capsys):
+    text = (Path(__file__).resolve().parents[2] / "docs" / "engine.md").read_text()
+    code = text.split("```python\n", 1)[1].split("```", 1)[0]
+    ns: dict = {}
+    exec(compile(code, "docs/engine.md", "exec"), ns)
+    assert ns["slow"].runtime_s - ns["base"].runtime_s == pytest.approx(0.5e-6, abs=100e-12)
+    base_us, slow_us = ns["base"].runtime_s * 1e6, ns["slow"].runtime_s * 1e6
+    assert capsys.readouterr().out == f"{base_us:.3f} us -> {slow_us:.3f} us\n"
+    assert f"It prints `{base_us:.3f} us -> {slow_us:.3f} us`" in text
