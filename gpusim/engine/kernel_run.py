@@ -5,10 +5,10 @@ filled together, after everything else of that tick, in the order (slot, SM)
 — breadth first, as a GPU spreads a launch over its SMs — so the detailed
 and the aggregated paths place every CTA on the same SM and slot.
 
-Steady-state waves (aggregated path, no trace). When the whole GPU frees at
-once, the memory system is idle and the next wave starts from the same state
-as the last one did, but for which tiles the L2 holds. If the last waves
-repeat with period ``P`` (1, 2 or 4 waves: the same duration within
+Steady-state waves (aggregated path, no trace, no user process alive: hook.py).
+When the whole GPU frees at once, the memory system is idle and the next wave
+starts from the same state as the last one did, but for which tiles the L2
+holds. If the last waves repeat with period ``P`` (1, 2 or 4 waves: the same duration within
 :data:`PERIOD_TOLERANCE_TICKS` and exactly the same counter increments), the
 engine skips whole periods up to the last one before the tail: it moves the
 grid on, adds the skipped periods' counters and time, and simulates the rest.
