@@ -33,10 +33,11 @@ UserProcess = Callable[["GpuHandle"], Generator]
 class GpuHandle:
     """A user process's view of one simulation: its SimPy environment, time, and memory lanes."""
 
-    __slots__ = ("_sim",)
+    __slots__ = ("_fraction", "_sim")
 
     def __init__(self, sim: Sim):
         self._sim = sim
+        self._fraction = dict.fromkeys(sim.lane_capacity, 1.0)
 
     @property
     def env(self) -> simpy.Environment:
@@ -79,8 +80,8 @@ class GpuHandle:
 
     def bandwidth_fraction(self, lane: str) -> float:
         """The share of lane ``lane``'s bandwidth the kernels have now (1.0: all of it)."""
-        memory = self._sim.memory
-        return memory.lanes[self._lane_index(lane)].capacity / self._sim.lane_capacity[lane]
+        self._lane_index(lane)
+        return self._fraction[lane]
 
     def transfers_in_flight(self, lane: str) -> int:
         """How many of the kernels' transfers share ``lane`` (0: idle), as of the last event.
@@ -101,6 +102,7 @@ class GpuHandle:
             raise GpusimError(f"bandwidth fraction must be in (0, 1], got {fraction!r}")
         idx = self._lane_index(lane)
         self._sim.memory.set_capacity(idx, self._sim.lane_capacity[lane] * fraction)
+        self._fraction[lane] = fraction
 
     def _lane_index(self, lane: str) -> int:
         if lane not in self._sim.lane_capacity:

@@ -113,12 +113,12 @@ def test_bad_lanes_and_fractions_are_refused(h200):
         for lane, frac in (("hbm", 0.5), ("dram", 0.0), ("dram", 1.5)):
             with pytest.raises(GpusimError):
                 gpu.set_bandwidth_fraction(lane, frac)
-        gpu.set_bandwidth_fraction("l2", 0.25)
+        gpu.set_bandwidth_fraction("l2", 0.3)
         seen.append(gpu.bandwidth_fraction("l2"))
         yield gpu.env.timeout(0)
 
     simulate("flash2", w, s, h200, processes=[bad])
-    assert seen == [0.25]
+    assert seen == [0.3]
 
 
 def test_ticks_and_seconds_convert_at_a_picosecond(h200):
