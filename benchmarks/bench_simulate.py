@@ -89,7 +89,7 @@ def _results(stdout: str) -> list[dict]:
 def side_by_side(base: Path, commit: str, repeat: int, quick: bool) -> None:
     """Each case on this checkout and on the baseline: events, best wall time, ratio."""
     print(f"this checkout against {commit} (the engine before SimPy), best of {repeat}")
-    print(f"  {'case':34} {'events':>8} {'before':>8} {'wall s':>7} {'before':>7} {'ratio':>6}"
+    print(f"  {'case':42} {'events':>8} {'before':>8} {'wall s':>7} {'before':>7} {'ratio':>6}"
           f"  predictions")  # fmt: skip
     neutral = base.parent  # a cwd that puts neither tree on sys.path
     for label, line, plain_too in CASES:
@@ -110,7 +110,7 @@ def side_by_side(base: Path, commit: str, repeat: int, quick: bool) -> None:
             name = f"{label} ({mode})"
             ratio = walls["new"] / walls["old"]
             if mode != "--json":
-                print(f"  {name:34} {'':>8} {'':>8} {walls['new']:7.3f} {walls['old']:7.3f}"
+                print(f"  {name:42} {'':>8} {'':>8} {walls['new']:7.3f} {walls['old']:7.3f}"
                       f" {ratio:6.2f}")  # fmt: skip
                 continue
             new, old = _results(outs["new"]), _results(outs["old"])
@@ -118,7 +118,7 @@ def side_by_side(base: Path, commit: str, repeat: int, quick: bool) -> None:
             same = all(a[k] == b[k] for a, b in zip(new, old, strict=True) for k in keys)
             ev_new = sum(r["events"] for r in new)
             ev_old = sum(r["events"] for r in old)
-            print(f"  {name:34} {ev_new:8,} {ev_old:8,} {walls['new']:7.3f} {walls['old']:7.3f}"
+            print(f"  {name:42} {ev_new:8,} {ev_old:8,} {walls['new']:7.3f} {walls['old']:7.3f}"
                   f" {ratio:6.2f}  {'same' if same else 'DIFFER'}")  # fmt: skip
 
 
@@ -129,7 +129,7 @@ def long_sequence(repeat: int, lengths: tuple[int, ...]) -> None:
           f"  {'runtime ms':>10} {'DRAM read GB':>12}")  # fmt: skip
     for n in lengths:
         code = (
-            "import json,resource,time;"
+            "import json,time;"
             "from gpusim.engine import simulate;from gpusim.profiles import load_profile;"
             "from gpusim.schedule import Schedule;from gpusim.workload import Workload;"
             f"w=Workload(batch=1,heads=32,seq_len_q={n},seq_len_k={n});"
@@ -137,9 +137,10 @@ def long_sequence(repeat: int, lengths: tuple[int, ...]) -> None:
             f"for _ in range({repeat}):\n"
             " t=time.perf_counter();r=simulate('flash2',w,Schedule(),load_profile('h200-sxm'));"
             "best=min(best,time.perf_counter()-t)\n"
-            "print(json.dumps([best,r.events,r.events_per_s,"
-            "resource.getrusage(resource.RUSAGE_SELF).ru_maxrss/1024,r.runtime_s,"
-            "r.dram_read_bytes]))"
+            # VmHWM, not ru_maxrss: Linux carries the latter over from the forked parent
+            "hwm=[l for l in open('/proc/self/status') if l.startswith('VmHWM')][0];"
+            "print(json.dumps([best,r.events,r.events_per_s,int(hwm.split()[1])/1024,"
+            "r.runtime_s,r.dram_read_bytes]))"
         )
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                              check=True).stdout  # fmt: skip
