@@ -7,13 +7,18 @@ part depends on its kind: ``members`` (one transfer per CTA of the group: L2
 and DRAM traffic), ``layers`` (one per CTA *per SM*: the SM's pipes, which
 only the CTAs on that SM share) or ``one`` (``count`` transfers for the whole
 group: shared tiles, one per batch-head, that the group fetches from DRAM once).
+A wait is a SimPy timeout whose callback starts the next stage; a transfer ends
+when its server calls back.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gpusim.engine.ps_channel import KIND, Part
+from simpy.events import Event, Timeout
+
+from gpusim.engine.environment import call_later
+from gpusim.engine.ps_lane import KIND, Part
 
 if TYPE_CHECKING:
     from gpusim.engine.cta_group import CtaGroup
@@ -40,7 +45,8 @@ class Activity:
         """Begin the first stage."""
         self._advance()
 
-    def _advance(self) -> None:
+    def _advance(self, _event: Event | None = None) -> None:
+        # Also the callback of the activity's waits (a SimPy timeout), hence the event.
         g = self.group
         stages = self.stages
         while True:
@@ -55,7 +61,7 @@ class Activity:
                 if arg > 0:
                     env = g.run.sim.env
                     self.deadline = env.now + arg
-                    env.call_in(arg, self._advance)
+                    Timeout(env, arg).callbacks.append(self._advance)
                     return
                 continue
             server_name, parts = arg
@@ -93,7 +99,7 @@ class Activity:
         kind, arg = self.stages[self.idx]
         if kind == WAIT:
             a.deadline = self.deadline
-            env.call_in(max(0, self.deadline - env.now), a._advance)
+            call_later(env, max(0, self.deadline - env.now), a._advance)
             return a
         server_name = arg[0]
         old = self.group.server(server_name)
@@ -113,5 +119,5 @@ class Activity:
         if a.job is None:
             # Nothing of this stage is left for the new group: move on as an event of its
             # own, so that the split in progress finishes first.
-            env.call_in(0, a._advance)
+            call_later(env, 0, a._advance)
         return a

@@ -5,10 +5,10 @@ filled together, after everything else of that tick, in the order (slot, SM)
 — breadth first, as a GPU spreads a launch over its SMs — so the detailed
 and the aggregated paths place every CTA on the same SM and slot.
 
-Steady-state waves (aggregated path, no trace). When the whole GPU frees at
-once, the memory system is idle and the next wave starts from the same state
-as the last one did, but for which tiles the L2 holds. If the last waves
-repeat with period ``P`` (1, 2 or 4 waves: the same duration within
+Steady-state waves (aggregated path, no trace, no user process alive: hook.py).
+When the whole GPU frees at once, the memory system is idle and the next wave
+starts from the same state as the last one did, but for which tiles the L2
+holds. If the last waves repeat with period ``P`` (1, 2 or 4 waves: the same duration within
 :data:`PERIOD_TOLERANCE_TICKS` and exactly the same counter increments), the
 engine skips whole periods up to the last one before the tail: it moves the
 grid on, adds the skipped periods' counters and time, and simulates the rest.
@@ -33,15 +33,17 @@ SMs can drift apart. Waves then no longer repeat, and the steady-state skip does
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import astuple
 from itertools import pairwise
 from statistics import NormalDist
 from typing import TYPE_CHECKING
 
+from simpy.events import Event
+
 from gpusim.engine.bh_skip import BhMarks, per_bh_counters, shift_l2
 from gpusim.engine.counters import Counters
 from gpusim.engine.cta_group import CtaGroup
+from gpusim.engine.environment import call_later
 from gpusim.engine.grid import Grid
 from gpusim.engine.plan import ClassPlan
 from gpusim.engine.rates import Rates
@@ -50,7 +52,8 @@ from gpusim.engine.sm_group import SmGroup
 if TYPE_CHECKING:
     from gpusim.engine.sim import Sim
 
-#: Priority of the dispatch event: after every normal event of the same tick.
+#: Priority of the dispatch event: after every normal event of the same tick (SimPy's
+#: ``NORMAL`` is 1).
 DISPATCH_PRIORITY = 2
 #: Wave periods (in waves) the steady-state detector tries.
 PERIODS = (1, 2, 4)
@@ -65,7 +68,7 @@ _NORMAL = NormalDist()
 
 
 class KernelRun:
-    """Runs one kernel's grid on the SMs; ``on_done`` runs when its last CTA has finished."""
+    """Runs one kernel's grid on the SMs; ``done`` (a SimPy event) fires when its last CTA has."""
 
     def __init__(
         self,
@@ -96,8 +99,8 @@ class KernelRun:
         self.ctas_per_sm = ctas_per_sm
         self.aggregated = aggregated
         self.counters = Counters()
-        #: called, as an event of its own, once the last CTA has finished
-        self.on_done: Callable[[], None] | None = None
+        #: succeeds (an event of its own) once the last CTA has finished
+        self.done = Event(sim.env)
         self.next_cta = 0
         self.live = 0
         self.groups_made = 0
@@ -151,22 +154,23 @@ class KernelRun:
         if self.next_cta < self.grid.total:
             if not self._dispatch_pending:
                 self._dispatch_pending = True
-                env.call_in(0, self._dispatch, DISPATCH_PRIORITY)  # after this tick's others
+                call_later(env, 0, self._dispatch, DISPATCH_PRIORITY)  # after this tick's others
         elif self.live == 0 and not self._placing:
             self._finish()
 
     def _finish(self) -> None:
         if self.end_tick is None:
             self.end_tick = self.sim.now
-            if self.on_done is not None:
-                self.sim.env.call_in(0, self.on_done)
+            self.done.succeed()
 
     # --- dispatch ---------------------------------------------------------------------
-    def _dispatch(self) -> None:
+    def _dispatch(self, _event: Event | None = None) -> None:
         self._dispatch_pending = False
-        if self.aggregated and self.sim.tracer is None and self._whole_gpu_free():
+        # Extrapolation assumes nothing but the engine changes the GPU (Sim.may_extrapolate).
+        skip = self.sim.tracer is None and self.sim.may_extrapolate()
+        if self.aggregated and skip and self._whole_gpu_free():
             self._steady_state()
-        if self._bh is not None and self.sim.tracer is None and self.next_cta < self.grid.total:
+        if self._bh is not None and skip and self.next_cta < self.grid.total:
             self._skip_bh()
         freed = sorted(self._freed, key=lambda e: (e[1], e[0].sm0))
         self._freed = []

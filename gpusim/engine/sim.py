@@ -1,18 +1,22 @@
 """The simulated GPU as a whole: the SimPy environment, L2, DRAM and the kernel sequence.
 
-Kernels of an algorithm run one after another; each starts one launch
-overhead after the previous one ends (the first one after one overhead
-too, so a single kernel's time is overhead + execution, as back-to-back
-launches measure it).
+Kernels of an algorithm run one after another, as a SimPy process
+(:func:`kernel_sequence`); each starts one launch overhead after the previous
+one ends (the first one after one overhead too, so a single kernel's time is
+overhead + execution, as back-to-back launches measure it). User processes
+(:mod:`gpusim.engine.hook`) run beside it in the same environment.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from simpy.events import Event, Process
+
 from gpusim.engine.clock import per_tick
-from gpusim.engine.event_loop import EventLoop
+from gpusim.engine.environment import Environment
 from gpusim.engine.grid import Grid
 from gpusim.engine.kernel_run import KernelRun
 from gpusim.engine.l2_cache import L2Cache
@@ -25,21 +29,45 @@ class Sim:
     """Everything the CTA groups share: time, rates, the L2 and the two bandwidth channels."""
 
     def __init__(self, rates: Rates, tracer: Any = None):
-        self.env = EventLoop()
+        self.env = Environment()
         #: simulated time left out by steady-state wave extrapolation (kernel_run.py)
         self.skipped_ticks = 0
         self.rates = rates
         self.tracer = tracer
         record = tracer is not None
         self.l2 = L2Cache(rates.l2_bytes, rates.l2_loss_curve, rates.l2_line_bytes)
-        lanes = [("l2", per_tick(rates.l2_bytes_per_s)), ("dram", per_tick(rates.dram_bytes_per_s))]
+        #: each memory lane's full capacity per tick (a user process may lower it: hook.py)
+        self.lane_capacity = {
+            "l2": per_tick(rates.l2_bytes_per_s),
+            "dram": per_tick(rates.dram_bytes_per_s),
+        }
         #: the GPU's shared memory system: lane 0 is SM-to-L2 bandwidth, lane 1 DRAM bandwidth
-        self.memory = PSServer(self.env, "memory", lanes, record)
+        self.memory = PSServer(self.env, "memory", list(self.lane_capacity.items()), record)
+        #: the user processes of this run (hook.py), started with the kernel sequence
+        self.user_processes: list[Process] = []
+        #: events to succeed, with the kernel's name, when the next kernel starts
+        self.kernel_start_waiters: list[Event] = []
 
     @property
     def now(self) -> int:
         """Simulated time, the extrapolated waves included."""
         return self.env.now + self.skipped_ticks
+
+    def may_extrapolate(self) -> bool:
+        """Whether skipping steady waves or batch-heads is sound now: no user process is alive.
+
+        The skips assume the engine alone changes the GPU, and they move the GPU's clock
+        past SimPy's; a user process could change bandwidth inside a skipped stretch and
+        must see SimPy's time as the GPU's. Once every user process has returned, neither
+        can happen.
+        """
+        return not any(p.is_alive for p in self.user_processes)
+
+    def kernel_started(self, name: str) -> None:
+        """Tell the processes waiting for a kernel start (hook.py) that ``name`` started."""
+        waiters, self.kernel_start_waiters = self.kernel_start_waiters, []
+        for ev in waiters:
+            ev.succeed(name)
 
 
 @dataclass
@@ -61,18 +89,14 @@ class KernelSpec:
     dram_cost: float = 1.0
 
 
-def run_kernels(sim: Sim, specs: list[KernelSpec]) -> list[KernelRun]:
-    """Run ``specs`` in sequence on ``sim``; the finished runs, in order."""
-    runs: list[KernelRun] = []
-    todo = iter(specs)
+def kernel_sequence(sim: Sim, specs: list[KernelSpec], runs: list[KernelRun]) -> Generator:
+    """The SimPy process of an algorithm: each kernel one launch overhead after the last ends.
 
-    def launch_next() -> None:
-        """One launch overhead, then the next kernel (when the previous one has ended)."""
-        spec = next(todo, None)
-        if spec is not None:
-            sim.env.call_in(sim.rates.launch_ticks, lambda: start(spec))
-
-    def start(spec: KernelSpec) -> None:
+    Appends each ``KernelRun`` to ``runs`` as it starts.
+    """
+    env = sim.env
+    for spec in specs:
+        yield env.timeout(sim.rates.launch_ticks)
         kr = KernelRun(
             sim,
             spec.name,
@@ -85,10 +109,23 @@ def run_kernels(sim: Sim, specs: list[KernelSpec]) -> list[KernelRun]:
             spec.l2_fetch_factor,
             spec.dram_cost,
         )
-        kr.on_done = launch_next
         runs.append(kr)
         kr.start()
+        sim.kernel_started(spec.name)
+        yield kr.done
 
-    launch_next()
-    sim.env.run()
+
+def run_kernels(
+    sim: Sim, specs: list[KernelSpec], processes: Sequence[Callable[[], Generator]] = ()
+) -> list[KernelRun]:
+    """Run ``specs`` in sequence on ``sim``, with ``processes`` beside; the finished runs.
+
+    Each of ``processes`` makes a generator that runs as a SimPy process from tick 0; the
+    run ends with the last kernel, whether or not they have returned.
+    """
+    runs: list[KernelRun] = []
+    env = sim.env
+    main = env.process(kernel_sequence(sim, specs, runs))
+    sim.user_processes = [env.process(make()) for make in processes]
+    env.run(until=main)
     return runs

@@ -13,7 +13,7 @@ Paths (``detail``):
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
 
@@ -22,6 +22,7 @@ from algorithms.base import OnChip
 from gpusim.counting import MAX_TRACED_STEPS, count, traced_classes
 from gpusim.engine.clock import seconds
 from gpusim.engine.counters import Counters
+from gpusim.engine.hook import GpuHandle, UserProcess
 from gpusim.engine.plan import min_cta_phases
 from gpusim.engine.prepare import MANY_CLASSES, PreparedKernel, prepare
 from gpusim.engine.rates import rates_for
@@ -65,6 +66,7 @@ def simulate(
     detail: str = "auto",
     on_chip: Mapping[str, OnChip] | None = None,
     extrapolate: bool = True,
+    processes: Sequence[UserProcess] | None = None,
 ) -> SimResult:
     """Simulate ``algorithm`` on ``profile``; ``trace_path`` also writes a Chrome trace.
 
@@ -72,6 +74,9 @@ def simulate(
     (a compiled kernel's real registers and shared memory, as validation uses).
     ``extrapolate=False`` turns off the batch-head extrapolation of kernels with many
     timing classes on the aggregated path (:mod:`gpusim.engine.bh_skip`).
+    ``processes``: generator functions, each called with a
+    :class:`~gpusim.engine.hook.GpuHandle` and run as a SimPy process beside the
+    kernels (docs/engine.md).
     """
     real = dict(on_chip or {})
     t0 = time.perf_counter()
@@ -124,8 +129,10 @@ def simulate(
 
         tracer = ChromeTracer(profile.sm_count.value)
     sim = Sim(rates, tracer)
+    gpu = GpuHandle(sim)
+    user = [lambda fn=fn: fn(gpu) for fn in processes or ()]
     t1 = time.perf_counter()
-    runs = run_kernels(sim, [p.spec for p in prepared])
+    runs = run_kernels(sim, [p.spec for p in prepared], user)
     engine_wall_s = time.perf_counter() - t1
 
     total = Counters()

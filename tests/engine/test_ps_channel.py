@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+
+import pytest
 import simpy
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -130,13 +133,61 @@ def test_a_superseded_timer_does_not_report_early():
     assert log == {"a": 100, "b": 80}
 
 
-def test_on_the_engine_loop_a_superseded_timer_does_not_report_early_either():
-    from gpusim.engine.event_loop import EventLoop
+def test_on_the_engine_environment_a_superseded_timer_does_not_report_early_either():
+    from gpusim.engine.environment import Environment, call_later
 
-    loop = EventLoop()
-    s = PSServer(loop, "test", [("lane0", 1.0), ("lane1", 1.0)])
+    env = Environment()
+    s = PSServer(env, "test", [("lane0", 1.0), ("lane1", 1.0)])
     log = {}
-    loop.call_in(0, lambda: s.submit([(0, 1, 100.0, "m")], lambda: log.__setitem__("a", loop.now)))
-    loop.call_in(10, lambda: s.submit([(1, 1, 70.0, "m")], lambda: log.__setitem__("b", loop.now)))
-    loop.run()
+    call_later(
+        env, 0, lambda _e: s.submit([(0, 1, 100.0, "m")], lambda: log.__setitem__("a", env.now))
+    )
+    call_later(
+        env, 10, lambda _e: s.submit([(1, 1, 70.0, "m")], lambda: log.__setitem__("b", env.now))
+    )
+    env.run()
     assert log == {"a": 100, "b": 80}
+    # Two submits, the first timer (a at 100), the second (b at 80), and a's timer again
+    # after b ended (the stale one at 100 does nothing).
+    assert env.events == 5
+
+
+def test_a_capacity_change_retimes_the_transfers_in_flight():
+    # 100 units at 1/tick; at t = 20 the lane drops to 0.5/tick: 80 left take 160 more.
+    env, s = _server(1.0)
+    log = {}
+
+    def throttle():
+        yield env.timeout(20)
+        s.set_capacity(0, 0.5)
+
+    _submit_at(env, s, 0, [(0, 1, 100.0, "m")], log, "a")
+    env.process(throttle())
+    env.run()
+    assert log == {"a": 180}
+
+
+def test_a_capacity_change_and_back_costs_the_work_lost_meanwhile_under_sharing():
+    # Two transfers of 100 (weight 3 and 1) share capacity 2: alone they end at 200. Halving
+    # the capacity for 40 ticks serves 40 units less in all, 20 ticks at full capacity later.
+    env, s = _server(2.0)
+    log = {}
+
+    def throttle():
+        yield env.timeout(30)
+        s.set_capacity(0, 1.0)
+        yield env.timeout(40)
+        s.set_capacity(0, 2.0)
+
+    _submit_at(env, s, 0, [(0, 3, 100.0, "m")], log, "three")
+    _submit_at(env, s, 0, [(0, 1, 100.0, "m")], log, "one")
+    env.process(throttle())
+    env.run()
+    assert log == {"three": 220, "one": 220}
+
+
+def test_a_capacity_must_be_positive_and_finite():
+    _env, s = _server(1.0)
+    for bad in (0.0, -1.0, math.inf, math.nan):
+        with pytest.raises(ValueError):
+            s.set_capacity(0, bad)
