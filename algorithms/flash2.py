@@ -19,8 +19,8 @@ causal), ``k_i`` the valid keys in those tiles:
 from __future__ import annotations
 
 from algorithms.base import Algorithm, Kernel, OnChip, ceil_div
-from algorithms.footprint import FP32, register_estimate
 from algorithms.recurrence import initial_state, scores, unnormalised_update
+from algorithms.register_estimate import FP32, register_estimate
 from algorithms.tile_machine import TileMachine
 from algorithms.tiling import needs_mask, visible_kv_blocks
 from gpusim.schedule import Schedule

@@ -1,3 +1,3 @@
 """gpusim: a discrete-event GPU simulator and cost model for attention kernels."""
 
-__version__ = "0.1.0"
+from gpusim.version import __version__ as __version__

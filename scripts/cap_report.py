@@ -23,9 +23,9 @@ sys.path.insert(0, str(ROOT))
 
 from algorithms import get_algorithm  # noqa: E402
 from gpusim.engine import simulate  # noqa: E402
+from gpusim.kernel_catalog.compiled import compiled_footprints  # noqa: E402
 from gpusim.profiles import load_profile  # noqa: E402
 from gpusim.schedule import Schedule  # noqa: E402
-from gpusim.tuning.compiled import compiled_footprints  # noqa: E402
 from gpusim.tuning.proof_report import model_commit  # noqa: E402
 from gpusim.workload import Workload  # noqa: E402
 

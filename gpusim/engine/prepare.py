@@ -111,7 +111,7 @@ def steady_step(steps: list[Step]) -> Step:
 def _tensor_core_instance_key(kernel: Kernel) -> str | None:
     """The key of the compiled tensor-core instance ``kernel`` is (gpusim/kernels), or None
     when it is not that kernel (another algorithm, fp32, split-k, shared-memory results)."""
-    from gpusim.kernels.instances import TC_DTYPES, KernelInstance
+    from gpusim.kernel_catalog.instances import TC_DTYPES, KernelInstance
 
     w, s = kernel.workload, kernel.schedule
     if (kernel.name, s.warp_split, s.residency) != ("flash2_fwd", "split-q", "registers"):

@@ -141,7 +141,7 @@ def _judge(args: tuple[dict[str, Any], str, str]) -> MeasuredRun:
     from dataclasses import asdict
 
     from gpusim.profiles import load_profile
-    from gpusim.validation.compare import compare_record
+    from gpusim.validation.predicted_vs_measured import compare_record
 
     rec, profile, gpu = args
     row = compare_record(rec, load_profile(profile), detail="aggregated")

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from gpusim.profiles.schema import HardwareProfile
 from gpusim.schedule import Schedule
-from gpusim.tuning.compare import rule_picks
+from gpusim.tuning.rule_snap import rule_picks
 from gpusim.workload import Workload
 
 #: Issue 6's targets: first choice within 5 % of the best in 7 of 8 workloads; Spearman >= 0.8.

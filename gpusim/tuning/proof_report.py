@@ -18,10 +18,10 @@ import subprocess
 from pathlib import Path
 
 from gpusim import atomic
+from gpusim.parallel_map import pmap
 from gpusim.profiles.loader import load_profile
 from gpusim.schedule import Schedule
 from gpusim.tuning import proof
-from gpusim.tuning.parallel import pmap
 from gpusim.tuning.tuner import tune
 from gpusim.workload import Workload
 

@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from gpusim.validation.compare import CLASS_KEYS, TARGETS, Row
+from gpusim.validation.predicted_vs_measured import CLASS_KEYS, TARGETS, Row
 
 CSV_COLUMNS = (
     "id",
@@ -374,7 +374,7 @@ def write_report(
     out_dir.mkdir(parents=True, exist_ok=True)
     notes_path = out_dir / "notes.md"
     notes = notes_path.read_text() if notes_path.exists() else ""
-    from gpusim.calibrate.provenance import git_commit
+    from gpusim.source_commit import git_commit
 
     names = [n for n, _ in datasets]
     gpu = datasets[0][1]["provenance"]["gpu_name"]

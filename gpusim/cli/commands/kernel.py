@@ -26,7 +26,7 @@ def run_kernel(
     """Run the schedule's flash2 CUDA kernel on random inputs: error and measured time."""
     from gpusim.kernels.check import check_case
     from gpusim.kernels.runner import Flash2Runner
-    from gpusim.kernels.timing import time_schedules
+    from gpusim.kernels.schedule_timing import time_schedules
 
     workload, schedule, _profile, filled = opts.build(check=False)
     runner = Flash2Runner()  # GpusimError when CuPy or a GPU is missing

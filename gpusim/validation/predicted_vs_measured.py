@@ -19,7 +19,7 @@ from typing import Any
 
 from gpusim.profiles.schema import HardwareProfile
 from gpusim.schedule import Schedule
-from gpusim.validation.footprint import real_on_chip
+from gpusim.validation.measured_footprint import real_on_chip
 from gpusim.workload import Workload
 
 #: The issue's targets.

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gpusim.errors import GpusimError
-from gpusim.kernels.instances import (
+from gpusim.kernel_catalog.instances import (
     SMEM_PER_BLOCK_OPTIN_BYTES,
     KernelInstance,
     all_instances,
