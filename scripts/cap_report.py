@@ -52,7 +52,7 @@ def main() -> int:
     for e in record["workloads"]:
         w = Workload(**e["workload"])
         for inst in e["instances"]:
-            s = Schedule(**inst["schedule"])
+            s = Schedule.from_record(inst["schedule"])
             for launch in inst["launches"]:
                 c = launch["ctas_per_sm"]
                 pred = {p: predict(w, s, inst["instance"], c, prof) for p, prof in profiles.items()}

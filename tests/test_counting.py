@@ -17,7 +17,7 @@ def _ceil(a, b):
 
 
 def _count(name, w, bm, bn, **kw):
-    return count(name, w, Schedule(algorithm=name, block_m=bm, block_n=bn, **kw))
+    return count(name, w, Schedule(block_m=bm, block_n=bn, **kw))
 
 
 def _rw(c, tensor):

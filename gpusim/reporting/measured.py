@@ -99,7 +99,7 @@ def _from_row(
 ) -> MeasuredRun:
     """A run from one comparison row (the dataset record, when found, gives the exact inputs)."""
     if rec is not None:
-        w, s = Workload(**rec["workload"]), Schedule(**rec["schedule"])
+        w, s = Workload(**rec["workload"]), Schedule.from_record(rec["schedule"])
     else:
         n = row["seq_len"]
         w = Workload(
@@ -112,7 +112,6 @@ def _from_row(
             causal=row["causal"],
         )
         s = Schedule(
-            algorithm=row["kind"],
             block_m=row["block_m"],
             block_n=row["block_n"],
             warps=row["warps"],

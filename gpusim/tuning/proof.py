@@ -93,7 +93,7 @@ def evaluate_workload(entry: dict, predict: Predictor | None = None) -> Workload
     timed = [r for r in entry["schedules"] if r.get("measured_s") is not None]
     if not timed:
         raise ValueError(f"no measured schedule for {w}")
-    all_scheds = [Schedule(**r["schedule"]) for r in timed]
+    all_scheds = [Schedule.from_record(r["schedule"]) for r in timed]
     preds = (
         [r.get("predicted_s") for r in timed] if predict is None else list(predict(w, all_scheds))
     )

@@ -82,7 +82,7 @@ def predict_record(
         reasons = {r.schedule: r.reason for r in res.rejected}
         rows = []
         for row in entry["schedules"]:
-            s = Schedule(**row["schedule"])
+            s = Schedule.from_record(row["schedule"])
             rows.append(
                 {"schedule": row["schedule"], "predicted_s": times.get(s), "reason": reasons.get(s)}
             )

@@ -49,7 +49,6 @@ def _schedules(algorithm: str, ms, ns, warps, stages) -> tuple[Schedule, ...]:
     ms = (1,) if algorithm in SINGLE_QUERY_ALGORITHMS else ms
     return tuple(
         Schedule(
-            algorithm=algorithm,
             block_m=bm,
             block_n=bn,
             warps=w,

@@ -77,7 +77,6 @@ def test_smem_limit_rejects():
     [
         (Workload(head_dim=96), Schedule(), "head_dim 96"),
         (Workload(dtype="fp32", head_dim=32), Schedule(block_m=64, warps=8), "fp32"),
-        (Workload(), Schedule(algorithm="flash1"), "flash2"),
         (Workload(), Schedule(warp_split="split-k"), "split-q"),
         (Workload(), Schedule(residency="smem"), "registers"),
         (Workload(), Schedule(block_m=96), "16*warps"),
