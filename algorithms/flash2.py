@@ -21,8 +21,8 @@ from __future__ import annotations
 from typing import Literal
 
 from algorithms.base import Algorithm, CompiledKernel, Kernel, OnChip, ceil_div
-from algorithms.footprint import FP32, register_estimate
 from algorithms.recurrence import initial_state, scores, unnormalised_update
+from algorithms.register_estimate import FP32, register_estimate
 from algorithms.tile_machine import TileMachine
 from algorithms.tiling import needs_mask, visible_kv_blocks
 from gpusim.schedule import Schedule

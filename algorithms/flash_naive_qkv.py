@@ -17,8 +17,8 @@ tiles of row ``r`` (``ceil(Nk/Bc)`` without causal), ``k_r`` their valid keys:
 from __future__ import annotations
 
 from algorithms.base import Algorithm, Kernel, OnChip
-from algorithms.footprint import FP32, register_estimate
 from algorithms.recurrence import initial_state, normalised_update, scores
+from algorithms.register_estimate import FP32, register_estimate
 from algorithms.tile_machine import TileMachine
 from algorithms.tiling import first_masked_tile, visible_kv_blocks
 from gpusim.errors import GpusimError

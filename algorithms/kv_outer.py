@@ -16,9 +16,9 @@ starts from ``(m, l, O) = (-inf, 0, 0)`` on chip instead of reading HBM.
 from __future__ import annotations
 
 from algorithms.base import Kernel, OnChip
-from algorithms.footprint import BASE_REGS, FP32, register_estimate
 from algorithms.materialised import RowBlockKernel
 from algorithms.recurrence import initial_state, normalised_update, scores, unnormalised_update
+from algorithms.register_estimate import BASE_REGS, FP32, register_estimate
 from algorithms.tile_machine import TileMachine
 from algorithms.tiling import q_blocks_visiting, visits_per_q_block
 

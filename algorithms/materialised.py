@@ -21,7 +21,7 @@ import math
 from abc import abstractmethod
 
 from algorithms.base import Algorithm, Kernel, OnChip
-from algorithms.footprint import FP32, gemm_regs
+from algorithms.register_estimate import FP32, gemm_regs
 from algorithms.tile_machine import Tile, TileMachine
 from algorithms.tiling import first_masked_tile, needs_mask, q_blocks, visible_kv_blocks
 from gpusim.schedule import Schedule

@@ -28,12 +28,12 @@ import math
 from functools import cached_property
 
 from algorithms.base import Kernel, OnChip, ceil_div
-from algorithms.footprint import FP32, gemm_regs
 from algorithms.materialised import (
     MaterialisedAttention,
     load_scores,
     row_block_key,
 )
+from algorithms.register_estimate import FP32, gemm_regs
 from algorithms.tile_machine import TileMachine
 from algorithms.tiling import visible_kv_blocks
 from gpusim.schedule import Schedule

@@ -19,9 +19,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from gpusim.engine import simulate
+from gpusim.parallel_map import default_jobs
 from gpusim.profiles import load_profile
-from gpusim.tuning.parallel import default_jobs
-from gpusim.tuning.sweep import TuneTask, tune_many
+from gpusim.tuning.tune_many import TuneTask, tune_many
 from gpusim.tuning.tuner import tune
 from gpusim.workload import Workload
 
@@ -102,7 +102,7 @@ def proof_deviation(jobs: int) -> None:
     """Every candidate of the causal tuning-proof workloads, with and without extrapolation."""
     import json
 
-    from gpusim.tuning.parallel import pmap
+    from gpusim.parallel_map import pmap
     from gpusim.tuning.proof_report import MEASURED as proof
 
     profile = load_profile("h200-sxm")

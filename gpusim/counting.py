@@ -38,7 +38,7 @@ class _BudgetedTracer(TracingMachine):
         if self._budget[0] < 0:
             s = self.s
             raise GpusimError(
-                f"tracing {s.algorithm} with block_m {s.block_m}, block_n {s.block_n} on "
+                f"tracing kernel {self.k.name} with block_m {s.block_m}, block_n {s.block_n} on "
                 f"Nq={self.w.seq_len_q}, Nk={self.w.seq_len_k} needs more than "
                 f"{MAX_TRACED_STEPS} tile steps; use larger blocks (--block-n, --block-m)"
             )
@@ -187,13 +187,8 @@ class Counts:
 
 
 def count(algorithm_name: str, workload: Workload, schedule: Schedule) -> Counts:
-    """Trace ``algorithm_name`` under ``schedule`` on ``workload`` and count traffic and work.
-
-    ``schedule.algorithm`` is set to ``algorithm_name`` (the name given here wins).
-    """
+    """Trace ``algorithm_name`` under ``schedule`` on ``workload`` and count traffic and work."""
     algorithm = get_algorithm(algorithm_name)
-    if schedule.algorithm != algorithm_name:
-        schedule = schedule.model_copy(update={"algorithm": algorithm_name})
     algorithm.check(workload, schedule)
     budget = [MAX_TRACED_STEPS]
     kernels = [count_kernel(k, budget) for k in algorithm.kernels(workload, schedule)]

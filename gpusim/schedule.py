@@ -6,7 +6,8 @@ kernel alike, so "the configuration we predicted" and "the one we ran" are the s
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Mapping
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -15,7 +16,8 @@ Residency = Literal["registers", "smem"]
 
 
 class Schedule(BaseModel):
-    """Tile sizes and mapping parameters of one algorithm.
+    """Tile sizes and mapping parameters of one algorithm (which algorithm is said beside it,
+    where the schedule is used: ``simulate("flash2", workload, schedule, profile)``).
 
     - ``block_m`` (Br): query rows per tile; ``block_n`` (Bc): key rows per tile.
     - ``warps``: warps per CTA; ``stages``: shared-memory buffers for K/V tiles
@@ -29,7 +31,6 @@ class Schedule(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    algorithm: str = "flash2"
     block_m: int = Field(128, gt=0, le=4096)
     block_n: int = Field(64, gt=0, le=4096)
     warps: int = Field(4, gt=0, le=64)
@@ -37,9 +38,17 @@ class Schedule(BaseModel):
     warp_split: WarpSplit = "split-q"
     residency: Residency = "registers"
 
-    def label(self) -> str:
-        """A short human-readable name, e.g. ``flash2 Br128 Bc64 w4 s2``."""
-        return (
-            f"{self.algorithm} Br{self.block_m} Bc{self.block_n} w{self.warps} s{self.stages}"
+    def label(self, algorithm: str | None = None) -> str:
+        """A short human-readable name, e.g. ``flash2 Br128 Bc64 w4 s2 split-q registers``
+        (without the algorithm's name when none is given)."""
+        text = (
+            f"Br{self.block_m} Bc{self.block_n} w{self.warps} s{self.stages}"
             f" {self.warp_split} {self.residency}"
         )
+        return text if algorithm is None else f"{algorithm} {text}"
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any]) -> Schedule:
+        """The schedule of a stored record; records written while a schedule also named its
+        algorithm carry an ``algorithm`` key, which the record's own algorithm field repeats."""
+        return cls(**{k: v for k, v in record.items() if k != "algorithm"})

@@ -21,10 +21,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from gpusim.kernels.instances import all_instances
-from gpusim.kernels.provenance import provenance
+from gpusim.kernel_catalog.instances import all_instances
+from gpusim.kernels.measurement_provenance import provenance
 from gpusim.kernels.runner import Flash2Runner
-from gpusim.kernels.timing import L2_FLUSH_BYTES, time_schedules
+from gpusim.kernels.schedule_timing import L2_FLUSH_BYTES, time_schedules
 from gpusim.workload import Workload
 
 SEQ_LENS = (512, 1024, 2048, 4096, 8192, 16384)

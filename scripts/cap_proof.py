@@ -56,9 +56,9 @@ def main() -> int:
 
     import cupy as cp
 
-    from gpusim.calibrate.provenance import collect
+    from gpusim.calibrate.calibration_provenance import collect
     from gpusim.kernels.runner import Flash2Runner
-    from gpusim.kernels.timing import L2_FLUSH_BYTES, random_inputs, time_launches
+    from gpusim.kernels.schedule_timing import L2_FLUSH_BYTES, random_inputs, time_launches
 
     runner = Flash2Runner(cubin_dir=args.cubin_dir)
     flush = cp.empty(L2_FLUSH_BYTES, dtype=cp.uint8)

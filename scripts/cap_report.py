@@ -23,9 +23,9 @@ sys.path.insert(0, str(ROOT))
 
 from algorithms import get_algorithm  # noqa: E402
 from gpusim.engine import simulate  # noqa: E402
+from gpusim.kernel_catalog.compiled import compiled_footprints  # noqa: E402
 from gpusim.profiles import load_profile  # noqa: E402
 from gpusim.schedule import Schedule  # noqa: E402
-from gpusim.tuning.compiled import compiled_footprints  # noqa: E402
 from gpusim.tuning.proof_report import model_commit  # noqa: E402
 from gpusim.workload import Workload  # noqa: E402
 
@@ -52,7 +52,7 @@ def main() -> int:
     for e in record["workloads"]:
         w = Workload(**e["workload"])
         for inst in e["instances"]:
-            s = Schedule(**inst["schedule"])
+            s = Schedule.from_record(inst["schedule"])
             for launch in inst["launches"]:
                 c = launch["ctas_per_sm"]
                 pred = {p: predict(w, s, inst["instance"], c, prof) for p, prof in profiles.items()}

@@ -32,7 +32,7 @@ from algorithms.tracing import (  # noqa: E402
     TC_INSTRS_PER_O_ELEM,
     TC_INSTRS_PER_WARP_STEP,
 )
-from gpusim.kernels.loop_counts import loop_counts, loop_path  # noqa: E402
+from gpusim.kernel_catalog.loop_counts import loop_counts, loop_path  # noqa: E402
 
 NCU = ROOT / "reports" / "tuning" / "h200_2026-11-30_nvcc"
 PTXAS = ROOT / "reports" / "kernels" / "build_sm90" / "ptxas_and_sass.json"
@@ -82,7 +82,7 @@ def instructions(rows: list[dict]) -> None:
 
 def core_cycles(rows: list[dict]) -> None:
     from gpusim.engine.core_table import cycles_per_step
-    from gpusim.kernels.instances import all_instances
+    from gpusim.kernel_catalog.instances import all_instances
     from gpusim.occupancy import occupancy
     from gpusim.profiles.loader import load_profile
 

@@ -23,10 +23,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from gpusim.kernel_catalog.sass_decode import decoded  # noqa: E402
+from gpusim.kernel_catalog.sass_loop import main_loop, parse  # noqa: E402
 from gpusim.kernels.build import dump_sass, find_tool, nvcc_version  # noqa: E402
-from gpusim.kernels.provenance import git_commit  # noqa: E402
-from gpusim.kernels.sass_decode import decoded  # noqa: E402
-from gpusim.kernels.sass_loop import main_loop, parse  # noqa: E402
+from gpusim.source_commit import git_commit  # noqa: E402
 
 KERNELS = ROOT / "gpusim" / "calibrate" / "kernels"
 OUT = ROOT / "reports" / "calibration" / "smem_overlap_h200_2026-11-30" / "loop_paths_sm90.json"

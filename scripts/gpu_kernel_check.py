@@ -20,9 +20,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from gpusim.kernel_catalog.instances import all_instances, rejected_instances
 from gpusim.kernels.check import check_instances
-from gpusim.kernels.instances import all_instances, rejected_instances
-from gpusim.kernels.provenance import provenance
+from gpusim.kernels.measurement_provenance import provenance
 from gpusim.kernels.runner import Flash2Runner
 
 NVRTC_SAMPLE = (

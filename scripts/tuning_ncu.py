@@ -24,8 +24,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
+from gpusim import ncu as ncu_mod  # noqa: E402
 from gpusim.tuning.space import search_space  # noqa: E402
-from gpusim.validation import ncu as ncu_mod  # noqa: E402
 
 #: Every issue-stall reason Hopper's ncu reports, per issued instruction.
 STALLS = (
@@ -71,7 +71,7 @@ def jobs(indices: list[int]) -> list[tuple[str, object, object]]:
 def driver(indices: list[int], cubin_dir: Path | None) -> int:
     """Launch each instance once, markers ``2i + 1`` before and ``2i + 2`` after it."""
     from gpusim.kernels.runner import Flash2Runner
-    from gpusim.kernels.timing import random_inputs
+    from gpusim.kernels.schedule_timing import random_inputs
 
     runner = Flash2Runner(cubin_dir=cubin_dir)
     cp = runner.cp

@@ -95,7 +95,7 @@ def held_out() -> list[Workload]:
 
 def provenance(cp) -> dict:
     """GPU, driver, CUDA, CuPy, clocks, date, commit of this run."""
-    from gpusim.calibrate.provenance import collect
+    from gpusim.calibrate.calibration_provenance import collect
 
     name = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
     return collect(cp, name, sys.argv[1:]) | {"command": " ".join(sys.argv)}
@@ -103,7 +103,7 @@ def provenance(cp) -> dict:
 
 def measure(workload: Workload, schedules: list, repeats: int, runner) -> list[dict]:
     """One timing record per schedule (``median_s``, or ``error`` where it cannot run)."""
-    from gpusim.kernels.timing import time_schedules  # the kernel package's timer
+    from gpusim.kernels.schedule_timing import time_schedules  # the kernel package's timer
 
     return time_schedules([(workload, s) for s in schedules], runner=runner, repeats=repeats)
 
@@ -111,8 +111,8 @@ def measure(workload: Workload, schedules: list, repeats: int, runner) -> list[d
 def check_timed(runner, record: dict, log) -> list[dict]:
     """Correctness of every instance that was timed, on the kernels' own check cases
     (random inputs, poisoned output, float64 reference): the timed binaries compute attention."""
+    from gpusim.kernel_catalog.instances import all_instances
     from gpusim.kernels.check import CASES, check_instances
-    from gpusim.kernels.instances import all_instances
 
     timed = {r["measurement"].get("instance") for e in record["workloads"] for r in e["schedules"]}
     insts = [i for i in all_instances() if i.key in timed]

@@ -31,7 +31,7 @@ def log(msg: str) -> None:
 def dry_run(only: str | None) -> int:
     """Print the configs (id, instance, shared memory, ncu) and their counts; no GPU."""
     from gpusim.errors import GpusimError
-    from gpusim.kernels.instances import instance_for
+    from gpusim.kernel_catalog.instances import instance_for
 
     configs = select(sweep_configs(), only)
     for c in configs:
@@ -53,9 +53,9 @@ def build_cubins(out_dir: Path) -> int:
     """nvcc-built cubins of every flash2 instance of the sweep, plus the softmax kernel."""
     import subprocess
 
+    from gpusim.kernel_catalog.instances import instance_for
     from gpusim.kernels.build import build_cubins as build_flash2
     from gpusim.kernels.build import find_tool, parse_ptxas
-    from gpusim.kernels.instances import instance_for
     from gpusim.validation.standard_gpu import SOFTMAX_NAME, SOFTMAX_SOURCE
 
     insts = sorted(

@@ -11,9 +11,9 @@ from typing import Any
 import numpy as np
 
 from gpusim.calibrate.context import BenchContext
+from gpusim.calibrate.event_timing import event_times_s
 from gpusim.calibrate.sources import compile_module, kernel_attributes
 from gpusim.calibrate.stats import derived, measurement
-from gpusim.calibrate.timing import event_times_s
 
 NAME = "dram"
 THREADS = 256

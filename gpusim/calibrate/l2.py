@@ -12,9 +12,9 @@ from typing import Any
 import numpy as np
 
 from gpusim.calibrate.context import BenchContext
+from gpusim.calibrate.event_timing import event_times_s, fit_iters
 from gpusim.calibrate.sources import compile_module, kernel_attributes
 from gpusim.calibrate.stats import derived, measurement
-from gpusim.calibrate.timing import event_times_s, fit_iters
 
 NAME = "l2"
 THREADS = 256

@@ -161,7 +161,7 @@ def launch(fine: bool = False, writes: bool = False, hot: bool = False) -> list[
 
 def run(out: Path, fine: bool = False, writes: bool = False, hot: bool = False) -> int:
     """Run the driver under ncu (no cache flush between kernels) and write the records."""
-    from gpusim.validation.ncu import find_ncu, parse_csv
+    from gpusim.ncu import find_ncu, parse_csv
 
     ncu = find_ncu()
     if ncu is None:

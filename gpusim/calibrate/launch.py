@@ -13,9 +13,9 @@ import time
 from typing import Any
 
 from gpusim.calibrate.context import BenchContext
+from gpusim.calibrate.event_timing import event_times_s
 from gpusim.calibrate.sources import compile_module, kernel_attributes
 from gpusim.calibrate.stats import measurement
-from gpusim.calibrate.timing import event_times_s
 
 NAME = "launch"
 

@@ -11,7 +11,7 @@ import time
 import traceback
 from typing import Any
 
-from gpusim.calibrate import provenance
+from gpusim.calibrate import calibration_provenance as provenance
 from gpusim.calibrate.clocks import SmiSampler, smi_static
 from gpusim.calibrate.context import BenchContext
 from gpusim.errors import GpusimError

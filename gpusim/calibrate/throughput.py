@@ -12,8 +12,8 @@ from typing import Any
 
 from gpusim.calibrate.clocks import clock_hz_from_stamps
 from gpusim.calibrate.context import BenchContext
+from gpusim.calibrate.event_timing import event_times_s, fit_iters
 from gpusim.calibrate.stats import measurement
-from gpusim.calibrate.timing import event_times_s, fit_iters
 
 # Launch arguments for a given loop count and stamp buffer.
 ArgsFor = Callable[[int, Any], tuple[Any, ...]]

@@ -7,9 +7,9 @@ A command takes them all by decorating itself with :func:`workload_options`::
     def count(opts: WorkloadOptions, json_out: JsonOption = False) -> None:
         inputs = opts.build()        # Workload, Schedule, HardwareProfile, defaults used
 
-Each option is also a reusable ``Annotated`` alias (``BatchOption`` ...), and
-:func:`build_inputs` works without Typer. Block sizes left out come from
-``gpusim.tuning.rules.default_schedule``; ``Inputs.filled`` says which.
+Each option is also a reusable ``Annotated`` alias (``BatchOption`` ...). Turning the values
+into model inputs is the API layer's :func:`gpusim.api.inputs.build_inputs` (block sizes left
+out come from ``gpusim.tuning.rules.default_schedule``; ``Inputs.filled`` says which).
 """
 
 from __future__ import annotations
@@ -18,18 +18,13 @@ import functools
 import inspect
 from dataclasses import asdict, dataclass, fields
 from enum import Enum
-from typing import Annotated, Any, NamedTuple
+from typing import Annotated, Any
 
 import typer
-from pydantic import ValidationError
 
+from gpusim.api.inputs import SCHEDULE_FIELDS, Inputs, build_inputs, check_schedule_fits
 from gpusim.dtypes import USER_DTYPES
-from gpusim.errors import GpusimError
-from gpusim.occupancy import check_fits
-from gpusim.profiles import DEFAULT_PROFILE, HardwareProfile, list_profiles, load_profile
-from gpusim.profiles.loader import validation_summary
-from gpusim.schedule import Schedule
-from gpusim.workload import Workload
+from gpusim.profiles import DEFAULT_PROFILE, list_profiles
 
 DType = Enum("DType", {d: d for d in USER_DTYPES}, type=str)  # type: ignore[misc]
 WarpSplit = Enum("WarpSplit", {s: s for s in ("split-q", "split-k")}, type=str)  # type: ignore[misc]
@@ -185,109 +180,11 @@ def workload_options(func):
     return command
 
 
-class Inputs(NamedTuple):
-    """What a workload command runs on: the three inputs and the schedule fields defaulted."""
-
-    workload: Workload
-    schedule: Schedule
-    profile: HardwareProfile
-    filled: dict[str, Any]  # schedule fields not given, with the value the default rule chose
-
-
-#: Model field -> command-line option, for error messages.
-_OPTION_OF = {
-    "seq_len_q": "--seq-len",
-    "seq_len_k": "--seq-len-k",
-    "head_dim": "--head-dim",
-    "block_m": "--block-m",
-    "block_n": "--block-n",
-    "warp_split": "--warp-split",
-}
-
-SCHEDULE_FIELDS = ("block_m", "block_n", "warps", "stages", "warp_split", "residency")
-
-
-def _model(cls, **kwargs):
-    try:
-        return cls(**kwargs)
-    except ValidationError as e:
-        text = validation_summary(e)
-        field, sep, rest = text.partition(": ")
-        if sep and field in cls.model_fields:
-            text = f"{_OPTION_OF.get(field, '--' + field.replace('_', '-'))}: {rest}"
-        raise GpusimError(text) from None
-
-
-def build_inputs(
-    algorithm: str = "flash2",
-    profile: str = DEFAULT_PROFILE,
-    batch: int = 8,
-    heads: int = 32,
-    seq_len: int = 2048,
-    seq_len_k: int | None = None,
-    head_dim: int = 128,
-    dtype: str = "fp16",
-    causal: bool = False,
-    block_m: int | None = None,
-    block_n: int | None = None,
-    warps: int | None = None,
-    stages: int | None = None,
-    warp_split: str | None = None,
-    residency: str | None = None,
-    *,
-    check: bool = True,
-) -> Inputs:
-    """Validate the options into ``(Workload, Schedule, HardwareProfile, filled)``.
-
-    Schedule fields left as None come from ``default_schedule(algorithm, workload,
-    profile.smem_per_block_bytes.value)``; ``filled`` maps each to the value used.
-    With ``check``, a schedule that cannot run one CTA on the profile's SM is a
-    one-line :class:`GpusimError` (what it needs, what the limit is).
-    """
-    from algorithms import get_algorithm  # late: algorithms imports gpusim
-    from gpusim.tuning.rules import default_schedule
-
-    alg = get_algorithm(algorithm)
-    hw = load_profile(profile)
-    workload = _model(
-        Workload,
-        batch=batch,
-        heads=heads,
-        seq_len_q=seq_len,
-        seq_len_k=seq_len if seq_len_k is None else seq_len_k,
-        head_dim=head_dim,
-        dtype=dtype,
-        causal=causal,
-    )
-    given = dict(
-        block_m=block_m,
-        block_n=block_n,
-        warps=warps,
-        stages=stages,
-        warp_split=warp_split,
-        residency=residency,
-    )
-    missing = [k for k, v in given.items() if v is None]
-    filled: dict[str, Any] = {}
-    if missing:
-        try:
-            base = default_schedule(algorithm, workload, hw.smem_per_block_bytes.value)
-        except GpusimError:
-            if any(k in missing for k in ("block_m", "block_n", "warps", "stages")):
-                raise
-            base = Schedule(algorithm=algorithm)  # only the mapping is left: Schedule's defaults
-        filled = {k: getattr(base, k) for k in missing}
-    schedule = _model(Schedule, algorithm=algorithm, **(given | filled))
-    alg.check(workload, schedule)
-    if check:
-        check_schedule_fits(workload, schedule, hw)
-    return Inputs(workload, schedule, hw, filled)
-
-
-def check_schedule_fits(workload: Workload, schedule: Schedule, profile: HardwareProfile) -> None:
-    """Raise a one-line :class:`GpusimError` if a CTA of any of the kernels cannot run."""
-    from algorithms import get_algorithm
-
-    for kernel in get_algorithm(schedule.algorithm).kernels(workload, schedule):
-        chip = kernel.on_chip()
-        check_fits(profile, chip.smem_bytes, chip.threads, chip.regs_per_thread)
+__all__ = [
+    "SCHEDULE_FIELDS",
+    "Inputs",
+    "WorkloadOptions",
+    "build_inputs",
+    "check_schedule_fits",
+    "workload_options",
+]

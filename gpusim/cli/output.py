@@ -5,19 +5,16 @@ Logs and progress go to standard error (:func:`log`), so stdout stays parseable.
 
 from __future__ import annotations
 
-import dataclasses
 import json
-import math
 import sys
 from collections.abc import Mapping
-from enum import Enum
-from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
+
+from gpusim.jsonable import jsonable
 
 _stderr = Console(stderr=True, highlight=False)
 
@@ -25,33 +22,6 @@ _stderr = Console(stderr=True, highlight=False)
 def log(message: str) -> None:
     """Print a progress or log line to standard error."""
     _stderr.print(message, markup=False)
-
-
-def jsonable(obj: Any) -> Any:
-    """``obj`` as plain JSON types: models and dataclasses become dicts, NaN/inf become None."""
-    if isinstance(obj, BaseModel):
-        return jsonable(obj.model_dump(mode="json"))
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return jsonable(dataclasses.asdict(obj))
-    if isinstance(obj, Mapping):
-        return {str(k): jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple | set | frozenset):
-        return [jsonable(v) for v in obj]
-    if isinstance(obj, Enum):
-        return jsonable(obj.value)
-    if isinstance(obj, Path):
-        return str(obj)
-    if isinstance(obj, bool | str) or obj is None:
-        return obj
-    if isinstance(obj, int):
-        return int(obj)
-    if isinstance(obj, float):
-        return obj if math.isfinite(obj) else None
-    if hasattr(obj, "item"):  # NumPy scalars
-        return jsonable(obj.item())
-    if hasattr(obj, "tolist"):  # NumPy arrays
-        return jsonable(obj.tolist())
-    raise TypeError(f"cannot write {type(obj).__name__} as JSON")
 
 
 def emit(obj: Mapping[str, Any], as_json: bool, *, title: str | None = None) -> None:

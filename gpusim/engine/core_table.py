@@ -21,7 +21,7 @@ from pathlib import Path
 
 from gpusim import atomic
 from gpusim.engine.core_model import PHASES, CoreTiming, resident_step_cycles
-from gpusim.kernels.loop_counts import LOOP_COUNTS, loop_path
+from gpusim.kernel_catalog.loop_counts import LOOP_COUNTS, loop_path
 
 TABLE = LOOP_COUNTS.with_name("core_step_cycles.json")
 #: The profile whose measured cycles the committed table is replayed with.
@@ -84,9 +84,9 @@ def cycles_per_step(
 def launches(profile) -> list[tuple[str, int, int]]:
     """(instance, CTAs per SM, warps per CTA) for every committed loop at every CTA count the
     profile can hold it at (launch caps included), with the instance's compiled registers."""
-    from gpusim.kernels.instances import all_instances
+    from gpusim.kernel_catalog.compiled import compiled_footprints
+    from gpusim.kernel_catalog.instances import all_instances
     from gpusim.occupancy import occupancy
-    from gpusim.tuning.compiled import compiled_footprints
 
     compiled = compiled_footprints(profile.compute_capability)
     out = []
@@ -105,8 +105,8 @@ def replay(item: tuple[str, int, int], timing: CoreTiming) -> float:
 
 
 def build(jobs: int | None = None) -> dict:
+    from gpusim.parallel_map import pmap
     from gpusim.profiles.loader import load_profile
-    from gpusim.tuning.parallel import pmap
 
     profile = load_profile(PROFILE)
     c = profile.sass_core_cycles.value

@@ -132,8 +132,6 @@ def estimate(
 ) -> Estimate:
     """The closed-form runtime of ``algorithm`` (see the module docstring)."""
     alg = get_algorithm(algorithm)
-    if schedule.algorithm != algorithm:
-        schedule = schedule.model_copy(update={"algorithm": algorithm})
     alg.check(workload, schedule)
     base = rates_for(profile, workload.dtype, schedule.warps)
     rates = base

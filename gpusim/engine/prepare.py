@@ -109,9 +109,9 @@ def steady_step(steps: list[Step]) -> Step:
 
 
 def _tensor_core_instance_key(kernel: Kernel, rates: Rates) -> str | None:
-    """The key of the compiled instance (gpusim/kernels) the kernel description says it is,
+    """The key of the compiled instance (gpusim/kernel_catalog) the kernel description says it is,
     where its products run on the tensor cores; None where it names no compiled kernel."""
-    from gpusim.kernels.instances import KernelInstance
+    from gpusim.kernel_catalog.instances import KernelInstance
 
     ref = kernel.compiled_kernel()
     if ref is None or rates.mma_pipe != "tensor":

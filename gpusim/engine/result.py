@@ -16,6 +16,7 @@ from typing import Any
 
 from gpusim.engine.counters import Counters
 from gpusim.engine.rates import Rates
+from gpusim.schedule import Schedule
 
 #: Below this utilisation of every resource, a run is called latency-bound.
 LATENCY_BOUND_BELOW = 0.5
@@ -108,6 +109,11 @@ class SimResult:
     def algorithm(self) -> str:
         """Algorithm name."""
         return self.count["algorithm"]
+
+    @property
+    def schedule(self) -> Schedule:
+        """The schedule that ran (the default rule's when none was given)."""
+        return Schedule(**self.count["schedule"])
 
     @property
     def dram_read_bytes(self) -> int:

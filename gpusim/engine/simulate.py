@@ -125,7 +125,7 @@ def simulate(
         p.spec.extrapolate_bh = extrapolate and not want_full and p.timing_classes > MANY_CLASSES
     tracer = None
     if trace_path is not None:
-        from gpusim.trace_export import ChromeTracer
+        from gpusim.engine.trace_export import ChromeTracer
 
         tracer = ChromeTracer(profile.sm_count.value)
     sim = Sim(rates, tracer)

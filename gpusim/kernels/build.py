@@ -21,7 +21,7 @@ from pathlib import Path
 
 from gpusim import atomic
 from gpusim.errors import GpusimError
-from gpusim.kernels.instances import KernelInstance
+from gpusim.kernel_catalog.instances import KernelInstance
 from gpusim.kernels.source import CXX_OPTIONS, nvcc_translation_unit
 
 _PTXAS_FUNC = re.compile(r"Compiling entry function '(\w+)' for '(sm_\w+)'")
@@ -184,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     """``python -m gpusim.kernels.build OUT_DIR``: every feasible instance, one cubin each."""
     import argparse
 
-    from gpusim.kernels.instances import all_instances
+    from gpusim.kernel_catalog.instances import all_instances
 
     ap = argparse.ArgumentParser(description=main.__doc__)
     ap.add_argument("out_dir", type=Path)
@@ -195,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
     insts = [i for i in all_instances() if args.only in i.key]
     report = build_cubins(insts, args.out_dir, jobs=args.jobs)
     if args.sass:
-        from gpusim.kernels.provenance import git_commit
+        from gpusim.source_commit import git_commit
 
         doc = {
             "nvcc": nvcc_version(),

@@ -14,9 +14,9 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from gpusim.kernels.instances import KernelInstance
+from gpusim.kernel_catalog.instances import KernelInstance
 from gpusim.kernels.runner import Flash2Runner
-from gpusim.kernels.timing import from_bf16_bits, random_inputs
+from gpusim.kernels.schedule_timing import from_bf16_bits, random_inputs
 from gpusim.workload import Workload
 
 FP32_REL_TOL = 1e-5

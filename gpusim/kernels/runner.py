@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from gpusim.errors import GpusimError
+from gpusim.kernel_catalog.instances import KernelInstance, instance_for
 from gpusim.kernels.build import elf_function_symbols
-from gpusim.kernels.instances import KernelInstance, instance_for
 from gpusim.kernels.source import CXX_OPTIONS, kernel_source
 from gpusim.schedule import Schedule
 from gpusim.workload import Workload

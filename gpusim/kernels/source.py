@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gpusim.kernels.instances import KernelInstance
+from gpusim.kernel_catalog.instances import KernelInstance
 
 KERNEL_DIR = Path(__file__).resolve().parent
 COMMON_HEADER = "flash2_common.cuh"

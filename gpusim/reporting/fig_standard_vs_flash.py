@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gpusim.profiles import load_profile
+from gpusim.reporting.device_memory import algorithm_footprint_bytes
 from gpusim.reporting.figure import Figure, FigureData, Results
 from gpusim.reporting.files import save_figure
-from gpusim.reporting.footprint import algorithm_footprint_bytes
 from gpusim.reporting.measured import MeasuredRun
 from gpusim.reporting.measured_shape import (
     draw_shape,

@@ -92,8 +92,7 @@ class Timeline(Figure):
 
     def simulate(self, trace_path: Path) -> dict[str, Any]:
         """Run the simulation with its Chrome trace written to ``trace_path``; its JSON dict."""
-        from gpusim.cli.options import build_inputs
-        from gpusim.engine import simulate
+        from gpusim.api import build_inputs, simulate
 
         w, s, p, _ = build_inputs(
             algorithm=self.algorithm,

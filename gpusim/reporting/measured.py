@@ -99,7 +99,7 @@ def _from_row(
 ) -> MeasuredRun:
     """A run from one comparison row (the dataset record, when found, gives the exact inputs)."""
     if rec is not None:
-        w, s = Workload(**rec["workload"]), Schedule(**rec["schedule"])
+        w, s = Workload(**rec["workload"]), Schedule.from_record(rec["schedule"])
     else:
         n = row["seq_len"]
         w = Workload(
@@ -112,7 +112,6 @@ def _from_row(
             causal=row["causal"],
         )
         s = Schedule(
-            algorithm=row["kind"],
             block_m=row["block_m"],
             block_n=row["block_n"],
             warps=row["warps"],
@@ -141,7 +140,7 @@ def _judge(args: tuple[dict[str, Any], str, str]) -> MeasuredRun:
     from dataclasses import asdict
 
     from gpusim.profiles import load_profile
-    from gpusim.validation.compare import compare_record
+    from gpusim.validation.predicted_vs_measured import compare_record
 
     rec, profile, gpu = args
     row = compare_record(rec, load_profile(profile), detail="aggregated")

@@ -15,7 +15,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-from gpusim.reporting.footprint import hbm_footprint_bytes
+from gpusim.reporting.device_memory import hbm_footprint_bytes
 
 #: The engine path the reports use: identical CTAs lumped, runs of steps merged (fast).
 DETAIL = "aggregated"
@@ -75,7 +75,7 @@ class Point:
     detail: str = DETAIL
 
     def options(self) -> dict[str, Any]:
-        """Keyword arguments of :func:`gpusim.cli.options.build_inputs`."""
+        """Keyword arguments of :func:`gpusim.api.build_inputs`."""
         d = asdict(self)
         d.pop("detail")
         return d
@@ -102,8 +102,7 @@ class Point:
 def simulate_point(point: Point) -> dict[str, Any]:
     """Simulate ``point`` with the engine and return its row (keys: :data:`ROW_COLUMNS`, plus
     ``util_<resource>`` for each resource's share of its peak)."""
-    from gpusim.cli.options import build_inputs
-    from gpusim.engine import simulate
+    from gpusim.api import build_inputs, simulate
 
     workload, schedule, profile, _ = build_inputs(**point.options())
     res = simulate(point.algorithm, workload, schedule, profile, detail=point.detail)

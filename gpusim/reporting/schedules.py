@@ -23,7 +23,7 @@ def fitting_schedule(
     spilling, or the reason none does. ``workload_key`` is ``(batch, heads, seq_len,
     head_dim, dtype, causal)``."""
     from algorithms import get_algorithm
-    from gpusim.cli.options import build_inputs
+    from gpusim.api import build_inputs
 
     batch, heads, n, d, dtype, causal = workload_key
     reasons: dict[str, None] = {}  # distinct reasons, first seen first

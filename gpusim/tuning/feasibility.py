@@ -13,10 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from gpusim.errors import GpusimError
+from gpusim.kernel_catalog.compiled import Compiled
 from gpusim.occupancy import occupancy
 from gpusim.profiles.schema import HardwareProfile
 from gpusim.schedule import Schedule
-from gpusim.tuning.compiled import Compiled
 from gpusim.tuning.rules import MAX_REGS_PER_THREAD
 from gpusim.workload import Workload
 

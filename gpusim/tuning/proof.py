@@ -17,7 +17,7 @@ from pathlib import Path
 
 from gpusim.profiles.schema import HardwareProfile
 from gpusim.schedule import Schedule
-from gpusim.tuning.compare import rule_picks
+from gpusim.tuning.rule_snap import rule_picks
 from gpusim.workload import Workload
 
 #: Issue 6's targets: first choice within 5 % of the best in 7 of 8 workloads; Spearman >= 0.8.
@@ -93,7 +93,7 @@ def evaluate_workload(entry: dict, predict: Predictor | None = None) -> Workload
     timed = [r for r in entry["schedules"] if r.get("measured_s") is not None]
     if not timed:
         raise ValueError(f"no measured schedule for {w}")
-    all_scheds = [Schedule(**r["schedule"]) for r in timed]
+    all_scheds = [Schedule.from_record(r["schedule"]) for r in timed]
     preds = (
         [r.get("predicted_s") for r in timed] if predict is None else list(predict(w, all_scheds))
     )

@@ -18,10 +18,10 @@ import subprocess
 from pathlib import Path
 
 from gpusim import atomic
+from gpusim.parallel_map import pmap
 from gpusim.profiles.loader import load_profile
 from gpusim.schedule import Schedule
 from gpusim.tuning import proof
-from gpusim.tuning.parallel import pmap
 from gpusim.tuning.tuner import tune
 from gpusim.workload import Workload
 
@@ -82,7 +82,7 @@ def predict_record(
         reasons = {r.schedule: r.reason for r in res.rejected}
         rows = []
         for row in entry["schedules"]:
-            s = Schedule(**row["schedule"])
+            s = Schedule.from_record(row["schedule"])
             rows.append(
                 {"schedule": row["schedule"], "predicted_s": times.get(s), "reason": reasons.get(s)}
             )

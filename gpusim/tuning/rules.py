@@ -95,7 +95,6 @@ def default_schedule(
     for stages in (2, 1):
         for bm, bn in pairs:
             s = Schedule(
-                algorithm=algorithm,
                 block_m=bm,
                 block_n=bn,
                 warps=4,

@@ -1,7 +1,7 @@
 """The search space: every schedule the tuner considers for an algorithm and workload.
 
 For ``flash2`` the space is the CUDA kernel's template grid
-(:mod:`gpusim.kernels.instances`: Br x Bc x warps x stages for the workload's
+(:mod:`gpusim.kernel_catalog.instances`: Br x Bc x warps x stages for the workload's
 dtype and head dim), so the tuner ranks exactly what can be run. Grid points the
 kernel has no instance for (a tile that does not split over the warps, too many
 accumulator registers) stay in the space as rejections, with the kernel's own
@@ -14,7 +14,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 
-from gpusim.kernels import instances as ki
+from gpusim.kernel_catalog import instances as ki
 from gpusim.schedule import Schedule
 from gpusim.workload import Workload
 
@@ -49,7 +49,6 @@ def _schedules(algorithm: str, ms, ns, warps, stages) -> tuple[Schedule, ...]:
     ms = (1,) if algorithm in SINGLE_QUERY_ALGORITHMS else ms
     return tuple(
         Schedule(
-            algorithm=algorithm,
             block_m=bm,
             block_n=bn,
             warps=w,

@@ -20,19 +20,19 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from gpusim.errors import GpusimError
+from gpusim.kernel_catalog.compiled import Compiled, compiled_footprints
+from gpusim.parallel_map import pmap
 from gpusim.profiles.schema import HardwareProfile
 from gpusim.schedule import Schedule
-from gpusim.tuning.compare import RulePick, rule_picks
-from gpusim.tuning.compiled import Compiled, compiled_footprints
 from gpusim.tuning.feasibility import Verdict, check
 from gpusim.tuning.launch_caps import LaunchCap, launch_caps
-from gpusim.tuning.parallel import pmap
+from gpusim.tuning.rule_snap import RulePick, rule_picks
 from gpusim.tuning.space import SearchSpace, search_space
 from gpusim.tuning.sram import KIB, with_sram_bytes
 from gpusim.workload import Workload
 
 SCHEDULE_KEYS = ("block_m", "block_n", "warps", "stages")
-#: Where a candidate's registers per thread come from (see :mod:`gpusim.tuning.compiled`).
+#: Where a candidate's registers per thread come from (see :mod:`gpusim.kernel_catalog.compiled`).
 FOOTPRINTS = ("compiled", "estimate")
 
 

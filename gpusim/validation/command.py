@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from gpusim.profiles.loader import load_profile
-from gpusim.validation.compare import compare_records, summary
 from gpusim.validation.dataset import check_profile, load_dataset, merge_records
+from gpusim.validation.predicted_vs_measured import compare_records, summary
 from gpusim.validation.report import write_report
 
 DEFAULT_PROFILE = "h200-sxm-calibrated"

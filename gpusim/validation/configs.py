@@ -83,7 +83,9 @@ class ValidationConfig:
     @classmethod
     def from_dict(cls, d: dict) -> ValidationConfig:
         """Inverse of :meth:`as_dict` (``id`` and ``variant`` are derived, not read)."""
-        return cls(d["kind"], Workload(**d["workload"]), Schedule(**d["schedule"]), d["ncu"])
+        return cls(
+            d["kind"], Workload(**d["workload"]), Schedule.from_record(d["schedule"]), d["ncu"]
+        )
 
 
 def paper_workload(n: int, d: int, dtype: str, causal: bool) -> Workload:
@@ -101,7 +103,7 @@ def paper_workload(n: int, d: int, dtype: str, causal: bool) -> Workload:
 
 def _sched(algorithm: str, bm_bn_w_s: tuple[int, int, int, int]) -> Schedule:
     bm, bn, w, s = bm_bn_w_s
-    return Schedule(algorithm=algorithm, block_m=bm, block_n=bn, warps=w, stages=s)
+    return Schedule(block_m=bm, block_n=bn, warps=w, stages=s)
 
 
 #: Config ids counted by Nsight Compute (with the standard runs marked below).

@@ -21,8 +21,7 @@ import json
 import sys
 from pathlib import Path
 
-from gpusim import atomic
-from gpusim.validation import ncu
+from gpusim import atomic, ncu
 
 PROBE_METRICS = (
     "launch__grid_size",

@@ -1,6 +1,7 @@
 """Timing the validation sweep on the local GPU, one record per config, resumable.
 
-flash2 runs go through the kernel package's timer (:func:`gpusim.kernels.timing.time_schedules`:
+flash2 runs go through the kernel package's timer
+(:func:`gpusim.kernels.schedule_timing.time_schedules`:
 CUDA events around one launch, L2 flushed before every repeat, median) and are checked for
 correctness on one (batch, head) slice first; standard runs through
 :class:`~gpusim.validation.standard_gpu.StandardAttention`. Anything that fails (build,
@@ -34,7 +35,7 @@ def _slice_workload(w: Workload) -> Workload:
 def flash2_rel_err(runner: Any, c: ValidationConfig) -> float:
     """Relative error of the kernel on one (batch, head) of the config's shape."""
     from gpusim.kernels.check import as_float, reference_attention
-    from gpusim.kernels.timing import random_inputs
+    from gpusim.kernels.schedule_timing import random_inputs
 
     cp = runner.cp
     w = _slice_workload(c.workload)
@@ -121,7 +122,7 @@ class SweepMeasurer:
             self.cp.get_default_memory_pool().free_all_blocks()
 
     def _measure(self, c: ValidationConfig) -> dict:
-        from gpusim.kernels.timing import L2_FLUSH_BYTES
+        from gpusim.kernels.schedule_timing import L2_FLUSH_BYTES
 
         if c.kind == "standard":
             flush = self.cp.empty(L2_FLUSH_BYTES, dtype=self.cp.uint8)
@@ -129,7 +130,7 @@ class SweepMeasurer:
             del flush
             self._free()
             return self._judge(c, rec)
-        from gpusim.kernels.timing import time_schedules
+        from gpusim.kernels.schedule_timing import time_schedules
 
         err = flash2_rel_err(self.runner, c)
         (rec,) = time_schedules(

@@ -3,7 +3,7 @@
     python -m gpusim.validation.ncu_driver --ids-file IDS [--cubin-dir DIR]
 
 The markers (one thread each; grid size ``2i + 1`` before config ``i`` of the ids file and
-``2i + 2`` after it) let :func:`gpusim.validation.ncu.attribute` assign exactly the kernels
+``2i + 2`` after it) let :func:`gpusim.ncu.attribute` assign exactly the kernels
 in between to that config. A config's inputs are generated before its first marker, so
 CuPy's generator kernels fall outside every pair and are never counted.
 """
@@ -14,8 +14,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from gpusim.ncu import MARKER_KERNEL
 from gpusim.validation.configs import sweep_configs
-from gpusim.validation.ncu import MARKER_KERNEL
 
 _MARKER_SRC = f'extern "C" __global__ void {MARKER_KERNEL}(int i) {{}}'
 
@@ -30,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     import numpy as np
 
     from gpusim.kernels.runner import Flash2Runner
-    from gpusim.kernels.timing import random_inputs
+    from gpusim.kernels.schedule_timing import random_inputs
     from gpusim.validation.standard_gpu import StandardAttention
 
     ids = [line.strip() for line in args.ids_file.read_text().splitlines() if line.strip()]

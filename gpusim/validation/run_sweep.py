@@ -48,7 +48,7 @@ def _ncu_pass(
     timeout_s: float,
     log: Callable[[str], None],
 ) -> dict[str, Any]:
-    from gpusim.validation import ncu
+    from gpusim import ncu
 
     if "launch__grid_size" not in metrics:  # the markers are told apart by their grid size
         metrics = [*metrics, "launch__grid_size"]
@@ -80,7 +80,7 @@ def ncu_step(
     passes), then the diagnostic counters (instructions by pipe, stalls, occupancy), so
     that a slow or failing diagnostic pass cannot cost the bytes.
     """
-    from gpusim.validation import ncu
+    from gpusim import ncu
 
     path = out_dir / NCU_FILE
     state: dict[str, Any] = json.loads(path.read_text()) if path.exists() else {}
@@ -158,9 +158,9 @@ def run_sweep(
 ) -> Path:
     """Measure the sweep on the local GPU (resuming what ``out_dir`` holds); the dataset path."""
     from gpusim.calibrate.clocks import SmiSampler
-    from gpusim.kernels.provenance import provenance
+    from gpusim.kernels.measurement_provenance import provenance
     from gpusim.kernels.runner import import_cupy
-    from gpusim.kernels.timing import L2_FLUSH_BYTES
+    from gpusim.kernels.schedule_timing import L2_FLUSH_BYTES
     from gpusim.validation.measure import SweepMeasurer
 
     cp = import_cupy()  # GpusimError with a one-line reason when there is no GPU or CuPy

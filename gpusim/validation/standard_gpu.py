@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from gpusim.errors import GpusimError
-from gpusim.kernels.timing import time_launches
+from gpusim.kernels.schedule_timing import time_launches
 from gpusim.workload import Workload
 
 CUDA_DIR = Path(__file__).resolve().parent / "cuda"

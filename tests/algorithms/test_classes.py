@@ -23,7 +23,7 @@ from gpusim.workload import Workload
 def test_every_cta_is_its_class_relabelled(name, nq, nk, block_m, block_n, causal, stages):
     w = Workload(batch=1, heads=2, seq_len_q=nq, seq_len_k=nk, head_dim=16, causal=causal)
     block_m = 1 if name == "flash-naive-qkv" else block_m
-    s = Schedule(algorithm=name, block_m=block_m, block_n=block_n, stages=stages)
+    s = Schedule(block_m=block_m, block_n=block_n, stages=stages)
     for kernel in ALGORITHMS[name].kernels(w, s):
         for cls in trace_classes(kernel):
             for bh in range(w.batch_heads):

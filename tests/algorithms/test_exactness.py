@@ -16,9 +16,7 @@ NAMES = list(ALGORITHMS)
 def _run(name, w, block_m, block_n, seed=0):
     block_m = 1 if name == "flash-naive-qkv" else block_m
     inputs = random_inputs(w, seed)
-    out = run(
-        ALGORITHMS[name], w, Schedule(algorithm=name, block_m=block_m, block_n=block_n), inputs
-    )
+    out = run(ALGORITHMS[name], w, Schedule(block_m=block_m, block_n=block_n), inputs)
     return out, reference(w, inputs)
 
 

@@ -17,7 +17,7 @@ RECORD = (
 
 
 def test_without_ncu_it_says_so_in_one_line(monkeypatch, tmp_path, capsys):
-    monkeypatch.setattr("gpusim.validation.ncu.find_ncu", lambda: None)
+    monkeypatch.setattr("gpusim.ncu.find_ncu", lambda: None)
     assert l2_bytes.main(["--out", str(tmp_path / "x.json")]) == 2
     err = capsys.readouterr().err.strip()
     assert err == "error: ncu not found"

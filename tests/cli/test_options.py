@@ -1,43 +1,10 @@
-"""build_inputs and the workload_options decorator, without going through a command."""
+"""The workload_options decorator, without going through a command."""
 
 from __future__ import annotations
 
 import inspect
 
-import pytest
-
-from gpusim.cli.options import WorkloadOptions, build_inputs, workload_options
-from gpusim.errors import GpusimError
-from gpusim.tuning.rules import default_schedule
-
-
-def test_build_inputs_defaults_match_the_tuner_rule():
-    w, s, p, filled = build_inputs(seq_len=1024)
-    assert (w.seq_len_q, w.seq_len_k, w.batch, w.heads, w.head_dim) == (1024, 1024, 8, 32, 128)
-    assert p.name == "h200-sxm"
-    rule = default_schedule("flash2", w, p.smem_per_block_bytes.value)
-    assert s == rule
-    assert filled == {k: getattr(rule, k) for k in filled}
-    assert set(filled) == {"block_m", "block_n", "warps", "stages", "warp_split", "residency"}
-
-
-def test_build_inputs_uses_the_profile_smem_for_defaults():
-    big = build_inputs(head_dim=256, profile="h200-sxm")
-    small = build_inputs(head_dim=256, profile="rtx-4090")
-    assert (
-        small.schedule.block_m * small.schedule.block_n
-        <= big.schedule.block_m * big.schedule.block_n
-    )
-
-
-def test_build_inputs_errors_name_the_option():
-    with pytest.raises(GpusimError, match=r"^--warps: must be <= 64$"):
-        build_inputs(warps=65)
-    with pytest.raises(GpusimError, match=r"^--seq-len: must be > 0"):
-        build_inputs(seq_len=0)
-    with pytest.raises(GpusimError, match="shared memory per CTA"):
-        build_inputs(block_m=512, block_n=512)
-    build_inputs(block_m=512, block_n=512, check=False)  # the fit check can be left to the caller
+from gpusim.cli.options import WorkloadOptions, workload_options
 
 
 def test_workload_options_decorator_builds_the_signature_typer_sees():

@@ -45,7 +45,7 @@ def small(h200) -> HardwareProfile:
 
 def inputs(algorithm: str, profile: str = "h200-sxm", **kw):
     """Workload and schedule as the CLI builds them for ``profile`` (default blocks filled in)."""
-    from gpusim.cli.options import build_inputs
+    from gpusim.api import build_inputs
 
     args = {"batch": 1, "heads": 4, "seq_len": 512} | kw
     i = build_inputs(algorithm=algorithm, profile=profile, **args)

@@ -19,7 +19,7 @@ def _causal(h200, causal=True, batch=4, heads=16):
     gpu = small_gpu(h200, 4)
     w = Workload(batch=batch, heads=heads, seq_len_q=1024, seq_len_k=1024, head_dim=64,
                  causal=causal)  # fmt: skip
-    s = Schedule(algorithm="flash2", block_m=64, block_n=64, warps=4, stages=2)
+    s = Schedule(block_m=64, block_n=64, warps=4, stages=2)
     return [
         simulate("flash2", w, s, gpu, detail="aggregated", extrapolate=e) for e in (False, True)
     ]

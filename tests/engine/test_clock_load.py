@@ -43,7 +43,7 @@ def test_a_profile_without_the_field_keeps_one_clock(h200):
 
 def test_the_standard_softmax_kernel_runs_faster_at_the_base_clock(calibrated):
     w = Workload(batch=1, heads=4, seq_len_q=1024, seq_len_k=1024, head_dim=64, dtype="fp16")
-    s = Schedule(algorithm="standard", block_m=128, block_n=128, warps=4, stages=2)
+    s = Schedule(block_m=128, block_n=128, warps=4, stages=2)
     one_clock = calibrated.model_copy(
         update={
             "sm_clock_tensor_load_hz": Sourced[float](

@@ -13,7 +13,7 @@ from gpusim.engine.core_model import (
     resident_step_cycles,
     step_cycles,
 )
-from gpusim.kernels.loop_counts import loop_counts, loop_path
+from gpusim.kernel_catalog.loop_counts import loop_counts, loop_path
 from gpusim.profiles.loader import load_profile
 
 T = CoreTiming(

@@ -16,7 +16,7 @@ from gpusim.schedule import Schedule
 from gpusim.workload import Workload
 
 W = Workload(batch=2, heads=8, seq_len_q=1024, seq_len_k=1024, head_dim=64, dtype="bf16")
-S = Schedule(algorithm="flash2", block_m=128, block_n=64, warps=4, stages=2)
+S = Schedule(block_m=128, block_n=64, warps=4, stages=2)
 
 
 def _with_scatter(value: float):
@@ -60,7 +60,7 @@ def test_the_work_scales_have_mean_one_and_the_profiles_spread():
 
 def _softmax_kernel():
     w = Workload(batch=1, heads=2, seq_len_q=16384, seq_len_k=16384, head_dim=64, dtype="fp16")
-    s = Schedule(algorithm="standard", block_m=128, block_n=128, warps=4, stages=2)
+    s = Schedule(block_m=128, block_n=128, warps=4, stages=2)
     return next(k for k in get_algorithm("standard").kernels(w, s) if k.name == "softmax_row")
 
 

@@ -69,7 +69,7 @@ def _extrapolated_cases(h200):
     w, s = inputs("standard", batch=4, heads=16, seq_len=2048)
     yield "standard", w, s, h200
     causal = Workload(batch=4, heads=16, seq_len_q=1024, seq_len_k=1024, head_dim=64, causal=True)
-    schedule = Schedule(algorithm="flash2", block_m=64, block_n=64, warps=4, stages=2)
+    schedule = Schedule(block_m=64, block_n=64, warps=4, stages=2)
     yield "flash2", causal, schedule, small_gpu(h200, 4)
 
 

@@ -80,7 +80,7 @@ def _names() -> set[str]:
     names = set(ALGORITHMS)
     w = Workload(**W, dtype="fp16")
     for name, alg in ALGORITHMS.items():
-        s = Schedule(algorithm=name, block_m=64, block_n=64, warps=4, stages=2)
+        s = Schedule(block_m=64, block_n=64, warps=4, stages=2)
         names |= {k.name for k in alg.kernels(w, s)}
     return names
 

@@ -162,7 +162,7 @@ def test_loads_into_own_buffers_are_all_in_flight_together(rates, stages):
 
 def test_the_tracer_marks_loads_used_after_their_step():
     w = Workload(batch=1, heads=1, seq_len_q=1024, seq_len_k=1024, head_dim=64, dtype="fp16")
-    s = Schedule(algorithm="standard", block_m=64, block_n=64, warps=4, stages=2)
+    s = Schedule(block_m=64, block_n=64, warps=4, stages=2)
     kernels = get_algorithm("standard").kernels(w, s)
     for kernel in kernels:
         cls = trace_classes(kernel)[0]
@@ -182,7 +182,7 @@ def test_the_phase_lower_bound_holds_for_the_detailed_plan(h200, dtype, stages, 
     """simulate() skips building the detailed plans when this bound already exceeds its limit."""
     w = Workload(batch=1, heads=1, seq_len_q=320, seq_len_k=256, head_dim=64, dtype=dtype,
                  causal=causal)  # fmt: skip
-    s = Schedule(algorithm=algorithm, block_m=64, block_n=64, warps=4, stages=stages)
+    s = Schedule(block_m=64, block_n=64, warps=4, stages=stages)
     r = rates_for(h200, dtype)
     bounds = []
     for kernel in get_algorithm(algorithm).kernels(w, s):

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from gpusim.engine import simulate
-from gpusim.trace_export import write_atomic
+from gpusim.engine.trace_export import write_atomic
 from tests.engine.conftest import inputs
 
 

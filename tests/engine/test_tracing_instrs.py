@@ -14,7 +14,7 @@ def _loop_instrs(causal: bool, seq: int) -> list[float]:
     w = Workload(
         batch=1, heads=1, seq_len_q=seq, seq_len_k=seq, head_dim=64, dtype="bf16", causal=causal
     )
-    s = Schedule(algorithm="flash2", block_m=64, block_n=64, warps=4, stages=2)
+    s = Schedule(block_m=64, block_n=64, warps=4, stages=2)
     (kernel,) = get_algorithm("flash2").kernels(w, s)
     last = max(trace_classes(kernel), key=lambda c: c.representative_block)
     return [st.instrs for st in last.program.steps if st.pipelined]

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from algorithms.numeric import round_to_storage
 from gpusim.kernels.check import poisoned_output, reference_attention, visible_mask
-from gpusim.kernels.timing import from_bf16_bits, random_inputs, to_bf16_bits
+from gpusim.kernels.schedule_timing import from_bf16_bits, random_inputs, to_bf16_bits
 from gpusim.workload import Workload
 
 

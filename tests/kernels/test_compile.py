@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from gpusim.kernel_catalog.instances import KernelInstance
 from gpusim.kernels.build import (
     compile_cubin,
     elf_function_symbols,
@@ -14,7 +15,6 @@ from gpusim.kernels.build import (
     parse_ptxas,
     sass_opcode_counts,
 )
-from gpusim.kernels.instances import KernelInstance
 from gpusim.kernels.source import explicit_instantiations, kernel_source
 
 needs_nvcc = pytest.mark.skipif(find_tool("nvcc") is None, reason="nvcc not installed")

@@ -3,8 +3,8 @@
 import pytest
 
 from gpusim.errors import GpusimError
+from gpusim.kernel_catalog.instances import KernelInstance
 from gpusim.kernels import runner as runner_mod
-from gpusim.kernels.instances import KernelInstance
 from gpusim.schedule import Schedule
 from gpusim.workload import Workload
 

@@ -73,7 +73,7 @@ def test_a_standard_run_that_does_not_fit_is_not_simulated():
 
 def _run(alg, n, measured_s, sched):
     w = Workload(batch=16384 // n, heads=16, seq_len_q=n, seq_len_k=n, head_dim=128, dtype="bf16")
-    s = Schedule(algorithm=alg, block_m=sched[0], block_n=sched[1], warps=4, stages=2)
+    s = Schedule(block_m=sched[0], block_n=sched[1], warps=4, stages=2)
     return MeasuredRun(
         f"{alg}_{n}_{sched}",
         alg,

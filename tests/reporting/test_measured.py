@@ -36,7 +36,7 @@ def test_only_files_of_the_right_kind_are_read(tmp_path):
 
 
 def test_a_dataset_is_judged_by_the_current_model(tmp_path):
-    pytest.importorskip("gpusim.validation.compare")
+    pytest.importorskip("gpusim.validation.predicted_vs_measured")
     from gpusim.reporting.points import Point, simulate_point
 
     rec = {

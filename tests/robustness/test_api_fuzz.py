@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from algorithms import ALGORITHMS
-from gpusim.cli.options import SCHEDULE_FIELDS, build_inputs
+from gpusim.api.inputs import SCHEDULE_FIELDS, build_inputs
 from gpusim.counting import count
 from gpusim.engine import simulate
 from gpusim.errors import GpusimError
@@ -84,8 +84,9 @@ def test_build_inputs_takes_anything(case):
         # Whatever was accepted must count and simulate, or fail with a GpusimError.
         try:
             w, s, p = inputs.workload, inputs.schedule, inputs.profile
-            counts = count(s.algorithm, w, s)
-            r = simulate(s.algorithm, w, s, p)
+            algorithm = kwargs.get("algorithm", "flash2")
+            counts = count(algorithm, w, s)
+            r = simulate(algorithm, w, s, p)
         except GpusimError:
             tally("api: accepted inputs, then a GpusimError")
             return

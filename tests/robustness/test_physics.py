@@ -13,7 +13,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from algorithms import ALGORITHMS
-from gpusim.cli.options import build_inputs
+from gpusim.api import build_inputs
 from gpusim.engine import simulate
 from gpusim.engine.rates import rates_for
 from gpusim.errors import GpusimError

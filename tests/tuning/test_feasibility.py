@@ -32,9 +32,9 @@ def test_register_cap_rejection(h200):
 
 
 def test_algorithm_rejection_is_a_reason_not_an_exception(h200):
-    # A schedule for another algorithm is refused by the algorithm's own check.
-    v = check("flash2", W, Schedule(algorithm="flash1", block_m=64, block_n=64), h200)
-    assert not v.fits and v.footprint is None and "flash1" in v.reason
+    # A schedule the algorithm cannot run is refused by the algorithm's own check.
+    v = check("flash-naive-qkv", W, Schedule(block_m=64, block_n=64), h200)
+    assert not v.fits and v.footprint is None and "block-m must be 1" in v.reason
 
 
 def test_occupancy_limits_are_reasons(h200):

@@ -51,7 +51,7 @@ def test_default_schedule_is_practical_and_fits(name, nq, nk, d, dtype, smem_kib
         # Only standard's row-on-chip softmax may run out of room (long rows).
         assert name == "standard" and nk * 4 > smem_kib * 1024 // 2, e
         return
-    assert s.algorithm == name and s.warps == 4 and s.residency == "registers"
+    assert s.warps == 4 and s.residency == "registers"
     assert s.warp_split == ("split-k" if name == "flash1" else "split-q")
     for b, n in ((s.block_n, nk), (s.block_m, nq)):
         if name == "flash-naive-qkv" and b is s.block_m:

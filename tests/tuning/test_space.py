@@ -1,6 +1,6 @@
 """The search space: the tensor-core kernel's instances, or a model-only grid."""
 
-from gpusim.kernels import instances as ki
+from gpusim.kernel_catalog import instances as ki
 from gpusim.tuning.space import search_space
 from gpusim.workload import Workload
 

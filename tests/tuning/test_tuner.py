@@ -80,7 +80,7 @@ def test_no_sram_size_helps_says_what_blocks_instead(h200, fake_simulate):
 
 
 def test_compiled_footprints_reject_spills_and_set_registers(h200, fake_simulate):
-    from gpusim.tuning.compiled import compiled_footprints
+    from gpusim.kernel_catalog.compiled import compiled_footprints
 
     table = compiled_footprints(h200.compute_capability)
     if not table:

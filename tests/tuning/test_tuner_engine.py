@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from gpusim.errors import GpusimError
-from gpusim.tuning.sweep import TuneTask, tune_many
+from gpusim.tuning.tune_many import TuneTask, tune_many
 from gpusim.tuning.tuner import tune
 from gpusim.workload import Workload
 

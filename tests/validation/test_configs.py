@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gpusim.kernels.instances import instance_for
+from gpusim.kernel_catalog.instances import instance_for
 from gpusim.validation.configs import SEQ_LENS, ValidationConfig, sweep_configs
 from gpusim.validation.standard_gpu import check_workload
 

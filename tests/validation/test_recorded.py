@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from gpusim.profiles.loader import load_profile
-from gpusim.validation.compare import TARGETS, compare_record
 from gpusim.validation.dataset import check_profile, load_dataset, merge_records
+from gpusim.validation.predicted_vs_measured import TARGETS, compare_record
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The sweep at 788168b: SM-to-L2 bytes at both ends, 21 runs counted by Nsight (the

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gpusim.validation import ncu as ncu_mod
+from gpusim import ncu as ncu_mod
 from gpusim.validation.configs import sweep_configs
 from gpusim.validation.dataset import check_dataset
 from gpusim.validation.run_sweep import assemble, ncu_step, select

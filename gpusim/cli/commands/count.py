@@ -12,10 +12,10 @@ from gpusim.occupancy import occupancy
 @workload_options
 def count(opts: WorkloadOptions, json_out: JsonOption = False) -> None:
     """Count FLOPs, global (SM <-> L2) bytes and on-chip needs of one schedule."""
-    from gpusim.counting import count as run_count
+    from gpusim.api import count as run_count
 
     workload, schedule, profile, filled = opts.build()
-    counts = run_count(schedule.algorithm, workload, schedule).to_json_dict()
+    counts = run_count(opts.algorithm, workload, schedule, profile).to_json_dict()
     for k in counts["kernels"]:
         occ = occupancy(
             profile, k["smem_bytes_per_cta"], k["threads_per_cta"], k["regs_per_thread"]
@@ -25,4 +25,4 @@ def count(opts: WorkloadOptions, json_out: JsonOption = False) -> None:
     counts["profile"] = profile.name
     counts["defaults_used"] = filled
     counts["ctas_per_sm"] = min(k["ctas_per_sm"] for k in counts["kernels"])
-    emit(counts, json_out, title=f"{schedule.label()} on {profile.name}")
+    emit(counts, json_out, title=f"{schedule.label(opts.algorithm)} on {profile.name}")

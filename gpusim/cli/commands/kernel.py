@@ -9,6 +9,7 @@ import typer
 from gpusim.cli.app import app
 from gpusim.cli.options import JsonOption, WorkloadOptions, workload_options
 from gpusim.cli.output import emit
+from gpusim.errors import GpusimError
 
 
 @app.command("run-kernel")
@@ -26,14 +27,16 @@ def run_kernel(
     """Run the schedule's flash2 CUDA kernel on random inputs: error and measured time."""
     from gpusim.kernels.check import check_case
     from gpusim.kernels.runner import Flash2Runner
-    from gpusim.kernels.timing import time_schedules
+    from gpusim.kernels.schedule_timing import time_schedules
 
+    if opts.algorithm != "flash2":
+        raise GpusimError(f"the CUDA kernel implements algorithm 'flash2', not {opts.algorithm!r}")
     workload, schedule, _profile, filled = opts.build(check=False)
     runner = Flash2Runner()  # GpusimError when CuPy or a GPU is missing
     inst = runner.instance(workload, schedule)
     (rec,) = time_schedules([(workload, schedule)], runner, repeats=repeats)
     out = {
-        "algorithm": schedule.algorithm,
+        "algorithm": opts.algorithm,
         "workload": workload.model_dump(),
         "schedule": schedule.model_dump(),
         "defaults_used": filled,
@@ -49,4 +52,4 @@ def run_kernel(
         case = (w.batch, w.heads, w.seq_len_q, w.seq_len_k, w.causal)
         res = check_case(runner, inst, case, seed=1)
         out["check"] = {k: res[k] for k in ("max_abs_err", "rel_err", "nan_count", "ok")}
-    emit(out, json_out, title=f"{schedule.label()} on {inst.key}")
+    emit(out, json_out, title=f"{schedule.label(opts.algorithm)} on {inst.key}")

@@ -66,7 +66,7 @@ def simulate(
 
     Without --algorithm, compares standard attention and FlashAttention-2.
     """
-    from gpusim.engine import simulate as run_simulate
+    from gpusim.api import simulate as run_simulate
 
     source = ctx.get_parameter_source("algorithm")
     named = source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")

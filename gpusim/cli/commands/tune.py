@@ -54,9 +54,8 @@ def tune(
 
     --block-m/--block-n/--warps/--stages, when given, pin that parameter and tune the rest.
     """
+    from gpusim.api import tune as run_tune
     from gpusim.tuning.space import SINGLE_QUERY_ALGORITHMS
-    from gpusim.tuning.sram import sram_kib_to_bytes
-    from gpusim.tuning.tuner import tune as run_tune
 
     fixed = {k: getattr(opts, k) for k in PINNABLE if getattr(opts, k) is not None}
     # Validate workload, algorithm and profile with the shared rules; the schedule is a placeholder.
@@ -67,12 +66,11 @@ def tune(
         stages=1,
     )
     inputs = build_inputs(**(dataclasses.asdict(opts) | placeholder), check=False)
-    sram_bytes = None if sram_kib is None else sram_kib_to_bytes(sram_kib)
     result = run_tune(
-        opts.algorithm,
         inputs.workload,
         inputs.profile,
-        sram_bytes,
+        algorithm=opts.algorithm,
+        sram_kib=sram_kib,
         fixed=fixed,
         jobs=None,
         footprints=footprints,

@@ -9,9 +9,7 @@ import typer
 from gpusim.cli.app import app
 from gpusim.cli.options import JsonOption
 from gpusim.cli.output import emit, log
-
-#: fp64 storage: a correct schedule agrees with the reference to rounding (~1e-16).
-DEFAULT_TOLERANCE = 1e-10
+from gpusim.numeric_verify import FP64_TOLERANCE as DEFAULT_TOLERANCE
 
 
 @app.command()
@@ -32,7 +30,7 @@ def verify(
     Exits 1 when an algorithm's fp64 error exceeds --tolerance or its output has NaNs.
     """
     from algorithms import get_algorithm
-    from gpusim.verify import verify as run_verify
+    from gpusim.numeric_verify import verify as run_verify
 
     names = [get_algorithm(a).name for a in algorithm] if algorithm else None
     log(f"verifying {', '.join(names) if names else 'all algorithms'} (seed {seed})")

@@ -12,6 +12,7 @@ import tempfile
 from pathlib import Path
 
 from gpusim.kernels.instances import KernelInstance
+
 from gpusim.kernels.source import nvcc_translation_unit
 
 CO = ".venv/lib/python3.11/site-packages/nvidia/cu13/bin/cuobjdump"

@@ -27,3 +27,10 @@ def test_run_kernel_is_registered(gpusim):
     r = gpusim("run-kernel", "--help")
     assert r.code == 0
     assert "--repeats" in r.out
+
+
+def test_run_kernel_refuses_another_algorithm(gpusim):
+    # The algorithm is named once, by --algorithm; the CUDA kernel is flash2's.
+    r = gpusim("run-kernel", "--json", "--algorithm", "flash1")
+    assert r.code == 2 and r.out == ""
+    assert "implements algorithm 'flash2', not 'flash1'" in r.err

@@ -4,7 +4,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gpusim.schedule import Schedule
-from gpusim.tuning.compare import rule_picks, rule_tiles, snap_tile
+from gpusim.tuning.rule_snap import rule_picks, rule_tiles, snap_tile
 from gpusim.workload import Workload
 
 TILES = [(64, 32), (64, 64), (64, 128), (128, 32), (128, 64), (128, 128)]

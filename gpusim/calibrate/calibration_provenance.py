@@ -3,41 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
-import os
 import platform
-import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
-import gpusim
 from gpusim.calibrate.clocks import smi_static
-
-REPO_ROOT = Path(gpusim.__file__).resolve().parents[1]
-
-
-def git_commit() -> str:
-    """The repository's commit, or GPUSIM_GIT_COMMIT where the tree has no .git (a copied tree)."""
-    try:
-        out = subprocess.run(
-            ["git", "-C", str(REPO_ROOT), "rev-parse", "HEAD"],
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=True,
-        ).stdout.strip()
-        if out:
-            dirty = subprocess.run(
-                ["git", "-C", str(REPO_ROOT), "status", "--porcelain", "--untracked-files=no"],
-                capture_output=True,
-                text=True,
-                timeout=10,
-                check=False,
-            ).stdout.strip()
-            return out + ("+dirty" if dirty else "")
-    except (subprocess.SubprocessError, OSError):
-        pass
-    return os.environ.get("GPUSIM_GIT_COMMIT", "unknown")
+from gpusim.source_commit import git_commit
+from gpusim.version import __version__
 
 
 def collect(cp: Any, gpu_name: str, argv: list[str]) -> dict[str, Any]:
@@ -47,7 +19,7 @@ def collect(cp: Any, gpu_name: str, argv: list[str]) -> dict[str, Any]:
         "gpu_name": gpu_name,
         "date_utc": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "git_commit": git_commit(),
-        "gpusim_version": gpusim.__version__,
+        "gpusim_version": __version__,
         "command": " ".join(["gpusim calibrate", *argv]),
         "python": platform.python_version(),
         "platform": platform.platform(),

@@ -1,6 +1,6 @@
 """Provenance records exist without a GPU and take the commit from the driver script."""
 
-from gpusim.kernels.provenance import provenance
+from gpusim.kernels.measurement_provenance import provenance
 
 
 def test_provenance_without_gpu(monkeypatch):

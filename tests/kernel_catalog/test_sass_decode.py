@@ -1,8 +1,8 @@
-"""Control bits and registers of SASS instructions (:mod:`gpusim.kernels.sass_decode`)."""
+"""Control bits and registers of SASS instructions (:mod:`gpusim.kernel_catalog.sass_decode`)."""
 
 from __future__ import annotations
 
-from gpusim.kernels.sass_decode import decode
+from gpusim.kernel_catalog.sass_decode import decode
 
 
 def test_decode_reads_the_control_bits_and_the_registers():

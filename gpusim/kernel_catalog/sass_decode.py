@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from gpusim.kernels.sass_loop import _GUARD, step_path
+from gpusim.kernel_catalog.sass_loop import _GUARD, step_path
 
 _SASS_WITH_CONTROL = re.compile(
     r"/\*([0-9a-f]{4,})\*/\s+([^;]*);\s*/\* 0x[0-9a-f]{16} \*/\s*\n\s*/\* 0x([0-9a-f]{16}) \*/"
@@ -28,8 +28,8 @@ def control(high_word: int) -> tuple[int, int, int, int]:
 
 
 def decode(text: str, high_word: int):
-    """One instruction as :class:`gpusim.engine.core_model.Instr`."""
-    from gpusim.engine.core_model import Instr, registers
+    """One instruction as :class:`gpusim.kernel_catalog.sass_instr.Instr`."""
+    from gpusim.kernel_catalog.sass_instr import Instr, registers
 
     body = _GUARD.sub("", text).strip()
     head, _, rest = body.partition(" ")

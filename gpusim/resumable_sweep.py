@@ -35,7 +35,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from gpusim.cli.output import jsonable
+from gpusim.jsonable import jsonable
 
 Point = Mapping[str, Any]
 PointFn = Callable[[Point], Any]

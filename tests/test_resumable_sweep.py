@@ -11,7 +11,7 @@ import time
 import pytest
 
 from gpusim.errors import GpusimError
-from gpusim.sweep import load_results, point_key, run_sweep
+from gpusim.resumable_sweep import load_results, point_key, run_sweep
 
 POINTS = [{"n": n, "causal": n % 2 == 0} for n in range(12)]
 
@@ -134,7 +134,7 @@ def test_progress_goes_to_stderr_only(tmp_path, capsys):
 
 _SLOW_SWEEP = """
 import sys, time
-from gpusim.sweep import run_sweep
+from gpusim.resumable_sweep import run_sweep
 def fn(p):
     time.sleep(0.05)
     return {"n": p["n"]}

@@ -1,19 +1,14 @@
-"""Warp-instructions per step of the tensor-core kernel's main loop, read from its compiled SASS.
+"""Regenerate the committed loop counts and loop paths from each instance's compiled SASS.
 
-A formula over tile sizes misses by up to 40 % on some instances (the compiler unrolls,
-hoists and predicates differently per instance), so the counts come from each instance's
-own machine code, its main loop walked along one step's path (:mod:`gpusim.kernels.sass_loop`);
-the same step, decoded (:mod:`gpusim.kernels.sass_decode`), is what the SM core model
-replays. Both are committed: ``loop_counts.json`` and ``loop_paths.json.gz``.
-
-HMMA and LDSM are reported apart (the tracer counts those from the tiles). These are
-compile-time facts: nothing here is fitted to a timing. Regenerate with
-``python -m gpusim.kernels.loop_counts`` (nvcc and cuobjdump needed).
+Builds every tensor-core instance with the offline nvcc build (:mod:`gpusim.kernels.build`),
+walks its main loop (:mod:`gpusim.kernel_catalog.sass_loop`,
+:mod:`gpusim.kernel_catalog.sass_decode`) and writes what
+:mod:`gpusim.kernel_catalog.loop_counts` reads. Run with
+``python -m gpusim.kernels.loop_extract`` (nvcc and cuobjdump needed).
 """
 
 from __future__ import annotations
 
-import functools
 import gzip
 import json
 import re
@@ -22,18 +17,11 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from gpusim import atomic
+from gpusim.kernel_catalog.instances import KernelInstance
+from gpusim.kernel_catalog.loop_counts import LOOP_COUNTS, LOOP_PATHS, PRODUCT_OPS
+from gpusim.kernel_catalog.sass_decode import core_path
+from gpusim.kernel_catalog.sass_loop import cta_overhead, step_ops
 from gpusim.kernels.build import compile_cubin, dump_sass, nvcc_version
-from gpusim.kernels.instances import KernelInstance
-from gpusim.kernels.sass_decode import core_path
-from gpusim.kernels.sass_loop import cta_overhead, step_ops
-
-LOOP_COUNTS = (
-    Path(__file__).resolve().parents[2] / "reports" / "kernels" / "build_sm90" / "loop_counts.json"
-)
-#: One step of each instance's loop as the core model runs it (gzip-compressed JSON).
-LOOP_PATHS = LOOP_COUNTS.with_name("loop_paths.json.gz")
-#: Counted by the tracer from the tiles, not here.
-PRODUCT_OPS = ("HMMA", "LDSM")
 
 
 def _sass(insts: list[KernelInstance], tmp: Path, tag: str) -> str:
@@ -74,38 +62,12 @@ def count(
     return out
 
 
-@functools.cache
-def loop_path(key: str) -> tuple | None:
-    """The committed steady step of instance ``key`` as core-model instructions, or None."""
-    from gpusim.engine.core_model import Instr
-
-    table = _loop_paths()
-    if key not in table:
-        return None
-    return tuple(Instr.from_row(r) for r in table[key])
-
-
-@functools.cache
-def _loop_paths() -> dict[str, list]:
-    if not LOOP_PATHS.exists():
-        return {}
-    return json.loads(gzip.decompress(LOOP_PATHS.read_bytes()))["instances"]
-
-
-@functools.cache
-def loop_counts() -> dict[str, dict[str, int]]:
-    """The committed counts (empty when the file is absent)."""
-    if not LOOP_COUNTS.exists():
-        return {}
-    return json.loads(LOOP_COUNTS.read_text())["instances"]
-
-
 def main(argv: list[str] | None = None) -> int:
     """Count every tensor-core instance's loop and write :data:`LOOP_COUNTS`."""
     import argparse
 
-    from gpusim.kernels.instances import all_instances
-    from gpusim.kernels.provenance import git_commit
+    from gpusim.kernel_catalog.instances import all_instances
+    from gpusim.source_commit import git_commit
 
     ap = argparse.ArgumentParser(description=main.__doc__)
     ap.add_argument("--out", type=Path, default=LOOP_COUNTS)
@@ -116,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     doc = {
         "what": "warp-instructions per K/V step of the main loop, besides HMMA and LDSM "
         "(steady: prefetch, no mask; masked: the same on a masked tile); see "
-        "gpusim/kernels/loop_counts.py",
+        "gpusim/kernel_catalog/loop_counts.py",
         "nvcc": nvcc_version(),
         "arch": "sm_90",
         "git_commit": git_commit(),

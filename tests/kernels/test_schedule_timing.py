@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpusim.errors import GpusimError
-from gpusim.kernels import timing
+from gpusim.kernels import schedule_timing as timing
 from gpusim.schedule import Schedule
 from gpusim.workload import Workload
 

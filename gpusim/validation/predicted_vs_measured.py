@@ -19,7 +19,7 @@ from typing import Any
 
 from gpusim.profiles.schema import HardwareProfile
 from gpusim.schedule import Schedule
-from gpusim.validation.footprint import real_on_chip
+from gpusim.validation.measured_footprint import real_on_chip
 from gpusim.workload import Workload
 
 #: The issue's targets.
@@ -138,7 +138,7 @@ def compare_record(rec: dict[str, Any], profile: HardwareProfile, detail: str = 
     """Simulate one ok record with its real footprint and compare."""
     from gpusim.engine import simulate
 
-    w, s = Workload(**rec["workload"]), Schedule(**rec["schedule"])
+    w, s = Workload(**rec["workload"]), Schedule.from_record(rec["schedule"])
     chips = real_on_chip(rec)
     res = simulate(rec["kind"], w, s, profile, detail=detail, on_chip=chips)
     launch_s = profile.kernel_launch_overhead_s.value

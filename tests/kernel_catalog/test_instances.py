@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gpusim.errors import GpusimError
-from gpusim.kernels.instances import (
+from gpusim.kernel_catalog.instances import (
     SMEM_PER_BLOCK_OPTIN_BYTES,
     KernelInstance,
     all_instances,
@@ -77,7 +77,6 @@ def test_smem_limit_rejects():
     [
         (Workload(head_dim=96), Schedule(), "head_dim 96"),
         (Workload(dtype="fp32", head_dim=32), Schedule(block_m=64, warps=8), "fp32"),
-        (Workload(), Schedule(algorithm="flash1"), "flash2"),
         (Workload(), Schedule(warp_split="split-k"), "split-q"),
         (Workload(), Schedule(residency="smem"), "registers"),
         (Workload(), Schedule(block_m=96), "16*warps"),

@@ -7,8 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gpusim.profiles.loader import load_profile
-from gpusim.validation.compare import TARGETS, compare_record, rel_err, summary
-from gpusim.validation.footprint import FLASH2_KERNEL, SOFTMAX_KERNEL, real_on_chip
+from gpusim.validation.measured_footprint import FLASH2_KERNEL, SOFTMAX_KERNEL, real_on_chip
+from gpusim.validation.predicted_vs_measured import TARGETS, compare_record, rel_err, summary
 
 from .conftest import make_dataset
 
@@ -69,7 +69,7 @@ def test_summary_and_targets():
 
 
 def test_parallel_comparison_matches_serial():
-    from gpusim.validation.compare import compare_records
+    from gpusim.validation.predicted_vs_measured import compare_records
 
     profile = load_profile("h200-sxm-calibrated")
     recs = make_dataset()["records"]

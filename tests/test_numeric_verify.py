@@ -6,7 +6,7 @@ import pytest
 
 from algorithms import ALGORITHMS
 from gpusim.errors import GpusimError
-from gpusim.verify import CASES, verify
+from gpusim.numeric_verify import CASES, verify
 
 
 def test_every_algorithm_is_exact_in_fp64():

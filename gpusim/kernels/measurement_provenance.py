@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import datetime as dt
-import os
 import platform
 import subprocess
 from typing import Any
+
+from gpusim.source_commit import git_commit
 
 _SMI_FIELDS = (
     "name",
@@ -33,18 +34,6 @@ def nvidia_smi() -> dict[str, str]:
     except (OSError, subprocess.SubprocessError, IndexError):
         return {}
     return dict(zip(_SMI_FIELDS, (v.strip() for v in line.split(",")), strict=False))
-
-
-def git_commit() -> str:
-    """The commit the code came from: $GPUSIM_COMMIT (set by the driver script) or git."""
-    if os.environ.get("GPUSIM_COMMIT"):
-        return os.environ["GPUSIM_COMMIT"]
-    try:
-        return subprocess.run(
-            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True, timeout=10
-        ).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
 
 
 def provenance(cp: Any | None = None) -> dict[str, Any]:

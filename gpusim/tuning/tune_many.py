@@ -1,12 +1,12 @@
-"""Tune many workloads at once, one process per core (:func:`~gpusim.tuning.parallel.pmap`)."""
+"""Tune many workloads at once, one process per core (:func:`~gpusim.parallel_map.pmap`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from gpusim.parallel_map import pmap
 from gpusim.profiles.schema import HardwareProfile
-from gpusim.tuning.parallel import pmap
 from gpusim.tuning.tuner import TuneResult, tune
 from gpusim.workload import Workload
 

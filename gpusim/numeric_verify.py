@@ -9,7 +9,8 @@ and bf16 storage, whose errors show the precision of each storage type.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 
@@ -52,6 +53,42 @@ CASES = (
     Case(1, 1, 20, 24, 256, True, 16, 16),
 )
 
+#: fp64 storage: a correct schedule agrees with the reference to rounding (~1e-16).
+FP64_TOLERANCE = 1e-10
+
+
+@dataclass(frozen=True)
+class VerifyResult:
+    """One algorithm's verification: its worst fp64 error over :data:`CASES`, and the errors of
+    the low-precision storage types on :data:`LOW_PRECISION_CASE`."""
+
+    algorithm: str
+    cases: int
+    max_rel_err: float
+    max_abs_err: float
+    nan_free: bool
+    worst_case: str
+    low_precision_case: str
+    rel_err_fp32: float
+    rel_err_fp16: float
+    rel_err_bf16: float
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> VerifyResult:
+        """From :func:`verify_algorithm`'s record."""
+        return cls(**record)
+
+    @property
+    def passed(self) -> bool:
+        """No NaN, and the fp64 error within :data:`FP64_TOLERANCE`."""
+        err = self.max_rel_err
+        return self.nan_free and err == err and err <= FP64_TOLERANCE
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record as ``gpusim verify --json`` lists it."""
+        return asdict(self)
+
+
 #: The case used for the low-precision storage types.
 LOW_PRECISION_CASE = Case(1, 1, 61, 77, 64, True, 16, 32)
 
@@ -59,7 +96,7 @@ LOW_PRECISION_CASE = Case(1, 1, 61, 77, 64, True, 16, 32)
 def _schedule(algorithm: Algorithm, case: Case) -> Schedule:
     # One query per CTA is what flash-naive-qkv is.
     block_m = 1 if algorithm.name == "flash-naive-qkv" else case.block_m
-    return Schedule(algorithm=algorithm.name, block_m=block_m, block_n=case.block_n)
+    return Schedule(block_m=block_m, block_n=case.block_n)
 
 
 def run_case(algorithm: Algorithm, case: Case, dtype: str, seed: int) -> tuple[float, float, bool]:

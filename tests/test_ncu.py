@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpusim.validation import ncu
+from gpusim import ncu
 
 CSV = """==PROF== Connected to process 1
 "ID","Process ID","Kernel Name","dram__bytes_read.sum","gpu__time_duration.sum",\
@@ -64,7 +64,7 @@ def test_no_header_means_no_kernels():
 
 
 def test_summary_keeps_both_ends_of_the_l2_traffic():
-    from gpusim.validation.ncu import summarise
+    from gpusim.ncu import summarise
 
     k = {
         "lts__t_sectors_srcunit_tex_op_read.sum": 10.0,

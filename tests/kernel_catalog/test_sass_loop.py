@@ -1,8 +1,8 @@
-"""The main-loop walk of :mod:`gpusim.kernels.sass_loop` on a hand-written loop."""
+"""The main-loop walk of :mod:`gpusim.kernel_catalog.sass_loop` on a hand-written loop."""
 
 from __future__ import annotations
 
-from gpusim.kernels.sass_loop import cta_overhead, step_ops
+from gpusim.kernel_catalog.sass_loop import cta_overhead, step_ops
 
 
 def _fn(lines: list[str]) -> str:

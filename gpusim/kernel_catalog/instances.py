@@ -87,7 +87,6 @@ class KernelInstance:
     def schedule(self) -> Schedule:
         """The schedule this instance runs."""
         return Schedule(
-            algorithm="flash2",
             block_m=self.block_m,
             block_n=self.block_n,
             warps=self.warps,
@@ -189,11 +188,8 @@ def rejected_instances(
 def instance_for(
     workload: Workload, schedule: Schedule, smem_limit_bytes: int = SMEM_PER_BLOCK_OPTIN_BYTES
 ) -> KernelInstance:
-    """The kernel instance that runs ``schedule`` on ``workload``; GpusimError if none can."""
-    if schedule.algorithm != "flash2":
-        raise GpusimError(
-            f"the CUDA kernel implements algorithm 'flash2', not {schedule.algorithm!r}"
-        )
+    """The kernel instance that runs flash2's ``schedule`` on ``workload``; GpusimError if none
+    can (the CUDA kernel implements flash2 only: its callers hold the algorithm's name)."""
     if schedule.warp_split != "split-q" or schedule.residency != "registers":
         raise GpusimError(
             "the CUDA kernel implements warp_split='split-q' with residency='registers'; "

@@ -1,0 +1,147 @@
+"""The public functions: simulate, count, tune, verify and load_profile.
+
+Each takes the algorithm by name (it is given here only: a :class:`~gpusim.schedule.Schedule`
+holds tiles and mapping, not which algorithm they are for), a
+:class:`~gpusim.workload.Workload` and a profile (a shipped name, a YAML/JSON path or a
+:class:`~gpusim.profiles.HardwareProfile`). A schedule left out is chosen by the same default
+rule the CLI uses, and the result says which one ran.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from gpusim.api.inputs import check_schedule_fits, resolve_schedule
+from gpusim.api.names import algorithm_named, profile_named
+from gpusim.counting import Counts
+from gpusim.engine.result import SimResult
+from gpusim.errors import GpusimError
+from gpusim.numeric_verify import VerifyResult
+from gpusim.profiles import DEFAULT_PROFILE, HardwareProfile
+from gpusim.schedule import Schedule
+from gpusim.tuning.tuner import TuneResult
+from gpusim.workload import Workload
+
+ProfileLike = str | Path | HardwareProfile
+
+
+def _workload(workload: Workload) -> Workload:
+    if not isinstance(workload, Workload):
+        raise GpusimError(f"workload must be a gpusim.Workload, not {type(workload).__name__}")
+    return workload
+
+
+def _inputs(
+    algorithm: str, workload: Workload, schedule: Schedule | None, profile: ProfileLike
+) -> tuple[Workload, Schedule, HardwareProfile]:
+    """Validated inputs, the schedule defaulted when None, checked to fit one CTA per SM."""
+    alg = algorithm_named(algorithm)
+    hw = profile_named(profile)
+    w = _workload(workload)
+    if schedule is None:
+        schedule, _ = resolve_schedule(algorithm, w, hw, {})
+    elif not isinstance(schedule, Schedule):
+        raise GpusimError(f"schedule must be a gpusim.Schedule, not {type(schedule).__name__}")
+    alg.check(w, schedule)
+    check_schedule_fits(algorithm, w, schedule, hw)
+    return w, schedule, hw
+
+
+def simulate(
+    algorithm: str,
+    workload: Workload,
+    schedule: Schedule | None = None,
+    profile: ProfileLike = DEFAULT_PROFILE,
+    *,
+    detail: str = "auto",
+    trace_path: str | Path | None = None,
+    processes: Sequence[Callable[..., Any]] | None = None,
+) -> SimResult:
+    """Predict runtime, DRAM and SM-to-L2 traffic, occupancy and the bound of ``algorithm``.
+
+    ``detail`` is ``"auto"``, ``"aggregated"`` or ``"full"`` (as ``gpusim simulate --detail``);
+    ``trace_path`` also writes the timeline as a Chrome trace; ``processes`` are SimPy process
+    functions of your own, started beside the model's in the same ``simpy.Environment`` (the
+    engine's hook, :func:`gpusim.engine.simulate.simulate`). ``result.schedule`` is the
+    schedule that ran. Example::
+
+        w = gpusim.Workload(batch=4, heads=16, seq_len_q=4096, seq_len_k=4096, head_dim=128)
+        r = gpusim.simulate("flash2", w, gpusim.Schedule(block_m=128, block_n=64), "h200-sxm")
+        r.runtime_s, r.dram_read_bytes, r.bound
+    """
+    from gpusim.engine.simulate import simulate as engine_simulate
+
+    w, s, hw = _inputs(algorithm, workload, schedule, profile)
+    # The engine's hook for user processes; only passed when there are some.
+    extra = {} if processes is None else {"processes": list(processes)}
+    return engine_simulate(algorithm, w, s, hw, trace_path=trace_path, detail=detail, **extra)
+
+
+def count(
+    algorithm: str,
+    workload: Workload,
+    schedule: Schedule | None = None,
+    profile: ProfileLike = DEFAULT_PROFILE,
+) -> Counts:
+    """FLOPs, SM-to-L2 bytes by tensor, and on-chip needs of ``algorithm``, without timing.
+
+    ``profile`` only sets the default schedule's shared-memory limit when ``schedule`` is
+    None. Example: ``gpusim.count("flash1", gpusim.Workload(seq_len_q=1024, seq_len_k=1024))``.
+    """
+    from gpusim.counting import count as count_traced
+
+    w, s, _ = _inputs(algorithm, workload, schedule, profile)
+    return count_traced(algorithm, w, s)
+
+
+def tune(
+    workload: Workload,
+    profile: ProfileLike = DEFAULT_PROFILE,
+    *,
+    algorithm: str = "flash2",
+    sram_kib: float | None = None,
+    fixed: dict[str, int] | None = None,
+    footprints: str = "compiled",
+    jobs: int | None = None,
+) -> TuneResult:
+    """Rank every schedule of ``algorithm`` on ``workload`` by predicted runtime, best first.
+
+    ``sram_kib`` is the shared memory one CTA may use (default: the profile's), ``fixed`` pins
+    schedule fields (``{"block_m": 128}``), ``footprints`` is ``"compiled"`` (ptxas's
+    registers) or ``"estimate"``, ``jobs`` the processes (None: one per core). Example:
+    ``gpusim.tune(w, "h200-sxm", sram_kib=100).candidates[0].schedule``.
+    """
+    from gpusim.tuning.space import SINGLE_QUERY_ALGORITHMS
+    from gpusim.tuning.sram import sram_kib_to_bytes
+    from gpusim.tuning.tuner import tune as rank_schedules
+
+    alg = algorithm_named(algorithm)
+    hw = profile_named(profile)
+    w = _workload(workload)
+    # The algorithm's own limits (causal support ...) on a placeholder: the search picks tiles.
+    alg.check(w, Schedule(block_m=1 if algorithm in SINGLE_QUERY_ALGORITHMS else 64))
+    sram_bytes = None if sram_kib is None else sram_kib_to_bytes(sram_kib)
+    return rank_schedules(
+        algorithm, w, hw, sram_bytes, fixed=fixed, jobs=jobs, footprints=footprints
+    )
+
+
+def verify(algorithm: str, *, seed: int = 0) -> VerifyResult:
+    """Run ``algorithm``'s numeric interpreter on awkward shapes against a float64 reference.
+
+    Example: ``gpusim.verify("flash2").passed`` (fp64 error within
+    :data:`gpusim.numeric_verify.FP64_TOLERANCE` and no NaN).
+    """
+    from gpusim.numeric_verify import verify_algorithm
+
+    return VerifyResult.from_record(verify_algorithm(algorithm_named(algorithm), seed))
+
+
+def load_profile(profile: ProfileLike) -> HardwareProfile:
+    """The validated hardware profile of a shipped name or a YAML/JSON file.
+
+    Example: ``gpusim.load_profile("a100-sxm4-80gb").sm_count.value``.
+    """
+    return profile_named(profile)

@@ -1,0 +1,142 @@
+"""From user values to model inputs: validated Workload, Schedule and profile, defaults filled.
+
+:func:`build_inputs` takes the flat values a command line or a sweep point has (``seq_len``,
+``block_m`` ...), :func:`resolve_schedule` fills a partial schedule with the default rule
+(``gpusim.tuning.rules.default_schedule``, for the profile's shared memory per block), and
+:func:`check_schedule_fits` refuses a schedule whose CTA cannot run on the profile's SM. The
+CLI, ``gpusim report``, the sweeps and :mod:`gpusim.api.functions` all go through here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from pydantic import ValidationError
+
+from gpusim.api.names import algorithm_named, profile_named
+from gpusim.errors import GpusimError
+from gpusim.occupancy import check_fits
+from gpusim.profiles import DEFAULT_PROFILE, HardwareProfile
+from gpusim.profiles.loader import validation_summary
+from gpusim.schedule import Schedule
+from gpusim.workload import Workload
+
+#: The schedule's fields, in the order the command line lists them.
+SCHEDULE_FIELDS = ("block_m", "block_n", "warps", "stages", "warp_split", "residency")
+#: The fields without which the default rule's choice is needed (the rest have defaults).
+TILE_FIELDS = ("block_m", "block_n", "warps", "stages")
+
+#: Model field -> command-line option, for error messages.
+_OPTION_OF = {
+    "seq_len_q": "--seq-len",
+    "seq_len_k": "--seq-len-k",
+    "head_dim": "--head-dim",
+    "block_m": "--block-m",
+    "block_n": "--block-n",
+    "warp_split": "--warp-split",
+}
+
+
+class Inputs(NamedTuple):
+    """What a workload command runs on: the three inputs and the schedule fields defaulted."""
+
+    workload: Workload
+    schedule: Schedule
+    profile: HardwareProfile
+    filled: dict[str, Any]  # schedule fields not given, with the value the default rule chose
+
+
+def _model(cls, **kwargs):
+    try:
+        return cls(**kwargs)
+    except ValidationError as e:
+        text = validation_summary(e)
+        field, sep, rest = text.partition(": ")
+        if sep and field in cls.model_fields:
+            text = f"{_OPTION_OF.get(field, '--' + field.replace('_', '-'))}: {rest}"
+        raise GpusimError(text) from None
+
+
+def resolve_schedule(
+    algorithm: str, workload: Workload, profile: HardwareProfile, given: dict[str, Any]
+) -> tuple[Schedule, dict[str, Any]]:
+    """``(schedule, filled)``: the schedule fields in ``given`` that are None come from
+    ``default_schedule(algorithm, workload, profile's shared memory per block)``; ``filled``
+    maps each of them to the value used."""
+    from gpusim.tuning.rules import default_schedule
+
+    missing = [k for k in SCHEDULE_FIELDS if given.get(k) is None]
+    filled: dict[str, Any] = {}
+    if missing:
+        try:
+            base = default_schedule(algorithm, workload, profile.smem_per_block_bytes.value)
+        except GpusimError:
+            if any(k in missing for k in TILE_FIELDS):
+                raise
+            base = Schedule()  # only the mapping is left: Schedule's defaults
+        filled = {k: getattr(base, k) for k in missing}
+    values = {k: given.get(k) for k in SCHEDULE_FIELDS} | filled
+    return _model(Schedule, **values), filled
+
+
+def build_inputs(
+    algorithm: str = "flash2",
+    profile: str | Path | HardwareProfile = DEFAULT_PROFILE,
+    batch: int = 8,
+    heads: int = 32,
+    seq_len: int = 2048,
+    seq_len_k: int | None = None,
+    head_dim: int = 128,
+    dtype: str = "fp16",
+    causal: bool = False,
+    block_m: int | None = None,
+    block_n: int | None = None,
+    warps: int | None = None,
+    stages: int | None = None,
+    warp_split: str | None = None,
+    residency: str | None = None,
+    *,
+    check: bool = True,
+) -> Inputs:
+    """Validate the options into ``(Workload, Schedule, HardwareProfile, filled)``.
+
+    Schedule fields left as None come from the default rule (:func:`resolve_schedule`);
+    ``filled`` maps each to the value used. With ``check``, a schedule that cannot run one
+    CTA on the profile's SM is a one-line :class:`GpusimError` (what it needs, what the limit
+    is). Example: ``w, s, p, filled = build_inputs("flash2", "h200-sxm", seq_len=4096)``.
+    """
+    alg = algorithm_named(algorithm)
+    hw = profile_named(profile)
+    workload = _model(
+        Workload,
+        batch=batch,
+        heads=heads,
+        seq_len_q=seq_len,
+        seq_len_k=seq_len if seq_len_k is None else seq_len_k,
+        head_dim=head_dim,
+        dtype=dtype,
+        causal=causal,
+    )
+    given = dict(
+        block_m=block_m,
+        block_n=block_n,
+        warps=warps,
+        stages=stages,
+        warp_split=warp_split,
+        residency=residency,
+    )
+    schedule, filled = resolve_schedule(algorithm, workload, hw, given)
+    alg.check(workload, schedule)
+    if check:
+        check_schedule_fits(algorithm, workload, schedule, hw)
+    return Inputs(workload, schedule, hw, filled)
+
+
+def check_schedule_fits(
+    algorithm: str, workload: Workload, schedule: Schedule, profile: HardwareProfile
+) -> None:
+    """Raise a one-line :class:`GpusimError` if a CTA of any of the kernels cannot run."""
+    for kernel in algorithm_named(algorithm).kernels(workload, schedule):
+        chip = kernel.on_chip()
+        check_fits(profile, chip.smem_bytes, chip.threads, chip.regs_per_thread)
