@@ -79,7 +79,7 @@ def _names() -> set[str]:
     """Every algorithm's name and every kernel name the algorithms launch."""
     names = set(ALGORITHMS)
     w = Workload(**W, dtype="fp16")
-    for name, alg in ALGORITHMS.items():
+    for alg in ALGORITHMS.values():
         s = Schedule(block_m=64, block_n=64, warps=4, stages=2)
         names |= {k.name for k in alg.kernels(w, s)}
     return names
