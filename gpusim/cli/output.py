@@ -1,6 +1,8 @@
 """Output for every command: one JSON object on stdout with ``--json``, rich tables otherwise.
 
-Logs and progress go to standard error (:func:`log`), so stdout stays parseable.
+Logs and progress go to standard error (:func:`log`), so stdout stays parseable. Tables
+show quantities in units (:mod:`gpusim.cli.units`) and fit the terminal: a list too wide
+for columns prints one key/value table per record, and a number never wraps.
 """
 
 from __future__ import annotations
@@ -19,12 +21,33 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from gpusim.cli.units import fmt_quantity, label_of
+
 _stderr = Console(stderr=True, highlight=False)
+#: Whether ``--verbose`` was given: internal timing lines go to standard error only then.
+_verbose = False
 
 
 def log(message: str) -> None:
     """Print a progress or log line to standard error."""
-    _stderr.print(message, markup=False)
+    _stderr.print(message, markup=False, soft_wrap=True)
+
+
+def set_verbose(on: bool) -> None:
+    """Turn :func:`debug` lines on or off (the root ``--verbose`` option)."""
+    global _verbose
+    _verbose = on
+
+
+def debug(message: str) -> None:
+    """Print an internal line (timings, event counts) to standard error with ``--verbose``."""
+    if _verbose:
+        log(message)
+
+
+def warn(message: str) -> None:
+    """Print a ``gpusim: warning: ...`` line to standard error."""
+    log(f"gpusim: warning: {message}")
 
 
 def jsonable(obj: Any) -> Any:
@@ -54,8 +77,17 @@ def jsonable(obj: Any) -> Any:
     raise TypeError(f"cannot write {type(obj).__name__} as JSON")
 
 
-def emit(obj: Mapping[str, Any], as_json: bool, *, title: str | None = None) -> None:
-    """Write a command's result: exactly one JSON object, or tables for a person."""
+def emit(
+    obj: Mapping[str, Any],
+    as_json: bool,
+    *,
+    title: str | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> None:
+    """Write a command's result: exactly one JSON object, or tables for a person.
+
+    ``headers`` renames the columns of record lists (key -> header) for the tables.
+    """
     data = jsonable(obj)
     if as_json:
         sys.stdout.write(json.dumps(data, allow_nan=False) + "\n")
@@ -75,8 +107,9 @@ def emit(obj: Mapping[str, Any], as_json: bool, *, title: str | None = None) -> 
         console.print(_pairs_table(title, scalars))
     for key, rows in records.items():
         flat = [_flatten(r) for r in rows]
-        if max(len(r) for r in flat) <= MAX_TABLE_COLUMNS:
-            console.print(_records_table(key, flat))
+        table = _records_table(key, flat, headers or {})
+        if max(len(r) for r in flat) <= MAX_TABLE_COLUMNS and fits(console, table):
+            console.print(table)
             continue
         # Too wide for columns: one key/value table per record.
         for i, r in enumerate(flat):
@@ -88,12 +121,17 @@ def emit(obj: Mapping[str, Any], as_json: bool, *, title: str | None = None) -> 
 MAX_TABLE_COLUMNS = 9
 
 
+def fits(console: Console, table: Table) -> bool:
+    """Whether ``table`` prints within the console's width without wrapping a cell."""
+    return console.measure(table).maximum <= console.width
+
+
 def _pairs_table(title: str | None, pairs: Mapping[str, Any]) -> Table:
     table = Table(title=title, show_header=False, title_justify="left")
     table.add_column(style="bold")
     table.add_column()
     for key, value in pairs.items():
-        table.add_row(Text(key), _cell(value))
+        table.add_row(Text(key), _cell(value, key))
     return table
 
 
@@ -107,22 +145,24 @@ def _flatten(d: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     return out
 
 
-def _records_table(title: str, flat: list[dict[str, Any]]) -> Table:
+def _records_table(title: str, flat: list[dict[str, Any]], headers: Mapping[str, str]) -> Table:
     columns: list[str] = []
     for r in flat:
         columns += [k for k in r if k not in columns]
     table = Table(title=title, title_justify="left")
     for c in columns:
-        table.add_column(c, overflow="fold")
+        table.add_column(headers.get(c) or label_of(c), overflow="fold")
     for r in flat:
-        table.add_row(*(_cell(r.get(c, "")) for c in columns))
+        table.add_row(*(_cell(r.get(c, ""), c) for c in columns))
     return table
 
 
-def _cell(value: Any) -> Text:
+def _cell(value: Any, key: str = "") -> Text:
     # Text, not a markup string: values such as "[source]" must print as they are.
     numeric = isinstance(value, int | float) and not isinstance(value, bool)
-    return Text(format_value(value), justify="right" if numeric else "left")
+    text = fmt_quantity(key, value) or format_value(value)
+    # A number and its unit stay on one line: the table is laid out around them instead.
+    return Text(text, justify="right" if numeric else "left", no_wrap=numeric)
 
 
 def format_value(value: Any) -> str:

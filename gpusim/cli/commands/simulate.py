@@ -24,7 +24,8 @@ from rich.table import Table
 
 from gpusim.cli.app import app
 from gpusim.cli.options import JsonOption, WorkloadOptions, build_inputs, workload_options
-from gpusim.cli.output import emit, log
+from gpusim.cli.output import debug, emit, log
+from gpusim.cli.units import fmt_bytes, fmt_time
 
 #: What ``gpusim simulate`` compares when no algorithm is named, in table order.
 DEFAULT_PAIR = ("standard", "flash2")
@@ -88,6 +89,10 @@ def simulate(
             log(f"wrote {path}")
         d = r.to_json_dict()
         d["defaults_used"] = inputs.filled
+        debug(
+            f"{d['algorithm']}: {d['detail']} simulation, {d['events']:,} events in "
+            f"{d['sim_wall_s']:.3f} s ({d['events_per_s']:,.0f} events/s)"
+        )
         results.append(d)
     if json_out:
         top = next((d for d in results if d["algorithm"] == TOP_LEVEL), results[0])
@@ -99,18 +104,71 @@ def simulate(
     _print_table(results)
 
 
-def _bytes(n: int) -> str:
-    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
-        if n >= scale:
-            return f"{n / scale:.3g} {unit}"
-    return f"{n} B"
+#: Summary rows that describe one kernel; an algorithm of several kernels shows them per kernel.
+PER_KERNEL = "per kernel"
 
 
-def _time(s: float) -> str:
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
-        if s >= scale:
-            return f"{s / scale:.4g} {unit}"
-    return f"{s * 1e9:.4g} ns"
+def _per_kernel(d: dict[str, Any], text: str) -> str:
+    return PER_KERNEL if len(d["kernels"]) > 1 else text
+
+
+def _summary_table(results: list[dict[str, Any]]) -> Table:
+    """Algorithms side by side: one column each, one row per whole-algorithm quantity."""
+    table = Table()
+    table.add_column("")
+    for d in results:
+        table.add_column(d["algorithm"], justify="right", no_wrap=True)
+    rows = (
+        ("Br x Bc", lambda d: f"{d['schedule']['block_m']} x {d['schedule']['block_n']}"),
+        ("runtime", lambda d: fmt_time(d["runtime_s"])),
+        ("TFLOP/s", lambda d: f"{d['tflops']:.1f}"),
+        ("DRAM read", lambda d: fmt_bytes(d["dram_read_bytes"])),
+        ("DRAM write", lambda d: fmt_bytes(d["dram_write_bytes"])),
+        ("SM-to-L2 read", lambda d: fmt_bytes(d["global_read_bytes"])),
+        ("SM-to-L2 write", lambda d: fmt_bytes(d["global_write_bytes"])),
+        ("L2 hit rate", lambda d: f"{100 * d['l2_hit_rate']:.1f}%"),
+        (
+            "smem / CTA",
+            lambda d: _per_kernel(d, fmt_bytes(d["smem_bytes_per_cta"], binary=True)),
+        ),
+        ("CTAs / SM", lambda d: _per_kernel(d, str(d["ctas_per_sm"]))),
+        ("waves", lambda d: _per_kernel(d, f"{d['waves']:.2f}")),
+        ("bound", lambda d: d["bound"]),
+    )
+    for label, cell in rows:
+        table.add_row(label, *(cell(d) for d in results))
+    if len(results) == 2 and results[1]["runtime_s"] > 0:
+        speedup = results[0]["runtime_s"] / results[1]["runtime_s"]
+        table.caption = f"{results[1]['algorithm']} is {speedup:.2f}x faster"
+    return table
+
+
+def _kernels_table(d: dict[str, Any]) -> Table:
+    """One row per kernel of a multi-kernel algorithm: what the summary cannot show as one."""
+    # No borders: nine columns of numbers fit 80 characters only with two spaces between them.
+    kt = Table(
+        title=f"{d['algorithm']}: per kernel",
+        title_justify="left",
+        box=None,
+        pad_edge=False,
+        header_style="bold underline",
+    )
+    for c in ("kernel", "CTAs", "CTA/SM", "smem/CTA", "waves", "time", "DRAM rd", "DRAM wr"):
+        kt.add_column(c, justify="left" if c == "kernel" else "right", no_wrap=c != "kernel")
+    kt.add_column("bound")
+    for k in d["kernels"]:
+        kt.add_row(
+            k["name"],
+            f"{k['ctas']:,}",
+            str(k["ctas_per_sm"]),
+            fmt_bytes(k["smem_bytes_per_cta"], binary=True),
+            f"{k['waves']:.1f}",
+            fmt_time(k["duration_s"]),
+            fmt_bytes(k["dram_read_bytes"]),
+            fmt_bytes(k["dram_write_bytes"]),
+            k["bound"],
+        )
+    return kt
 
 
 def _print_table(results: list[dict[str, Any]]) -> None:
@@ -120,50 +178,9 @@ def _print_table(results: list[dict[str, Any]]) -> None:
         f"{first['profile']}: B{w['batch']} H{w['heads']} Nq{w['seq_len_q']} "
         f"Nk{w['seq_len_k']} d{w['head_dim']} {w['dtype']}{' causal' if w['causal'] else ''}"
     )
-    # Algorithms side by side: one column each, one row per quantity.
-    table = Table()
-    table.add_column("")
-    for d in results:
-        table.add_column(d["algorithm"], justify="right")
-    rows = (
-        ("Br x Bc", lambda d: f"{d['schedule']['block_m']} x {d['schedule']['block_n']}"),
-        ("runtime", lambda d: _time(d["runtime_s"])),
-        ("TFLOP/s", lambda d: f"{d['tflops']:.1f}"),
-        ("DRAM read", lambda d: _bytes(d["dram_read_bytes"])),
-        ("DRAM write", lambda d: _bytes(d["dram_write_bytes"])),
-        ("SM-to-L2 read", lambda d: _bytes(d["global_read_bytes"])),
-        ("SM-to-L2 write", lambda d: _bytes(d["global_write_bytes"])),
-        ("L2 hit rate", lambda d: f"{100 * d['l2_hit_rate']:.1f}%"),
-        ("smem / CTA", lambda d: _bytes(d["smem_bytes_per_cta"])),
-        ("CTAs / SM", lambda d: str(d["ctas_per_sm"])),
-        ("waves", lambda d: f"{d['waves']:.2f}"),
-        ("bound", lambda d: d["bound"]),
-    )
-    for label, cell in rows:
-        table.add_row(label, *(cell(d) for d in results))
-    if len(results) == 2 and results[1]["runtime_s"] > 0:
-        speedup = results[0]["runtime_s"] / results[1]["runtime_s"]
-        table.caption = f"{results[1]['algorithm']} is {speedup:.2f}x faster"
     console = Console(highlight=False)
     console.print(title, markup=False)
-    console.print(table)
+    console.print(_summary_table(results))
     for d in results:
         if len(d["kernels"]) > 1:
-            kt = Table(title=f"{d['algorithm']}: kernels", title_justify="left")
-            for c in ("kernel", "CTAs", "CTAs/SM", "waves", "time", "DRAM R/W", "bound"):
-                kt.add_column(c, justify="left" if c in ("kernel", "bound") else "right")
-            for k in d["kernels"]:
-                kt.add_row(
-                    k["name"],
-                    f"{k['ctas']:,}",
-                    str(k["ctas_per_sm"]),
-                    f"{k['waves']:.2f}",
-                    _time(k["duration_s"]),
-                    f"{_bytes(k['dram_read_bytes'])} / {_bytes(k['dram_write_bytes'])}",
-                    k["bound"],
-                )
-            console.print(kt)
-        log(
-            f"{d['algorithm']}: {d['detail']} simulation, {d['events']:,} events in "
-            f"{d['sim_wall_s']:.3f} s ({d['events_per_s']:,.0f} events/s)"
-        )
+            console.print(_kernels_table(d))
