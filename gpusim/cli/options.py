@@ -48,6 +48,12 @@ def _algorithm_names() -> str:
 JsonOption = Annotated[
     bool, typer.Option("--json", help="Print exactly one JSON object on standard output.")
 ]
+VerboseOption = Annotated[
+    bool,
+    typer.Option(
+        "--verbose", "-v", help="Internal lines (timings, event counts) on standard error."
+    ),
+]
 AlgorithmOption = Annotated[
     str, typer.Option("--algorithm", "-a", help=f"One of: {_algorithm_names()}.")
 ]

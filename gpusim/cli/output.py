@@ -11,7 +11,8 @@ import dataclasses
 import json
 import math
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,43 @@ def debug(message: str) -> None:
 def warn(message: str) -> None:
     """Print a ``gpusim: warning: ...`` line to standard error."""
     log(f"gpusim: warning: {message}")
+
+
+def shows_progress(json_out: bool) -> bool:
+    """Whether progress displays: standard error is a terminal and the output is not JSON."""
+    return not json_out and sys.stderr.isatty()
+
+
+@contextmanager
+def status(text: str, enabled: bool) -> Iterator[Callable[[str], None]]:
+    """A spinner with ``text`` on standard error while the block runs (nothing if not
+    ``enabled``); yields a function that replaces the text."""
+    if not enabled:
+        yield lambda _text: None
+        return
+    with _stderr.status(text) as spinner:
+        yield lambda new: spinner.update(new)
+
+
+@contextmanager
+def progress_bar(label: str, enabled: bool) -> Iterator[Callable[[int, int], None]]:
+    """A bar on standard error while the block runs; yields ``update(done, total)``."""
+    if not enabled:
+        yield lambda _done, _total: None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    bar = Progress(
+        f"[bold]{label}[/bold]",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=_stderr,
+        transient=True,
+    )
+    task = bar.add_task(label, total=None)
+    with bar:
+        yield lambda done, total: bar.update(task, completed=done, total=total)
 
 
 def jsonable(obj: Any) -> Any:

@@ -272,6 +272,7 @@ def tune(
     jobs: int | None = 1,
     footprints: str = "compiled",
     caps: bool = True,
+    on_done: Callable[[int, int], None] | None = None,
 ) -> TuneResult:
     """Rank every feasible schedule of ``algorithm`` for ``workload`` by predicted runtime.
 
@@ -282,7 +283,8 @@ def tune(
     uses ptxas's registers (and rejects spills) for kernel instances the offline build
     recorded for the profile's architecture; ``"estimate"`` uses the algorithm's formula.
     ``caps=False`` ranks only the launches with every CTA that fits (as the kernel is
-    measured), without trying fewer per SM.
+    measured), without trying fewer per SM. ``on_done(done, total)`` follows the
+    candidates simulated (a progress bar).
     """
     if footprints not in FOOTPRINTS:
         raise GpusimError(f"unknown footprints {footprints!r}; use one of {', '.join(FOOTPRINTS)}")
@@ -312,7 +314,7 @@ def tune(
         _predict, simulate, algorithm, workload, profile=profile, compiled=compiled, caps=caps
     )
     cands = sorted(
-        pmap(predict, fits, jobs),
+        pmap(predict, fits, jobs, on_done),
         key=lambda c: (c.runtime_s, -c.schedule.block_m * c.schedule.block_n, c.schedule.stages),
     )
     rejected = [

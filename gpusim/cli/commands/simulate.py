@@ -23,8 +23,14 @@ from rich.console import Console
 from rich.table import Table
 
 from gpusim.cli.app import app
-from gpusim.cli.options import JsonOption, WorkloadOptions, build_inputs, workload_options
-from gpusim.cli.output import debug, emit, log
+from gpusim.cli.options import (
+    JsonOption,
+    VerboseOption,
+    WorkloadOptions,
+    build_inputs,
+    workload_options,
+)
+from gpusim.cli.output import debug, emit, log, set_verbose, shows_progress, status
 from gpusim.cli.units import fmt_bytes, fmt_time
 
 #: What ``gpusim simulate`` compares when no algorithm is named, in table order.
@@ -61,6 +67,7 @@ def simulate(
     ctx: typer.Context,
     trace: TraceOption = None,
     detail: DetailOption = Detail.auto,  # type: ignore[assignment]
+    verbose: VerboseOption = False,
     json_out: JsonOption = False,
 ) -> None:
     """Predict runtime, DRAM and SM-to-L2 traffic, L2 hit rate, occupancy and the bound.
@@ -69,6 +76,8 @@ def simulate(
     """
     from gpusim.engine import simulate as run_simulate
 
+    if verbose:
+        set_verbose(True)
     source = ctx.get_parameter_source("algorithm")
     named = source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
     algorithms = (opts.algorithm,) if named else DEFAULT_PAIR
@@ -77,14 +86,17 @@ def simulate(
     for name in algorithms:
         inputs = build_inputs(**(dataclasses.asdict(opts) | {"algorithm": name}))
         path = _trace_path(trace, name, several)
-        r = run_simulate(
-            name,
-            inputs.workload,
-            inputs.schedule,
-            inputs.profile,
-            trace_path=path,
-            detail=getattr(detail, "value", detail),
-        )
+        # A causal grid is the slow case (CTAs of many programs): say what is running.
+        spin = shows_progress(json_out) and inputs.workload.causal
+        with status(f"simulating {name} (causal)", spin):
+            r = run_simulate(
+                name,
+                inputs.workload,
+                inputs.schedule,
+                inputs.profile,
+                trace_path=path,
+                detail=getattr(detail, "value", detail),
+            )
         if path is not None:
             log(f"wrote {path}")
         d = r.to_json_dict()

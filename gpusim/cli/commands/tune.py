@@ -10,8 +10,14 @@ from typing import Annotated
 import typer
 
 from gpusim.cli.app import app
-from gpusim.cli.options import JsonOption, WorkloadOptions, build_inputs, workload_options
-from gpusim.cli.output import emit, log
+from gpusim.cli.options import (
+    JsonOption,
+    VerboseOption,
+    WorkloadOptions,
+    build_inputs,
+    workload_options,
+)
+from gpusim.cli.output import debug, emit, log, progress_bar, set_verbose, shows_progress
 
 SramOption = Annotated[
     float | None,
@@ -47,6 +53,7 @@ def tune(
     sram_kib: SramOption = None,
     plot: PlotOption = None,
     footprints: FootprintsOption = "compiled",
+    verbose: VerboseOption = False,
     json_out: JsonOption = False,
 ) -> None:
     """Rank every schedule the kernel supports by predicted runtime; reject those that do not
@@ -58,6 +65,8 @@ def tune(
     from gpusim.tuning.sram import sram_kib_to_bytes
     from gpusim.tuning.tuner import tune as run_tune
 
+    if verbose:
+        set_verbose(True)
     fixed = {k: getattr(opts, k) for k in PINNABLE if getattr(opts, k) is not None}
     # Validate workload, algorithm and profile with the shared rules; the schedule is a placeholder.
     placeholder = dict(
@@ -68,14 +77,21 @@ def tune(
     )
     inputs = build_inputs(**(dataclasses.asdict(opts) | placeholder), check=False)
     sram_bytes = None if sram_kib is None else sram_kib_to_bytes(sram_kib)
-    result = run_tune(
-        opts.algorithm,
-        inputs.workload,
-        inputs.profile,
-        sram_bytes,
-        fixed=fixed,
-        jobs=None,
-        footprints=footprints,
+    with progress_bar("tune", shows_progress(json_out)) as update:
+        result = run_tune(
+            opts.algorithm,
+            inputs.workload,
+            inputs.profile,
+            sram_bytes,
+            fixed=fixed,
+            jobs=None,
+            footprints=footprints,
+            on_done=update,
+        )
+    stats = result.stats
+    debug(
+        f"tune: {stats.get('simulated', 0)} candidates simulated in "
+        f"{stats.get('simulate_s', 0):.2f} s, checks {stats.get('check_s', 0):.2f} s"
     )
     out = result.to_dict()
     if plot is not None:
