@@ -14,10 +14,12 @@ Each option is also a reusable ``Annotated`` alias (``BatchOption`` ...), and
 
 from __future__ import annotations
 
+import difflib
 import functools
 import inspect
 from dataclasses import asdict, dataclass, fields
 from enum import Enum
+from pathlib import Path
 from typing import Annotated, Any, NamedTuple
 
 import typer
@@ -45,6 +47,31 @@ def _algorithm_names() -> str:
     return ", ".join(ALGORITHMS)
 
 
+def unknown_name(kind: str, name: str, known: list[str]) -> GpusimError:
+    """The one-line error for a misspelt name, with the closest known ones first."""
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
+    hint = f"; did you mean {' or '.join(close)}?" if close else ""
+    return GpusimError(f"unknown {kind} {name!r}{hint} (known: {', '.join(known)})")
+
+
+def check_algorithm(name: str | None) -> str | None:
+    """``name`` if it is an algorithm, else :func:`unknown_name`'s error (an option callback)."""
+    from algorithms import ALGORITHMS
+
+    if name is not None and name not in ALGORITHMS:
+        raise unknown_name("algorithm", name, list(ALGORITHMS))
+    return name
+
+
+def check_profile(name: str | None) -> str | None:
+    """``name`` if it is a shipped profile or looks like a file, else a one-line error."""
+    # A file path is the loader's to judge; only a bare name can be misspelt.
+    looks_like_file = Path(name or "").suffix in (".yaml", ".yml", ".json") or "/" in (name or "")
+    if name is not None and not looks_like_file and name not in list_profiles():
+        raise unknown_name("profile", name, list_profiles())
+    return name
+
+
 JsonOption = Annotated[
     bool, typer.Option("--json", help="Print exactly one JSON object on standard output.")
 ]
@@ -55,7 +82,10 @@ VerboseOption = Annotated[
     ),
 ]
 AlgorithmOption = Annotated[
-    str, typer.Option("--algorithm", "-a", help=f"One of: {_algorithm_names()}.")
+    str,
+    typer.Option(
+        "--algorithm", "-a", help=f"One of: {_algorithm_names()}.", callback=check_algorithm
+    ),
 ]
 ProfileOption = Annotated[
     str,
@@ -63,6 +93,7 @@ ProfileOption = Annotated[
         "--profile",
         "-p",
         help=f"Hardware profile name ({', '.join(list_profiles())}) or a YAML/JSON file.",
+        callback=check_profile,
     ),
 ]
 BatchOption = Annotated[

@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from gpusim.cli.app import app
-from gpusim.cli.options import JsonOption, VerboseOption
+from gpusim.cli.options import JsonOption, VerboseOption, check_profile
 from gpusim.cli.output import emit, log, set_verbose, shows_progress, status
 from gpusim.validation.command import DEFAULT_PROFILE
 from gpusim.validation.command import validate as run_validate
@@ -28,7 +28,10 @@ def validate(
         ),
     ] = None,
     profile: Annotated[
-        str, typer.Option("--profile", "-p", help="Profile judged (name or file).")
+        str,
+        typer.Option(
+            "--profile", "-p", help="Profile judged (name or file).", callback=check_profile
+        ),
     ] = DEFAULT_PROFILE,
     out: Annotated[
         Path | None,
