@@ -49,7 +49,9 @@ def _algorithm_names() -> str:
 
 def unknown_name(kind: str, name: str, known: list[str]) -> GpusimError:
     """The one-line error for a misspelt name, with the closest known ones first."""
-    close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
+    # A prefix ("a100") is the usual shorthand; difflib catches the misspellings.
+    prefixed = [k for k in known if k.startswith(name)]
+    close = list(dict.fromkeys(prefixed + difflib.get_close_matches(name, known, cutoff=0.5)))[:3]
     hint = f"; did you mean {' or '.join(close)}?" if close else ""
     return GpusimError(f"unknown {kind} {name!r}{hint} (known: {', '.join(known)})")
 
