@@ -7,13 +7,13 @@ keys see the default algorithm) and both full results, in the table's order,
 in ``results``. With ``--algorithm X`` the top level is X's result.
 
 ``--trace FILE`` writes the timeline in the Chrome trace format; with two
-algorithms FILE holds ``flash2``'s and ``standard``'s goes to
-``FILE``'s name with ``.standard`` before the suffix.
+algorithms FILE holds both, a process (track group in Perfetto) each.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import tempfile
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
@@ -54,10 +54,11 @@ DetailOption = Annotated[
 ]
 
 
-def _trace_path(base: Path | None, algorithm: str, several: bool) -> Path | None:
-    if base is None or not several or algorithm == TOP_LEVEL:
+def _trace_path(base: Path | None, algorithm: str, scratch: Path | None) -> Path | None:
+    """Where one algorithm's trace goes: ``base`` itself, or a part combined into it later."""
+    if base is None or scratch is None:
         return base
-    return base.with_name(f"{base.stem}.{algorithm}{base.suffix}")
+    return scratch / f"{algorithm}.json"
 
 
 @app.command()
@@ -74,18 +75,49 @@ def simulate(
 
     Without --algorithm, compares standard attention and FlashAttention-2.
     """
-    from gpusim.engine import simulate as run_simulate
-
     if verbose:
         set_verbose(True)
     source = ctx.get_parameter_source("algorithm")
     named = source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
     algorithms = (opts.algorithm,) if named else DEFAULT_PAIR
     several = len(algorithms) > 1
+    with tempfile.TemporaryDirectory(prefix="gpusim-trace-") as tmp:
+        scratch = Path(tmp) if several and trace is not None else None
+        results = _run_all(opts, algorithms, trace, scratch, detail, json_out)
+        if scratch is not None and trace is not None:
+            from gpusim.trace_export import write_combined
+
+            parts = [(d["algorithm"], scratch / f"{d['algorithm']}.json") for d in results]
+            write_combined(trace, parts)
+            for d in results:
+                d["trace"] = str(trace)
+    if trace is not None:
+        log(f"wrote {trace}")
+    if json_out:
+        top = next((d for d in results if d["algorithm"] == TOP_LEVEL), results[0])
+        out = dict(top)
+        if several:
+            out["results"] = results
+        emit(out, True)
+        return
+    _print_table(results)
+
+
+def _run_all(
+    opts: WorkloadOptions,
+    algorithms: tuple[str, ...],
+    trace: Path | None,
+    scratch: Path | None,
+    detail: Any,
+    json_out: bool,
+) -> list[dict[str, Any]]:
+    """Each algorithm's JSON dict, simulated in turn."""
+    from gpusim.engine import simulate as run_simulate
+
     results: list[dict[str, Any]] = []
     for name in algorithms:
         inputs = build_inputs(**(dataclasses.asdict(opts) | {"algorithm": name}))
-        path = _trace_path(trace, name, several)
+        path = _trace_path(trace, name, scratch)
         # A causal grid is the slow case (CTAs of many programs): say what is running.
         spin = shows_progress(json_out) and inputs.workload.causal
         with status(f"simulating {name} (causal)", spin):
@@ -97,8 +129,6 @@ def simulate(
                 trace_path=path,
                 detail=getattr(detail, "value", detail),
             )
-        if path is not None:
-            log(f"wrote {path}")
         d = r.to_json_dict()
         d["defaults_used"] = inputs.filled
         debug(
@@ -106,14 +136,7 @@ def simulate(
             f"{d['sim_wall_s']:.3f} s ({d['events_per_s']:,.0f} events/s)"
         )
         results.append(d)
-    if json_out:
-        top = next((d for d in results if d["algorithm"] == TOP_LEVEL), results[0])
-        out = dict(top)
-        if several:
-            out["results"] = results
-        emit(out, True)
-        return
-    _print_table(results)
+    return results
 
 
 #: Summary rows that describe one kernel; an algorithm of several kernels shows them per kernel.
