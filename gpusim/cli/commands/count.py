@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from gpusim.cli.app import app
+from gpusim.cli.notes import notes
 from gpusim.cli.options import JsonOption, WorkloadOptions, workload_options
-from gpusim.cli.output import emit
+from gpusim.cli.output import emit, warn
 from gpusim.occupancy import occupancy
 
 
@@ -25,4 +26,8 @@ def count(opts: WorkloadOptions, json_out: JsonOption = False) -> None:
     counts["profile"] = profile.name
     counts["defaults_used"] = filled
     counts["ctas_per_sm"] = min(k["ctas_per_sm"] for k in counts["kernels"])
+    keys, warnings = notes(workload, schedule, profile)
+    counts.update(keys)
+    for line in warnings:
+        warn(line)
     emit(counts, json_out, title=f"{schedule.label()} on {profile.name}")

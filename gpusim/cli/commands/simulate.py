@@ -23,6 +23,7 @@ from rich.console import Console
 from rich.table import Table
 
 from gpusim.cli.app import app
+from gpusim.cli.notes import notes
 from gpusim.cli.options import (
     JsonOption,
     VerboseOption,
@@ -30,7 +31,7 @@ from gpusim.cli.options import (
     build_inputs,
     workload_options,
 )
-from gpusim.cli.output import debug, emit, log, set_verbose, shows_progress, status
+from gpusim.cli.output import debug, emit, log, set_verbose, shows_progress, status, warn
 from gpusim.cli.units import fmt_bytes, fmt_time
 
 #: What ``gpusim simulate`` compares when no algorithm is named, in table order.
@@ -131,6 +132,10 @@ def _run_all(
             )
         d = r.to_json_dict()
         d["defaults_used"] = inputs.filled
+        keys, warnings = notes(inputs.workload, inputs.schedule, inputs.profile)
+        d.update(keys)
+        for line in warnings:
+            warn(line)
         debug(
             f"{d['algorithm']}: {d['detail']} simulation, {d['events']:,} events in "
             f"{d['sim_wall_s']:.3f} s ({d['events_per_s']:,.0f} events/s)"
