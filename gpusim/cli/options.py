@@ -9,7 +9,7 @@ A command takes them all by decorating itself with :func:`workload_options`::
 
 Each option is also a reusable ``Annotated`` alias (``BatchOption`` ...), and
 :func:`build_inputs` works without Typer. Block sizes left out come from
-``gpusim.tuning.rules.default_schedule``; ``Inputs.filled`` says which.
+``gpusim.tuning.default_choice.accepted_default_schedule``; ``Inputs.filled`` says which.
 """
 
 from __future__ import annotations
@@ -38,10 +38,13 @@ WarpSplit = Enum("WarpSplit", {s: s for s in ("split-q", "split-k")}, type=str) 
 Residency = Enum("Residency", {s: s for s in ("registers", "smem")}, type=str)  # type: ignore[misc]
 
 WORKLOAD = "Workload"
-SCHEDULE = "Schedule (left out: chosen by the tuner's default rule)"
+SCHEDULE = "Schedule (left out: the default rule's choice among those gpusim tune accepts)"
+#: ``gpusim tune``'s schedule panel: what is left out is searched, not defaulted.
+SEARCHED = "Schedule (left out: searched; given: pinned)"
 
 
-def _algorithm_names() -> str:
+def algorithm_names() -> str:
+    """The algorithm names, comma-separated, for help texts."""
     from algorithms import ALGORITHMS  # late: algorithms imports gpusim
 
     return ", ".join(ALGORITHMS)
@@ -86,7 +89,7 @@ VerboseOption = Annotated[
 AlgorithmOption = Annotated[
     str,
     typer.Option(
-        "--algorithm", "-a", help=f"One of: {_algorithm_names()}.", callback=check_algorithm
+        "--algorithm", "-a", help=f"One of: {algorithm_names()}.", callback=check_algorithm
     ),
 ]
 ProfileOption = Annotated[
@@ -195,9 +198,16 @@ _ANNOTATIONS: dict[str, Any] = {
 }
 
 
-def workload_options(func):
+def workload_options(func=None, *, overrides: dict[str, Any] | None = None):
     """Give a command the shared options; it receives them as its first parameter, a
-    :class:`WorkloadOptions`, and keeps its own parameters after it."""
+    :class:`WorkloadOptions`, and keeps its own parameters after it.
+
+    ``@workload_options(overrides={"algorithm": ...})`` replaces the annotation (help,
+    default shown) of some options for one command.
+    """
+    if func is None:
+        return functools.partial(workload_options, overrides=overrides)
+    annotations = _ANNOTATIONS | (overrides or {})
     sig = inspect.signature(func, eval_str=True)
     own = list(sig.parameters.values())[1:]  # the first parameter receives WorkloadOptions
     shared = [
@@ -205,7 +215,7 @@ def workload_options(func):
             f.name,
             inspect.Parameter.KEYWORD_ONLY,
             default=f.default,
-            annotation=_ANNOTATIONS[f.name],
+            annotation=annotations[f.name],
         )
         for f in fields(WorkloadOptions)
     ]
@@ -222,6 +232,14 @@ def workload_options(func):
     command.__annotations__ = {p.name: p.annotation for p in params}
     del command.__wrapped__  # Typer must see the new signature, not the wrapped one
     return command
+
+
+def searched(option: str, help_text: str) -> Any:
+    """A schedule option as ``gpusim tune`` takes it: left out, the tuner searches it."""
+    return Annotated[
+        int | None,
+        typer.Option(option, min=1, help=f"{help_text} Pins it.", rich_help_panel=SEARCHED),
+    ]
 
 
 class Inputs(NamedTuple):
@@ -278,13 +296,14 @@ def build_inputs(
 ) -> Inputs:
     """Validate the options into ``(Workload, Schedule, HardwareProfile, filled)``.
 
-    Schedule fields left as None come from ``default_schedule(algorithm, workload,
-    profile.smem_per_block_bytes.value)``; ``filled`` maps each to the value used.
+    Schedule fields left as None come from ``accepted_default_schedule(algorithm,
+    workload, profile)`` (the default rule's choice, kept to what ``gpusim tune``
+    accepts); ``filled`` maps each to the value used.
     With ``check``, a schedule that cannot run one CTA on the profile's SM is a
     one-line :class:`GpusimError` (what it needs, what the limit is).
     """
     from algorithms import get_algorithm  # late: algorithms imports gpusim
-    from gpusim.tuning.rules import default_schedule
+    from gpusim.tuning.default_choice import accepted_default_schedule
 
     alg = get_algorithm(algorithm)
     hw = load_profile(profile)
@@ -310,7 +329,7 @@ def build_inputs(
     filled: dict[str, Any] = {}
     if missing:
         try:
-            base = default_schedule(algorithm, workload, hw.smem_per_block_bytes.value)
+            base = accepted_default_schedule(algorithm, workload, hw)
         except GpusimError:
             if any(k in missing for k in ("block_m", "block_n", "warps", "stages")):
                 raise

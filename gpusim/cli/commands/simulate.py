@@ -28,7 +28,9 @@ from gpusim.cli.options import (
     JsonOption,
     VerboseOption,
     WorkloadOptions,
+    algorithm_names,
     build_inputs,
+    check_algorithm,
     workload_options,
 )
 from gpusim.cli.output import debug, emit, log, set_verbose, shows_progress, status, warn
@@ -62,8 +64,22 @@ def _trace_path(base: Path | None, algorithm: str, scratch: Path | None) -> Path
     return scratch / f"{algorithm}.json"
 
 
+#: ``--algorithm`` as simulate takes it: left out, it compares two algorithms.
+SIMULATE_ALGORITHM = Annotated[
+    str,
+    typer.Option(
+        "--algorithm",
+        "-a",
+        help=f"One of: {algorithm_names()}. Left out: standard and flash2 side by side "
+        "(the JSON's top level is flash2's).",
+        show_default=False,
+        callback=check_algorithm,
+    ),
+]
+
+
 @app.command()
-@workload_options
+@workload_options(overrides={"algorithm": SIMULATE_ALGORITHM})
 def simulate(
     opts: WorkloadOptions,
     ctx: typer.Context,

@@ -11,10 +11,14 @@ import typer
 
 from gpusim.cli.app import app
 from gpusim.cli.options import (
+    SEARCHED,
     JsonOption,
+    Residency,
     VerboseOption,
+    WarpSplit,
     WorkloadOptions,
     build_inputs,
+    searched,
     workload_options,
 )
 from gpusim.cli.output import debug, emit, log, progress_bar, set_verbose, shows_progress
@@ -46,8 +50,33 @@ FootprintsOption = Annotated[
 PINNABLE = ("block_m", "block_n", "warps", "stages")
 
 
+#: Schedule options as tune takes them: each left out is searched, each given pins it.
+SEARCHED_OPTIONS = {
+    "block_m": searched("--block-m", "Br: query rows per tile."),
+    "block_n": searched("--block-n", "Bc: key rows per tile."),
+    "warps": searched("--warps", "Warps per CTA."),
+    "stages": searched("--stages", "Shared-memory K/V buffers."),
+    "warp_split": Annotated[
+        WarpSplit | None,
+        typer.Option(
+            "--warp-split",
+            help="Not searched: the space fixes it (split-q; split-k for flash1).",
+            rich_help_panel=SEARCHED,
+        ),
+    ],
+    "residency": Annotated[
+        Residency | None,
+        typer.Option(
+            "--residency",
+            help="Not searched: the space fixes it (registers).",
+            rich_help_panel=SEARCHED,
+        ),
+    ],
+}
+
+
 @app.command()
-@workload_options
+@workload_options(overrides=SEARCHED_OPTIONS)
 def tune(
     opts: WorkloadOptions,
     sram_kib: SramOption = None,
