@@ -81,14 +81,14 @@ def fmt_clock(hz: float) -> str:
     return _scaled(hz, (("GHz", 1e9), ("MHz", 1e6), ("kHz", 1e3)), "Hz", 3)
 
 
-def fmt_time(s: float) -> str:
-    """A duration: ``2.941 ms``, ``685.4 us``."""
+def fmt_time(s: float, digits: int = 4) -> str:
+    """A duration to ``digits`` significant digits: ``2.941 ms``, ``685.4 us``."""
     if s == 0:
         return "0 s"
     for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
         if abs(s) >= scale:
-            return f"{s / scale:.4g} {unit}"
-    return f"{s * 1e9:.4g} ns"
+            return f"{s / scale:.{digits}g} {unit}"
+    return f"{s * 1e9:.{digits}g} ns"
 
 
 def fmt_quantity(key: str, value: Any) -> str | None:

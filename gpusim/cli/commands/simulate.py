@@ -209,7 +209,7 @@ def _kernels_table(d: dict[str, Any]) -> Table:
         pad_edge=False,
         header_style="bold underline",
     )
-    for c in ("kernel", "CTAs", "CTA/SM", "smem/CTA", "waves", "time", "DRAM rd", "DRAM wr"):
+    for c in ("kernel", "CTAs", "CTA/SM", "smem", "waves", "time", "DRAM rd", "DRAM wr"):
         kt.add_column(c, justify="left" if c == "kernel" else "right", no_wrap=c != "kernel")
     kt.add_column("bound")
     for k in d["kernels"]:
@@ -219,7 +219,7 @@ def _kernels_table(d: dict[str, Any]) -> Table:
             str(k["ctas_per_sm"]),
             fmt_bytes(k["smem_bytes_per_cta"], binary=True),
             f"{k['waves']:.1f}",
-            fmt_time(k["duration_s"]),
+            fmt_time(k["duration_s"], digits=3),
             fmt_bytes(k["dram_read_bytes"]),
             fmt_bytes(k["dram_write_bytes"]),
             k["bound"],
