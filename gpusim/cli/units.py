@@ -29,6 +29,7 @@ _BINARY_KEYS = (
 _SUFFIXES = (
     ("_bytes_per_s", "rate"),
     ("_bytes_per_cta", "bytes"),
+    ("_bytes_per_cta_allocated", "bytes"),
     ("_bytes", "bytes"),
     ("_hz", "clock"),
     ("_s", "time"),

@@ -65,3 +65,10 @@ def test_simulate_summary_has_no_per_kernel_figures_for_standard(gpusim, monkeyp
     for name in ("scores", "softmax_row", "pv"):
         assert name in kernels
     assert "KiB" in kernels  # each kernel's shared memory in its own row
+
+
+def test_count_summary_of_several_kernels_leaves_per_cta_facts_to_the_kernels(gpusim, monkeypatch):
+    out = _render(gpusim, monkeypatch, 80, ("count", "-a", "standard", "--seq-len", "256"))
+    summary, _, kernels = out.partition("kernels[0]")
+    assert "smem_bytes_per_cta " not in summary and "ctas_per_sm " not in summary
+    assert kernels.count("│ smem_bytes_per_cta ") == 3  # one per kernel of standard
