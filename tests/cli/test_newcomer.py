@@ -93,3 +93,15 @@ def test_help_states_the_true_defaults(gpusim, monkeypatch):
     assert "Left out: standard and flash2 side by side" in sim
     assert "[default: flash2]" not in sim
     assert "left out: searched" in text(gpusim("tune", "--help").out)
+
+
+def test_progress_only_on_a_terminal_and_not_with_json(monkeypatch):
+    import sys
+
+    from gpusim.cli import output
+
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    assert output.shows_progress(json_out=False)
+    assert not output.shows_progress(json_out=True)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: False, raising=False)
+    assert not output.shows_progress(json_out=False)
