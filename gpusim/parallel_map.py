@@ -30,12 +30,19 @@ def _call(i: int) -> Any:
     return fn(items[i])
 
 
-def pmap(fn: Callable[[T], R], items: Sequence[T], jobs: int | None = None) -> list[R]:
+def pmap(
+    fn: Callable[[T], R],
+    items: Sequence[T],
+    jobs: int | None = None,
+    on_done: Callable[[int, int], None] | None = None,
+) -> list[R]:
     """``[fn(x) for x in items]``, in order, on ``jobs`` processes (default: the cores).
 
     Runs in this process when there is one job or one item, without fork, or when
-    already inside a worker (pool workers cannot have children).
+    already inside a worker (pool workers cannot have children). ``on_done(done,
+    total)`` is called as results arrive (a progress bar).
     """
+    report = on_done or (lambda _done, _total: None)
     global _WORK
     jobs = default_jobs() if jobs is None else jobs
     serial = (
@@ -44,11 +51,19 @@ def pmap(fn: Callable[[T], R], items: Sequence[T], jobs: int | None = None) -> l
         or mp.current_process().daemon
         or "fork" not in mp.get_all_start_methods()
     )
+    out: list[R] = []
+    report(0, len(items))
     if serial:
-        return [fn(x) for x in items]
+        for x in items:
+            out.append(fn(x))
+            report(len(out), len(items))
+        return out
     _WORK = (fn, items)
     try:
         with mp.get_context("fork").Pool(min(jobs, len(items))) as pool:
-            return pool.map(_call, range(len(items)), chunksize=1)
+            for r in pool.imap(_call, range(len(items)), chunksize=1):
+                out.append(r)
+                report(len(out), len(items))
+            return out
     finally:
         _WORK = None

@@ -105,12 +105,14 @@ def tune(
     fixed: dict[str, int] | None = None,
     footprints: str = "compiled",
     jobs: int | None = None,
+    on_done: Callable[[int, int], None] | None = None,
 ) -> TuneResult:
     """Rank every schedule of ``algorithm`` on ``workload`` by predicted runtime, best first.
 
     ``sram_kib`` is the shared memory one CTA may use (default: the profile's), ``fixed`` pins
     schedule fields (``{"block_m": 128}``), ``footprints`` is ``"compiled"`` (ptxas's
-    registers) or ``"estimate"``, ``jobs`` the processes (None: one per core). Example:
+    registers) or ``"estimate"``, ``jobs`` the processes (None: one per core);
+    ``on_done(done, total)`` hears of each launch simulated (progress). Example:
     ``gpusim.tune(w, "h200-sxm", sram_kib=100).candidates[0].schedule``.
     """
     from gpusim.tuning.space import SINGLE_QUERY_ALGORITHMS
@@ -124,7 +126,7 @@ def tune(
     alg.check(w, Schedule(block_m=1 if algorithm in SINGLE_QUERY_ALGORITHMS else 64))
     sram_bytes = None if sram_kib is None else sram_kib_to_bytes(sram_kib)
     return rank_schedules(
-        algorithm, w, hw, sram_bytes, fixed=fixed, jobs=jobs, footprints=footprints
+        algorithm, w, hw, sram_bytes, fixed=fixed, jobs=jobs, footprints=footprints, on_done=on_done
     )
 
 

@@ -2,7 +2,8 @@
 
 :func:`build_inputs` takes the flat values a command line or a sweep point has (``seq_len``,
 ``block_m`` ...), :func:`resolve_schedule` fills a partial schedule with the default rule
-(``gpusim.tuning.rules.default_schedule``, for the profile's shared memory per block), and
+(``gpusim.tuning.default_choice``: the default rule's choice, kept to what the tuner
+accepts), and
 :func:`check_schedule_fits` refuses a schedule whose CTA cannot run on the profile's SM. The
 CLI, ``gpusim report``, the sweeps and :mod:`gpusim.api.functions` all go through here.
 """
@@ -62,15 +63,15 @@ def resolve_schedule(
     algorithm: str, workload: Workload, profile: HardwareProfile, given: dict[str, Any]
 ) -> tuple[Schedule, dict[str, Any]]:
     """``(schedule, filled)``: the schedule fields in ``given`` that are None come from
-    ``default_schedule(algorithm, workload, profile's shared memory per block)``; ``filled``
-    maps each of them to the value used."""
-    from gpusim.tuning.rules import default_schedule
+    ``accepted_default_schedule(algorithm, workload, profile)`` (the default rule's choice,
+    kept to what ``gpusim tune`` accepts); ``filled`` maps each of them to the value used."""
+    from gpusim.tuning.default_choice import accepted_default_schedule
 
     missing = [k for k in SCHEDULE_FIELDS if given.get(k) is None]
     filled: dict[str, Any] = {}
     if missing:
         try:
-            base = default_schedule(algorithm, workload, profile.smem_per_block_bytes.value)
+            base = accepted_default_schedule(algorithm, workload, profile)
         except GpusimError:
             if any(k in missing for k in TILE_FIELDS):
                 raise

@@ -17,8 +17,14 @@ MAX_SUGGESTIONS = 3
 
 
 def closest(name: str, known: Iterable[str]) -> list[str]:
-    """The known names nearest to ``name`` (difflib's ratio), closest first; may be empty."""
-    return difflib.get_close_matches(name, list(known), n=MAX_SUGGESTIONS, cutoff=0.5)
+    """The known names nearest to ``name``, closest first; may be empty.
+
+    Names that ``name`` begins (``a100`` for ``a100-sxm4-80gb``, the usual shorthand) come
+    first, then difflib's nearest by ratio."""
+    known = list(known)
+    prefixed = [k for k in known if name and k.startswith(name)]
+    near = prefixed + difflib.get_close_matches(name, known, n=MAX_SUGGESTIONS, cutoff=0.5)
+    return list(dict.fromkeys(near))[:MAX_SUGGESTIONS]
 
 
 def _unknown(kind: str, name: object, known: list[str]) -> GpusimError:
@@ -34,6 +40,21 @@ def algorithm_named(name: str) -> Algorithm:
     return get_algorithm(name)
 
 
+def is_profile_file(text: str) -> bool:
+    """Whether ``text`` names a profile file (a YAML/JSON suffix or a directory part) rather
+    than a shipped profile; only a bare name can be misspelt."""
+    as_path = Path(text)
+    return as_path.suffix in PROFILE_SUFFIXES or len(as_path.parts) != 1
+
+
+def check_profile_name(text: str) -> None:
+    """A one-line error, the closest shipped names suggested, unless ``text`` is a shipped
+    profile's name or names a file (which the loader judges)."""
+    known = list_profiles()
+    if text and not is_profile_file(text) and text not in known:
+        raise _unknown("profile", text, known)
+
+
 def profile_named(profile: str | Path | HardwareProfile) -> HardwareProfile:
     """``profile`` itself, or the shipped profile or YAML/JSON file it names; an unknown name is
     a one-line error naming the closest shipped ones."""
@@ -44,11 +65,6 @@ def profile_named(profile: str | Path | HardwareProfile) -> HardwareProfile:
             f"profile must be a name, a file path or a HardwareProfile, not "
             f"{type(profile).__name__}"
         )
-    known = list_profiles()
-    text = str(profile)
-    as_path = Path(text)
-    is_name = isinstance(profile, str) and as_path.suffix not in PROFILE_SUFFIXES
-    is_name = is_name and len(as_path.parts) == 1
-    if is_name and text and text not in known:
-        raise _unknown("profile", text, known)
+    if isinstance(profile, str):
+        check_profile_name(profile)
     return load_profile(profile)

@@ -34,5 +34,14 @@ def _root(
         bool,
         typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
     ] = False,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose", "-v", help="Internal lines (timings, event counts) on standard error."
+        ),
+    ] = False,
 ) -> None:
     """Predict how attention algorithms behave on a GPU."""
+    from gpusim.cli.output import set_verbose
+
+    set_verbose(verbose)

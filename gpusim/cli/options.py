@@ -8,8 +8,9 @@ A command takes them all by decorating itself with :func:`workload_options`::
         inputs = opts.build()        # Workload, Schedule, HardwareProfile, defaults used
 
 Each option is also a reusable ``Annotated`` alias (``BatchOption`` ...). Turning the values
-into model inputs is the API layer's :func:`gpusim.api.inputs.build_inputs` (block sizes left
-out come from ``gpusim.tuning.rules.default_schedule``; ``Inputs.filled`` says which).
+into model inputs is the API layer's :func:`gpusim.api.inputs.build_inputs` (block sizes
+left out come from ``gpusim.tuning.default_choice.accepted_default_schedule``;
+``Inputs.filled`` says which).
 """
 
 from __future__ import annotations
@@ -31,20 +32,51 @@ WarpSplit = Enum("WarpSplit", {s: s for s in ("split-q", "split-k")}, type=str) 
 Residency = Enum("Residency", {s: s for s in ("registers", "smem")}, type=str)  # type: ignore[misc]
 
 WORKLOAD = "Workload"
-SCHEDULE = "Schedule (left out: chosen by the tuner's default rule)"
+SCHEDULE = "Schedule (left out: the default rule's choice among those gpusim tune accepts)"
+#: ``gpusim tune``'s schedule panel: what is left out is searched, not defaulted.
+SEARCHED = "Schedule (left out: searched; given: pinned)"
 
 
-def _algorithm_names() -> str:
+def algorithm_names() -> str:
+    """The algorithm names, comma-separated, for help texts."""
     from algorithms import ALGORITHMS  # late: algorithms imports gpusim
 
     return ", ".join(ALGORITHMS)
 
 
+def check_algorithm(name: str | None) -> str | None:
+    """``name`` if it is an algorithm, else a one-line error suggesting the closest (an option
+    callback, so the message comes before anything else runs)."""
+    from gpusim.api.names import algorithm_named
+
+    if name is not None:
+        algorithm_named(name)
+    return name
+
+
+def check_profile(name: str | None) -> str | None:
+    """``name`` if it is a shipped profile or names a file, else a one-line error."""
+    from gpusim.api.names import check_profile_name
+
+    if name is not None:
+        check_profile_name(name)
+    return name
+
+
 JsonOption = Annotated[
     bool, typer.Option("--json", help="Print exactly one JSON object on standard output.")
 ]
+VerboseOption = Annotated[
+    bool,
+    typer.Option(
+        "--verbose", "-v", help="Internal lines (timings, event counts) on standard error."
+    ),
+]
 AlgorithmOption = Annotated[
-    str, typer.Option("--algorithm", "-a", help=f"One of: {_algorithm_names()}.")
+    str,
+    typer.Option(
+        "--algorithm", "-a", help=f"One of: {algorithm_names()}.", callback=check_algorithm
+    ),
 ]
 ProfileOption = Annotated[
     str,
@@ -52,6 +84,7 @@ ProfileOption = Annotated[
         "--profile",
         "-p",
         help=f"Hardware profile name ({', '.join(list_profiles())}) or a YAML/JSON file.",
+        callback=check_profile,
     ),
 ]
 BatchOption = Annotated[
@@ -151,9 +184,16 @@ _ANNOTATIONS: dict[str, Any] = {
 }
 
 
-def workload_options(func):
+def workload_options(func=None, *, overrides: dict[str, Any] | None = None):
     """Give a command the shared options; it receives them as its first parameter, a
-    :class:`WorkloadOptions`, and keeps its own parameters after it."""
+    :class:`WorkloadOptions`, and keeps its own parameters after it.
+
+    ``@workload_options(overrides={"algorithm": ...})`` replaces the annotation (help,
+    default shown) of some options for one command.
+    """
+    if func is None:
+        return functools.partial(workload_options, overrides=overrides)
+    annotations = _ANNOTATIONS | (overrides or {})
     sig = inspect.signature(func, eval_str=True)
     own = list(sig.parameters.values())[1:]  # the first parameter receives WorkloadOptions
     shared = [
@@ -161,7 +201,7 @@ def workload_options(func):
             f.name,
             inspect.Parameter.KEYWORD_ONLY,
             default=f.default,
-            annotation=_ANNOTATIONS[f.name],
+            annotation=annotations[f.name],
         )
         for f in fields(WorkloadOptions)
     ]
@@ -178,6 +218,14 @@ def workload_options(func):
     command.__annotations__ = {p.name: p.annotation for p in params}
     del command.__wrapped__  # Typer must see the new signature, not the wrapped one
     return command
+
+
+def searched(option: str, help_text: str) -> Any:
+    """A schedule option as ``gpusim tune`` takes it: left out, the tuner searches it."""
+    return Annotated[
+        int | None,
+        typer.Option(option, min=1, help=f"{help_text} Pins it.", rich_help_panel=SEARCHED),
+    ]
 
 
 __all__ = [

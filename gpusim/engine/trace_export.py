@@ -161,3 +161,63 @@ class ChromeTracer:
             },
         }
         write_atomic(path, json.dumps(doc, separators=(",", ":"), sort_keys=True))
+
+
+#: Thread ids of one SM's slots in a combined trace start at ``(sm + 1) * SLOT_STRIDE``.
+SLOT_STRIDE = 1000
+
+
+def _thread_of(pid: int, tid: int, gpu_pid: int) -> int:
+    """A run's (process, thread) as one thread of its algorithm's process: GPU first, then SMs."""
+    return tid if pid == gpu_pid else (pid + 1) * SLOT_STRIDE + tid
+
+
+def combine(runs: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+    """Several traces of :class:`ChromeTracer` in one, a process (track group) per label.
+
+    Each run's SM and GPU processes become threads of its label's process ("SM 3 slot 1",
+    "GPU kernels"), so Perfetto shows one group per algorithm with the same tracks inside.
+    """
+    events: list[dict[str, Any]] = []
+    other = []
+    for index, (label, doc) in enumerate(runs):
+        pid = index + 1
+        meta = [e for e in doc["traceEvents"] if e["ph"] == "M"]
+        names = {e["pid"]: e["args"]["name"] for e in meta if e["name"] == "process_name"}
+        gpu_pid = next(p for p, n in names.items() if n == "GPU")
+        events.append({"name": "process_name", "ph": "M", "pid": pid, "args": {"name": label}})
+        events.append(
+            {"name": "process_sort_index", "ph": "M", "pid": pid, "args": {"sort_index": index}}
+        )
+        for e in meta:
+            if e["name"] != "thread_name":
+                continue
+            tid = _thread_of(e["pid"], e["tid"], gpu_pid)
+            name = f"{names[e['pid']]} {e['args']['name']}"
+            events.append(
+                {"name": "thread_name", "ph": "M", "pid": pid, "tid": tid, "args": {"name": name}}
+            )
+            events.append(
+                {
+                    "name": "thread_sort_index",
+                    "ph": "M",
+                    "pid": pid,
+                    "tid": tid,
+                    "args": {"sort_index": tid},
+                }
+            )
+        for e in doc["traceEvents"]:
+            if e["ph"] == "M":
+                continue
+            moved = dict(e, pid=pid)
+            if "tid" in e:
+                moved["tid"] = _thread_of(e["pid"], e["tid"], gpu_pid)
+            events.append(moved)
+        other.append(doc.get("otherData", {}))
+    return {"traceEvents": events, "displayTimeUnit": "ns", "otherData": {"runs": other}}
+
+
+def write_combined(path: str | Path, runs: list[tuple[str, Path]]) -> None:
+    """Combine the trace files ``runs`` (label, file) into ``path`` (see :func:`combine`)."""
+    docs = [(label, json.loads(Path(p).read_text())) for label, p in runs]
+    write_atomic(path, json.dumps(combine(docs), separators=(",", ":"), sort_keys=True))

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
+import textwrap
+
 from gpusim.tuning.sram import KIB
 from gpusim.tuning.tuner import TuneResult
 
@@ -35,12 +38,38 @@ def _workload(r: TuneResult) -> str:
     )
 
 
-def _table(rows: list[list[str]], right: set[int]) -> list[str]:
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return [
-        "  ".join(c.rjust(widths[i]) if i in right else c.ljust(widths[i]) for i, c in enumerate(r))
+#: Columns the ranking leaves out, in this order, when the terminal is too narrow for all.
+NARROW_DROPS = ("TFLOP/s", "DRAM wr")
+
+
+def _table(rows: list[list[str]], left: set[str], width: int) -> list[str]:
+    """Aligned columns within ``width`` characters, leaving out :data:`NARROW_DROPS` as needed."""
+    keep = list(range(len(rows[0])))
+
+    def widths() -> list[int]:
+        return [max(len(r[i]) for r in rows) for i in keep]
+
+    drops = [rows[0].index(h) for h in NARROW_DROPS]
+    while sum(widths()) + 2 * (len(keep) - 1) > width and drops:
+        keep.remove(drops.pop(0))
+    ws = widths()
+    lines = [
+        "  ".join(
+            r[i].ljust(w) if rows[0][i] in left else r[i].rjust(w)
+            for i, w in zip(keep, ws, strict=True)
+        )
         for r in rows
     ]
+    left_out = [h for i, h in enumerate(rows[0]) if i not in keep]
+    if left_out:
+        lines.append(f"({', '.join(left_out)} left out at this width; --json has every figure)")
+    return lines
+
+
+def _wrap(line: str, width: int) -> list[str]:
+    """A prose line folded at word boundaries, continuation lines indented under its start."""
+    indent = " " * (len(line) - len(line.lstrip()) + 2)
+    return textwrap.wrap(line, width, subsequent_indent=indent, break_long_words=False) or [""]
 
 
 def _ctas(c) -> str:
@@ -50,8 +79,9 @@ def _ctas(c) -> str:
     return f"{c.ctas_per_sm} of {c.ctas_per_sm_max}"
 
 
-def render_text(r: TuneResult) -> str:
-    """The whole report as plain text."""
+def render_text(r: TuneResult, width: int | None = None) -> str:
+    """The whole report as plain text, ``width`` characters wide (default: the terminal's)."""
+    width = width or shutil.get_terminal_size().columns
     sram = (
         f"{r.sram_bytes / KIB:g} KiB per CTA ({'--sram-kib' if r.sram_overridden else 'profile'})"
     )
@@ -65,8 +95,8 @@ def render_text(r: TuneResult) -> str:
         "",
     ]
     head = [
-        "#", "Br", "Bc", "warps", "stages", "smem/CTA", "regs", "runtime", "TFLOP/s",
-        "DRAM rd", "DRAM wr", "SM<->L2", "CTAs/SM", "bound",
+        "#", "Br", "Bc", "w", "st", "smem", "regs", "runtime", "TFLOP/s",
+        "DRAM rd", "DRAM wr", "SM-L2", "CTA/SM", "bound",
     ]  # fmt: skip
     rows = [head]
     for i, c in enumerate(r.candidates, 1):
@@ -77,7 +107,8 @@ def render_text(r: TuneResult) -> str:
             f"{c.tflops:.1f}", _bytes(c.dram_read_bytes), _bytes(c.dram_write_bytes),
             _bytes(c.l2_bytes), _ctas(c), c.bound,
         ])  # fmt: skip
-    out += _table(rows, right=set(range(0, 13)) - {5, 7})
+    table = _table(rows, left={"bound"}, width=width)
+    notes = table[len(rows) :]
     extrapolated = sum(1 for c in r.candidates if c.batch_heads_extrapolated)
     if extrapolated:
         out.append(
@@ -86,7 +117,7 @@ def render_text(r: TuneResult) -> str:
         )
     if any(c.smem_per_sm_budget_bytes is not None for c in r.candidates):
         out.append(
-            "(CTAs/SM 'n of m': faster with n CTAs per SM than with all m that fit; launch it "
+            "(CTA/SM 'n of m': faster with n CTAs per SM than with all m that fit; launch it "
             "with ~shared memory per SM / n bytes of dynamic shared memory per CTA)"
         )
     out += ["", "What the block-size rules pick (M = shared memory per CTA in elements):"]
@@ -107,4 +138,6 @@ def render_text(r: TuneResult) -> str:
         for x in r.rejected:
             s = x.schedule
             out.append(f"  Br {s.block_m:>3} Bc {s.block_n:>3} w{s.warps} s{s.stages}: {x.reason}")
-    return "\n".join(line.rstrip() for line in out)
+    head_lines = [w for line in out[:4] for w in _wrap(line, width)]
+    rest = [w for line in notes + out[4:] for w in _wrap(line, width)]
+    return "\n".join(line.rstrip() for line in head_lines + table[: len(rows)] + rest)

@@ -13,7 +13,6 @@ one of the larger SRAM's capped launches.
 
 from __future__ import annotations
 
-import functools
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
@@ -176,6 +175,31 @@ def _launch(
     )
 
 
+def _chips(
+    algorithm: str, w: Workload, v: Verdict, compiled: dict[Schedule, Compiled]
+) -> dict[str, Any]:
+    """Each kernel's on-chip needs, with the compiled registers where recorded (the engine's
+    occupancy sees them too)."""
+    from algorithms import get_algorithm
+
+    comp = compiled.get(v.schedule)
+    return {
+        k.name: replace(k.on_chip(), regs_per_thread=comp.registers)
+        if comp is not None
+        else k.on_chip()
+        for k in get_algorithm(algorithm).kernels(w, v.schedule)
+    }
+
+
+def _faster_launch(full: Candidate, capped: list[Candidate]) -> Candidate:
+    """The full launch, or a capped one that is strictly faster (ties keep the full launch)."""
+    best = full
+    for c in capped:
+        if c.runtime_s < best.runtime_s:
+            best = replace(c, ctas_per_sm_max=full.ctas_per_sm)
+    return best
+
+
 def _predict(
     simulate: Simulate,
     algorithm: str,
@@ -187,23 +211,45 @@ def _predict(
     caps: bool = True,
 ) -> Candidate:
     """The faster launch of one feasible schedule: all the CTAs that fit, or fewer."""
-    from algorithms import get_algorithm
+    chips = _chips(algorithm, w, v, compiled)
+    full = _launch(simulate, algorithm, w, v, chips, None, profile)
+    capped = [
+        _launch(simulate, algorithm, w, v, chips, cap, profile)
+        for cap in (launch_caps(profile, chips) if caps else [])
+    ]
+    return _faster_launch(full, capped)
 
-    kernels = get_algorithm(algorithm).kernels(w, v.schedule)
-    comp = compiled.get(v.schedule)
-    # The engine's occupancy sees the compiled registers too.
-    chips = {
-        k.name: replace(k.on_chip(), regs_per_thread=comp.registers)
-        if comp is not None
-        else k.on_chip()
-        for k in kernels
-    }
-    full = best = _launch(simulate, algorithm, w, v, chips, None, profile)
-    for cap in launch_caps(profile, chips) if caps else []:
-        c = _launch(simulate, algorithm, w, v, chips, cap, profile)
-        if c.runtime_s < best.runtime_s:  # ties keep the full launch
-            best = replace(c, ctas_per_sm_max=full.ctas_per_sm)
-    return best
+
+def _predict_all(
+    simulate: Simulate,
+    algorithm: str,
+    w: Workload,
+    fits: list[Verdict],
+    *,
+    profile: HardwareProfile,
+    compiled: dict[Schedule, Compiled],
+    caps: bool,
+    jobs: int | None,
+    on_done: Callable[[int, int], None] | None,
+) -> list[Candidate]:
+    """:func:`_predict` of every feasible schedule, each launch (full or capped) a task of its
+    own: the processes share the work evenly, whatever the number of caps per schedule."""
+    chips = [_chips(algorithm, w, v, compiled) for v in fits]
+    launches = [
+        (i, cap)
+        for i, c in enumerate(chips)
+        for cap in [None, *(launch_caps(profile, c) if caps else [])]
+    ]
+
+    def one(task: tuple[int, LaunchCap | None]) -> Candidate:
+        i, cap = task
+        return _launch(simulate, algorithm, w, fits[i], chips[i], cap, profile)
+
+    done = pmap(one, launches, jobs, on_done)
+    by_schedule: list[list[Candidate]] = [[] for _ in fits]
+    for (i, _cap), c in zip(launches, done, strict=True):
+        by_schedule[i].append(c)  # the full launch first, then the caps in order
+    return [_faster_launch(c[0], c[1:]) for c in by_schedule]
 
 
 #: (schedule, profile) -> Verdict, with the algorithm, workload and footprints bound.
@@ -272,6 +318,7 @@ def tune(
     jobs: int | None = 1,
     footprints: str = "compiled",
     caps: bool = True,
+    on_done: Callable[[int, int], None] | None = None,
 ) -> TuneResult:
     """Rank every feasible schedule of ``algorithm`` for ``workload`` by predicted runtime.
 
@@ -282,7 +329,8 @@ def tune(
     uses ptxas's registers (and rejects spills) for kernel instances the offline build
     recorded for the profile's architecture; ``"estimate"`` uses the algorithm's formula.
     ``caps=False`` ranks only the launches with every CTA that fits (as the kernel is
-    measured), without trying fewer per SM.
+    measured), without trying fewer per SM. ``on_done(done, total)`` follows the
+    launches simulated (a progress bar).
     """
     if footprints not in FOOTPRINTS:
         raise GpusimError(f"unknown footprints {footprints!r}; use one of {', '.join(FOOTPRINTS)}")
@@ -308,11 +356,19 @@ def tune(
     verdicts = [replace(v, reason=space.unsupported.get(v.schedule, v.reason)) for v in verdicts]
     fits = [v for v in verdicts if v.fits]
     t1 = time.perf_counter()
-    predict = functools.partial(
-        _predict, simulate, algorithm, workload, profile=profile, compiled=compiled, caps=caps
+    predicted = _predict_all(
+        simulate,
+        algorithm,
+        workload,
+        fits,
+        profile=profile,
+        compiled=compiled,
+        caps=caps,
+        jobs=jobs,
+        on_done=on_done,
     )
     cands = sorted(
-        pmap(predict, fits, jobs),
+        predicted,
         key=lambda c: (c.runtime_s, -c.schedule.block_m * c.schedule.block_n, c.schedule.stages),
     )
     rejected = [

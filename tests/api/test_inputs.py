@@ -6,6 +6,7 @@ import pytest
 
 from gpusim.api.inputs import build_inputs
 from gpusim.errors import GpusimError
+from gpusim.tuning.default_choice import accepted_default_schedule
 from gpusim.tuning.rules import default_schedule
 
 
@@ -13,10 +14,13 @@ def test_build_inputs_defaults_match_the_tuner_rule():
     w, s, p, filled = build_inputs(seq_len=1024)
     assert (w.seq_len_q, w.seq_len_k, w.batch, w.heads, w.head_dim) == (1024, 1024, 8, 32, 128)
     assert p.name == "h200-sxm"
-    rule = default_schedule("flash2", w, p.smem_per_block_bytes.value)
-    assert s == rule
-    assert filled == {k: getattr(rule, k) for k in filled}
+    chosen = accepted_default_schedule("flash2", w, p)
+    assert s == chosen
+    assert filled == {k: getattr(chosen, k) for k in filled}
     assert set(filled) == {"block_m", "block_n", "warps", "stages", "warp_split", "residency"}
+    # Where the tuner accepts the rule's own choice (standard: the model grid), it is kept.
+    w, s, p, _ = build_inputs(algorithm="standard", seq_len=1024)
+    assert s == default_schedule("standard", w, p.smem_per_block_bytes.value)
 
 
 def test_build_inputs_uses_the_profile_smem_for_defaults():

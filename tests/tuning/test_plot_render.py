@@ -24,7 +24,8 @@ def test_heatmap_writes_a_png_with_missing_cells(tmp_path, h200, fake_simulate):
 
 def test_text_report_lists_candidates_rules_and_rejections(h200, fake_simulate):
     r = tune("flash2", W, h200, sram_bytes=40 * 1024, simulate=fake_simulate)
-    text = render_text(r)
+    assert all(len(line) <= 80 for line in render_text(r, width=80).splitlines())
+    text = render_text(r, width=400)  # wide: each reason on one line
     lines = text.splitlines()
     assert "40 KiB per CTA (--sram-kib)" in lines[0]
     assert sum(1 for ln in lines if ln.lstrip().split(" ")[0].isdigit()) >= len(r.candidates)

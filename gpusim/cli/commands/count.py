@@ -3,9 +3,19 @@
 from __future__ import annotations
 
 from gpusim.cli.app import app
+from gpusim.cli.notes import notes
 from gpusim.cli.options import JsonOption, WorkloadOptions, workload_options
-from gpusim.cli.output import emit
+from gpusim.cli.output import emit, warn
 from gpusim.occupancy import occupancy
+
+#: Facts of one kernel's CTA: the JSON's top level has the largest (smallest for CTAs/SM).
+PER_KERNEL_KEYS = (
+    "smem_bytes_per_cta",
+    "smem_buffers_bytes",
+    "threads_per_cta",
+    "regs_per_thread",
+    "ctas_per_sm",
+)
 
 
 @app.command()
@@ -25,4 +35,11 @@ def count(opts: WorkloadOptions, json_out: JsonOption = False) -> None:
     counts["profile"] = profile.name
     counts["defaults_used"] = filled
     counts["ctas_per_sm"] = min(k["ctas_per_sm"] for k in counts["kernels"])
+    keys, warnings = notes(opts.algorithm, workload, schedule, profile)
+    counts.update(keys)
+    for line in warnings:
+        warn(line)
+    if not json_out and len(counts["kernels"]) > 1:
+        # Several kernels: their per-CTA facts differ, so only the per-kernel tables show them.
+        counts = {k: v for k, v in counts.items() if k not in PER_KERNEL_KEYS}
     emit(counts, json_out, title=f"{schedule.label(opts.algorithm)} on {profile.name}")

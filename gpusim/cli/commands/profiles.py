@@ -29,16 +29,16 @@ def summary(p: HardwareProfile) -> dict[str, Any]:
     }
 
 
-#: What the table for a person shows (the JSON has every summary key).
-HUMAN_COLUMNS = (
-    "name",
-    "compute_capability",
-    "sm_count",
-    "sm_clock_hz",
-    "smem_per_block_bytes",
-    "l2_bytes",
-    "dram_bandwidth_bytes_per_s",
-)
+#: What the table for a person shows, with its headers (the JSON has every summary key).
+HUMAN_COLUMNS = {
+    "name": "name",
+    "compute_capability": "CC",
+    "sm_count": "SMs",
+    "sm_clock_hz": "SM clock",
+    "smem_per_block_bytes": "smem/CTA",
+    "l2_bytes": "L2",
+    "dram_bandwidth_bytes_per_s": "DRAM BW",
+}
 
 
 @app.command()
@@ -64,7 +64,9 @@ def profiles(
             out["details"] = [p.model_dump(mode="json", exclude_none=True) for p in shown]
         emit(out, True)
         return
-    emit({"profiles": [{k: r[k] for k in HUMAN_COLUMNS} for r in rows]}, False)
+    emit(
+        {"profiles": [{k: r[k] for k in HUMAN_COLUMNS} for r in rows]}, False, headers=HUMAN_COLUMNS
+    )
     for p in shown if detailed else ():
         emit(_sourced_rows(p), False, title=p.name)
 

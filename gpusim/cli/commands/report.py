@@ -8,8 +8,8 @@ from typing import Annotated
 import typer
 
 from gpusim.cli.app import app
-from gpusim.cli.options import JsonOption
-from gpusim.cli.output import emit, log
+from gpusim.cli.options import JsonOption, VerboseOption
+from gpusim.cli.output import debug, emit, log, set_verbose, shows_progress
 
 OutOption = Annotated[
     Path, typer.Option("--out", help="Folder the figures, tables and README.md are written to.")
@@ -39,7 +39,7 @@ JobsOption = Annotated[
 class _Bar:
     """A rich progress bar on standard error (stdout stays for the JSON object)."""
 
-    def __init__(self) -> None:
+    def __init__(self, enabled: bool) -> None:
         from rich.console import Console
         from rich.progress import (
             BarColumn,
@@ -56,6 +56,7 @@ class _Bar:
             TimeElapsedColumn(),
             console=Console(stderr=True),
             transient=False,
+            disable=not enabled,
         )
         self.task = self.bar.add_task("", total=0)
 
@@ -73,18 +74,22 @@ def report(
     data: DataOption = None,
     only: OnlyOption = None,
     jobs: JobsOption = None,
+    verbose: VerboseOption = False,
     json_out: JsonOption = False,
 ) -> None:
     """Regenerate the report's figures (PNG), tables (Markdown, CSV) and README.md from fresh
     simulations and the recorded measurements; two runs give the same bytes."""
     from gpusim.reporting.runner import build_report
 
-    bar = _Bar()
+    if verbose:
+        set_verbose(True)
+    bar = _Bar(shows_progress(json_out))
     with bar.bar:
         result = build_report(out, data, only=only, jobs=jobs, progress=bar)
     for note in result.notes:
         log(f"note: {note}")
-    log(f"wrote {len(result.files)} files under {out} in {result.wall_s:.1f} s")
+    log(f"wrote {len(result.files)} files under {out}")
+    debug(f"report: {result.wall_s:.1f} s")
     emit(
         {
             "files": [str(p) for p in result.files],

@@ -7,13 +7,13 @@ keys see the default algorithm) and both full results, in the table's order,
 in ``results``. With ``--algorithm X`` the top level is X's result.
 
 ``--trace FILE`` writes the timeline in the Chrome trace format; with two
-algorithms FILE holds ``flash2``'s and ``standard``'s goes to
-``FILE``'s name with ``.standard`` before the suffix.
+algorithms FILE holds both, a process (track group in Perfetto) each.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import tempfile
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
@@ -23,8 +23,18 @@ from rich.console import Console
 from rich.table import Table
 
 from gpusim.cli.app import app
-from gpusim.cli.options import JsonOption, WorkloadOptions, build_inputs, workload_options
-from gpusim.cli.output import emit, log
+from gpusim.cli.notes import notes
+from gpusim.cli.options import (
+    JsonOption,
+    VerboseOption,
+    WorkloadOptions,
+    algorithm_names,
+    build_inputs,
+    check_algorithm,
+    workload_options,
+)
+from gpusim.cli.output import debug, emit, log, set_verbose, shows_progress, status, warn
+from gpusim.cli.units import fmt_bytes, fmt_time
 
 #: What ``gpusim simulate`` compares when no algorithm is named, in table order.
 DEFAULT_PAIR = ("standard", "flash2")
@@ -47,48 +57,60 @@ DetailOption = Annotated[
 ]
 
 
-def _trace_path(base: Path | None, algorithm: str, several: bool) -> Path | None:
-    if base is None or not several or algorithm == TOP_LEVEL:
+def _trace_path(base: Path | None, algorithm: str, scratch: Path | None) -> Path | None:
+    """Where one algorithm's trace goes: ``base`` itself, or a part combined into it later."""
+    if base is None or scratch is None:
         return base
-    return base.with_name(f"{base.stem}.{algorithm}{base.suffix}")
+    return scratch / f"{algorithm}.json"
+
+
+#: ``--algorithm`` as simulate takes it: left out, it compares two algorithms.
+SIMULATE_ALGORITHM = Annotated[
+    str,
+    typer.Option(
+        "--algorithm",
+        "-a",
+        help=f"One of: {algorithm_names()}. Left out: standard and flash2 side by side "
+        "(the JSON's top level is flash2's).",
+        show_default=False,
+        callback=check_algorithm,
+    ),
+]
 
 
 @app.command()
-@workload_options
+@workload_options(overrides={"algorithm": SIMULATE_ALGORITHM})
 def simulate(
     opts: WorkloadOptions,
     ctx: typer.Context,
     trace: TraceOption = None,
     detail: DetailOption = Detail.auto,  # type: ignore[assignment]
+    verbose: VerboseOption = False,
     json_out: JsonOption = False,
 ) -> None:
     """Predict runtime, DRAM and SM-to-L2 traffic, L2 hit rate, occupancy and the bound.
 
     Without --algorithm, compares standard attention and FlashAttention-2.
     """
-    from gpusim.api import simulate as run_simulate
 
+    if verbose:
+        set_verbose(True)
     source = ctx.get_parameter_source("algorithm")
     named = source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
     algorithms = (opts.algorithm,) if named else DEFAULT_PAIR
     several = len(algorithms) > 1
-    results: list[dict[str, Any]] = []
-    for name in algorithms:
-        inputs = build_inputs(**(dataclasses.asdict(opts) | {"algorithm": name}))
-        path = _trace_path(trace, name, several)
-        r = run_simulate(
-            name,
-            inputs.workload,
-            inputs.schedule,
-            inputs.profile,
-            trace_path=path,
-            detail=getattr(detail, "value", detail),
-        )
-        if path is not None:
-            log(f"wrote {path}")
-        d = r.to_json_dict()
-        d["defaults_used"] = inputs.filled
-        results.append(d)
+    with tempfile.TemporaryDirectory(prefix="gpusim-trace-") as tmp:
+        scratch = Path(tmp) if several and trace is not None else None
+        results = _run_all(opts, algorithms, trace, scratch, detail, json_out)
+        if scratch is not None and trace is not None:
+            from gpusim.engine.trace_export import write_combined
+
+            parts = [(d["algorithm"], scratch / f"{d['algorithm']}.json") for d in results]
+            write_combined(trace, parts)
+            for d in results:
+                d["trace"] = str(trace)
+    if trace is not None:
+        log(f"wrote {trace}")
     if json_out:
         top = next((d for d in results if d["algorithm"] == TOP_LEVEL), results[0])
         out = dict(top)
@@ -99,18 +121,111 @@ def simulate(
     _print_table(results)
 
 
-def _bytes(n: int) -> str:
-    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
-        if n >= scale:
-            return f"{n / scale:.3g} {unit}"
-    return f"{n} B"
+def _run_all(
+    opts: WorkloadOptions,
+    algorithms: tuple[str, ...],
+    trace: Path | None,
+    scratch: Path | None,
+    detail: Any,
+    json_out: bool,
+) -> list[dict[str, Any]]:
+    """Each algorithm's JSON dict, simulated in turn."""
+    from gpusim.engine import simulate as run_simulate
+
+    results: list[dict[str, Any]] = []
+    for name in algorithms:
+        inputs = build_inputs(**(dataclasses.asdict(opts) | {"algorithm": name}))
+        path = _trace_path(trace, name, scratch)
+        # A causal grid is the slow case (CTAs of many programs): say what is running.
+        spin = shows_progress(json_out) and inputs.workload.causal
+        with status(f"simulating {name} (causal)", spin):
+            r = run_simulate(
+                name,
+                inputs.workload,
+                inputs.schedule,
+                inputs.profile,
+                trace_path=path,
+                detail=getattr(detail, "value", detail),
+            )
+        d = r.to_json_dict()
+        d["defaults_used"] = inputs.filled
+        keys, warnings = notes(name, inputs.workload, inputs.schedule, inputs.profile)
+        d.update(keys)
+        for line in warnings:
+            warn(line)
+        debug(
+            f"{d['algorithm']}: {d['detail']} simulation, {d['events']:,} events in "
+            f"{d['sim_wall_s']:.3f} s ({d['events_per_s']:,.0f} events/s)"
+        )
+        results.append(d)
+    return results
 
 
-def _time(s: float) -> str:
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
-        if s >= scale:
-            return f"{s / scale:.4g} {unit}"
-    return f"{s * 1e9:.4g} ns"
+#: Summary rows that describe one kernel; an algorithm of several kernels shows them per kernel.
+PER_KERNEL = "per kernel"
+
+
+def _per_kernel(d: dict[str, Any], text: str) -> str:
+    return PER_KERNEL if len(d["kernels"]) > 1 else text
+
+
+def _summary_table(results: list[dict[str, Any]]) -> Table:
+    """Algorithms side by side: one column each, one row per whole-algorithm quantity."""
+    table = Table()
+    table.add_column("")
+    for d in results:
+        table.add_column(d["algorithm"], justify="right", no_wrap=True)
+    rows = (
+        ("Br x Bc", lambda d: f"{d['schedule']['block_m']} x {d['schedule']['block_n']}"),
+        ("runtime", lambda d: fmt_time(d["runtime_s"])),
+        ("TFLOP/s", lambda d: f"{d['tflops']:.1f}"),
+        ("DRAM read", lambda d: fmt_bytes(d["dram_read_bytes"])),
+        ("DRAM write", lambda d: fmt_bytes(d["dram_write_bytes"])),
+        ("SM-to-L2 read", lambda d: fmt_bytes(d["global_read_bytes"])),
+        ("SM-to-L2 write", lambda d: fmt_bytes(d["global_write_bytes"])),
+        ("L2 hit rate", lambda d: f"{100 * d['l2_hit_rate']:.1f}%"),
+        (
+            "smem / CTA",
+            lambda d: _per_kernel(d, fmt_bytes(d["smem_bytes_per_cta"], binary=True)),
+        ),
+        ("CTAs / SM", lambda d: _per_kernel(d, str(d["ctas_per_sm"]))),
+        ("waves", lambda d: _per_kernel(d, f"{d['waves']:.2f}")),
+        ("bound", lambda d: d["bound"]),
+    )
+    for label, cell in rows:
+        table.add_row(label, *(cell(d) for d in results))
+    if len(results) == 2 and results[1]["runtime_s"] > 0:
+        speedup = results[0]["runtime_s"] / results[1]["runtime_s"]
+        table.caption = f"{results[1]['algorithm']} is {speedup:.2f}x faster"
+    return table
+
+
+def _kernels_table(d: dict[str, Any]) -> Table:
+    """One row per kernel of a multi-kernel algorithm: what the summary cannot show as one."""
+    # No borders: nine columns of numbers fit 80 characters only with two spaces between them.
+    kt = Table(
+        title=f"{d['algorithm']}: per kernel",
+        title_justify="left",
+        box=None,
+        pad_edge=False,
+        header_style="bold underline",
+    )
+    for c in ("kernel", "CTAs", "CTA/SM", "smem", "waves", "time", "DRAM rd", "DRAM wr"):
+        kt.add_column(c, justify="left" if c == "kernel" else "right", no_wrap=c != "kernel")
+    kt.add_column("bound")
+    for k in d["kernels"]:
+        kt.add_row(
+            k["name"],
+            f"{k['ctas']:,}",
+            str(k["ctas_per_sm"]),
+            fmt_bytes(k["smem_bytes_per_cta"], binary=True),
+            f"{k['waves']:.1f}",
+            fmt_time(k["duration_s"], digits=3),
+            fmt_bytes(k["dram_read_bytes"]),
+            fmt_bytes(k["dram_write_bytes"]),
+            k["bound"],
+        )
+    return kt
 
 
 def _print_table(results: list[dict[str, Any]]) -> None:
@@ -120,50 +235,9 @@ def _print_table(results: list[dict[str, Any]]) -> None:
         f"{first['profile']}: B{w['batch']} H{w['heads']} Nq{w['seq_len_q']} "
         f"Nk{w['seq_len_k']} d{w['head_dim']} {w['dtype']}{' causal' if w['causal'] else ''}"
     )
-    # Algorithms side by side: one column each, one row per quantity.
-    table = Table()
-    table.add_column("")
-    for d in results:
-        table.add_column(d["algorithm"], justify="right")
-    rows = (
-        ("Br x Bc", lambda d: f"{d['schedule']['block_m']} x {d['schedule']['block_n']}"),
-        ("runtime", lambda d: _time(d["runtime_s"])),
-        ("TFLOP/s", lambda d: f"{d['tflops']:.1f}"),
-        ("DRAM read", lambda d: _bytes(d["dram_read_bytes"])),
-        ("DRAM write", lambda d: _bytes(d["dram_write_bytes"])),
-        ("SM-to-L2 read", lambda d: _bytes(d["global_read_bytes"])),
-        ("SM-to-L2 write", lambda d: _bytes(d["global_write_bytes"])),
-        ("L2 hit rate", lambda d: f"{100 * d['l2_hit_rate']:.1f}%"),
-        ("smem / CTA", lambda d: _bytes(d["smem_bytes_per_cta"])),
-        ("CTAs / SM", lambda d: str(d["ctas_per_sm"])),
-        ("waves", lambda d: f"{d['waves']:.2f}"),
-        ("bound", lambda d: d["bound"]),
-    )
-    for label, cell in rows:
-        table.add_row(label, *(cell(d) for d in results))
-    if len(results) == 2 and results[1]["runtime_s"] > 0:
-        speedup = results[0]["runtime_s"] / results[1]["runtime_s"]
-        table.caption = f"{results[1]['algorithm']} is {speedup:.2f}x faster"
     console = Console(highlight=False)
     console.print(title, markup=False)
-    console.print(table)
+    console.print(_summary_table(results))
     for d in results:
         if len(d["kernels"]) > 1:
-            kt = Table(title=f"{d['algorithm']}: kernels", title_justify="left")
-            for c in ("kernel", "CTAs", "CTAs/SM", "waves", "time", "DRAM R/W", "bound"):
-                kt.add_column(c, justify="left" if c in ("kernel", "bound") else "right")
-            for k in d["kernels"]:
-                kt.add_row(
-                    k["name"],
-                    f"{k['ctas']:,}",
-                    str(k["ctas_per_sm"]),
-                    f"{k['waves']:.2f}",
-                    _time(k["duration_s"]),
-                    f"{_bytes(k['dram_read_bytes'])} / {_bytes(k['dram_write_bytes'])}",
-                    k["bound"],
-                )
-            console.print(kt)
-        log(
-            f"{d['algorithm']}: {d['detail']} simulation, {d['events']:,} events in "
-            f"{d['sim_wall_s']:.3f} s ({d['events_per_s']:,.0f} events/s)"
-        )
+            console.print(_kernels_table(d))

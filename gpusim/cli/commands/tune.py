@@ -10,8 +10,18 @@ from typing import Annotated
 import typer
 
 from gpusim.cli.app import app
-from gpusim.cli.options import JsonOption, WorkloadOptions, build_inputs, workload_options
-from gpusim.cli.output import emit, log
+from gpusim.cli.options import (
+    SEARCHED,
+    JsonOption,
+    Residency,
+    VerboseOption,
+    WarpSplit,
+    WorkloadOptions,
+    build_inputs,
+    searched,
+    workload_options,
+)
+from gpusim.cli.output import debug, emit, log, progress_bar, set_verbose, shows_progress
 
 SramOption = Annotated[
     float | None,
@@ -40,13 +50,39 @@ FootprintsOption = Annotated[
 PINNABLE = ("block_m", "block_n", "warps", "stages")
 
 
+#: Schedule options as tune takes them: each left out is searched, each given pins it.
+SEARCHED_OPTIONS = {
+    "block_m": searched("--block-m", "Br: query rows per tile."),
+    "block_n": searched("--block-n", "Bc: key rows per tile."),
+    "warps": searched("--warps", "Warps per CTA."),
+    "stages": searched("--stages", "Shared-memory K/V buffers."),
+    "warp_split": Annotated[
+        WarpSplit | None,
+        typer.Option(
+            "--warp-split",
+            help="Not searched: the space fixes it (split-q; split-k for flash1).",
+            rich_help_panel=SEARCHED,
+        ),
+    ],
+    "residency": Annotated[
+        Residency | None,
+        typer.Option(
+            "--residency",
+            help="Not searched: the space fixes it (registers).",
+            rich_help_panel=SEARCHED,
+        ),
+    ],
+}
+
+
 @app.command()
-@workload_options
+@workload_options(overrides=SEARCHED_OPTIONS)
 def tune(
     opts: WorkloadOptions,
     sram_kib: SramOption = None,
     plot: PlotOption = None,
     footprints: FootprintsOption = "compiled",
+    verbose: VerboseOption = False,
     json_out: JsonOption = False,
 ) -> None:
     """Rank every schedule the kernel supports by predicted runtime; reject those that do not
@@ -57,6 +93,8 @@ def tune(
     from gpusim.api import tune as run_tune
     from gpusim.tuning.space import SINGLE_QUERY_ALGORITHMS
 
+    if verbose:
+        set_verbose(True)
     fixed = {k: getattr(opts, k) for k in PINNABLE if getattr(opts, k) is not None}
     # Validate workload, algorithm and profile with the shared rules; the schedule is a placeholder.
     placeholder = dict(
@@ -66,14 +104,21 @@ def tune(
         stages=1,
     )
     inputs = build_inputs(**(dataclasses.asdict(opts) | placeholder), check=False)
-    result = run_tune(
-        inputs.workload,
-        inputs.profile,
-        algorithm=opts.algorithm,
-        sram_kib=sram_kib,
-        fixed=fixed,
-        jobs=None,
-        footprints=footprints,
+    with progress_bar("tune", shows_progress(json_out)) as update:
+        result = run_tune(
+            inputs.workload,
+            inputs.profile,
+            algorithm=opts.algorithm,
+            sram_kib=sram_kib,
+            fixed=fixed,
+            jobs=None,
+            footprints=footprints,
+            on_done=update,
+        )
+    stats = result.stats
+    debug(
+        f"tune: {stats.get('simulated', 0)} candidates simulated in "
+        f"{stats.get('simulate_s', 0):.2f} s, checks {stats.get('check_s', 0):.2f} s"
     )
     out = result.to_dict()
     if plot is not None:

@@ -11,8 +11,8 @@ from typing import Annotated
 import typer
 
 from gpusim.cli.app import app
-from gpusim.cli.options import JsonOption
-from gpusim.cli.output import emit, log
+from gpusim.cli.options import JsonOption, VerboseOption, check_profile
+from gpusim.cli.output import emit, log, set_verbose, shows_progress, status
 from gpusim.validation.command import DEFAULT_PROFILE
 from gpusim.validation.command import validate as run_validate
 
@@ -28,7 +28,10 @@ def validate(
         ),
     ] = None,
     profile: Annotated[
-        str, typer.Option("--profile", "-p", help="Profile judged (name or file).")
+        str,
+        typer.Option(
+            "--profile", "-p", help="Profile judged (name or file).", callback=check_profile
+        ),
     ] = DEFAULT_PROFILE,
     out: Annotated[
         Path | None,
@@ -49,20 +52,30 @@ def validate(
     jobs: Annotated[
         int | None, typer.Option("--jobs", min=1, help="Processes simulating (default: cores).")
     ] = None,
+    verbose: VerboseOption = False,
     json_out: JsonOption = False,
 ) -> None:
     """Run the CuPy kernels, measure, compare with simulate; or recompute from a dataset."""
-    doc = run_validate(
-        from_path,
-        profile_name=profile,
-        out_dir=out,
-        cubin_dir=cubin_dir,
-        use_ncu=not no_ncu,
-        only=only,
-        repeats=repeats,
-        jobs=jobs,
-        log=log,
-    )
+    if verbose:
+        set_verbose(True)
+    what = "recomputing the comparison" if from_path else "measuring on the GPU"
+    with status(f"validate: {what}", shows_progress(json_out)) as update:
+
+        def log_line(message: str) -> None:
+            update(f"validate: {message}")
+            log(message)
+
+        doc = run_validate(
+            from_path,
+            profile_name=profile,
+            out_dir=out,
+            cubin_dir=cubin_dir,
+            use_ncu=not no_ncu,
+            only=only,
+            repeats=repeats,
+            jobs=jobs,
+            log=log_line,
+        )
     if json_out:
         emit(doc, True)
         return

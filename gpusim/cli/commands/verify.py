@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from gpusim.cli.app import app
-from gpusim.cli.options import JsonOption
+from gpusim.cli.options import JsonOption, check_algorithm
 from gpusim.cli.output import emit, log
 from gpusim.numeric_verify import FP64_TOLERANCE as DEFAULT_TOLERANCE
 
@@ -32,7 +32,7 @@ def verify(
     from algorithms import get_algorithm
     from gpusim.numeric_verify import verify as run_verify
 
-    names = [get_algorithm(a).name for a in algorithm] if algorithm else None
+    names = [get_algorithm(check_algorithm(a)).name for a in algorithm] if algorithm else None
     log(f"verifying {', '.join(names) if names else 'all algorithms'} (seed {seed})")
     results = run_verify(names, seed=seed)
     for r in results:

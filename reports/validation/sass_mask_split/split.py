@@ -11,7 +11,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from gpusim.kernels.instances import KernelInstance
+from gpusim.kernel_catalog.instances import KernelInstance
 
 from gpusim.kernels.source import nvcc_translation_unit
 

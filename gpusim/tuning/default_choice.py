@@ -1,0 +1,67 @@
+"""The default schedule the command line uses: the default rule's, kept to what the tuner accepts.
+
+:func:`gpusim.tuning.rules.default_schedule` judges tiles by the register estimate and
+shared memory alone, so for flash2 it can pick a tile the CUDA kernel has no instance for,
+or whose compiled instance spills; ``gpusim tune`` rejects those. Here the rule's own
+choice is kept when the tuner accepts it; otherwise the first schedule of the tuner's
+search space, in the rule's order of preference, that the tuner accepts.
+"""
+
+from __future__ import annotations
+
+from gpusim.profiles.schema import HardwareProfile
+from gpusim.schedule import Schedule
+from gpusim.kernel_catalog.compiled import compiled_footprints
+from gpusim.tuning.feasibility import check
+from gpusim.tuning.rules import PRACTICAL_BLOCKS, default_schedule
+from gpusim.tuning.space import search_space
+from gpusim.workload import Workload
+
+#: The rule's warps and stages, preferred in this order over the others of the space.
+RULE_WARPS = 4
+RULE_STAGES = 2
+
+
+def _covering_block(n: int) -> int:
+    """The smallest practical block covering ``n`` rows (the rule's cap for short sequences)."""
+    return min((b for b in PRACTICAL_BLOCKS if b >= n), default=max(PRACTICAL_BLOCKS))
+
+
+def _preference(workload: Workload, s: Schedule) -> tuple:
+    """The default rule's order: tiles no larger than the sequence needs, the largest
+    ``Br x Bc``, the squarer, the larger Br; then its warps and stages first."""
+    oversized = s.block_m > _covering_block(workload.seq_len_q) or s.block_n > _covering_block(
+        workload.seq_len_k
+    )
+    return (
+        oversized,
+        -s.block_m * s.block_n,
+        -min(s.block_m, s.block_n),
+        -s.block_m,
+        s.warps != RULE_WARPS,
+        s.warps,
+        s.stages != RULE_STAGES,
+        s.stages,
+    )
+
+
+def accepted_default_schedule(
+    algorithm: str, workload: Workload, profile: HardwareProfile
+) -> Schedule:
+    """The default rule's schedule if ``gpusim tune`` accepts it for ``workload`` on
+    ``profile``, else the rule's most preferred schedule that it accepts (the rule's
+    choice when it accepts none: ``tune`` then fails with the reason)."""
+    base = default_schedule(algorithm, workload, profile.smem_per_block_bytes.value)
+    space = search_space(algorithm, workload)
+    table = compiled_footprints(profile.compute_capability) if space.instance_keys else {}
+
+    def accepted(s: Schedule) -> bool:
+        if s not in space.schedules or s in space.unsupported:
+            return False
+        compiled = table.get(space.instance_keys.get(s, ""))
+        return check(algorithm, workload, s, profile, compiled).fits
+
+    if accepted(base):
+        return base
+    ranked = sorted(space.schedules, key=lambda s: _preference(workload, s))
+    return next((s for s in ranked if accepted(s)), base)
