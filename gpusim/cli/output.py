@@ -136,7 +136,7 @@ def fits(console: Console, table: Table) -> bool:
 def _pairs_table(title: str | None, pairs: Mapping[str, Any]) -> Table:
     table = Table(title=title, show_header=False, title_justify="left")
     table.add_column(style="bold")
-    table.add_column()
+    table.add_column(overflow="fold")  # long paths in sources break, not vanish
     for key, value in pairs.items():
         table.add_row(Text(key), _cell(value, key))
     return table

@@ -9,9 +9,9 @@ search space, in the rule's order of preference, that the tuner accepts.
 
 from __future__ import annotations
 
+from gpusim.kernel_catalog.compiled import compiled_footprints
 from gpusim.profiles.schema import HardwareProfile
 from gpusim.schedule import Schedule
-from gpusim.kernel_catalog.compiled import compiled_footprints
 from gpusim.tuning.feasibility import check
 from gpusim.tuning.rules import PRACTICAL_BLOCKS, default_schedule
 from gpusim.tuning.space import search_space
