@@ -74,9 +74,9 @@ def simulate(
     from gpusim.engine.simulate import simulate as engine_simulate
 
     w, s, hw = _inputs(algorithm, workload, schedule, profile)
-    # The engine's hook for user processes; only passed when there are some.
-    extra = {} if processes is None else {"processes": list(processes)}
-    return engine_simulate(algorithm, w, s, hw, trace_path=trace_path, detail=detail, **extra)
+    return engine_simulate(
+        algorithm, w, s, hw, trace_path=trace_path, detail=detail, processes=processes
+    )
 
 
 def count(
