@@ -10,20 +10,14 @@ worse fails here even while the targets still hold.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from gpusim.profiles.loader import load_profile
-from gpusim.validation.compare import TARGETS, compare_record
-from gpusim.validation.dataset import check_profile, load_dataset, merge_records
-
-ROOT = Path(__file__).resolve().parents[2]
-#: The sweep at 788168b: SM-to-L2 bytes at both ends, 21 runs counted by Nsight (the
-#: earlier datasets beside it count fewer runs, or only the L2 slices' end, and are kept as
-#: evidence).
-DATASETS = (ROOT / "reports/validation/h200_2026-11-30_dram21/h200-dataset.json",)
-PROFILE = "h200-sxm-calibrated"
+from gpusim.validation.compare import TARGETS
+from gpusim.validation.dataset import check_profile, load_dataset
+from tests.validation.conftest import RECORDED_DATASETS as DATASETS
+from tests.validation.conftest import RECORDED_PROFILE as PROFILE
+from tests.validation.conftest import recorded_records as _records
 
 #: Recorded state of the 63 runs: the ceilings the regression tests allow, each a little
 #: above what was recorded.
@@ -34,15 +28,9 @@ RECORDED_DRAM_MAX = 0.045  # recorded 0.037 (fp32 d128 N 8192)
 RECORDED_L2_MAPE = 0.01  # recorded 0.005 over the 21 counted runs, at the SMs' end
 
 
-def _records() -> list[dict]:
-    records, _ = merge_records([(str(p), load_dataset(p)) for p in DATASETS])
-    return records
-
-
 @pytest.fixture(scope="module")
-def rows():
-    profile = load_profile(PROFILE)
-    return [compare_record(r, profile) for r in _records() if r["status"] == "ok"]
+def rows(recorded_rows):
+    return recorded_rows
 
 
 def _mape(errs: list[float]) -> float:
