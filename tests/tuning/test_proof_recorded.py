@@ -50,7 +50,7 @@ CASES = {
         6,
         0.0415,
         0.845,
-    ),  # fmt: skip
+    ),
     # Held-out README: 6 of 8 within 5 %, Spearman 0.64-0.90, worst loss 6.5 %: this one.
     "held-out-calibrated": (
         HELD_OUT_RECORD,

@@ -8,10 +8,10 @@ committed comparison.json recorded.
 from __future__ import annotations
 
 import json
+
 import pytest
 
 from gpusim.validation.l2_probe import compare, main
-
 from tests.validation.conftest import ROOT
 
 PROBE = ROOT / "reports/validation/l2_probe_h200_2026-11-30/l2-probe.json"
