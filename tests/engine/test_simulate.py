@@ -110,7 +110,8 @@ def test_aggregated_agrees_with_detailed_on_the_h200(h200):
     w, s = inputs("flash2", batch=2, heads=9, seq_len=2048)
     full = simulate("flash2", w, s, h200, detail="full")
     agg = simulate("flash2", w, s, h200, detail="aggregated")
-    assert agg.runtime_s == pytest.approx(full.runtime_s, rel=0.01)
+    # The README's benchmark table: +0.002 % (B2 H9 N2048), at the precision it quotes.
+    assert agg.runtime_s == pytest.approx(full.runtime_s, rel=2.5e-5)
     assert agg.dram_read_bytes == full.dram_read_bytes
 
 
