@@ -35,18 +35,18 @@ def test_every_loop_and_shape_is_replayed(errors):
     assert len(errors) == 45
 
 
-def test_one_cta_per_sm_within_10_percent(errors):
+def test_one_cta_per_sm_within_9_percent(errors):
     """One CTA of 4, 8 or 16 warps: ldmatrix, mma.sync and softmax alone and together
     (recorded: within -8.8 .. +7.4 %)."""
-    bad = [(r["nld"], r["mma_per_ld"], r["nmma_reg"], r["rounds"], r["threads"], e)
-           for r, e in errors if r["ctas_per_sm"] == 1 and abs(e) > 0.10]  # fmt: skip
-    assert not bad
+    one = [e for r, e in errors if r["ctas_per_sm"] == 1]
+    assert min(one) >= -0.0885 and max(one) <= 0.0745  # at the precision quoted above
 
 
 def test_all_shapes_mean_error(errors):
     """Two and four CTAs of 4 warps miss more. Averaged over their relative phase they are
     too fast by 7 % on average (these CTAs launch together and keep more of that alignment
-    than an attention kernel's), within -21 .. +4 %; the mean over the 45 rows was 4.9 %
+    than an attention kernel's), within -21 .. +4 %; the mean over the 45 rows is 4.9 %
     (the aligned replay alone: 5.4 %, -19 .. +32 %)."""
-    assert sum(abs(e) for _r, e in errors) / len(errors) < 0.055
-    assert max(abs(e) for _r, e in errors) < 0.25
+    # README: "within 4.9 % on average"; the range at the precision quoted (-21.4 %).
+    assert sum(abs(e) for _r, e in errors) / len(errors) < 0.0495
+    assert max(abs(e) for _r, e in errors) < 0.215

@@ -80,7 +80,7 @@ def test_the_same_input_gives_the_same_output(small, tmp_path):
         # looks up its batch-heads' K/V on its own, so the eviction order differs from the
         # detailed path's: 4.3 % more DRAM reads (runtime within 0.02 %; the H200 cases
         # below read identical DRAM bytes).
-        (dict(batch=2, heads=7, seq_len=2048, seq_len_k=1536), 0.01, 0.05),
+        (dict(batch=2, heads=7, seq_len=2048, seq_len_k=1536), 0.01, 0.045),
         # A ragged last Q block. The aggregated path times it like a full block, so a wave
         # stays in lockstep; in the detailed path the ragged CTAs (fewer Q/O bytes) finish a
         # little early and their SMs drift out of phase, which spreads co-resident CTAs'
@@ -89,10 +89,12 @@ def test_the_same_input_gives_the_same_output(small, tmp_path):
         # (rates.SCHED_LANE), which was 22 % here before; 7.8 % while the ragged block was
         # launched last in its batch-head (flash2 launches it first, as the CUDA kernels do,
         # and the detailed run then has 4.7 times the aggregated one's events, not 5.8).
-        (dict(batch=2, heads=7, seq_len=1000), 0.05, 0.01),
+        (dict(batch=2, heads=7, seq_len=1000), 0.04, 0.01),
     ],
 )
 def test_aggregated_agrees_with_detailed(workload, tol, dram_tol, small):
+    """Within 1 % where the README says so; the two 4-SM cases above miss it (measured
+    2026-12-01: DRAM reads +4.29 %, runtime +3.57 %) and are held at what they give."""
     w, s = inputs("flash2", **workload)
     full = simulate("flash2", w, s, small, detail="full")
     agg = simulate("flash2", w, s, small, detail="aggregated")
@@ -108,7 +110,8 @@ def test_aggregated_agrees_with_detailed_on_the_h200(h200):
     w, s = inputs("flash2", batch=2, heads=9, seq_len=2048)
     full = simulate("flash2", w, s, h200, detail="full")
     agg = simulate("flash2", w, s, h200, detail="aggregated")
-    assert agg.runtime_s == pytest.approx(full.runtime_s, rel=0.01)
+    # The README's benchmark table: +0.002 % (B2 H9 N2048), at the precision it quotes.
+    assert agg.runtime_s == pytest.approx(full.runtime_s, rel=2.5e-5)
     assert agg.dram_read_bytes == full.dram_read_bytes
 
 

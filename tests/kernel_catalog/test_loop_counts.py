@@ -41,8 +41,11 @@ def test_the_tracer_counts_the_barriers_the_compiled_loop_has():
 
 def test_counts_match_what_nsight_executed():
     """The committed counts against the committed Nsight runs of the tuning proof
-    (scripts/compare_with_ncu.py prints the table): a step's instructions within 2.5 % at
-    N 4096 and 8192; at N 1024 the set-up and epilogue, run once per CTA, add up to 9 %."""
+    (scripts/compare_with_ncu.py prints the table). reports/kernels/README.md, at the
+    precision it quotes: a step's instructions within 1 % at N 8192 and 2 % at N 4096; at
+    N 1024 4-8 % under (the set-up and epilogue, run once per CTA). The counts are compile-
+    time facts (test_committed_counts_are_what_the_compiler_gives regenerates one)."""
+    bounds = {8192: (-0.015, 0.015), 4096: (-0.025, 0.025), 1024: (-0.085, -0.035)}
     import importlib.util
 
     script = Path(__file__).resolve().parents[2] / "scripts" / "compare_with_ncu.py"
@@ -56,4 +59,5 @@ def test_counts_match_what_nsight_executed():
         c = counts[r["key"]]
         executed = r["metrics"]["smsp__inst_executed.sum"] / r["warp_steps"]
         err = (c["steady"] + c["hmma"] + c["ldsm"]) / executed - 1
-        assert -0.09 < err <= 0 if r["n"] == 1024 else abs(err) < 0.025, (r["label"], err)
+        lo, hi = bounds[r["n"]]
+        assert lo < err < hi, (r["label"], err)

@@ -1,4 +1,6 @@
-"""A tiny synthetic dataset (two small runs, one with ncu counts) for the CPU tests."""
+"""A tiny synthetic dataset (two small runs, one with ncu counts) for the CPU tests, and the
+committed H200 dataset simulated again with the current model (shared by the modules that
+judge the model against it: tests/conftest.py keeps them on one xdist worker)."""
 
 from __future__ import annotations
 
@@ -7,10 +9,20 @@ from pathlib import Path
 
 import pytest
 
+from gpusim.profiles.loader import load_profile
 from gpusim.schedule import Schedule
 from gpusim.validation.configs import ValidationConfig
-from gpusim.validation.dataset import DATASET_KIND, SCHEMA
+from gpusim.validation.dataset import DATASET_KIND, SCHEMA, load_dataset, merge_records
+from gpusim.validation.predicted_vs_measured import Row, compare_record
 from gpusim.workload import Workload
+
+ROOT = Path(__file__).resolve().parents[2]
+#: The sweep at 788168b: SM-to-L2 bytes at both ends, 21 runs counted by Nsight (the
+#: earlier datasets beside it count fewer runs, or only the L2 slices' end, and are kept as
+#: evidence).
+RECORDED_DATASETS = (ROOT / "reports/validation/h200_2026-11-30_dram21/h200-dataset.json",)
+#: The profile the README's validation figures are judged with.
+RECORDED_PROFILE = "h200-sxm-calibrated"
 
 PROVENANCE = {
     "gpu_name": "NVIDIA H200",
@@ -87,3 +99,17 @@ def dataset_file(tmp_path: Path) -> Path:
     p = tmp_path / "h200-dataset.json"
     p.write_text(json.dumps(make_dataset()))
     return p
+
+
+def recorded_records() -> list[dict]:
+    """The committed datasets' runs, merged as ``gpusim validate --from`` merges them."""
+    records, _ = merge_records([(str(p), load_dataset(p)) for p in RECORDED_DATASETS])
+    return records
+
+
+@pytest.fixture(scope="session")
+def recorded_rows() -> list[Row]:
+    """Every measured run of the committed datasets compared with the current model (63
+    simulations, the suite's costliest fixture: computed once per worker)."""
+    profile = load_profile(RECORDED_PROFILE)
+    return [compare_record(r, profile) for r in recorded_records() if r["status"] == "ok"]

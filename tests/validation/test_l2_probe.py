@@ -1,22 +1,33 @@
-"""The L2 counter probe: which end of the SM-to-L2 traffic the model's bytes match."""
+"""The L2 counter probe: which end of the SM-to-L2 traffic the model's bytes match.
+
+The probe's counts are measured (committed); the model's bytes are the current model's,
+simulated again for the committed dataset's runs (``recorded_rows``), not the bytes a
+committed comparison.json recorded.
+"""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from gpusim.validation.l2_probe import compare, main
+from tests.validation.conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 PROBE = ROOT / "reports/validation/l2_probe_h200_2026-11-30/l2-probe.json"
-COMPARISON = ROOT / "reports/validation/comparison.json"
 
 
 @pytest.fixture(scope="module")
-def rows():
-    return compare(json.loads(PROBE.read_text()), json.loads(COMPARISON.read_text()))
+def comparison(recorded_rows) -> dict:
+    """What ``gpusim validate --from`` writes as comparison.json, from the current model."""
+    return {"rows": [r.as_dict() for r in recorded_rows]}
+
+
+@pytest.fixture(scope="module")
+def rows(comparison):
+    out = compare(json.loads(PROBE.read_text()), comparison)
+    assert all(r["model_bytes"] for r in out)  # every probed run is in the dataset
+    return out
 
 
 def test_tensor_core_runs_match_the_bytes_the_sms_receive(rows):
@@ -37,8 +48,12 @@ def test_simt_runs_match_once_padded_copies_fetch_half_again(rows):
         assert abs(r["err_vs_slices"]) < 0.02
 
 
-def test_compare_needs_both_files(capsys):
+def test_compare_needs_both_files(capsys, tmp_path, comparison):
+    path = tmp_path / "comparison.json"
+    path.write_text(json.dumps(comparison))
     with pytest.raises(SystemExit):
         main(["--compare", str(PROBE)])
-    assert main(["--compare", "/nonexistent.json", "--comparison", str(COMPARISON)]) == 2
+    assert main(["--compare", "/nonexistent.json", "--comparison", str(path)]) == 2
     assert "cannot compare" in capsys.readouterr().err
+    assert main(["--compare", str(PROBE), "--comparison", str(path)]) == 0
+    assert capsys.readouterr().out.count("flash2_") == 10
