@@ -27,7 +27,7 @@ from gpusim.schedule import Schedule
 from gpusim.workload import Workload
 
 #: L2-to-SM bytes per requested byte of a 16-byte cp.async into shared rows padded by 16
-#: bytes (measured: reports/calibration/l2_bytes_h200_2026-11-30, 1.500 in all four cases)
+#: bytes (measured: data/h200/2026-11-30_calibration_l2_bytes, 1.500 in all four cases)
 PADDED_ROW_FETCH_FACTOR = 1.5
 
 
@@ -36,7 +36,7 @@ def barriers_per_step(dtype: str, stages: int) -> int:
     waits once (its tile landed for every thread, and the oldest stage is free); with one
     stage, flash2_tc.cu keeps a buffer each for K and V and waits three times (K landed, V
     landed and K free, V free), flash2_simt.cu twice (the previous tile free, this one
-    landed). Their SASS agrees (``BAR`` in reports/kernels/build_sm90/loop_paths.json.gz)."""
+    landed). Their SASS agrees (``BAR`` in data/sm90/2026-11-30_kernels_build/loop_paths.json.gz)."""
     if stages > 1:
         return 1
     return 2 if dtype == "fp32" else 3
@@ -84,7 +84,7 @@ class Flash2Kernel(Kernel):
         # The fp32 kernel (flash2_simt.cu) copies its tiles with 16-byte cp.async into shared
         # rows padded by 16 bytes; such copies fetch 1.5 times the bytes from the L2, unpadded
         # ones exactly what they ask for (ncu on the H200, both head dims, 128 and 256
-        # threads: reports/calibration/l2_bytes_h200_2026-11-30). The tensor-core kernel's
+        # threads: data/h200/2026-11-30_calibration_l2_bytes). The tensor-core kernel's
         # rows are swizzled, not padded.
         return PADDED_ROW_FETCH_FACTOR if self.workload.dtype == "fp32" else 1.0
 

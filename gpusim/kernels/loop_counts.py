@@ -22,14 +22,13 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from gpusim import atomic
+from gpusim.data.layout import KERNELS_BUILD
 from gpusim.kernels.build import compile_cubin, dump_sass, nvcc_version
 from gpusim.kernels.instances import KernelInstance
 from gpusim.kernels.sass_decode import core_path
 from gpusim.kernels.sass_loop import cta_overhead, step_ops
 
-LOOP_COUNTS = (
-    Path(__file__).resolve().parents[2] / "reports" / "kernels" / "build_sm90" / "loop_counts.json"
-)
+LOOP_COUNTS = KERNELS_BUILD / "loop_counts.json"
 #: One step of each instance's loop as the core model runs it (gzip-compressed JSON).
 LOOP_PATHS = LOOP_COUNTS.with_name("loop_paths.json.gz")
 #: Counted by the tracer from the tiles, not here.

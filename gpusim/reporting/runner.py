@@ -22,6 +22,7 @@ from gpusim.reporting.fig_roofline import Roofline
 from gpusim.reporting.fig_standard_vs_flash import StandardVsFlash
 from gpusim.reporting.fig_timeline import Timeline
 from gpusim.reporting.fig_tuning import TunerHeatmap
+from gpusim.data.layout import DATA_DIR
 from gpusim.reporting.fig_validation import PredictedVsMeasured
 from gpusim.reporting.figure import Figure, FigureData
 from gpusim.reporting.files import write_json, write_text
@@ -61,11 +62,16 @@ class Report:
 
 
 def default_figures(
-    data_dir: str | Path, jobs: int | None = None, progress: Progress | None = None
+    data_dir: str | Path,
+    jobs: int | None = None,
+    progress: Progress | None = None,
+    reports_dir: str | Path | None = None,
 ) -> list[Figure]:
     """The report's figures with their standard sizes, fed with what ``data_dir`` records."""
     progress = progress or Progress()
-    runs, facts = validation_runs(data_dir, jobs=jobs, on_done=lambda i: progress.advance(i))
+    runs, facts = validation_runs(
+        data_dir, reports_dir=reports_dir, jobs=jobs, on_done=lambda i: progress.advance(i)
+    )
     return [
         StandardVsFlash(measured=runs),
         BlockSize(),
@@ -73,7 +79,7 @@ def default_figures(
         Roofline(),
         Timeline(),
         PredictedVsMeasured(runs=runs, facts=facts),
-        TunerHeatmap(record=load_tuning_proof(data_dir)),
+        TunerHeatmap(record=load_tuning_proof(data_dir, reports_dir)),
     ]
 
 
@@ -106,14 +112,15 @@ def build_report(
     progress: Progress | None = None,
     figures: Callable[[], list[Figure]] | None = None,
 ) -> Report:
-    """Build the figures into ``out_dir`` (reading recorded data from ``data_dir``, default
-    ``out_dir``); without ``only`` also ``README.md`` and ``summary.json``."""
+    """Build the figures into ``out_dir`` (reading recorded data from ``data_dir``, default the
+    repository's ``data/``, and the predictions generated beside the report from ``out_dir``);
+    without ``only`` also ``README.md`` and ``summary.json``."""
     t0 = time.perf_counter()
     out = Path(out_dir)
-    data = Path(data_dir) if data_dir is not None else out
+    data = Path(data_dir) if data_dir is not None else DATA_DIR
     progress = progress or Progress()
-    progress.add(validation_work(data))
-    all_figs = figures() if figures else default_figures(data, jobs, progress)
+    progress.add(validation_work(data, out))
+    all_figs = figures() if figures else default_figures(data, jobs, progress, out)
     chosen = select(all_figs, only)
     points = sorted({p for f in chosen for p in f.points()}, key=lambda p: p.sort_key())
     progress.add(len(points) + len(chosen))

@@ -22,11 +22,12 @@ from gpusim.profiles.loader import load_profile
 from gpusim.schedule import Schedule
 from gpusim.tuning import proof
 from gpusim.tuning.parallel import pmap
+from gpusim.data.layout import REPO_ROOT, REPORTS_DIR, TUNING_NVCC
 from gpusim.tuning.tuner import tune
 from gpusim.workload import Workload
 
-REPORTS = Path(__file__).resolve().parents[2] / "reports" / "tuning"
-MEASURED = REPORTS / "h200_2026-11-30_nvcc" / "h200_tuning_proof.json"
+REPORTS = REPORTS_DIR / "tuning"
+MEASURED = TUNING_NVCC / "h200_tuning_proof.json"
 PREDICTED = REPORTS / "h200_tuning_predictions.json"
 SUMMARY = REPORTS / "h200_tuning_proof_summary.json"
 MARKDOWN = REPORTS / "h200_tuning_proof.md"
@@ -38,13 +39,13 @@ MODEL_PATHS = (
     "gpusim/occupancy.py",
     "gpusim/counting.py",
     "hardware_profiles",
-    "reports/kernels/build_sm90",
+    "data/sm90/2026-11-30_kernels_build",
 )
 
 
 def _git(*args: str) -> str:
     return subprocess.run(
-        ["git", "-C", str(REPORTS.parents[1]), *args],
+        ["git", "-C", str(REPO_ROOT), *args],
         capture_output=True,
         text=True,
         timeout=10,
@@ -90,7 +91,7 @@ def predict_record(
 
     return {
         "kind": "gpusim tuning proof predictions",
-        # relative to reports/tuning: the run these predictions are judged against
+        # relative to the repository: the run these predictions are judged against
         "measured_file": _relative(measured),
         "profile": name,
         "model_commit": model_commit(),
@@ -101,7 +102,7 @@ def predict_record(
 
 def _relative(path: Path) -> str:
     try:
-        return str(Path(path).resolve().relative_to(REPORTS))
+        return str(Path(path).resolve().relative_to(REPO_ROOT))
     except ValueError:
         return Path(path).name
 

@@ -190,7 +190,7 @@ def markdown(
         "## What fed the model and what judged it",
         "",
         "- **Calibration (fed the model):** microbenchmarks only, `gpusim calibrate` on the "
-        "same H200 (`reports/calibration/`, profile "
+        "same H200 (`data/h200/2026-11-30_calibration/`, profile "
         f"`hardware_profiles/{profile_name}.yaml`): DRAM copy bandwidth, L2 bandwidth and "
         "latency, DRAM latency, mma.sync rate per dtype and the SM clock under mma load, "
         "FFMA, MUFU.EX2 and shared-memory rates, launch overhead, device limits.",

@@ -52,15 +52,11 @@ def test_the_tracer_counts_the_barriers_the_compiled_loop_has():
 
 def test_counts_match_what_nsight_executed():
     """The committed counts against the committed Nsight runs of the tuning proof
-    (scripts/compare_with_ncu.py prints the table): a step's instructions within 2.5 % at
+    (python -m gpusim.validation.ncu_loop_check prints the table): a step's instructions within 2.5 % at
     N 4096 and 8192; at N 1024 the set-up and epilogue, run once per CTA, add up to 9 %."""
-    import importlib.util
+    from gpusim.validation import ncu_loop_check
 
-    script = Path(__file__).resolve().parents[2] / "scripts" / "compare_with_ncu.py"
-    spec = importlib.util.spec_from_file_location("compare_with_ncu", script)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    rows = mod.runs()
+    rows = ncu_loop_check.runs()
     assert len(rows) == 126
     counts = loop_counts()
     for r in rows:

@@ -1,16 +1,18 @@
-"""The launch caps run on the H200 (reports/tuning/h200_2026-11-30_caps), recomputed from its
+"""The launch caps run on the H200 (data/h200/2026-11-30_tuning_caps), recomputed from its
 files: the measurement's integrity, and the models' capped-over-full ratios held above a floor
-(the predictions come from ``python scripts/cap_report.py``)."""
+(the predictions come from ``python -m gpusim.tuning.caps_report``)."""
 
 from __future__ import annotations
 
 import json
 import statistics
-from pathlib import Path
 
 import pytest
 
-RUN = Path(__file__).resolve().parents[2] / "reports" / "tuning" / "h200_2026-11-30_caps"
+from gpusim.data.layout import REPORTS_DIR, TUNING_CAPS
+
+RUN = TUNING_CAPS
+PREDICTIONS = REPORTS_DIR / "tuning" / "caps" / "predictions.json"
 
 
 @pytest.fixture(scope="module")
@@ -20,7 +22,7 @@ def measured():
 
 @pytest.fixture(scope="module")
 def predicted():
-    return json.loads((RUN / "predictions.json").read_text())
+    return json.loads(PREDICTIONS.read_text())
 
 
 def test_every_launch_ran_as_intended(measured):

@@ -1,12 +1,13 @@
 """Issue 6's hardware proof, recomputed from the recorded H200 run (skipped until it exists).
 
-The measured file comes from scripts/tuning_proof.py on the GPU; the predictions file
+The measured file comes from ``python -m gpusim.tuning.proof_measure`` on the GPU; the predictions file
 from ``python -m gpusim.tuning.proof_report predict --profile h200-sxm-core`` (the model at
 a recorded commit).
 """
 
 import pytest
 
+from gpusim.data.layout import TUNING_HELDOUT
 from gpusim.tuning import proof
 from gpusim.tuning.proof_report import MEASURED, PREDICTED, with_predictions
 
@@ -69,19 +70,20 @@ def test_calibrated_profile_floor(record):
     assert all(p.spearman > 0.64 for p in figures), [p.spearman for p in figures]
 
 
-HELD_OUT = PREDICTED.parent / "h200_2026-11-30_heldout"
+HELD_OUT = TUNING_HELDOUT
+HELD_OUT_PREDICTIONS = PREDICTED.parent / "heldout"
 
 
 def test_held_out_workloads():
     """8 workloads fixed before they were measured. The core model (predictions at 7d98960,
-    after the block order was corrected; reports/tuning/h200_2026-11-30_heldout/README.md):
+    after the block order was corrected; data/h200/2026-11-30_tuning_heldout/README.md):
     8 of 8 within 5 %, 7 within 3 % (B32 H32 N512 d64 causal, 4.1 %), Spearman 0.85-0.94, so
     the issue's targets but 3 % in all; the calibrated profile 6 and 4 of 8, 0.64-0.90."""
     record = proof.load(HELD_OUT / "h200_tuning_heldout.json")
     assert all(c["ok"] for c in record["checks"]) and len(record["checks"]) == 102
-    core = proof.summary(_figures(record, HELD_OUT / "predictions_core.json"))
+    core = proof.summary(_figures(record, HELD_OUT_PREDICTIONS / "predictions_core.json"))
     assert core["workloads"] == 8
     assert core["within_5pct"] >= 8 and core["within_3pct"] >= 7, core
     assert core["min_spearman"] >= proof.TARGET_SPEARMAN, core
-    cal = proof.summary(_figures(record, HELD_OUT / "predictions_calibrated.json"))
+    cal = proof.summary(_figures(record, HELD_OUT_PREDICTIONS / "predictions_calibrated.json"))
     assert cal["within_5pct"] >= 6 and cal["min_spearman"] > 0.62, cal

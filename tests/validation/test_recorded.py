@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 #: The sweep at 788168b: SM-to-L2 bytes at both ends, 21 runs counted by Nsight (the
 #: earlier datasets beside it count fewer runs, or only the L2 slices' end, and are kept as
 #: evidence).
-DATASETS = (ROOT / "reports/validation/h200_2026-11-30_dram21/h200-dataset.json",)
+DATASETS = (ROOT / "data/h200/2026-11-30_validation_dram21/h200-dataset.json",)
 PROFILE = "h200-sxm-calibrated"
 
 #: Recorded state of the 63 runs: the ceilings the regression tests allow, each a little

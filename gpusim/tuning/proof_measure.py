@@ -2,8 +2,8 @@
 
 Run on the GPU machine from the repository root:
 
-    python scripts/tuning_proof.py [--out reports/tuning/h200_tuning_proof.json] [--quick]
-                                   [--set held-out]
+    python -m gpusim.tuning.proof_measure --out OUT/h200_tuning_proof.json [--quick]
+                                          [--set held-out]
 
 For each workload (head dim 64 and 128, causal and not, short and long
 sequences, bf16, batch x length = 16k tokens and heads x head dim = 2048 as in
@@ -24,74 +24,12 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from gpusim.profiles.loader import load_profile  # noqa: E402
-from gpusim.tuning import proof  # noqa: E402
-from gpusim.tuning.space import search_space  # noqa: E402
-from gpusim.tuning.tuner import tune  # noqa: E402
-from gpusim.workload import Workload  # noqa: E402
-
-TOKENS = 16384
-HIDDEN = 2048
-
-
-def workloads(quick: bool) -> list[Workload]:
-    """>= 8 workloads: head dim 64/128 x causal or not x a short and a long sequence."""
-    lengths = (1024, 8192) if not quick else (1024,)
-    out = []
-    for d in (64, 128):
-        for causal in (False, True):
-            for n in lengths:
-                out.append(
-                    Workload(
-                        batch=max(1, TOKENS // n),
-                        heads=HIDDEN // d,
-                        seq_len_q=n,
-                        seq_len_k=n,
-                        head_dim=d,
-                        dtype="bf16",
-                        causal=causal,
-                    )
-                )
-    if not quick:  # the README's example workload, at both masks
-        for causal in (False, True):
-            out.append(
-                Workload(
-                    batch=4,
-                    heads=16,
-                    seq_len_q=4096,
-                    seq_len_k=4096,
-                    head_dim=128,
-                    dtype="bf16",
-                    causal=causal,
-                )
-            )
-    return out
-
-
-#: Workloads the model was not judged or developed on (batch, heads, length, head dim, causal):
-#: other lengths, and grids of a few waves or less, where the last wave's occupancy counts.
-HELD_OUT = (
-    (8, 32, 2048, 64, False),
-    (1, 32, 16384, 64, True),
-    (32, 32, 512, 64, True),
-    (1, 8, 8192, 64, True),
-    (8, 16, 2048, 128, True),
-    (1, 16, 16384, 128, False),
-    (32, 16, 512, 128, False),
-    (2, 8, 4096, 128, False),
-)
-
-
-def held_out() -> list[Workload]:
-    """The second set (``--set held-out``), chosen before any of it was measured."""
-    return [
-        Workload(batch=b, heads=h, seq_len_q=n, seq_len_k=n, head_dim=d, dtype="bf16", causal=c)
-        for b, h, n, d, c in HELD_OUT
-    ]
-
+from gpusim.profiles.loader import load_profile
+from gpusim.tuning import proof
+from gpusim.tuning.proof_workloads import held_out_workloads, proof_workloads
+from gpusim.tuning.space import search_space
+from gpusim.tuning.tuner import tune
+from gpusim.workload import Workload
 
 def provenance(cp) -> dict:
     """GPU, driver, CUDA, CuPy, clocks, date, commit of this run."""
@@ -162,7 +100,7 @@ def run_workload(w: Workload, profile, repeats: int, log, runner, predict: bool 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", default="reports/tuning/h200_tuning_proof.json")
+    ap.add_argument("--out", type=Path, required=True, help="the record's file (a new one)")
     ap.add_argument("--profile", default="h200-sxm")
     ap.add_argument("--repeats", type=int, default=20)
     ap.add_argument("--quick", action="store_true", help="4 short workloads, for a smoke run")
@@ -206,9 +144,9 @@ def main() -> int:
         "binaries": str(args.cubin_dir) if args.cubin_dir else "nvrtc",
         "workloads": [],
     }
-    out = ROOT / args.out
+    out = args.out
     out.parent.mkdir(parents=True, exist_ok=True)
-    chosen = held_out() if args.set == "held-out" else workloads(args.quick)
+    chosen = held_out_workloads() if args.set == "held-out" else proof_workloads(args.quick)
     for w in chosen:
         entry = run_workload(w, profile, args.repeats, log, runner, args.predict)
         record["workloads"].append(entry)

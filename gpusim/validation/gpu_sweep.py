@@ -1,9 +1,9 @@
 """The validation sweep on the GPU machine: time every config, count bytes with ncu, write the
 dataset. Resumable: what ``--out`` already holds is not measured again.
 
-    python scripts/validate_gpu.py --out OUT [--cubin-dir DIR] [--only PART,...] [--no-ncu]
-    python scripts/validate_gpu.py --dry-run            # list the configs, no GPU
-    python scripts/validate_gpu.py --build-cubins DIR   # nvcc, on any machine: sweep's cubins
+    python -m gpusim.validation.gpu_sweep --out OUT [--cubin-dir DIR] [--only PART,...] [--no-ncu]
+    python -m gpusim.validation.gpu_sweep --dry-run            # list the configs, no GPU
+    python -m gpusim.validation.gpu_sweep --build-cubins DIR   # nvcc, any machine: the cubins
 
 The comparison with the model needs no GPU: ``gpusim validate --from OUT/h200-dataset.json``.
 """
@@ -16,11 +16,8 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from gpusim.validation.configs import sweep_configs  # noqa: E402
-from gpusim.validation.run_sweep import run_sweep, select  # noqa: E402
+from gpusim.validation.configs import sweep_configs
+from gpusim.validation.run_sweep import run_sweep, select
 
 
 def log(msg: str) -> None:
@@ -83,8 +80,9 @@ def build_cubins(out_dir: Path) -> int:
 
 
 def main() -> int:
+    """Run the sweep (or list it, build its cubins, assemble a dataset); print the table."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", type=Path, default=ROOT / "reports" / "validation")
+    ap.add_argument("--out", type=Path, default=None, help="the dataset's folder (a new one)")
     ap.add_argument("--cubin-dir", type=Path, default=None)
     ap.add_argument("--repeats", type=int, default=10)
     ap.add_argument("--warmup", type=int, default=2)
@@ -97,6 +95,9 @@ def main() -> int:
         "--assemble-only", action="store_true", help="dataset from --out's files; no GPU"
     )
     args = ap.parse_args()
+    if args.out is None and not (args.dry_run or args.build_cubins):
+        print("gpu_sweep: error: --out is needed (a new folder for the dataset)", file=sys.stderr)
+        return 2
     if args.assemble_only:
         from gpusim.validation.run_sweep import assemble_dir
 
@@ -106,6 +107,7 @@ def main() -> int:
         return dry_run(args.only)
     if args.build_cubins:
         return build_cubins(args.build_cubins)
+
     from gpusim.errors import GpusimError
 
     try:

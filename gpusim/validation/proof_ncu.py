@@ -2,10 +2,10 @@
 
 Run on the GPU machine from the repository root, after the proof's cubins are built:
 
-    python scripts/tuning_ncu.py --cubin-dir DIR --out OUT.json [--workloads 0,5,8]
+    python -m gpusim.validation.proof_ncu --cubin-dir DIR --out OUT.json [--workloads 0,5,8]
 
 Each runnable kernel instance of the chosen proof workloads (indices into
-``scripts/tuning_proof.py``'s list) is launched once between two marker kernels, under one
+:func:`gpusim.tuning.proof_workloads.proof_workloads`) is launched once between two marker kernels, under one
 ``ncu`` process (``--clock-control none``, caches flushed before each kernel), and the
 report's issue-stall breakdown, instruction counts, pipe use and occupancy are kept per
 instance. Diagnostic data: it explains where the model's per-instance times miss; no model
@@ -20,12 +20,9 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "scripts"))
-
-from gpusim.tuning.space import search_space  # noqa: E402
-from gpusim.validation import ncu as ncu_mod  # noqa: E402
+from gpusim.tuning.proof_workloads import proof_workloads
+from gpusim.tuning.space import search_space
+from gpusim.validation import ncu as ncu_mod
 
 #: Every issue-stall reason Hopper's ncu reports, per issued instruction.
 STALLS = (
@@ -44,16 +41,10 @@ METRICS = (
 )
 
 
-def proof_workloads() -> list:
-    from tuning_proof import workloads
-
-    return workloads(quick=False)
-
-
 def jobs(indices: list[int]) -> list[tuple[str, object, object]]:
     """(label, workload, schedule) of every runnable instance of the chosen workloads."""
     out = []
-    ws = proof_workloads()
+    ws = proof_workloads(quick=False)
     for i in indices:
         w = ws[i]
         space = search_space("flash2", w)
@@ -99,6 +90,7 @@ def driver(indices: list[int], cubin_dir: Path | None) -> int:
 
 
 def main() -> int:
+    """Profile the chosen workloads' instances under one ncu process; write ``--out``."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--cubin-dir", type=Path, default=None)
@@ -117,7 +109,7 @@ def main() -> int:
     known, qerr = ncu_mod.query_metrics(ncu)
     keep, dropped = ncu_mod.select_metrics(known, METRICS) if known else (list(METRICS), [])
     labels = [j[0] for j in jobs(indices)]
-    argv = [sys.executable, str(Path(__file__).resolve()), "--driver", "--out", str(args.out),
+    argv = [sys.executable, "-m", "gpusim.validation.proof_ncu", "--driver", "--out", str(args.out),
             "--workloads", args.workloads]  # fmt: skip
     if args.cubin_dir:
         argv += ["--cubin-dir", str(args.cubin_dir)]

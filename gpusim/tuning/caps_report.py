@@ -1,8 +1,11 @@
 """The tuner's launch caps against the recorded H200 run (no GPU): predicted and measured.
 
-    python scripts/cap_report.py   # about 1 min; writes PREDICTIONS and prints the table
+    python -m gpusim.tuning.caps_report [--out DIR]   # about 1 min; prints the table
 
-For every launch in reports/tuning/h200_2026-11-30_caps/h200_caps.json (an instance at its
+It writes ``predictions.json`` into ``--out`` (default: a fresh temporary folder; the report's
+copy is reports/tuning/caps/), never beside the measurement.
+
+For every launch in data/h200/2026-11-30_tuning_caps/h200_caps.json (an instance at its
 full CTAs per SM and at every smaller count), the engine's runtime with the default
 profile (h200-sxm-calibrated) and the SM core model's (h200-sxm-core), at the instance's
 compiled registers and that many CTAs per SM: the launch the tuner's caps describe. The
@@ -12,30 +15,28 @@ measured and predicted, so a model's overall level does not enter.
 
 from __future__ import annotations
 
+import argparse
 import json
 import statistics
-import sys
+import tempfile
 from dataclasses import replace
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from algorithms import get_algorithm
+from gpusim.data.layout import REPO_ROOT, TUNING_CAPS
+from gpusim.engine import simulate
+from gpusim.profiles import load_profile
+from gpusim.schedule import Schedule
+from gpusim.tuning.compiled import compiled_footprints
+from gpusim.tuning.proof_report import model_commit
+from gpusim.workload import Workload
 
-from algorithms import get_algorithm  # noqa: E402
-from gpusim.engine import simulate  # noqa: E402
-from gpusim.profiles import load_profile  # noqa: E402
-from gpusim.schedule import Schedule  # noqa: E402
-from gpusim.tuning.compiled import compiled_footprints  # noqa: E402
-from gpusim.tuning.proof_report import model_commit  # noqa: E402
-from gpusim.workload import Workload  # noqa: E402
-
-RUN = ROOT / "reports" / "tuning" / "h200_2026-11-30_caps"
-MEASURED = RUN / "h200_caps.json"
-PREDICTIONS = RUN / "predictions.json"
+MEASURED = TUNING_CAPS / "h200_caps.json"
 PROFILES = ("h200-sxm-calibrated", "h200-sxm-core")
 
 
 def predict(w: Workload, s: Schedule, key: str, ctas: int, profile) -> float:
+    """The engine's runtime of instance ``key`` at its compiled registers and ``ctas`` per SM."""
     comp = compiled_footprints(profile.compute_capability)[key]
     (kernel,) = get_algorithm("flash2").kernels(w, s)
     chip = replace(kernel.on_chip(), regs_per_thread=comp.registers, max_ctas_per_sm=ctas)
@@ -45,8 +46,23 @@ def predict(w: Workload, s: Schedule, key: str, ctas: int, profile) -> float:
     return r.runtime_s
 
 
-def main() -> int:
-    record = json.loads(MEASURED.read_text())
+def _relative(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(REPO_ROOT))
+    except ValueError:
+        return str(path)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Predict every recorded launch, write ``predictions.json`` into ``--out``, print the table."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--measured", type=Path, default=MEASURED)
+    ap.add_argument("--out", type=Path, default=None, help="folder (default: a fresh temporary)")
+    args = ap.parse_args(argv)
+    out_dir = args.out or Path(tempfile.mkdtemp(prefix="gpusim-caps-"))
+    out_dir.mkdir(parents=True, exist_ok=True)
+    predictions = out_dir / "predictions.json"
+    record = json.loads(args.measured.read_text())
     profiles = {p: load_profile(p) for p in PROFILES}
     rows = []
     for e in record["workloads"]:
@@ -58,9 +74,11 @@ def main() -> int:
                 pred = {p: predict(w, s, inst["instance"], c, prof) for p, prof in profiles.items()}
                 rows.append({"instance": inst["instance"], "ctas_per_sm": c,
                              "measured_s": launch["median_s"], "predicted_s": pred})  # fmt: skip
-    PREDICTIONS.write_text(json.dumps(
-        {"model_commit": model_commit(), "measured_file": MEASURED.name, "rows": rows}, indent=1
+    predictions.write_text(json.dumps(
+        {"model_commit": model_commit(), "measured_file": _relative(args.measured), "rows": rows},
+        indent=1,
     ) + "\n")  # fmt: skip
+    print(f"predictions: {predictions}")
     by_inst: dict[str, list[dict]] = {}
     for r in rows:
         by_inst.setdefault(r["instance"], []).append(r)

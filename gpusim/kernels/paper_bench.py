@@ -1,6 +1,6 @@
 """FlashAttention-2 paper sweep: our flash2 kernels against PyTorch's SDPA backends; one table.
 
-    python scripts/bench_kernels.py --cubin-dir build/kernels --out bench.json
+    python -m gpusim.kernels.paper_bench --cubin-dir build/kernels --out OUT/bench.json
 
 Sequence length 512..16384 with batch x length = 16384 and heads x head dim = 2048, head
 dims 64 and 128, causal and not. Every feasible instance of our kernel is timed at every
@@ -18,8 +18,6 @@ import statistics
 import sys
 import time
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from gpusim.kernels.instances import all_instances
 from gpusim.kernels.provenance import provenance
@@ -151,6 +149,7 @@ def print_table(rows):
 
 
 def main() -> int:
+    """Time the sweep, write ``--out`` and print the table."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cubin-dir", default="build/kernels")
     ap.add_argument("--out", required=True)

@@ -1,7 +1,7 @@
 """Markdown tables from recorded kernel results (bench.json, correctness.json, ptxas JSON).
 
-    python scripts/kernel_tables.py reports/kernels/h200_2026-11-30 \
-        --build reports/kernels/build_sm90/ptxas_and_sass.json > tables.md
+    python -m gpusim.kernels.bench_tables data/h200/2026-11-30_kernels_bench \
+        --build data/sm90/2026-11-30_kernels_build/ptxas_and_sass.json > tables.md
 
 Reads only what the GPU run and the offline build wrote; prints the benchmark table (our best
 instance per shape against PyTorch's SDPA backends), the correctness summary per instance
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections import defaultdict
 from pathlib import Path
 
@@ -87,6 +86,7 @@ def resources_table(build: dict, corr: dict) -> str:
 
 
 def main() -> int:
+    """Print the provenance line and the three tables of one recorded run."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("run_dir", type=Path)
     ap.add_argument("--build", type=Path)
@@ -111,4 +111,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

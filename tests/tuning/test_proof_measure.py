@@ -1,23 +1,16 @@
-"""scripts/tuning_proof.py on the CPU: its records feed gpusim.tuning.proof (timer stubbed)."""
+"""gpusim.tuning.proof_measure on the CPU: its records feed gpusim.tuning.proof (timer stubbed)."""
 
-import importlib.util
-from pathlib import Path
-
-from gpusim.tuning import proof
+from gpusim.tuning import proof, proof_measure
+from gpusim.tuning.proof_workloads import proof_workloads
 from gpusim.workload import Workload
-
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "tuning_proof.py"
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("tuning_proof", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return proof_measure
 
 
 def test_workload_list_covers_the_issue():
-    ws = _script().workloads(quick=False)
+    ws = proof_workloads(quick=False)
     assert len(ws) >= 8
     assert {w.head_dim for w in ws} >= {64, 128}
     assert {w.causal for w in ws} == {False, True}

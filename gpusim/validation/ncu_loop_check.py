@@ -1,13 +1,13 @@
 """The compiled-code facts against Nsight Compute on the tuning proof's kernels (no GPU).
 
-    python scripts/compare_with_ncu.py [--core]
+    python -m gpusim.validation.ncu_loop_check [--core]
 
-Reads the Nsight runs committed beside the proof (reports/tuning/h200_2026-11-30_nvcc/
+Reads the Nsight runs committed beside the proof (data/h200/2026-11-30_tuning_nvcc/
 tuning_ncu*.json: one launch of every instance of the 10 workloads) and, for every
 non-causal one:
 
 - instructions per warp and K/V step: Nsight's executed count over the warp-steps, against
-  the committed loop counts (reports/kernels/build_sm90/loop_counts.json: the step, HMMA
+  the committed loop counts (data/sm90/2026-11-30_kernels_build/loop_counts.json: the step, HMMA
   and LDSM); and the instructions besides HMMA and LDSM (Nsight's less its tensor-pipe
   and ldmatrix counts) against the tracer's least-squares formula (algorithms/tracing.py);
 - with ``--core``: cycles per step of every resident CTA from the SM core model
@@ -21,21 +21,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from algorithms.tracing import (  # noqa: E402
+from algorithms.tracing import (
     TC_INSTRS_PER_ELEM,
     TC_INSTRS_PER_O_ELEM,
     TC_INSTRS_PER_WARP_STEP,
 )
-from gpusim.kernels.loop_counts import loop_counts, loop_path  # noqa: E402
+from gpusim.data.layout import KERNELS_BUILD, TUNING_NVCC
+from gpusim.kernels.loop_counts import loop_counts, loop_path
 
-NCU = ROOT / "reports" / "tuning" / "h200_2026-11-30_nvcc"
-PTXAS = ROOT / "reports" / "kernels" / "build_sm90" / "ptxas_and_sass.json"
+NCU = TUNING_NVCC
+PTXAS = KERNELS_BUILD / "ptxas_and_sass.json"
 TOKENS, HIDDEN, SCHEDULERS = 16384, 2048, 4
 
 
@@ -58,6 +54,7 @@ def runs() -> list[dict]:
 
 
 def instructions(rows: list[dict]) -> None:
+    """Print Nsight's instructions per warp-step against the SASS loop counts and the formula."""
     counts = loop_counts()
     print(f"{'instance-run':34s} {'Nsight':>8s} {'SASS':>6s} {'err':>7s} {'formula err':>11s}")
     print(f"{'':34s} {'(all, per warp-step)':>22s} {'(besides HMMA, LDSM)':>20s}")
@@ -81,6 +78,7 @@ def instructions(rows: list[dict]) -> None:
 
 
 def core_cycles(rows: list[dict]) -> None:
+    """Print the core model's cycles per step against those Nsight's issue rate implies."""
     from gpusim.engine.core_table import cycles_per_step
     from gpusim.kernels.instances import all_instances
     from gpusim.occupancy import occupancy
@@ -103,6 +101,7 @@ def core_cycles(rows: list[dict]) -> None:
 
 
 def main() -> int:
+    """Print the instruction table, and with ``--core`` the cycles table."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--core", action="store_true", help="also the SM core model's cycles")
     args = ap.parse_args()

@@ -2,7 +2,7 @@
 
 Run on the GPU machine from the repository root:
 
-    python scripts/cap_proof.py --cubin-dir build/tuning [--out reports/tuning/h200_caps.json]
+    python -m gpusim.tuning.caps_measure --cubin-dir build/tuning --out OUT/h200_caps.json
 
 The tuner also predicts each schedule with fewer CTAs per SM than fit (a budget of shared
 memory per SM: gpusim/tuning/launch_caps.py); the tuning proof times only the full launch.
@@ -11,7 +11,7 @@ that fits two or more CTAs per SM is timed at its full count and at every smalle
 the smaller ones by padding each block's dynamic shared memory (the kernel uses only its
 own part). The CTAs per SM of each launch come from the driver's occupancy query; the
 padded launches' outputs must equal the full launch's bit for bit. Predictions are made on
-the CPU afterwards (``python scripts/cap_report.py``).
+the CPU afterwards (``python -m gpusim.tuning.caps_report``).
 """
 
 from __future__ import annotations
@@ -22,16 +22,8 @@ import statistics
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from gpusim.tuning.space import search_space  # noqa: E402
-from gpusim.workload import Workload  # noqa: E402
-
-WORKLOADS = (
-    Workload(batch=4, heads=16, seq_len_q=4096, seq_len_k=4096, head_dim=128, dtype="bf16"),
-    Workload(batch=2, heads=32, seq_len_q=8192, seq_len_k=8192, head_dim=64, dtype="bf16"),
-)
+from gpusim.tuning.proof_workloads import CAPS_WORKLOADS
+from gpusim.tuning.space import search_space
 
 
 def padded_bytes(props: dict, ctas: int) -> int:
@@ -49,7 +41,7 @@ def ctas_per_sm(cp, fn, threads: int, smem: int) -> int:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", default="reports/tuning/h200_caps.json")
+    ap.add_argument("--out", type=Path, required=True, help="the record's file (a new one)")
     ap.add_argument("--cubin-dir", type=Path, required=True)
     ap.add_argument("--repeats", type=int, default=20)
     args = ap.parse_args()
@@ -71,9 +63,9 @@ def main() -> int:
         "binaries": str(args.cubin_dir),
         "workloads": [],
     }
-    out_path = ROOT / args.out
+    out_path = args.out
     out_path.parent.mkdir(parents=True, exist_ok=True)
-    for w in WORKLOADS:
+    for w in CAPS_WORKLOADS:
         q, k, v = random_inputs(cp, w, 0)
         entry = {"workload": w.model_dump(), "instances": []}
         record["workloads"].append(entry)

@@ -1,8 +1,8 @@
 """How much the tuning proof's measurement moves between two runs (no GPU).
 
-    python scripts/proof_repeatability.py
+    python -m gpusim.tuning.proof_repeatability
 
-Per workload of the two committed nvcc-built runs (reports/tuning/h200_2026-11-30_nvcc and
+Per workload of the two committed nvcc-built runs (data/h200/2026-11-30_tuning_nvcc and
 ..._nvcc_repeat): the Spearman rank correlation of their times, whether they name the same
 best schedule (and what the second's costs by the first's times), and the median and
 largest relative difference of a schedule's time.
@@ -12,17 +12,13 @@ from __future__ import annotations
 
 import json
 import statistics
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from gpusim.tuning.proof import spearman  # noqa: E402
+from gpusim.data.layout import TUNING_NVCC, TUNING_NVCC_REPEAT
+from gpusim.tuning.proof import spearman
 
 RUNS = (
-    ROOT / "reports/tuning/h200_2026-11-30_nvcc/h200_tuning_proof.json",
-    ROOT / "reports/tuning/h200_2026-11-30_nvcc_repeat/h200_tuning_proof.json",
+    TUNING_NVCC / "h200_tuning_proof.json",
+    TUNING_NVCC_REPEAT / "h200_tuning_proof.json",
 )
 
 
@@ -54,6 +50,7 @@ def compare(first: dict, second: dict) -> list[dict]:
 
 
 def main() -> int:
+    """Print one line per workload: rank correlation, best schedule, time differences."""
     first, second = (json.loads(p.read_text()) for p in RUNS)
     for r in compare(first, second):
         w = r["workload"]

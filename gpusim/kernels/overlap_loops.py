@@ -1,18 +1,21 @@
 """The SM core model against microbenchmark loops: their SASS, decoded, for a CPU test.
 
-    python scripts/core_model_loops.py   # nvcc and cuobjdump needed; writes OUT below
+    python -m gpusim.kernels.overlap_loops --out DIR   # nvcc and cuobjdump needed
 
 Compiles the ``smem_overlap`` loops (gpusim/calibrate/kernels/smem_overlap.cu, the
 instances its benchmark ran) for sm_90 with nvcc, takes each one's main loop (the span
 its backward branch closes, every instruction once: the loops have no other branch) and
-writes them decoded as the core model reads them.
+writes them decoded as the core model reads them, as ``loop_paths_sm90.json`` in ``--out``
+(default: a fresh temporary folder; the committed copy is
+data/h200/2026-11-30_calibration_smem_overlap/loop_paths_sm90.json).
 ``tests/engine/test_core_model_loops.py`` replays them at the recorded launch shapes and
-compares with the cycles the H200 measured (reports/calibration/smem_overlap_h200_2026-11-30).
+compares with the cycles the H200 measured (data/h200/2026-11-30_calibration_smem_overlap).
 The H200 ran NVRTC builds of the same source; nvcc 13.0 and NVRTC 13.0 share the back end.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 import subprocess
@@ -20,19 +23,22 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from gpusim.kernels.build import dump_sass, find_tool, nvcc_version
+from gpusim.kernels.provenance import git_commit
+from gpusim.kernels.sass_decode import decoded
+from gpusim.kernels.sass_loop import main_loop, parse
 
-from gpusim.kernels.build import dump_sass, find_tool, nvcc_version  # noqa: E402
-from gpusim.kernels.provenance import git_commit  # noqa: E402
-from gpusim.kernels.sass_decode import decoded  # noqa: E402
-from gpusim.kernels.sass_loop import main_loop, parse  # noqa: E402
-
-KERNELS = ROOT / "gpusim" / "calibrate" / "kernels"
-OUT = ROOT / "reports" / "calibration" / "smem_overlap_h200_2026-11-30" / "loop_paths_sm90.json"
+KERNELS = Path(__file__).resolve().parents[1] / "calibrate" / "kernels"
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    """Build the loops, decode each main loop, write ``loop_paths_sm90.json`` into ``--out``."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, default=None, help="folder (default: a fresh temporary)")
+    args = ap.parse_args(argv)
+    out_dir = args.out or Path(tempfile.mkdtemp(prefix="gpusim-loops-"))
+    out_dir.mkdir(parents=True, exist_ok=True)
+    out = out_dir / "loop_paths_sm90.json"
     nvcc = find_tool("nvcc")
     if nvcc is None or find_tool("cuobjdump") is None:
         print("error: nvcc and cuobjdump are needed", file=sys.stderr)
@@ -72,8 +78,8 @@ def main() -> int:
         "git_commit": git_commit(),
         "loops": loops,
     }
-    OUT.write_text(json.dumps(doc, indent=0, sort_keys=True) + "\n")
-    print(f"{len(loops)} loops -> {OUT}")
+    out.write_text(json.dumps(doc, indent=0, sort_keys=True) + "\n")
+    print(f"{len(loops)} loops -> {out}")
     return 0
 
 

@@ -1,6 +1,6 @@
 """Correctness of every flash2 kernel instance on the GPU; writes one JSON file.
 
-    python scripts/gpu_kernel_check.py --cubin-dir build/kernels --out results.json
+    python -m gpusim.kernels.check_all --cubin-dir build/kernels --out OUT/correctness.json
 
 Every feasible instance (fp32 SIMT, fp16/bf16 tensor core; every head dim) runs the cases of
 ``gpusim.kernels.check.CASES`` (ragged, causal, Nq != Nk) from cubins built offline, and a
@@ -17,8 +17,6 @@ import sys
 import time
 from collections import defaultdict
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from gpusim.kernels.check import check_instances
 from gpusim.kernels.instances import all_instances, rejected_instances
@@ -52,6 +50,7 @@ def torch_baseline():
 
 
 def main() -> int:
+    """Check every instance (and the NVRTC sample), write ``--out``, print a summary."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cubin-dir", default="build/kernels")
     ap.add_argument("--out", required=True)

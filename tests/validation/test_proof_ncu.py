@@ -1,18 +1,10 @@
-"""scripts/tuning_ncu.py on the CPU: what it would profile, and how its labels attribute."""
+"""gpusim.validation.proof_ncu on the CPU: what it would profile, and how its labels attribute."""
 
-import importlib.util
-import sys
-from pathlib import Path
-
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "tuning_ncu.py"
+from gpusim.validation import proof_ncu
 
 
 def _script():
-    sys.path.insert(0, str(SCRIPT.parent))  # it imports tuning_proof's workload list
-    spec = importlib.util.spec_from_file_location("tuning_ncu", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return proof_ncu
 
 
 def test_jobs_cover_every_runnable_instance_of_the_chosen_workloads():
