@@ -36,7 +36,8 @@ def barriers_per_step(dtype: str, stages: int) -> int:
     waits once (its tile landed for every thread, and the oldest stage is free); with one
     stage, flash2_tc.cu keeps a buffer each for K and V and waits three times (K landed, V
     landed and K free, V free), flash2_simt.cu twice (the previous tile free, this one
-    landed). Their SASS agrees (``BAR`` in data/sm90/2026-11-30_kernels_build/loop_paths.json.gz)."""
+    landed). Their SASS agrees (``BAR`` in
+    data/sm90/2026-11-30_kernels_build/loop_paths.json.gz)."""
     if stages > 1:
         return 1
     return 2 if dtype == "fp32" else 3

@@ -186,9 +186,7 @@ def expected(data_dir: Path = DATA_DIR) -> dict[Path, str]:
 
 def stale(data_dir: Path = DATA_DIR) -> list[Path]:
     """The manifests and index whose committed text differs from :func:`expected`."""
-    return [
-        p for p, text in expected(data_dir).items() if not p.exists() or p.read_text() != text
-    ]
+    return [p for p, text in expected(data_dir).items() if not p.exists() or p.read_text() != text]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -204,11 +202,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     bad = stale(args.data)
     for p in bad:
-        try:
-            p = p.relative_to(REPO_ROOT)
-        except ValueError:
-            pass
-        print(f"stale: {p}", file=sys.stderr)
+        shown = p.relative_to(REPO_ROOT) if p.is_relative_to(REPO_ROOT) else p
+        print(f"stale: {shown}", file=sys.stderr)
     return 1 if bad else 0
 
 

@@ -28,7 +28,8 @@ from gpusim.workload import Workload
 
 #: The ``kind`` of a validation dataset file (gpusim.validation.dataset).
 DATASET_KIND = "gpusim validation dataset"
-#: The ``kind`` of the tuner's proof record (scripts/tuning_proof.py) and of its predictions.
+#: The ``kind`` of the tuner's proof record (python -m gpusim.tuning.proof_measure) and of its
+#: predictions.
 TUNING_KIND = "gpusim tuning proof"
 TUNING_PREDICTIONS_KIND = "gpusim tuning proof predictions"
 #: ``predictions`` in the facts when no comparison is recorded and the runs were simulated here.
@@ -241,9 +242,7 @@ def _names(path: Path, named: str) -> bool:
     return bool(parts) and path.resolve().parts[-len(parts) :] == parts
 
 
-def find_tuning_proof(
-    data_dir: str | Path, reports_dir: str | Path | None = None
-) -> Path | None:
+def find_tuning_proof(data_dir: str | Path, reports_dir: str | Path | None = None) -> Path | None:
     """The tuner's proof record under ``data_dir`` (any depth): the one the predictions under
     ``reports_dir/tuning`` (default ``data_dir``) name (``measured_file``), else the last by
     path; None if there is none."""

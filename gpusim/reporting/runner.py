@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gpusim.data.layout import DATA_DIR
 from gpusim.errors import GpusimError
 from gpusim.reporting.fig_block_size import BlockSize
 from gpusim.reporting.fig_loop_orders import LoopOrders
@@ -22,7 +23,6 @@ from gpusim.reporting.fig_roofline import Roofline
 from gpusim.reporting.fig_standard_vs_flash import StandardVsFlash
 from gpusim.reporting.fig_timeline import Timeline
 from gpusim.reporting.fig_tuning import TunerHeatmap
-from gpusim.data.layout import DATA_DIR
 from gpusim.reporting.fig_validation import PredictedVsMeasured
 from gpusim.reporting.figure import Figure, FigureData
 from gpusim.reporting.files import write_json, write_text
@@ -119,13 +119,19 @@ def build_report(
     out = Path(out_dir)
     data = Path(data_dir) if data_dir is not None else DATA_DIR
     progress = progress or Progress()
+    evidence: list[Path] = []
+    if figures is None and not only:
+        from gpusim.reporting import evidence as ev
+
+        # before the figures: fig6a reads the comparison this writes
+        evidence = ev.validation_report(out, jobs) + ev.tuning_reports(out)
     progress.add(validation_work(data, out))
     all_figs = figures() if figures else default_figures(data, jobs, progress, out)
     chosen = select(all_figs, only)
     points = sorted({p for f in chosen for p in f.points()}, key=lambda p: p.sort_key())
     progress.add(len(points) + len(chosen))
     results = run_points(points, jobs=jobs, on_done=lambda p: progress.advance(p.algorithm))
-    report = Report(files=[])
+    report = Report(files=evidence)
     for f in chosen:
         d = f.build(results)
         report.figures[f.name] = d

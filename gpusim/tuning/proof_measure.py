@@ -31,6 +31,7 @@ from gpusim.tuning.space import search_space
 from gpusim.tuning.tuner import tune
 from gpusim.workload import Workload
 
+
 def provenance(cp) -> dict:
     """GPU, driver, CUDA, CuPy, clocks, date, commit of this run."""
     from gpusim.calibrate.provenance import collect

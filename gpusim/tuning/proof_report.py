@@ -1,6 +1,6 @@
 """Predictions for a recorded proof run, and the report of the figures.
 
-The measured file (``scripts/tuning_proof.py`` on the GPU) is never edited. The
+The measured file (``python -m gpusim.tuning.proof_measure`` on the GPU) is never edited. The
 model's predictions for the same workloads and schedules go in a second file,
 with the commit and date of the model that made them, so the CPU test can
 recompute the figures in milliseconds and a model change shows as a diff::
@@ -18,11 +18,11 @@ import subprocess
 from pathlib import Path
 
 from gpusim import atomic
+from gpusim.data.layout import REPO_ROOT, REPORTS_DIR, TUNING_NVCC
 from gpusim.profiles.loader import load_profile
 from gpusim.schedule import Schedule
 from gpusim.tuning import proof
 from gpusim.tuning.parallel import pmap
-from gpusim.data.layout import REPO_ROOT, REPORTS_DIR, TUNING_NVCC
 from gpusim.tuning.tuner import tune
 from gpusim.workload import Workload
 
@@ -196,23 +196,30 @@ def main(argv: list[str] | None = None) -> int:
         )
         print(args.predictions)
         return 0
-    merged = with_predictions(record, proof.load(args.predictions))
-    figures = proof.evaluate(merged)
+    summary = write_report(args.measured, args.predictions, args.summary, args.markdown)
+    print(json.dumps(summary))
+    return 0
+
+
+def write_report(
+    measured: Path, predictions: Path, summary_path: Path, markdown_path: Path
+) -> dict:
+    """Write the proof's summary JSON and Markdown table from a measured record and its
+    predictions (no simulation); the summary."""
+    record = proof.load(measured)
+    preds = proof.load(predictions)
+    figures = proof.evaluate(with_predictions(record, preds))
     summary = proof.summary(figures)
     atomic.write_text(
-        args.summary,
+        summary_path,
         json.dumps({"summary": summary, "workloads": [p.to_dict() for p in figures]}, indent=1)
         + "\n",
     )
-    predictions = proof.load(args.predictions)
     atomic.write_text(
-        args.markdown,
-        markdown(
-            figures, summary, record.get("provenance", {}), predictions.get("model_commit", "?")
-        ),
+        markdown_path,
+        markdown(figures, summary, record.get("provenance", {}), preds.get("model_commit", "?")),
     )
-    print(json.dumps(summary))
-    return 0
+    return summary
 
 
 if __name__ == "__main__":

@@ -5,11 +5,11 @@ Run on the GPU machine from the repository root, after the proof's cubins are bu
     python -m gpusim.validation.proof_ncu --cubin-dir DIR --out OUT.json [--workloads 0,5,8]
 
 Each runnable kernel instance of the chosen proof workloads (indices into
-:func:`gpusim.tuning.proof_workloads.proof_workloads`) is launched once between two marker kernels, under one
-``ncu`` process (``--clock-control none``, caches flushed before each kernel), and the
-report's issue-stall breakdown, instruction counts, pipe use and occupancy are kept per
-instance. Diagnostic data: it explains where the model's per-instance times miss; no model
-parameter is taken from it.
+:func:`gpusim.tuning.proof_workloads.proof_workloads`) is launched once between two marker
+kernels, under one ``ncu`` process (``--clock-control none``, caches flushed before each
+kernel), and the report's issue-stall breakdown, instruction counts, pipe use and occupancy
+are kept per instance. Diagnostic data: it explains where the model's per-instance times
+miss; no model parameter is taken from it.
 """
 
 from __future__ import annotations

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from gpusim.kernels.build import find_tool
@@ -52,8 +50,9 @@ def test_the_tracer_counts_the_barriers_the_compiled_loop_has():
 
 def test_counts_match_what_nsight_executed():
     """The committed counts against the committed Nsight runs of the tuning proof
-    (python -m gpusim.validation.ncu_loop_check prints the table): a step's instructions within 2.5 % at
-    N 4096 and 8192; at N 1024 the set-up and epilogue, run once per CTA, add up to 9 %."""
+    (python -m gpusim.validation.ncu_loop_check prints the table): a step's instructions
+    within 2.5 % at N 4096 and 8192; at N 1024 the set-up and epilogue, run once per CTA,
+    add up to 9 %."""
     from gpusim.validation import ncu_loop_check
 
     rows = ncu_loop_check.runs()

@@ -1,8 +1,8 @@
 """Issue 6's hardware proof, recomputed from the recorded H200 run (skipped until it exists).
 
-The measured file comes from ``python -m gpusim.tuning.proof_measure`` on the GPU; the predictions file
-from ``python -m gpusim.tuning.proof_report predict --profile h200-sxm-core`` (the model at
-a recorded commit).
+The measured file comes from ``python -m gpusim.tuning.proof_measure`` on the GPU; the
+predictions file from ``python -m gpusim.tuning.proof_report predict --profile h200-sxm-core``
+(the model at a recorded commit).
 """
 
 import pytest
