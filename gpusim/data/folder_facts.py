@@ -48,6 +48,9 @@ NOTES = {
     "788168b; the recorded git_commit (5d8c7eb) is the device copy's stale HEAD",
     "2026-11-30_validation_sm_l2": "README.md: the code that ran is the working tree of "
     "3d10b0f; the recorded git_commit (17b0ad6) is the device copy's stale HEAD",
+    "2026-11-30_barrier_cost": "written by benchmarks/barrier_cost.py (now python -m "
+    "gpusim.calibrate.barrier_cost) on the H200, 2026-11-30 (commit b4777f3 added it); the "
+    "engine's barrier cost comes from it",
     "2026-11-30_calibration": "h200-sxm-calibrated.yaml here is the profile as written on the "
     "device; hardware_profiles/h200-sxm-calibrated.yaml is it regenerated from these results "
     "(only its header and sources differ)",
@@ -74,6 +77,7 @@ SCRIPT_MODULES = {
     "scripts/gpu_kernel_check.sh": "python -m gpusim.kernels.device_check",
     "scripts/kernel_tables.py": "python -m gpusim.kernels.bench_tables",
     "scripts/core_model_loops.py": "python -m gpusim.kernels.overlap_loops",
+    "benchmarks/barrier_cost.py": "python -m gpusim.calibrate.barrier_cost",
 }
 
 

@@ -33,8 +33,8 @@ from gpusim.reporting.measured import (
 )
 from gpusim.reporting.points import run_points
 
-#: Folders under reports/ written by other tools; the report reads them, never writes them.
-OTHERS = ("calibration", "kernels", "tuning", "validation")
+#: Folders under reports/ with hand-written analysis beside the generated files.
+OTHERS = ("kernels", "tuning", "validation")
 
 
 class Progress:

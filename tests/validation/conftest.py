@@ -87,3 +87,9 @@ def dataset_file(tmp_path: Path) -> Path:
     p = tmp_path / "h200-dataset.json"
     p.write_text(json.dumps(make_dataset()))
     return p
+
+
+@pytest.fixture(autouse=True)
+def _own_prediction_cache(tmp_path_factory, monkeypatch):
+    """Each test its own (empty) prediction cache: no test reads another's rows."""
+    monkeypatch.setenv("GPUSIM_CACHE_DIR", str(tmp_path_factory.mktemp("prediction-cache")))

@@ -1,6 +1,8 @@
 """Microbenchmark: what one ``__syncthreads()`` costs a CTA, in SM cycles (needs CuPy and a GPU).
 
-    python benchmarks/barrier_cost.py > benchmarks/barrier_cost_<gpu>.json
+    python -m gpusim.calibrate.barrier_cost > OUT/barrier_cost_<gpu>.json
+
+(The H200's: data/h200/2026-11-30_barrier_cost/barrier_cost_h200.json.)
 
 Each thread runs a loop of one dependent FFMA with and without a barrier per
 iteration; the difference of ``clock64()`` cycles per iteration is the
