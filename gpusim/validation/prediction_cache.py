@@ -3,7 +3,7 @@ recorded run twice.
 
 A row is stored under the hash of everything it depends on: the record (inputs and
 measurements), the profile's values, the simulation's detail, and a fingerprint of the model
-(every source file of ``gpusim/`` but the CLI and the report's, of ``algorithms/``, the
+(every source file of ``gpusim/`` the simulation can import, of ``algorithms/``, the
 shipped profiles, the offline
 build's files the engine reads, the Python and NumPy versions). Any change to any of them is a
 miss, so a hit returns the very row a fresh simulation would give. The store lives outside the
@@ -26,8 +26,16 @@ from gpusim.data.layout import KERNELS_BUILD, REPO_ROOT
 
 #: What the model's predictions are computed from, besides the record and the profile.
 MODEL_SOURCES = (("gpusim", "*.py"), ("algorithms", "*.py"), ("hardware_profiles", "*"))
-#: Packages the simulation never imports (the layers above it), so their edits keep the store.
-NOT_MODEL = ("gpusim/cli", "gpusim/reporting")
+#: Code the simulation never imports (the layers above it, the GPU harnesses, the report
+#: writers), so its edits keep the store; of gpusim/validation only the comparison counts.
+NOT_MODEL = (
+    "gpusim/cli/",
+    "gpusim/reporting/",
+    "gpusim/calibrate/",
+    "gpusim/data/",
+    "gpusim/validation/",
+)
+MODEL_IN_VALIDATION = ("gpusim/validation/compare.py", "gpusim/validation/footprint.py")
 
 
 def cache_dir() -> Path | None:
@@ -47,11 +55,15 @@ def model_fingerprint() -> str:
     h = hashlib.sha256(f"{sys.version}|{_numpy_version()}".encode())
     files = [p for folder, pattern in MODEL_SOURCES for p in (REPO_ROOT / folder).rglob(pattern)]
     files += list(KERNELS_BUILD.glob("*"))
-    files = [f for f in files if not str(f.relative_to(REPO_ROOT)).startswith(NOT_MODEL)]
+    files = [f for f in files if _is_model(str(f.relative_to(REPO_ROOT)))]
     for p in sorted(f for f in files if f.is_file() and "__pycache__" not in f.parts):
         h.update(str(p.relative_to(REPO_ROOT)).encode())
         h.update(hashlib.sha256(p.read_bytes()).digest())
     return h.hexdigest()
+
+
+def _is_model(relative: str) -> bool:
+    return relative in MODEL_IN_VALIDATION or not relative.startswith(NOT_MODEL)
 
 
 def _numpy_version() -> str:

@@ -168,7 +168,7 @@ def markdown(
     """The README text."""
     failed = [r for r in records if r.get("status") != "ok"]
     names = [n for n, _ in datasets]
-    froms = " ".join(f"--from reports/validation/{n}" for n in names)
+    froms = " ".join(f"--from {n}" for n in names)
     prov: list[str] = []
     for name, data in datasets:
         used = [r for r in records if r.get("dataset") == name and r.get("status") == "ok"]
@@ -182,9 +182,9 @@ def markdown(
     lines = [
         "# Validation on the H200: predicted against measured",
         "",
-        f"Written by `gpusim validate {froms} --out reports/validation`; regenerate it the "
-        "same way (no GPU needed). The datasets are the GPU runs' output as produced; nothing "
-        "in them was edited. Predictions by the model at commit "
+        f"Written by `gpusim validate {froms} --out reports/validation` (`gpusim report` runs "
+        "it); regenerate it the same way (no GPU needed). The datasets are the GPU runs' "
+        "output as produced; nothing in them was edited. Predictions by the model at commit "
         f"`{summ.get('model_commit', '?')}`, profile `{profile_name}`.",
         "",
         "## What fed the model and what judged it",
