@@ -35,7 +35,7 @@ def test_the_model_factor_is_the_recorded_one():
         assert got == pytest.approx(PADDED_ROW_FETCH_FACTOR if padded else 1.0, abs=0.002)
 
 
-SURVIVE = RECORD.parents[1] / "l2_survive_h200_2026-11-30/l2-bytes-h200.json"
+SURVIVE = RECORD.parents[1] / "2026-11-30_calibration_l2_survive/l2-bytes-h200.json"
 
 
 def test_a_shared_set_survives_like_an_lru_of_38_mib():
