@@ -120,10 +120,11 @@ def build_report(
     data = Path(data_dir) if data_dir is not None else DATA_DIR
     progress = progress or Progress()
     evidence: list[Path] = []
-    if figures is None and not only:
+    if figures is None and not only and data.resolve() == DATA_DIR.resolve():
         from gpusim.reporting import evidence as ev
 
-        # before the figures: fig6a reads the comparison this writes
+        # before the figures: fig6a reads the comparison this writes; only from the
+        # repository's data/, whose judged dataset and proof runs they name
         evidence = ev.validation_report(out, jobs) + ev.tuning_reports(out)
     progress.add(validation_work(data, out))
     all_figs = figures() if figures else default_figures(data, jobs, progress, out)
