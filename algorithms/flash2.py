@@ -37,7 +37,8 @@ def barriers_per_step(dtype: str, stages: int) -> int:
     waits once (its tile landed for every thread, and the oldest stage is free); with one
     stage, flash2_tc.cu keeps a buffer each for K and V and waits three times (K landed, V
     landed and K free, V free), flash2_simt.cu twice (the previous tile free, this one
-    landed). Their SASS agrees (``BAR`` in reports/kernels/build_sm90/loop_paths.json.gz)."""
+    landed). Their SASS agrees (``BAR`` in
+    data/sm90/2026-11-30_kernels_build/loop_paths.json.gz)."""
     if stages > 1:
         return 1
     return 2 if dtype == "fp32" else 3
@@ -95,7 +96,7 @@ class Flash2Kernel(Kernel):
         # The fp32 kernel (flash2_simt.cu) copies its tiles with 16-byte cp.async into shared
         # rows padded by 16 bytes (against bank conflicts of its float4 reads); the
         # tensor-core kernel's rows are swizzled, not padded
-        # (reports/calibration/l2_bytes_h200_2026-11-30).
+        # (data/h200/2026-11-30_calibration_l2_bytes).
         return self.workload.dtype == "fp32"
 
     def on_chip(self) -> OnChip:

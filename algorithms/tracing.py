@@ -22,7 +22,8 @@ FP32_BYTES = 4
 # cuobjdump -sass), all instructions but HMMA and LDSM (tc) or FFMA (simt). The loop is
 # compiled twice, as is and with the masking body cut to one element (check kept), which
 # splits its static count into the unmasked path and the mask: 9 tc and 5 simt instances,
-# reports/validation/sass_mask_split/ (script and counts). Least squares over the instances:
+# data/h200/2026-11-30_validation_sass_mask_split/ (script and counts). Least squares over
+# the instances:
 # unmasked path per thread = A x (score elements it holds) + B x (O elements it holds, the
 # rescale by alpha) + C per warp and step; the mask adds M x score elements + N per warp.
 # Residuals: tc within 83 instructions of 208-839, simt within 55 of 430-812.

@@ -12,11 +12,7 @@ the speed-up and the largest change of a candidate's predicted runtime.
 from __future__ import annotations
 
 import argparse
-import sys
 import time
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from gpusim.engine import simulate
 from gpusim.parallel_map import default_jobs
@@ -24,8 +20,6 @@ from gpusim.profiles import load_profile
 from gpusim.tuning.tune_many import TuneTask, tune_many
 from gpusim.tuning.tuner import tune
 from gpusim.workload import Workload
-
-ROOT = Path(__file__).resolve().parents[1]
 
 EXAMPLE = Workload(batch=8, heads=32, seq_len_q=4096, seq_len_k=4096, head_dim=128, dtype="bf16")
 

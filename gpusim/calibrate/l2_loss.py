@@ -9,7 +9,7 @@ after it), so each pair of launches gives one point (depth, share lost); sets ab
 :data:`MAX_SET_MIB` spread their lines over too wide a range of depths and give none.
 
 Written and read-once traffic are pooled: on the H200 a written MiB aged the set as much as
-a read one (reports/calibration/l2_survive_h200_2026-11-30). Points at one depth are
+a read one (data/h200/2026-11-30_calibration_l2_survive). Points at one depth are
 averaged (as measured, negative differences too), the curve is made non-decreasing by
 pooling adjacent violators (isotonic regression) and clipped to [0, 1]: run-to-run scatter
 must not make the L2 keep more of a set the deeper it lies. ``l2_survive_h`` (other traffic

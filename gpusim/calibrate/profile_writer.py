@@ -64,9 +64,10 @@ FIELDS = (
     FieldSource(("sfu_exp_per_clk_per_sm",), "sfu", "ex2_per_clk_per_sm"),
     FieldSource(("kernel_launch_overhead_s",), "launch", "event_single_launch_s"),
 )
-# The SM clock depends on the load (reports/calibration/README.md: 1.80-1.81 GHz under mma.sync,
-# 1.98 GHz in every other benchmark): sm_clock_hz is the clock of the non-tensor pipe benchmarks
-# (then what the device reports), sm_clock_tensor_load_hz the tensor-core run's.
+# The SM clock depends on the load (data/h200/2026-11-30_calibration/README.md: 1.80-1.81 GHz
+# under mma.sync, 1.98 GHz in every other benchmark): sm_clock_hz is the clock of the
+# non-tensor pipe benchmarks (then what the device reports), sm_clock_tensor_load_hz the
+# tensor-core run's.
 TENSOR_CLOCK_SOURCES = (("tensor", "mma_fp16_sm_clock_hz"),)
 CLOCK_SOURCES = (
     ("fp32", "fp32_sm_clock_hz"),

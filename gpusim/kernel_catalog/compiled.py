@@ -16,14 +16,10 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from gpusim.data.layout import KERNELS_BUILD
+
 #: The offline build's ptxas report (``reports/kernels/README.md`` says how it is made).
-PTXAS_REPORT = (
-    Path(__file__).resolve().parents[2]
-    / "reports"
-    / "kernels"
-    / "build_sm90"
-    / "ptxas_and_sass.json"
-)
+PTXAS_REPORT = KERNELS_BUILD / "ptxas_and_sass.json"
 
 
 @dataclass(frozen=True)

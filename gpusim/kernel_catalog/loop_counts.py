@@ -17,13 +17,11 @@ from __future__ import annotations
 import functools
 import gzip
 import json
-from pathlib import Path
 
+from gpusim.data.layout import KERNELS_BUILD
 from gpusim.kernel_catalog.sass_instr import Instr
 
-LOOP_COUNTS = (
-    Path(__file__).resolve().parents[2] / "reports" / "kernels" / "build_sm90" / "loop_counts.json"
-)
+LOOP_COUNTS = KERNELS_BUILD / "loop_counts.json"
 #: One step of each instance's loop as the core model runs it (gzip-compressed JSON).
 LOOP_PATHS = LOOP_COUNTS.with_name("loop_paths.json.gz")
 #: Counted by the tracer from the tiles, not here.

@@ -1,6 +1,7 @@
 """Offline compilation of the kernel instances with nvcc: cubins, ptxas resource reports, SASS.
 
-Used by the CI compile test (a syntax error fails CI), by ``scripts/bench_kernels.py`` to
+Used by the CI compile test (a syntax error fails CI), by
+``python -m gpusim.kernels.paper_bench`` to
 build every instance once on a CPU machine (the GPU machine then loads cubins instead of
 spending its time in NVRTC) and to check that the machine code holds the instructions meant:
 ``HMMA`` (tensor cores), ``LDSM`` (ldmatrix), ``LDGSTS`` (cp.async).

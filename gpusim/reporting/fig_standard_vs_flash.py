@@ -134,7 +134,7 @@ class StandardVsFlash(Figure):
         if not self.measured_runs():
             data.notes.append(
                 "no measured runs of standard/flash2 (head dim 128, non-causal, 16-bit) are "
-                "recorded in reports/validation/ yet, so only predictions are shown"
+                "recorded under data/ yet, so only predictions are shown"
             )
         return data
 

@@ -1,7 +1,7 @@
 """Figure 6b: the tuner's predicted Br x Bc heatmap against the one measured on the GPU.
 
 Reads the tuner's proof record (``reports/tuning/``, written by
-``scripts/tuning_proof.py`` on the GPU machine): for each workload, every
+``python -m gpusim.tuning.proof_measure`` on the GPU machine): for each workload, every
 runnable schedule's predicted and measured time. Each cell is the best over
 warps and stages for that tile, divided by the best cell of its map, so both
 maps read "times slower than this map's best". The tuner's first choice and the
@@ -73,7 +73,7 @@ class TunerHeatmap(Figure):
             data = FigureData([], COLUMNS, drawable=False, summary={"recorded": False})
             data.notes.append(
                 "the tuner's proof run is not recorded under reports/tuning/ yet (it is written "
-                "by scripts/tuning_proof.py on the GPU machine)"
+                "by python -m gpusim.tuning.proof_measure on the GPU machine)"
             )
             return data
         from gpusim.tuning import proof
@@ -247,9 +247,9 @@ class TunerHeatmap(Figure):
         if not data.summary.get("recorded"):
             return (
                 "**Not there yet:** the tuner's measured proof run is not recorded under "
-                "`reports/tuning/` (it is written by `scripts/tuning_proof.py` on the GPU "
-                "machine), so this figure is not drawn; `gpusim report` draws it once the record "
-                "is committed."
+                "`data/` (it is written by `python -m gpusim.tuning.proof_measure` on the "
+                "GPU machine), so this figure is not drawn; `gpusim report` draws it once the "
+                "record is committed."
             )
         s = data.summary["summary"]
         n = len(data.summary["workloads"])

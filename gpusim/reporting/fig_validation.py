@@ -1,6 +1,6 @@
 """Figure 6a: predicted against measured, over the validation dataset recorded on the GPU.
 
-Each measured run of ``reports/validation/`` is simulated by the current model
+Each measured run of the datasets under ``data/`` is simulated by the current model
 with the compiled kernel's real registers and shared memory (as ``gpusim
 validate --from`` does), and plotted against what the GPU measured: runtime
 (CUDA events, median) and, where Nsight Compute counted the run, DRAM and
@@ -80,7 +80,7 @@ class PredictedVsMeasured(Figure):
         data = FigureData(rows, COLUMNS, drawable=bool(rows))
         if not rows:
             data.notes.append(
-                "no validation dataset is recorded under reports/validation/ yet (it is written "
+                "no validation dataset is recorded under data/ yet (it is written "
                 "by `gpusim validate` on the GPU machine); nothing is drawn rather than "
                 "inventing points"
             )
@@ -214,7 +214,7 @@ class PredictedVsMeasured(Figure):
         s = data.summary
         if not s.get("recorded"):
             return (
-                "**Not there yet:** no validation dataset is recorded under `reports/validation/`"
+                "**Not there yet:** no validation dataset is recorded under `data/`"
                 " (it is written by `gpusim validate` on the GPU machine), so this figure is not "
                 "drawn; `gpusim report` draws it as soon as the dataset is committed."
             )

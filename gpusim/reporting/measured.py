@@ -1,5 +1,6 @@
-"""Recorded measurements the report reads (never writes): the validation dataset and the
-tuner's proof run, as committed under ``reports/validation/`` and ``reports/tuning/``.
+"""Recorded measurements the report reads (never writes): the validation datasets and the
+tuner's proof runs, as committed under ``data/`` (found by their ``kind``, at any depth), and
+the predictions generated beside the report (``reports/validation/``, ``reports/tuning/``).
 
 Both are produced on the GPU machine by other parts of gpusim; when a file is not
 there yet the loaders return nothing and the figures say so, rather than inventing data.
@@ -27,7 +28,8 @@ from gpusim.workload import Workload
 
 #: The ``kind`` of a validation dataset file (gpusim.validation.dataset).
 DATASET_KIND = "gpusim validation dataset"
-#: The ``kind`` of the tuner's proof record (scripts/tuning_proof.py) and of its predictions.
+#: The ``kind`` of the tuner's proof record (python -m gpusim.tuning.proof_measure) and of its
+#: predictions.
 TUNING_KIND = "gpusim tuning proof"
 TUNING_PREDICTIONS_KIND = "gpusim tuning proof predictions"
 #: ``predictions`` in the facts when no comparison is recorded and the runs were simulated here.
@@ -74,10 +76,10 @@ def _kind(kind: str) -> Callable[[dict[str, Any]], bool]:
     return lambda doc: doc.get("kind") == kind
 
 
-def find_validation_datasets(reports_dir: str | Path) -> list[Path]:
-    """The validation datasets under ``reports_dir/validation``, oldest first (by the date in
+def find_validation_datasets(data_dir: str | Path) -> list[Path]:
+    """The validation datasets under ``data_dir`` (any depth), oldest first (by the date in
     their provenance, then path): a later one's re-measurement of a config supersedes."""
-    found = _json_files(Path(reports_dir) / "validation", _kind(DATASET_KIND))
+    found = _json_files(Path(data_dir), _kind(DATASET_KIND))
 
     def when(p: Path) -> tuple[str, str]:
         return (str(json.loads(p.read_text())["provenance"].get("date_utc", "")), str(p))
@@ -165,20 +167,23 @@ def _simulate_all(tasks, jobs, on_done) -> list[MeasuredRun]:
 
 
 def validation_runs(
-    reports_dir: str | Path,
+    data_dir: str | Path,
     *,
+    reports_dir: str | Path | None = None,
     jobs: int | None = None,
     on_done: Callable[[str], None] | None = None,
 ) -> tuple[list[MeasuredRun], dict[str, Any]]:
-    """Every measured (ok) run of the dataset with its prediction, and facts about where they
-    come from (``dataset``, ``gpu``, ``profile``, ``date``, ``commit``, ``predictions``);
+    """Every measured (ok) run of the datasets under ``data_dir`` with its prediction (the
+    comparison under ``reports_dir``, default ``data_dir``), and facts about where they come
+    from (``datasets``, ``gpu``, ``profile``, ``date``, ``commit``, ``predictions``);
     ``([], {})`` when no dataset is recorded."""
-    paths = find_validation_datasets(reports_dir)
+    reports_dir = data_dir if reports_dir is None else reports_dir
+    paths = find_validation_datasets(data_dir)
     if not paths:
         return [], {}
     from gpusim.validation.dataset import load_dataset, merge_records
 
-    loaded = [(_rel(p, reports_dir), load_dataset(p)) for p in paths]
+    loaded = [(_rel(p, data_dir), load_dataset(p)) for p in paths]
     records, _ = merge_records(loaded)
     prov = loaded[-1][1]["provenance"]
     gpu = prov["gpu_name"]
@@ -212,12 +217,12 @@ def _rel(path: Path, reports_dir: str | Path) -> str:
         return str(path)
 
 
-def validation_work(reports_dir: str | Path) -> int:
+def validation_work(data_dir: str | Path, reports_dir: str | Path | None = None) -> int:
     """Runs :func:`validation_runs` will simulate (0 when a comparison is recorded)."""
-    if find_validation_comparison(reports_dir) is not None:
+    if find_validation_comparison(data_dir if reports_dir is None else reports_dir) is not None:
         return 0
     ids = set()
-    for p in find_validation_datasets(reports_dir):
+    for p in find_validation_datasets(data_dir):
         ids |= {r["id"] for r in json.loads(p.read_text())["records"] if r.get("status") == "ok"}
     return len(ids)
 
@@ -229,29 +234,40 @@ def _top_first(folder: Path, paths: list[Path]) -> list[Path]:
     return top or paths
 
 
-def find_tuning_proof(reports_dir: str | Path) -> Path | None:
-    """The tuner's proof record under ``reports_dir/tuning``: the one the recorded predictions
-    name (``measured_file``), else the last by path; None if there is none."""
-    folder = Path(reports_dir) / "tuning"
-    found = _json_files(folder, _kind(TUNING_KIND))
+def _names(path: Path, named: str) -> bool:
+    """Whether ``path`` ends with the relative path ``named`` (a predictions file's
+    ``measured_file``: relative to the repository, or to the predictions' folder before)."""
+    parts = Path(named).parts
+    return bool(parts) and path.resolve().parts[-len(parts) :] == parts
+
+
+def find_tuning_proof(data_dir: str | Path, reports_dir: str | Path | None = None) -> Path | None:
+    """The tuner's proof record under ``data_dir`` (any depth): the one the predictions under
+    ``reports_dir/tuning`` (default ``data_dir``) name (``measured_file``), else the last by
+    path; None if there is none."""
+    folder = Path(data_dir if reports_dir is None else reports_dir) / "tuning"
+    found = _json_files(Path(data_dir), _kind(TUNING_KIND))
     preds = _top_first(folder, _json_files(folder, _kind(TUNING_PREDICTIONS_KIND)))
     if preds:
         named = json.loads(preds[-1].read_text()).get("measured_file")
-        hit = [p for p in found if named and p.resolve() == (folder / named).resolve()]
+        hit = [p for p in found if named and _names(p, named)]
         if hit:
             return hit[0]
     return found[-1] if found else None
 
 
-def load_tuning_proof(reports_dir: str | Path) -> dict[str, Any] | None:
+def load_tuning_proof(
+    data_dir: str | Path, reports_dir: str | Path | None = None
+) -> dict[str, Any] | None:
     """The tuner's measured proof record with the recorded predictions merged in (``predicted_s``
     stays None where none is recorded), or None if nothing is recorded. ``_facts`` says where
     each part comes from."""
-    path = find_tuning_proof(reports_dir)
+    path = find_tuning_proof(data_dir, reports_dir)
     if path is None:
         return None
+    reports_dir = data_dir if reports_dir is None else reports_dir
     record = json.loads(path.read_text())
-    facts: dict[str, Any] = {"measured": _rel(path, reports_dir), "predictions": None}
+    facts: dict[str, Any] = {"measured": _rel(path, data_dir), "predictions": None}
     folder = Path(reports_dir) / "tuning"
     preds = _top_first(folder, _json_files(folder, _kind(TUNING_PREDICTIONS_KIND)))
     if preds:

@@ -16,6 +16,9 @@ from gpusim.reporting.files import markdown_table
 if TYPE_CHECKING:
     from gpusim.reporting.runner import Report
 
+#: The hand-written analysis kept beside the generated files (validation's notes are included
+#: in its generated README verbatim).
+HAND_WRITTEN = ("kernels/README.md", "tuning/README.md", "validation/notes.md")
 INTRO = """\
 # gpusim reports
 
@@ -27,8 +30,10 @@ gpusim report --only fig2   # one figure (its PNG, CSV and Markdown table)
 ```
 
 from fresh simulations (the engine's aggregated path) and from the measurements
-recorded under `validation/` and `tuning/`. Everything here is generated except
-the folders of the other tools ({others}): do not edit it by hand. Two runs give
+recorded under the repository's `data/` (each folder with its `manifest.json`; `data/index.json`
+lists them), which nothing here writes. Everything here is generated, `validation/` and the
+tuning proofs' tables included, except the hand-written analysis ({others}): do not edit
+the rest by hand. Two runs give
 byte-identical files; `summary.json` holds each figure's key numbers.
 
 Byte counts: *global* (or SM↔L2, the FlashAttention papers' "HBM accesses") is
@@ -40,7 +45,7 @@ unless a point says it was measured.
 
 def readme_text(figures: Sequence[Figure], report: Report, out_dir: Path) -> str:
     """The whole README for ``figures`` as built in ``report``."""
-    others = ", ".join(f"`{o}/`" for o in ("calibration", "kernels", "tuning", "validation"))
+    others = ", ".join(f"`{o}`" for o in HAND_WRITTEN)
     parts = [INTRO.format(others=others)]
     parts.append("## Contents\n")
     for f in figures:
@@ -79,7 +84,7 @@ def _recorded(report: Report) -> str:
             f"{_code(s.get('predictions'))} with profile `{s.get('profile')}`."
         )
     else:
-        lines.append("- Validation: nothing recorded under `validation/` yet.")
+        lines.append("- Validation: no validation dataset recorded under `data/` yet.")
     t = report.figures.get("fig6b_tuner_heatmap")
     if t is not None and t.summary.get("recorded"):
         s = t.summary
@@ -91,7 +96,7 @@ def _recorded(report: Report) -> str:
             + "."
         )
     else:
-        lines.append("- Tuner proof: nothing recorded under `tuning/` yet.")
+        lines.append("- Tuner proof: no proof run recorded under `data/` yet.")
     return "\n".join(lines) + "\n"
 
 

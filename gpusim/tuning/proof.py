@@ -1,6 +1,6 @@
 """The tuner against the GPU: figures recomputed from recorded measurements.
 
-Input: the JSON written by ``scripts/tuning_proof.py`` (one entry per workload,
+Input: the JSON written by ``python -m gpusim.tuning.proof_measure`` (one entry per workload,
 each with every feasible schedule's predicted and measured time). Per workload:
 the tuner's first choice against the measured best (% loss), the Spearman rank
 correlation of predicted and measured times, and the measured loss of the

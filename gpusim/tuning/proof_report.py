@@ -1,6 +1,6 @@
 """Predictions for a recorded proof run, and the report of the figures.
 
-The measured file (``scripts/tuning_proof.py`` on the GPU) is never edited. The
+The measured file (``python -m gpusim.tuning.proof_measure`` on the GPU) is never edited. The
 model's predictions for the same workloads and schedules go in a second file,
 with the commit and date of the model that made them, so the CPU test can
 recompute the figures in milliseconds and a model change shows as a diff::
@@ -18,6 +18,7 @@ import subprocess
 from pathlib import Path
 
 from gpusim import atomic
+from gpusim.data.layout import REPO_ROOT, REPORTS_DIR, TUNING_NVCC
 from gpusim.parallel_map import pmap
 from gpusim.profiles.loader import load_profile
 from gpusim.schedule import Schedule
@@ -25,8 +26,8 @@ from gpusim.tuning import proof
 from gpusim.tuning.tuner import tune
 from gpusim.workload import Workload
 
-REPORTS = Path(__file__).resolve().parents[2] / "reports" / "tuning"
-MEASURED = REPORTS / "h200_2026-11-30_nvcc" / "h200_tuning_proof.json"
+REPORTS = REPORTS_DIR / "tuning"
+MEASURED = TUNING_NVCC / "h200_tuning_proof.json"
 PREDICTED = REPORTS / "h200_tuning_predictions.json"
 SUMMARY = REPORTS / "h200_tuning_proof_summary.json"
 MARKDOWN = REPORTS / "h200_tuning_proof.md"
@@ -38,13 +39,13 @@ MODEL_PATHS = (
     "gpusim/occupancy.py",
     "gpusim/counting.py",
     "hardware_profiles",
-    "reports/kernels/build_sm90",
+    "data/sm90/2026-11-30_kernels_build",
 )
 
 
 def _git(*args: str) -> str:
     return subprocess.run(
-        ["git", "-C", str(REPORTS.parents[1]), *args],
+        ["git", "-C", str(REPO_ROOT), *args],
         capture_output=True,
         text=True,
         timeout=10,
@@ -90,7 +91,7 @@ def predict_record(
 
     return {
         "kind": "gpusim tuning proof predictions",
-        # relative to reports/tuning: the run these predictions are judged against
+        # relative to the repository: the run these predictions are judged against
         "measured_file": _relative(measured),
         "profile": name,
         "model_commit": model_commit(),
@@ -101,7 +102,7 @@ def predict_record(
 
 def _relative(path: Path) -> str:
     try:
-        return str(Path(path).resolve().relative_to(REPORTS))
+        return str(Path(path).resolve().relative_to(REPO_ROOT))
     except ValueError:
         return Path(path).name
 
@@ -195,23 +196,30 @@ def main(argv: list[str] | None = None) -> int:
         )
         print(args.predictions)
         return 0
-    merged = with_predictions(record, proof.load(args.predictions))
-    figures = proof.evaluate(merged)
+    summary = write_report(args.measured, args.predictions, args.summary, args.markdown)
+    print(json.dumps(summary))
+    return 0
+
+
+def write_report(
+    measured: Path, predictions: Path, summary_path: Path, markdown_path: Path
+) -> dict:
+    """Write the proof's summary JSON and Markdown table from a measured record and its
+    predictions (no simulation); the summary."""
+    record = proof.load(measured)
+    preds = proof.load(predictions)
+    figures = proof.evaluate(with_predictions(record, preds))
     summary = proof.summary(figures)
     atomic.write_text(
-        args.summary,
+        summary_path,
         json.dumps({"summary": summary, "workloads": [p.to_dict() for p in figures]}, indent=1)
         + "\n",
     )
-    predictions = proof.load(args.predictions)
     atomic.write_text(
-        args.markdown,
-        markdown(
-            figures, summary, record.get("provenance", {}), predictions.get("model_commit", "?")
-        ),
+        markdown_path,
+        markdown(figures, summary, record.get("provenance", {}), preds.get("model_commit", "?")),
     )
-    print(json.dumps(summary))
-    return 0
+    return summary
 
 
 if __name__ == "__main__":

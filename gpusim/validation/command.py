@@ -1,23 +1,27 @@
 """``gpusim validate``: compare a recorded dataset with the model, or measure one first.
 
 With ``from_path`` no GPU is needed: the dataset is loaded, checked against the profile's
-GPU, every measured run is simulated with its real footprint, and the report is written.
-Without it the sweep runs on the local GPU first (:mod:`gpusim.validation.run_sweep`).
+GPU, every measured run is simulated with its real footprint, and the report is written into
+the folder given, or a fresh temporary one: never beside the dataset, which is recorded data.
+Without it the sweep runs on the local GPU first (:mod:`gpusim.validation.run_sweep`), into
+the folder given or a new ``gpusim-validation-<date>`` folder here.
 """
 
 from __future__ import annotations
 
+import datetime as dt
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from gpusim.data.layout import REPO_ROOT
 from gpusim.profiles.loader import load_profile
 from gpusim.validation.dataset import check_profile, load_dataset, merge_records
 from gpusim.validation.predicted_vs_measured import compare_records, summary
 from gpusim.validation.report import write_report
 
 DEFAULT_PROFILE = "h200-sxm-calibrated"
-DEFAULT_OUT = Path("reports/validation")
 
 
 def compare_dataset(
@@ -43,7 +47,7 @@ def compare_dataset(
     summ = summary(rows)
     files: list[Path] = []
     if write:
-        target = out_dir or paths[0].parent
+        target = out_dir or Path(tempfile.mkdtemp(prefix="gpusim-validate-"))
         files = write_report(named, records, superseded, profile.name, rows, summ, target)
     failed = [r["id"] for r in records if r.get("status") != "ok"]
     return {
@@ -72,11 +76,14 @@ def compare_dataset(
 
 
 def _name(path: Path, out_dir: Path | None) -> str:
-    """The dataset's path relative to the report folder when it lies below it."""
-    try:
-        return str(path.resolve().relative_to((out_dir or path.parent).resolve()))
-    except ValueError:
-        return str(path)
+    """The dataset's path relative to the report folder when it lies below it, else to the
+    repository when it lies in it (the same name wherever the report is written)."""
+    for base in (out_dir, REPO_ROOT):
+        try:
+            return str(path.resolve().relative_to(Path(base).resolve()))
+        except (TypeError, ValueError):
+            continue
+    return str(path)
 
 
 def validate(
@@ -95,6 +102,6 @@ def validate(
         return compare_dataset(from_path, profile_name, out_dir, jobs, log=None)
     from gpusim.validation.run_sweep import run_sweep
 
-    target = out_dir or DEFAULT_OUT
+    target = out_dir or Path(f"gpusim-validation-{dt.datetime.now(dt.UTC):%Y-%m-%d}")
     dataset = run_sweep(target, cubin_dir, repeats=repeats, use_ncu=use_ncu, only=only, log=log)
     return compare_dataset(dataset, profile_name, target, jobs, log=None)

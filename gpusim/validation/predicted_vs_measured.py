@@ -111,7 +111,7 @@ def _ncu_compare(rec: dict[str, Any], res: Any, launch_s: float) -> dict[str, An
     }
     # Judged at the SMs' end where recorded, else at the L2 slices': the slices count fewer
     # sectors than the SMs receive when CTAs ask for the same lines together
-    # (reports/validation/l2_probe_h200_2026-11-30), which is not traffic the SMs asked
+    # (data/h200/2026-11-30_validation_l2_probe), which is not traffic the SMs asked
     # less of. Both are applied in that order, so the SMs' end wins.
     for end, read_key, write_key in L2_ENDS:
         if m.get(read_key) is not None:
@@ -189,8 +189,31 @@ def compare_records(
     jobs: int | None = None,
     log: Callable[[str], None] | None = None,
 ) -> list[Row]:
-    """Rows of every ok record, in order; ``jobs`` processes (default: the usable cores)."""
+    """Rows of every ok record, in order; the rows the prediction cache holds for this very
+    model are taken from it, the others simulated in ``jobs`` processes (default: the cores)."""
+    from gpusim.validation import prediction_cache
+
     ok = [r for r in records if r.get("status") == "ok"]
+    profile_json = profile.model_dump_json()
+    keys = [prediction_cache.row_key(r, profile_json, "auto") for r in ok]
+    cached = [prediction_cache.load(k) for k in keys]
+    todo = [i for i, c in enumerate(cached) if c is None]
+    fresh = _simulate_records([ok[i] for i in todo], profile, jobs, log)
+    for i, row in zip(todo, fresh, strict=True):
+        prediction_cache.store(keys[i], row.as_dict())
+    rows: list[Row] = [Row(**c) if c is not None else None for c in cached]  # type: ignore[misc]
+    for i, row in zip(todo, fresh, strict=True):
+        rows[i] = row
+    return rows
+
+
+def _simulate_records(
+    ok: list[dict[str, Any]],
+    profile: HardwareProfile,
+    jobs: int | None,
+    log: Callable[[str], None] | None,
+) -> list[Row]:
+    """Rows of ``ok``, in order, simulated here or in forked workers."""
     jobs = jobs or max(1, len(os.sched_getaffinity(0)))
     forking = "fork" in mp.get_all_start_methods()
     if jobs <= 1 or len(ok) <= 1 or not forking:
@@ -202,8 +225,12 @@ def compare_records(
         return rows
     _SHARED.update(records=ok, profile=profile)
     try:
-        # Slowest first (causal runs simulate longest), so the pool's tail is short.
-        order = sorted(range(len(ok)), key=lambda i: not ok[i]["workload"]["causal"])
+        # Slowest first (standard attention's per-row softmax CTAs, then causal runs), so the
+        # pool's tail is short.
+        order = sorted(
+            range(len(ok)),
+            key=lambda i: (ok[i]["kind"] != "standard", not ok[i]["workload"]["causal"]),
+        )
         with mp.get_context("fork").Pool(min(jobs, len(ok))) as pool:
             rows = pool.map(_one, order, chunksize=1)
     finally:

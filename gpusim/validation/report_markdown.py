@@ -83,7 +83,7 @@ def markdown(
     """The README text."""
     failed = [r for r in records if r.get("status") != "ok"]
     names = [n for n, _ in datasets]
-    froms = " ".join(f"--from reports/validation/{n}" for n in names)
+    froms = " ".join(f"--from {n}" for n in names)
     prov: list[str] = []
     for name, data in datasets:
         used = [r for r in records if r.get("dataset") == name and r.get("status") == "ok"]
@@ -97,15 +97,15 @@ def markdown(
     lines = [
         "# Validation on the H200: predicted against measured",
         "",
-        f"Written by `gpusim validate {froms} --out reports/validation`; regenerate it the "
-        "same way (no GPU needed). The datasets are the GPU runs' output as produced; nothing "
-        "in them was edited. Predictions by the model at commit "
+        f"Written by `gpusim validate {froms} --out reports/validation` (`gpusim report` runs "
+        "it); regenerate it the same way (no GPU needed). The datasets are the GPU runs' "
+        "output as produced; nothing in them was edited. Predictions by the model at commit "
         f"`{summ.get('model_commit', '?')}`, profile `{profile_name}`.",
         "",
         "## What fed the model and what judged it",
         "",
         "- **Calibration (fed the model):** microbenchmarks only, `gpusim calibrate` on the "
-        "same H200 (`reports/calibration/`, profile "
+        "same H200 (`data/h200/2026-11-30_calibration/`, profile "
         f"`hardware_profiles/{profile_name}.yaml`): DRAM copy bandwidth, L2 bandwidth and "
         "latency, DRAM latency, mma.sync rate per dtype and the SM clock under mma load, "
         "FFMA, MUFU.EX2 and shared-memory rates, launch overhead, device limits.",

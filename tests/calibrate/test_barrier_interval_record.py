@@ -1,5 +1,5 @@
 """The recorded barrier_interval run on the H200: what its README says, recomputed from its JSON
-(reports/calibration/barrier_interval_h200_2026-11-30)."""
+(data/h200/2026-11-30_calibration_barrier_interval)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from gpusim.calibrate.barrier_interval import SYNC_EVERY
 from gpusim.calibrate.smem_overlap import SHAPES
 from gpusim.calibrate.warp_loops import STEP_LOOPS
 
-ROOT = Path(__file__).resolve().parents[2] / "reports/calibration"
-RECORD = ROOT / "barrier_interval_h200_2026-11-30/barrier-interval-h200.json"
-OVERLAP = ROOT / "smem_overlap_h200_2026-11-30/smem-overlap-h200.json"
+ROOT = Path(__file__).resolve().parents[2] / "data/h200"
+RECORD = ROOT / "2026-11-30_calibration_barrier_interval/barrier-interval-h200.json"
+OVERLAP = ROOT / "2026-11-30_calibration_smem_overlap/smem-overlap-h200.json"
 
 
 @pytest.fixture(scope="module")

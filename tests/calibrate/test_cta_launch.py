@@ -11,7 +11,7 @@ from gpusim.calibrate import cta_launch
 
 RECORD = (
     Path(__file__).resolve().parents[2]
-    / "reports/calibration/cta_launch_h200_2026-11-30/cta-launch-h200.json"
+    / "data/h200/2026-11-30_calibration_cta_launch/cta-launch-h200.json"
 )
 
 

@@ -12,7 +12,7 @@ from gpusim.calibrate import cta_scatter
 
 RECORD = (
     Path(__file__).resolve().parents[2]
-    / "reports/calibration/cta_scatter_h200_2026-11-30/cta-scatter-h200.json"
+    / "data/h200/2026-11-30_calibration_cta_scatter/cta-scatter-h200.json"
 )
 
 

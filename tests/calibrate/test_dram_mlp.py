@@ -11,7 +11,7 @@ from gpusim.calibrate import dram_mlp
 
 RECORD = (
     Path(__file__).resolve().parents[2]
-    / "reports/calibration/dram_mlp_h200_2026-11-30/dram-mlp-h200.json"
+    / "data/h200/2026-11-30_calibration_dram_mlp/dram-mlp-h200.json"
 )
 
 

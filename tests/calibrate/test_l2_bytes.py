@@ -12,7 +12,7 @@ from gpusim.profiles.loader import load_profile
 
 RECORD = (
     Path(__file__).resolve().parents[2]
-    / "reports/calibration/l2_bytes_h200_2026-11-30/l2-bytes-h200.json"
+    / "data/h200/2026-11-30_calibration_l2_bytes/l2-bytes-h200.json"
 )
 
 
@@ -36,12 +36,12 @@ def test_the_model_factor_is_the_recorded_one():
         assert got == pytest.approx(factor if padded else 1.0, abs=0.002)
 
 
-SURVIVE = RECORD.parents[1] / "l2_survive_h200_2026-11-30/l2-bytes-h200.json"
+SURVIVE = RECORD.parents[1] / "2026-11-30_calibration_l2_survive/l2-bytes-h200.json"
 
 
 def test_a_shared_set_survives_like_an_lru_of_38_mib():
     # Half of W is fetched again once W + P reaches 37-39 MiB, whatever W (4 to 24 MiB):
-    # the figure reports/calibration/l2_survive_h200_2026-11-30 gives, recomputed.
+    # the figure data/h200/2026-11-30_calibration_l2_survive gives, recomputed.
     recs = [r for r in json.loads(SURVIVE.read_text())["records"] if r["kernel"] == "l2_survive"]
     dram = {
         (r["w_mib"], r["p_mib"], r["again"]): r["metrics"]["dram__bytes_read.sum"] for r in recs

@@ -9,7 +9,7 @@ import pytest
 
 from gpusim.calibrate import l2_loss
 
-RUNS = Path(__file__).resolve().parents[2] / "reports/calibration/l2_survive_h200_2026-11-30"
+RUNS = Path(__file__).resolve().parents[2] / "data/h200/2026-11-30_calibration_l2_survive"
 MIB = 1 << 20
 
 

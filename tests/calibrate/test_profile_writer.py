@@ -11,21 +11,22 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gpusim.calibrate import profile_writer
+from gpusim.data.layout import CALIBRATION, REPO_ROOT, calibration_run
 from gpusim.errors import GpusimError
 from gpusim.profiles.loader import load_profile
 from gpusim.profiles.schema import HardwareProfile
 from tests.calibrate.sample_results import sample_results
 
-RECORDED = Path(__file__).resolve().parents[2] / "reports" / "calibration" / "h200-results.json"
-SIMT_MM = RECORDED.with_name("simt_mm_h200_2026-11-30") / "simt-mm-h200.json"
-SMEM_OVERLAP = RECORDED.with_name("smem_overlap_h200_2026-11-30") / "smem-overlap-h200.json"
-SMEM_FILL = RECORDED.with_name("smem_fill_h200_2026-11-30") / "smem-fill-h200.json"
+RECORDED = CALIBRATION / "h200-results.json"
+SIMT_MM = calibration_run("simt_mm") / "simt-mm-h200.json"
+SMEM_OVERLAP = calibration_run("smem_overlap") / "smem-overlap-h200.json"
+SMEM_FILL = calibration_run("smem_fill") / "smem-fill-h200.json"
 L2_SURVIVE = [
-    RECORDED.with_name("l2_survive_h200_2026-11-30") / f"l2-survive-{kind}-h200.json"
+    calibration_run("l2_survive") / f"l2-survive-{kind}-h200.json"
     for kind in ("fine", "writes", "hot")
 ]
-CTA_SCATTER = RECORDED.with_name("cta_scatter_h200_2026-11-30") / "cta-scatter-h200.json"
-DRAM_MLP = RECORDED.with_name("dram_mlp_h200_2026-11-30") / "dram-mlp-h200.json"
+CTA_SCATTER = calibration_run("cta_scatter") / "cta-scatter-h200.json"
+DRAM_MLP = calibration_run("dram_mlp") / "dram-mlp-h200.json"
 
 
 def _base() -> dict:
@@ -102,7 +103,7 @@ def test_recorded_h200_results_give_a_valid_profile():
 
 COMMITTED = Path(__file__).resolve().parents[2] / "hardware_profiles" / "h200-sxm-calibrated.yaml"
 CORE = COMMITTED.with_name("h200-sxm-core.yaml")
-SASS_TIMING = RECORDED.with_name("sass_timing_h200_2026-11-30") / "sass-timing-h200.json"
+SASS_TIMING = calibration_run("sass_timing") / "sass-timing-h200.json"
 
 
 def _recorded_profile(name: str | None = None, sass_timing: dict | None = None) -> dict:
@@ -110,7 +111,7 @@ def _recorded_profile(name: str | None = None, sass_timing: dict | None = None) 
     simt_mm = profile_writer.load_simt_mm(SIMT_MM)
     overlap = profile_writer.load_record(SMEM_OVERLAP, "smem_overlap")
     fill = profile_writer.load_record(SMEM_FILL, "smem_fill")
-    root = RECORDED.parents[2]
+    root = REPO_ROOT
     l2 = [
         (str(p.relative_to(root)), profile_writer.load_record(p, "l2_bytes", "records"))
         for p in L2_SURVIVE

@@ -11,7 +11,7 @@ from gpusim.calibrate.sass_timing import profile_entry
 
 RECORD = (
     Path(__file__).resolve().parents[2]
-    / "reports/calibration/sass_timing_h200_2026-11-30/sass-timing-h200.json"
+    / "data/h200/2026-11-30_calibration_sass_timing/sass-timing-h200.json"
 )
 
 

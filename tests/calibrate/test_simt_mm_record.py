@@ -15,7 +15,7 @@ from gpusim.profiles import load_profile
 
 RECORD = (
     Path(__file__).resolve().parents[2]
-    / "reports/calibration/simt_mm_h200_2026-11-30/simt-mm-h200.json"
+    / "data/h200/2026-11-30_calibration_simt_mm/simt-mm-h200.json"
 )
 
 

@@ -1,7 +1,7 @@
 """The fill cost the profile uses, against the recorded smem_fill microbenchmark (H200).
 
 A tile fill (cp.async from L2 into shared memory) and the warps' ldmatrix reads: recorded
-in reports/calibration/smem_fill_h200_2026-11-30, loops with and without fills.
+in data/h200/2026-11-30_calibration_smem_fill, loops with and without fills.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from gpusim.profiles import load_profile
 
 RECORD = (
     Path(__file__).resolve().parents[2]
-    / "reports/calibration/smem_fill_h200_2026-11-30/smem-fill-h200.json"
+    / "data/h200/2026-11-30_calibration_smem_fill/smem-fill-h200.json"
 )
 
 
@@ -92,7 +92,7 @@ def test_bad_fill_records_fail_with_one_line(tmp_path, content, message):
     if content is not None:
         path.write_text(content)
     results = profile_writer.load_results(
-        Path(__file__).resolve().parents[2] / "reports/calibration/h200-results.json"
+        Path(__file__).resolve().parents[2] / "data/h200/2026-11-30_calibration/h200-results.json"
     )
     with pytest.raises(GpusimError, match=message) as err:
         profile_writer.write_profile(

@@ -2,7 +2,7 @@
 
 The rule (gpusim/engine/rates.py): a step's MMA phase takes the longer of its tensor and
 shared-memory times, then its softmax phase follows. Recorded: ldmatrix loops feeding
-mma.sync, then a softmax pass, at 4 warps per scheduler (reports/calibration/
+mma.sync, then a softmax pass, at 4 warps per scheduler (data/h200/2026-11-30_calibration/
 smem_overlap_h200_2026-11-30).
 """
 
@@ -18,7 +18,7 @@ from gpusim.profiles import load_profile
 
 RECORD = (
     Path(__file__).resolve().parents[2]
-    / "reports/calibration/smem_overlap_h200_2026-11-30/smem-overlap-h200.json"
+    / "data/h200/2026-11-30_calibration_smem_overlap/smem-overlap-h200.json"
 )
 #: Per warp-iteration: 32 values per thread through one EX2 each (the softmax pass).
 EX2_PER_WARP_ITER = 32 * 32

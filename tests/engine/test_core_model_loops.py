@@ -1,5 +1,5 @@
 """The SM core model against the smem_overlap microbenchmark: the loops' own SASS
-(scripts/core_model_loops.py) replayed at the launch shapes the H200 ran them at, as the
+(python -m gpusim.kernels.overlap_loops) replayed at the launch shapes the H200 ran them at, as the
 engine replays an attention loop (co-resident CTAs averaged over their relative phase)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 from gpusim.engine.core_model import CoreTiming, Instr, resident_step_cycles
 from gpusim.profiles.loader import load_profile
 
-RECORDED = Path(__file__).resolve().parents[2] / "reports/calibration/smem_overlap_h200_2026-11-30"
+RECORDED = Path(__file__).resolve().parents[2] / "data/h200/2026-11-30_calibration_smem_overlap"
 
 
 @pytest.fixture(scope="module")

@@ -1,5 +1,5 @@
-"""The committed core-model replays (reports/kernels/build_sm90/core_step_cycles.json) are the
-model's: same cycles, same phase count, and a sample replayed again equal to the entries."""
+"""The committed core-model replays (data/sm90/2026-11-30_kernels_build/core_step_cycles.json)
+are the model's: same cycles, same phase count, and a sample replayed again equal to the entries."""
 
 from __future__ import annotations
 

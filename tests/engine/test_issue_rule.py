@@ -9,7 +9,7 @@ import pytest
 
 from gpusim.engine.rates import rates_for
 
-DATA = Path(__file__).parents[2] / "reports/calibration/issue_h200_2026-11-30/issue-h200.json"
+DATA = Path(__file__).parents[2] / "data/h200/2026-11-30_calibration_issue/issue-h200.json"
 FLOP_PER_HMMA = 4096
 ELEMS_PER_ROUND = 32  # accumulator values per thread, one MUFU.EX2 each
 

@@ -231,7 +231,7 @@ def test_flash2_dram_leaves_linear_growth_when_a_batch_head_outgrows_a_wave(h200
 
 def test_padded_row_copies_fetch_half_again_from_l2():
     # The fp32 kernel's copies into padded shared rows fetch 1.5x from L2
-    # (reports/calibration/l2_bytes_h200_2026-11-30); DRAM and the requests are unchanged.
+    # (data/h200/2026-11-30_calibration_l2_bytes); DRAM and the requests are unchanged.
     from gpusim.engine import simulate
     from gpusim.profiles import load_profile
     from gpusim.schedule import Schedule

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from gpusim.kernel_catalog.instances import all_instances
 from gpusim.kernel_catalog.loop_counts import loop_counts
 
@@ -41,18 +39,14 @@ def test_the_tracer_counts_the_barriers_the_compiled_loop_has():
 
 def test_counts_match_what_nsight_executed():
     """The committed counts against the committed Nsight runs of the tuning proof
-    (scripts/compare_with_ncu.py prints the table). reports/kernels/README.md, at the
+    (python -m gpusim.validation.ncu_loop_check prints the table). reports/kernels/README.md, at the
     precision it quotes: a step's instructions within 1 % at N 8192 and 2 % at N 4096; at
     N 1024 4-8 % under (the set-up and epilogue, run once per CTA). The counts are compile-
     time facts (test_committed_counts_are_what_the_compiler_gives regenerates one)."""
     bounds = {8192: (-0.015, 0.015), 4096: (-0.025, 0.025), 1024: (-0.085, -0.035)}
-    import importlib.util
+    from gpusim.validation import ncu_loop_check
 
-    script = Path(__file__).resolve().parents[2] / "scripts" / "compare_with_ncu.py"
-    spec = importlib.util.spec_from_file_location("compare_with_ncu", script)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    rows = mod.runs()
+    rows = ncu_loop_check.runs()
     assert len(rows) == 126
     counts = loop_counts()
     for r in rows:

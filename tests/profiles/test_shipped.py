@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
+from gpusim.data.layout import H200
 from gpusim.profiles import list_profiles, load_profile, profile_path
 from gpusim.profiles.schema import (
     HardwareProfile,
@@ -18,7 +18,7 @@ from gpusim.profiles.schema import (
 )
 from gpusim.profiles.schema_export import schema_path, schema_text
 
-MEASURED = Path(profile_path("h200-sxm")).parent / "measured" / "h200_microbench.json"
+MEASURED = H200 / "2026-11-30_microbench" / "h200_microbench.json"
 
 
 def _sourced(p: HardwareProfile):

@@ -59,7 +59,7 @@ def test_without_a_dataset_nothing_is_drawn_and_the_readme_says_so(tmp_path):
     fig = PredictedVsMeasured()
     data = fig.build({})
     assert not data.drawable and data.rows == []
-    assert data.notes and "reports/validation/" in data.notes[0]
+    assert data.notes and "recorded under data/" in data.notes[0]
     assert "Not there yet" in fig.describe(data)
     (tmp_path / f"{fig.name}.png").write_bytes(b"stale")
     files = fig.write(data, tmp_path)

@@ -84,7 +84,7 @@ def test_gpusim_report_json(tmp_path, monkeypatch, capsys):
     [line] = captured.out.splitlines()
     out = json.loads(line)
     assert sorted(out["files"]) == sorted(str(p) for p in tmp_path.iterdir() if p.is_file())
-    assert any("reports/validation" in n for n in out["notes"])
+    assert any("recorded under data/" in n for n in out["notes"])
     assert "report" in captured.err  # the progress bar and logs go to standard error
 
 

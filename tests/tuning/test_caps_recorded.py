@@ -1,7 +1,8 @@
-"""The launch caps run on the H200 (reports/tuning/h200_2026-11-30_caps): the measurement's
+"""The launch caps run on the H200 (data/h200/2026-11-30_tuning_caps): the measurement's
 integrity, and the models' capped-over-full ratios recomputed by the current engine.
 
-The committed ``predictions.json`` (``python scripts/cap_report.py``, about a minute) holds
+The committed ``predictions.json`` (``python -m gpusim.tuning.caps_report``, about a minute;
+reports/tuning/caps/) holds
 both profiles' runtimes for all 86 launches; the README's MAPE figures are read from it.
 Here the launches of the instance both models miss most are simulated again: they must
 give the committed predictions (so the file is the current model's) and their ratio errors
@@ -13,18 +14,19 @@ from __future__ import annotations
 import json
 import statistics
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
 from algorithms import get_algorithm
+from gpusim.data.layout import REPORTS_DIR, TUNING_CAPS
 from gpusim.engine import simulate
 from gpusim.kernel_catalog.compiled import compiled_footprints
 from gpusim.profiles import load_profile
 from gpusim.schedule import Schedule
 from gpusim.workload import Workload
 
-RUN = Path(__file__).resolve().parents[2] / "reports" / "tuning" / "h200_2026-11-30_caps"
+RUN = TUNING_CAPS
+PREDICTIONS = REPORTS_DIR / "tuning" / "caps" / "predictions.json"
 PROFILES = ("h200-sxm-calibrated", "h200-sxm-core")
 #: Simulated again: the instance with both profiles' worst ratio (d64 64x32 w4 s3 at one CTA
 #: per SM instead of five; five launches).
@@ -41,7 +43,7 @@ def measured():
 
 @pytest.fixture(scope="module")
 def predicted():
-    return json.loads((RUN / "predictions.json").read_text())
+    return json.loads(PREDICTIONS.read_text())
 
 
 def _predict(w: Workload, s: Schedule, key: str, ctas: int, profile) -> float:

@@ -1,7 +1,8 @@
 """Issue 6's hardware proof: the recorded H200 runs judged by the current model.
 
-The measured files come from scripts/tuning_proof.py on the GPU; the committed predictions
-beside them (``python -m gpusim.tuning.proof_report predict``, minutes) are what the
+The measured files (data/h200/) come from ``python -m gpusim.tuning.proof_measure`` on the
+GPU; the committed predictions (reports/tuning/, ``python -m gpusim.tuning.proof_report
+predict``, minutes) are what the
 README's tables are generated from. Here one workload of each table is predicted again:
 the tuner's runtimes must be the committed ones (a model change without the predictions
 made again fails), and its figures must stay within what the README quotes. The sampled
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import pytest
 
+from gpusim.data.layout import TUNING_HELDOUT
 from gpusim.profiles.loader import load_profile
 from gpusim.schedule import Schedule
 from gpusim.tuning import proof
@@ -22,8 +24,8 @@ pytestmark = pytest.mark.skipif(
     not MEASURED.exists(), reason=f"no recorded proof run at {MEASURED}"
 )
 
-HELD_OUT = PREDICTED.parent / "h200_2026-11-30_heldout"
-HELD_OUT_RECORD = HELD_OUT / "h200_tuning_heldout.json"
+HELD_OUT = PREDICTED.parent / "heldout"
+HELD_OUT_RECORD = TUNING_HELDOUT / "h200_tuning_heldout.json"
 
 #: (measured file, committed predictions, profile, workload index, the README's worst loss
 #: and lowest Spearman of that table at the precision it quotes them).

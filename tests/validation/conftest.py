@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from gpusim.data.layout import VALIDATION_DRAM21
 from gpusim.profiles.loader import load_profile
 from gpusim.schedule import Schedule
 from gpusim.validation.configs import ValidationConfig
@@ -20,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 #: The sweep at 788168b: SM-to-L2 bytes at both ends, 21 runs counted by Nsight (the
 #: earlier datasets beside it count fewer runs, or only the L2 slices' end, and are kept as
 #: evidence).
-RECORDED_DATASETS = (ROOT / "reports/validation/h200_2026-11-30_dram21/h200-dataset.json",)
+RECORDED_DATASETS = (VALIDATION_DRAM21 / "h200-dataset.json",)
 #: The profile the README's validation figures are judged with.
 RECORDED_PROFILE = "h200-sxm-calibrated"
 
@@ -113,3 +114,9 @@ def recorded_rows() -> list[Row]:
     simulations, the suite's costliest fixture: computed once per worker)."""
     profile = load_profile(RECORDED_PROFILE)
     return [compare_record(r, profile) for r in recorded_records() if r["status"] == "ok"]
+
+
+@pytest.fixture(autouse=True)
+def _own_prediction_cache(tmp_path_factory, monkeypatch):
+    """Each test its own (empty) prediction cache: no test reads another's rows."""
+    monkeypatch.setenv("GPUSIM_CACHE_DIR", str(tmp_path_factory.mktemp("prediction-cache")))

@@ -28,11 +28,22 @@ def test_validate_from_dataset_json(dataset_file, capsys, tmp_path):
     assert (out / "scatter.png").read_bytes()[:4] == b"\x89PNG"
 
 
-def test_notes_are_included(dataset_file, capsys):
-    (dataset_file.parent / "notes.md").write_text("## Why the worst cases miss\n\nbecause.\n")
-    assert run(["validate", "--from", str(dataset_file), "--jobs", "1", "--json"]) == 0
+def test_notes_are_included(dataset_file, capsys, tmp_path):
+    out = tmp_path / "report"
+    out.mkdir()
+    (out / "notes.md").write_text("## Why the worst cases miss\n\nbecause.\n")
+    assert run(["validate", "--from", str(dataset_file), "--out", str(out), "--jobs", "1"]) == 0
     capsys.readouterr()
-    assert "because." in (dataset_file.parent / "README.md").read_text()
+    assert "because." in (out / "README.md").read_text()
+
+
+def test_without_out_a_fresh_folder_not_the_datasets(dataset_file, capsys):
+    before = sorted(dataset_file.parent.iterdir())
+    assert run(["validate", "--from", str(dataset_file), "--jobs", "1", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    folders = {p.rsplit("/", 1)[0] for p in doc["files"]}
+    assert len(folders) == 1 and folders != {str(dataset_file.parent)}
+    assert sorted(dataset_file.parent.iterdir()) == before
 
 
 def test_wrong_profile_is_one_line(dataset_file, capsys):
@@ -68,7 +79,7 @@ def test_two_datasets_merge(tmp_path, capsys):
     (tmp_path / "a.json").write_text(json.dumps(first))
     (tmp_path / "b.json").write_text(json.dumps(second))
     args = ["validate", "--from", str(tmp_path / "a.json"), "--from", str(tmp_path / "b.json")]
-    assert run([*args, "--jobs", "1", "--json"]) == 0
+    assert run([*args, "--out", str(tmp_path), "--jobs", "1", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["datasets"] == [str(tmp_path / "a.json"), str(tmp_path / "b.json")]
     assert [s["superseded_by"] for s in doc["superseded"]] == ["b.json"]

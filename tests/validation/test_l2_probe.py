@@ -14,7 +14,7 @@ import pytest
 from gpusim.validation.l2_probe import compare, main
 from tests.validation.conftest import ROOT
 
-PROBE = ROOT / "reports/validation/l2_probe_h200_2026-11-30/l2-probe.json"
+PROBE = ROOT / "data/h200/2026-11-30_validation_l2_probe/l2-probe.json"
 
 
 @pytest.fixture(scope="module")

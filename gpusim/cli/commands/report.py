@@ -18,8 +18,8 @@ DataOption = Annotated[
     Path | None,
     typer.Option(
         "--data",
-        help="Folder whose validation/ and tuning/ hold the recorded measurements "
-        "(default: --out).",
+        help="Folder of the recorded measurements, searched at any depth "
+        "(default: the repository's data/).",
     ),
 ]
 OnlyOption = Annotated[

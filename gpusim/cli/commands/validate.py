@@ -36,7 +36,9 @@ def validate(
     out: Annotated[
         Path | None,
         typer.Option(
-            "--out", help="Report folder (default: the dataset's, or reports/validation)."
+            "--out",
+            help="Report folder (default: a fresh temporary one with --from; else a new "
+            "gpusim-validation-<date>). Never the dataset's own folder unless given.",
         ),
     ] = None,
     cubin_dir: Annotated[
