@@ -22,7 +22,7 @@ periods checked say did not happen in the waves simulated.
 
 CTA time scatter. Identical CTAs do not stay in lockstep on a GPU: on the H200 their
 durations scatter by about 1.3 % (the profile's ``cta_duration_scatter``,
-reports/calibration/cta_scatter_h200_2026-11-30), so the CTAs of a wave finish apart and
+data/h200/2026-11-30_calibration_cta_scatter), so the CTAs of a wave finish apart and
 the next waves start further and further apart (a fifth of a CTA's life after 8 waves in
 that benchmark). Where the profile gives it, every CTA group's SM work is scaled by
 ``1 + scatter * z``, z taken in turn from a fixed equidistributed sequence of standard

@@ -16,7 +16,7 @@ when the run stops and puts the DRAM bandwidth inside the kernel that caused it.
 With a loss curve (a profile's measured ``l2_loss_by_depth``) the L2 has no hard edge: a
 tile's *depth* is the bytes brought into the L2 (misses and newly written bytes) since it
 was last touched, and a re-read loses the curve's share of it at that depth, as the H200's
-L2 loses a set that every SM reads (reports/calibration/l2_survive_h200_2026-11-30). Such a
+L2 loses a set that every SM reads (data/h200/2026-11-30_calibration_l2_survive). Such a
 partial miss holds the tile for DRAM with the chance that any of its lines (the profile's
 ``l2_line_bytes``) was lost (lines lost independently, each with the curve's share), and a
 tile deeper than the curve's last point is gone.

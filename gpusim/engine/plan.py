@@ -32,78 +32,18 @@ move at the memory system's shared rates.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from math import ceil
 
 from algorithms.program import Access, CtaProgram, Step
+from gpusim.engine.plan_types import Chunk, ClassPlan, Load, Phase, TileRef
 from gpusim.engine.rates import SM_LANES, Rates
+
+__all__ = ["Chunk", "ClassPlan", "Load", "Phase", "TileRef", "build_plan"]
 
 #: Chunks per run of steps in the aggregated path (a 2048-step loop becomes 16 chunks).
 CHUNKS_PER_RUN = 16
 #: A CTA's chunks in the aggregated path stay below this when runs allow (flash1 has many runs).
 MAX_CHUNKS_PER_CTA = 64
-
-
-@dataclass(frozen=True, slots=True)
-class TileRef:
-    """A merged access of one chunk to one tensor, for the representative CTA at ``bh = 0``."""
-
-    tensor: str
-    row0: int
-    col0: int
-    nbytes: int
-    own_rows: int  # rows per block for tensors the CTA's own block indexes; 0 if shared
-
-
-@dataclass(frozen=True, slots=True)
-class Chunk:
-    """``micros`` consecutive steps of one kind, merged."""
-
-    reads: tuple[TileRef, ...]
-    writes: tuple[TileRef, ...]
-    read_bytes: int
-    write_bytes: int
-    work: tuple[tuple[str, float], ...]  # (pipe, amount) for the pipes with work
-    barriers: int
-    micros: int
-    load_micros: int  # steps with at least one read
-    head_frac: float  # share of the read bytes in the first step that reads
-    tail_frac: float  # share of the compute time in the last step
-    #: share of the compute time in the second product (P V: half the products' work),
-    #: which a one-stage pipeline overlaps with the next step's first load
-    second_product_frac: float = 0.0
-
-
-@dataclass(frozen=True, slots=True)
-class Load:
-    """Part of a chunk's reads moved in a phase."""
-
-    chunk: int
-    frac: float
-    latency_units: float  # multiples of the load latency charged before the transfer
-
-
-@dataclass(frozen=True, slots=True)
-class Phase:
-    """Activities that start together; the phase ends when all have finished."""
-
-    lookups: tuple[int, ...]  # chunks whose reads meet the L2 at this phase's start
-    loads: tuple[Load, ...]
-    compute: tuple[int, float] | None  # (chunk, fraction of its work)
-    writes: tuple[int, ...]  # chunks whose writes are issued
-
-
-@dataclass
-class ClassPlan:
-    """One CTA class of one kernel, ready to run."""
-
-    key: object
-    index: int
-    rep_block: int
-    blocks_per_bh: int  # CTAs of this class in each (batch, head)
-    chunks: list[Chunk]
-    phases: list[Phase]
-    totals: dict[str, int] = field(default_factory=dict)  # per CTA: bytes and work
 
 
 def _runs(steps: list[Step]) -> list[list[Step]]:

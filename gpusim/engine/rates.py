@@ -11,7 +11,7 @@ Pipes of one SM (shared by its co-resident CTAs, processor sharing):
   multiply-add) rather than on TF32 tensor cores: the seeds' fp32 kernels are
   plain FMA loops. Where the profile gives ``simt_mma_flops_per_clk_per_sm``
   (measured: the fp32 kernel's two products alone, operands streaming from
-  shared memory, reports/calibration/simt_mm_h200_2026-11-30), the products
+  shared memory, data/h200/2026-11-30_calibration_simt_mm), the products
   take the ``tensor`` lane at that rate instead, as a phase of their own
   before the softmax, as with the tensor cores (``mma_pipe == "simt"``).
 - ``sfu``: exponentials (MUFU.EX2 results).
@@ -26,7 +26,7 @@ then :data:`ALU_PHASE`): the matrix products (tensor pipe, with their operand
 traffic in shared memory), then the softmax and bookkeeping (FP32, SFU and
 issue); each phase takes as long as its busiest pipe. Phases do not overlap,
 not even across the warps that share a scheduler: measured on the H200 with
-reports/calibration/issue_h200_2026-11-30 (an HMMA loop followed by dependent
+data/h200/2026-11-30_calibration_issue (an HMMA loop followed by dependent
 FMNMX/FFMA/MUFU/FADD work, 1, 2 and 4 warps per scheduler), the loop takes
 0.90-1.0 x the sum of the two phases' pipe times and 1.5-1.7 x their maximum.
 With fp32 storage there is one phase (the products are FFMAs on the FP32 pipe).
@@ -38,7 +38,7 @@ measured fraction of these rates (:func:`step_efficiency`, where the profile has
 
 The SM clock depends on the load: a profile may give ``sm_clock_tensor_load_hz``
 (on the H200, 1.80-1.81 GHz measured under mma.sync load against 1.98 GHz in
-every other microbenchmark: reports/calibration/README.md). A kernel whose
+every other microbenchmark: data/h200/2026-11-30_calibration/README.md). A kernel whose
 steps use the tensor pipe runs all its pipes at that clock, any other kernel
 (fp32 SIMT, a softmax of its own) at ``sm_clock_hz`` (:meth:`Rates.for_kernel`).
 """
@@ -56,10 +56,10 @@ SM_LANES = (*PIPES, "issue")
 #: A lane of every SM in "scheduler ticks" (capacity 1 per tick): each phase of a step
 #: also puts its own duration (its busiest pipe's time) on it, so that the MMA phase of
 #: one CTA and the softmax phase of another do not overlap on the same SM. That is what
-#: reports/calibration/issue_h200_2026-11-30 measured (0.90-1.0 x the sum, even for CTAs
+#: data/h200/2026-11-30_calibration_issue measured (0.90-1.0 x the sum, even for CTAs
 #: that never synchronise). Shared-memory traffic holds it too, though ldmatrix and an
 #: independent softmax of 4 CTAs overlapped in part (620 cycles against 812 for the sum,
-#: reports/calibration/smem_overlap_h200_2026-11-30): releasing the schedulers during all
+#: data/h200/2026-11-30_calibration_smem_overlap): releasing the schedulers during all
 #: of it over-credited that overlap (the tuning proof's first choices within 5 % of the
 #: measured best fell from 6 to 1 of 10), so the partial overlap is left unmodelled.
 SCHED_LANE = "schedulers"
@@ -71,7 +71,7 @@ ALU_PHASE = ("fp32", "sfu", "issue")
 def barrier_cycles(profile: HardwareProfile, warps: int) -> float:
     """SM cycles one ``__syncthreads()`` costs a CTA of ``warps`` warps: the profile's
     ``barrier_base_cycles + barrier_cycles_per_warp x warps`` (on the H200 a fit of
-    benchmarks/barrier_cost_h200.json: 10.2-39.5 cycles for 1-16 warps)."""
+    data/h200/2026-11-30_barrier_cost/barrier_cost_h200.json: 10.2-39.5 cycles for 1-16 warps)."""
     return profile.barrier_base_cycles.value + profile.barrier_cycles_per_warp.value * warps
 
 
@@ -194,7 +194,7 @@ def step_efficiency(profile: HardwareProfile, warps_per_sm: int) -> float:
     With few warps per scheduler, one warp's latencies (a shared-memory load before the
     product that uses it, the softmax's dependent chain) are not hidden by another's work.
     The profile's measured values at 1 and 2 warps per scheduler
-    (reports/calibration/smem_overlap_h200_2026-11-30: a load, product and softmax loop),
+    (data/h200/2026-11-30_calibration_smem_overlap: a load, product and softmax loop),
     linear between them and up to 1 at 4; 1 where the profile has none.
     """
     one, two = (

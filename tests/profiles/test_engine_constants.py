@@ -25,7 +25,7 @@ FIELDS = (
     "l2_fetch_bytes_per_byte_padded_row_copy",
 )
 ROOT = Path(__file__).resolve().parents[2]
-BARRIER = ROOT / "benchmarks" / "barrier_cost_h200.json"
+BARRIER = ROOT / "data" / "h200" / "2026-11-30_barrier_cost" / "barrier_cost_h200.json"
 
 
 def _h200_data() -> dict:

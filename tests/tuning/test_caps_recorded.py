@@ -48,7 +48,7 @@ def predicted():
 
 def _predict(w: Workload, s: Schedule, key: str, ctas: int, profile) -> float:
     """The engine's runtime of one launch at the instance's compiled registers and ``ctas``
-    CTAs per SM (what scripts/cap_report.py predicts)."""
+    CTAs per SM (what python -m gpusim.tuning.caps_report predicts)."""
     comp = compiled_footprints(profile.compute_capability)[key]
     (kernel,) = get_algorithm("flash2").kernels(w, s)
     chip = replace(kernel.on_chip(), regs_per_thread=comp.registers, max_ctas_per_sm=ctas)

@@ -4,7 +4,8 @@ of what they depend on."""
 import json
 
 from gpusim.profiles.loader import load_profile
-from gpusim.validation import compare, prediction_cache
+from gpusim.validation import prediction_cache
+from gpusim.validation import predicted_vs_measured as compare
 
 
 def _ok(dataset_file):

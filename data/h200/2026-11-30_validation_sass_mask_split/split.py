@@ -11,7 +11,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from gpusim.kernel_catalog.instances import KernelInstance
+from gpusim.kernels.instances import KernelInstance
 from gpusim.kernels.source import nvcc_translation_unit
 
 CO = ".venv/lib/python3.11/site-packages/nvidia/cu13/bin/cuobjdump"
