@@ -1,4 +1,4 @@
-"""The committed core-model replays (data/sm90/2026-11-30_kernels_build/core_step_cycles.json)
+"""The committed core-model replays (gpusim/engine/core_step_cycles.json)
 are the model's: same cycles, same phase count, and a sample replayed again equal to the entries."""
 
 from __future__ import annotations

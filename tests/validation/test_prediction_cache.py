@@ -4,8 +4,8 @@ of what they depend on."""
 import json
 
 from gpusim.profiles.loader import load_profile
-from gpusim.validation import prediction_cache
 from gpusim.validation import predicted_vs_measured as compare
+from gpusim.validation import prediction_cache
 
 
 def _ok(dataset_file):
