@@ -17,6 +17,7 @@ import numpy as np
 from algorithms import ALGORITHMS, get_algorithm
 from algorithms.base import Algorithm
 from algorithms.numeric import random_inputs, reference, rel_err, run
+from gpusim import verify_tolerance
 from gpusim.schedule import Schedule
 from gpusim.workload import Workload
 
@@ -54,7 +55,7 @@ CASES = (
 )
 
 #: fp64 storage: a correct schedule agrees with the reference to rounding (~1e-16).
-FP64_TOLERANCE = 1e-10
+FP64_TOLERANCE = verify_tolerance.FP64_TOLERANCE
 
 
 @dataclass(frozen=True)

@@ -11,20 +11,22 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpusim.api.inputs import check_schedule_fits, resolve_schedule
 from gpusim.api.names import algorithm_named, profile_named
 from gpusim.counting import Counts
 from gpusim.engine.result import SimResult
 from gpusim.errors import GpusimError
-from gpusim.numeric_verify import VerifyResult
 from gpusim.profiles import DEFAULT_PROFILE, HardwareProfile
 from gpusim.schedule import Schedule
 from gpusim.tuning.tuner import TuneResult
 from gpusim.workload import Workload
 
 ProfileLike = str | Path | HardwareProfile
+
+if TYPE_CHECKING:  # numeric_verify imports NumPy: only verify() needs it at run time
+    from gpusim.numeric_verify import VerifyResult
 
 
 def _workload(workload: Workload) -> Workload:
@@ -136,7 +138,7 @@ def verify(algorithm: str, *, seed: int = 0) -> VerifyResult:
     Example: ``gpusim.verify("flash2").passed`` (fp64 error within
     :data:`gpusim.numeric_verify.FP64_TOLERANCE` and no NaN).
     """
-    from gpusim.numeric_verify import verify_algorithm
+    from gpusim.numeric_verify import VerifyResult, verify_algorithm
 
     return VerifyResult.from_record(verify_algorithm(algorithm_named(algorithm), seed))
 

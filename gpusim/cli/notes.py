@@ -21,7 +21,7 @@ CUDA_ALGORITHM = "flash2"
 def memory_keys(algorithm: str, workload: Workload, profile: HardwareProfile) -> dict[str, Any]:
     """``buffers_bytes`` (Q, K, V, O and, for standard, S and P) against the profile's
     ``dram_bytes``; ``exceeds_device_memory`` when they do not fit."""
-    from gpusim.reporting.device_memory import algorithm_footprint_bytes
+    from gpusim.api.device_memory import algorithm_footprint_bytes
 
     need = algorithm_footprint_bytes(algorithm, workload)
     have = profile.dram_bytes.value

@@ -16,8 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gpusim.api.device_memory import algorithm_footprint_bytes
 from gpusim.profiles import load_profile
-from gpusim.reporting.device_memory import algorithm_footprint_bytes
 from gpusim.reporting.figure import Figure, FigureData, Results
 from gpusim.reporting.files import save_figure
 from gpusim.reporting.measured import MeasuredRun

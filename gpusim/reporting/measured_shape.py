@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from gpusim.reporting.device_memory import algorithm_footprint_bytes
+from gpusim.api.device_memory import algorithm_footprint_bytes
 from gpusim.reporting.measured import MeasuredRun
 from gpusim.reporting.plotting import gb, ms
 

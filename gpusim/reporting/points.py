@@ -15,7 +15,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-from gpusim.reporting.device_memory import hbm_footprint_bytes
+from gpusim.api.device_memory import hbm_footprint_bytes
 
 #: The engine path the reports use: identical CTAs lumped, runs of steps merged (fast).
 DETAIL = "aggregated"

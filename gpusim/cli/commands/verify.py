@@ -9,7 +9,7 @@ import typer
 from gpusim.cli.app import app
 from gpusim.cli.options import JsonOption, check_algorithm
 from gpusim.cli.output import emit, log
-from gpusim.numeric_verify import FP64_TOLERANCE as DEFAULT_TOLERANCE
+from gpusim.verify_tolerance import FP64_TOLERANCE as DEFAULT_TOLERANCE
 
 
 @app.command()

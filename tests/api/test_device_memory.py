@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpusim.reporting.device_memory import algorithm_footprint_bytes, tensor_bytes, tensors_used
+from gpusim.api.device_memory import algorithm_footprint_bytes, tensor_bytes, tensors_used
 from gpusim.workload import Workload
 
 
