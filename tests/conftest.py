@@ -26,6 +26,8 @@ SLOW_UNITS = {
     "tests/robustness/test_profile_fuzz.py": "profile-fuzz",
     "tests/reporting/test_runner.py": "report-runner",
     "tests/robustness/test_scale.py": "scale",
+    "tests/test_readme_python.py": "readme-python",
+    "tests/validation/test_no_writes.py": "no-writes",
 }
 
 

@@ -17,10 +17,14 @@ from gpusim.dtypes import USER_DTYPES
 
 #: Multiply every fuzz test's example count (e.g. 20 for a long local hunt).
 SCALE = float(os.environ.get("GPUSIM_FUZZ_SCALE", "1"))
+#: CI runs the same examples every time (its time and outcome do not depend on the draw);
+#: a hunt sets ``GPUSIM_FUZZ_RANDOM=1`` (and a larger scale) to draw new ones.
+RANDOM = os.environ.get("GPUSIM_FUZZ_RANDOM", "") == "1"
 
 
 def fuzz(n: int, **kwargs) -> settings:
-    """Settings of a fuzz test: ``n`` examples (scaled by ``GPUSIM_FUZZ_SCALE``), no deadline.
+    """Settings of a fuzz test: ``n`` examples (scaled by ``GPUSIM_FUZZ_SCALE``), no deadline,
+    derandomized unless ``GPUSIM_FUZZ_RANDOM=1``.
 
     The hang guard of :mod:`tests.robustness.harness` bounds each case instead of a
     deadline, so a slow CI machine does not turn a legitimate case into a failure.
@@ -28,6 +32,7 @@ def fuzz(n: int, **kwargs) -> settings:
     return settings(
         max_examples=max(1, round(n * SCALE)),
         deadline=None,
+        derandomize=not RANDOM,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
         **kwargs,
     )
