@@ -13,34 +13,29 @@ from gpusim.kernel_catalog.compiled import compiled_footprints
 from gpusim.profiles.schema import HardwareProfile
 from gpusim.schedule import Schedule
 from gpusim.tuning.feasibility import check
-from gpusim.tuning.rules import PRACTICAL_BLOCKS, default_schedule
+from gpusim.tuning.rules import (
+    RULE_STAGES,
+    RULE_WARPS,
+    covering_block,
+    default_schedule,
+    tile_order,
+)
 from gpusim.tuning.space import search_space
 from gpusim.workload import Workload
-
-#: The rule's warps and stages, preferred in this order over the others of the space.
-RULE_WARPS = 4
-RULE_STAGES = 2
-
-
-def _covering_block(n: int) -> int:
-    """The smallest practical block covering ``n`` rows (the rule's cap for short sequences)."""
-    return min((b for b in PRACTICAL_BLOCKS if b >= n), default=max(PRACTICAL_BLOCKS))
 
 
 def _preference(workload: Workload, s: Schedule) -> tuple:
     """The default rule's order: tiles no larger than the sequence needs, the largest
     ``Br x Bc``, the squarer, the larger Br; then its warps and stages first."""
-    oversized = s.block_m > _covering_block(workload.seq_len_q) or s.block_n > _covering_block(
+    oversized = s.block_m > covering_block(workload.seq_len_q) or s.block_n > covering_block(
         workload.seq_len_k
     )
     return (
         oversized,
-        -s.block_m * s.block_n,
-        -min(s.block_m, s.block_n),
-        -s.block_m,
+        *tile_order(s.block_m, s.block_n),
         s.warps != RULE_WARPS,
         s.warps,
-        s.stages != RULE_STAGES,
+        s.stages != RULE_STAGES[0],
         s.stages,
     )
 

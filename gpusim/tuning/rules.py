@@ -49,7 +49,18 @@ def seed_rule(smem_bytes: int, head_dim: int, elem_bytes: int) -> tuple[int, int
     return br, min(br, head_dim)
 
 
-def _cap(n: int) -> int:
+#: The rule's warps per CTA, and its stages in order of preference.
+RULE_WARPS = 4
+RULE_STAGES = (2, 1)
+
+
+def tile_order(block_m: int, block_n: int) -> tuple[int, int, int]:
+    """The rule's preference among tiles, as a sort key: the larger ``Br x Bc``, then the
+    squarer tile, then the larger ``Br``."""
+    return (-block_m * block_n, -min(block_m, block_n), -block_m)
+
+
+def covering_block(n: int) -> int:
     """The smallest practical block covering ``n`` rows (a short sequence gets a small block)."""
     for b in reversed(PRACTICAL_BLOCKS):
         if b >= n:
@@ -87,17 +98,17 @@ def default_schedule(
     get_algorithm(algorithm)  # a one-line error for an unknown name
     split = "split-k" if algorithm == "flash1" else "split-q"
     ms = (1,) if algorithm == "flash-naive-qkv" else PRACTICAL_BLOCKS
-    ms = tuple(b for b in ms if b <= _cap(workload.seq_len_q))
-    ns = tuple(b for b in PRACTICAL_BLOCKS if b <= _cap(workload.seq_len_k))
-    pairs = sorted(((m, n) for m in ms for n in ns), key=lambda p: (-p[0] * p[1], -min(p), -p[0]))
+    ms = tuple(b for b in ms if b <= covering_block(workload.seq_len_q))
+    ns = tuple(b for b in PRACTICAL_BLOCKS if b <= covering_block(workload.seq_len_k))
+    pairs = sorted(((m, n) for m in ms for n in ns), key=lambda p: tile_order(*p))
     spilling: Schedule | None = None
     smallest: tuple[int, str] | None = None
-    for stages in (2, 1):
+    for stages in RULE_STAGES:
         for bm, bn in pairs:
             s = Schedule(
                 block_m=bm,
                 block_n=bn,
-                warps=4,
+                warps=RULE_WARPS,
                 stages=stages,
                 warp_split=split,
                 residency="registers",
