@@ -18,7 +18,7 @@ from pathlib import Path
 
 from gpusim import atomic
 from gpusim.kernel_catalog.instances import KernelInstance
-from gpusim.kernel_catalog.loop_counts import LOOP_COUNTS, LOOP_PATHS, PRODUCT_OPS
+from gpusim.kernel_catalog.loop_counts import LOOP_PATHS, PRODUCT_OPS
 from gpusim.kernel_catalog.sass_decode import core_path
 from gpusim.kernel_catalog.sass_loop import cta_overhead, step_ops
 from gpusim.kernels.build import compile_cubin, dump_sass, nvcc_version
@@ -63,14 +63,17 @@ def count(
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Count every tensor-core instance's loop and write :data:`LOOP_COUNTS`."""
+    """Count every tensor-core instance's loop and write ``loop_counts.json`` (and the loop
+    paths beside it) to ``--out``; the recorded build the model reads is :data:`LOOP_COUNTS`."""
     import argparse
 
     from gpusim.kernel_catalog.instances import all_instances
     from gpusim.source_commit import git_commit
 
     ap = argparse.ArgumentParser(description=main.__doc__)
-    ap.add_argument("--out", type=Path, default=LOOP_COUNTS)
+    # Required: the recorded build under data/ is never rewritten in place; a new build goes
+    # to a file of its own (a new data folder, with its manifest).
+    ap.add_argument("--out", type=Path, required=True, help="loop_counts.json to write")
     ap.add_argument("--only", default="", help="substring filter on instance keys")
     ap.add_argument("--jobs", type=int, default=2)
     args = ap.parse_args(argv)
