@@ -112,6 +112,12 @@ class Algorithm(ABC):
     name: str = ""
     description: str = ""
     supports_causal: bool = True
+    #: Schedule fields beyond the tiles that this algorithm implements (``kv_splits``,
+    #: ``kv_order``, ``q_order``, ``pack_gqa``); any other left at a non-default value is
+    #: refused, never ignored.
+    supports_orders: frozenset[str] = frozenset()
+    #: whether the query heads may share K/V heads (``heads_kv < heads``)
+    supports_gqa: bool = False
     #: "smem" residency is the seeds' picture (everything in shared memory).
     default_residency: str = "registers"
 
@@ -123,6 +129,17 @@ class Algorithm(ABC):
         """Raise :class:`GpusimError` if this algorithm cannot run this workload/schedule."""
         if workload.causal and not self.supports_causal:
             raise GpusimError(f"algorithm {self.name!r} does not support --causal")
+        if workload.heads_kv is not None and not self.supports_gqa:
+            raise GpusimError(
+                f"algorithm {self.name!r} does not support grouped K/V heads (--heads-kv "
+                f"{workload.heads_kv} with --heads {workload.heads})"
+            )
+        defaults = type(schedule)()
+        for name in ("kv_splits", "kv_order", "q_order", "pack_gqa"):
+            value = getattr(schedule, name)
+            if value != getattr(defaults, name) and name not in self.supports_orders:
+                option = "--" + name.replace("_", "-")
+                raise GpusimError(f"algorithm {self.name!r} does not support {option} {value}")
 
 
 def ceil_div(a: int, b: int) -> int:

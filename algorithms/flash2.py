@@ -78,9 +78,10 @@ class Flash2Kernel(Kernel):
         tm.store("O", bh, q0, tm.div_rows(acc, den))
 
     def last_blocks_first(self) -> bool:
-        # flash2_tc.cu and flash2_simt.cu: m_block = gridDim.x - 1 - blockIdx.x, so that
-        # under a causal mask the longest CTAs start first and the grid's tail is short.
-        return True
+        # flash2_tc.cu and flash2_simt.cu: m_block = gridDim.x - 1 - blockIdx.x (q_order
+        # "last-first"), so that under a causal mask the longest CTAs start first and the
+        # grid's tail is short.
+        return self.schedule.q_order == "last-first"
 
     def compiled_kernel(self) -> CompiledKernel | None:
         # Both CUDA kernels split the Q rows over the warps and keep S/P and O in registers;
@@ -89,6 +90,8 @@ class Flash2Kernel(Kernel):
         variant = COMPILED_VARIANT.get(w.dtype)
         if variant is None or (s.warp_split, s.residency) != ("split-q", "registers"):
             return None
+        if s.q_order != "last-first":
+            return None  # the CUDA kernels launch the last query blocks first
         args = (w.head_dim, s.block_m, s.block_n, s.warps, s.stages)
         return CompiledKernel(variant, w.dtype, *args)
 
@@ -120,6 +123,7 @@ class Flash2(Algorithm):
     """FlashAttention-2 forward (Q-outer, state on chip)."""
 
     name = "flash2"
+    supports_orders = frozenset({"q_order"})
     description = (
         "tiled, Q-block outer loop (one CTA per Q block), running m/den/O on chip, "
         "one final normalisation (FlashAttention-2; seed 000 flashattnV1_block)"

@@ -13,6 +13,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 WarpSplit = Literal["split-q", "split-k"]
 Residency = Literal["registers", "smem"]
+KvOrder = Literal["forward", "backward"]
+QOrder = Literal["last-first", "first-first"]
+
+#: Most key splits a schedule may ask for (FlashDecoding uses a few to a few hundred).
+MAX_KV_SPLITS = 1024
 
 
 class Schedule(BaseModel):
@@ -27,6 +32,16 @@ class Schedule(BaseModel):
       K/V tile, exchanging partial rows through shared memory).
     - ``residency``: where S/P, O, m, l live between steps: ``registers`` (as real
       FlashAttention kernels do) or ``smem`` (as the seed 001 kernel does).
+    - ``kv_splits`` (FlashDecoding): each (batch, head, query block) is split into this
+      many CTAs over slices of the keys; each writes a partial O and its log-sum-exp and a
+      second kernel combines them. 1: no split.
+    - ``kv_order``: the direction a CTA walks its K/V blocks: ``forward`` from block 0, or
+      ``backward`` from the last block it sees (the diagonal, under a causal mask).
+    - ``q_order``: which query blocks of a (batch, head) are launched first:
+      ``last-first`` (``blockIdx.x`` counts down the blocks, so the longest causal CTAs
+      start first) or ``first-first``.
+    - ``pack_gqa``: with grouped K/V heads, put the queries of a group's heads into the
+      rows of one tile (one CTA reads the group's K/V once) instead of a CTA per head.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -37,6 +52,10 @@ class Schedule(BaseModel):
     stages: int = Field(2, gt=0, le=8)
     warp_split: WarpSplit = "split-q"
     residency: Residency = "registers"
+    kv_splits: int = Field(1, gt=0, le=MAX_KV_SPLITS)
+    kv_order: KvOrder = "forward"
+    q_order: QOrder = "last-first"
+    pack_gqa: bool = False
 
     def label(self, algorithm: str | None = None) -> str:
         """A short human-readable name, e.g. ``flash2 Br128 Bc64 w4 s2 split-q registers``
@@ -45,6 +64,16 @@ class Schedule(BaseModel):
             f"Br{self.block_m} Bc{self.block_n} w{self.warps} s{self.stages}"
             f" {self.warp_split} {self.residency}"
         )
+        # The long-context fields only when they differ from their defaults, so the labels
+        # of every schedule without them read as before.
+        if self.kv_splits != 1:
+            text += f" splits{self.kv_splits}"
+        if self.kv_order != "forward":
+            text += f" kv-{self.kv_order}"
+        if self.q_order != "last-first":
+            text += f" q-{self.q_order}"
+        if self.pack_gqa:
+            text += " pack-gqa"
         return text if algorithm is None else f"{algorithm} {text}"
 
     @classmethod

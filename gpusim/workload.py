@@ -30,11 +30,33 @@ class Workload(BaseModel):
     head_dim: int = Field(128, gt=0)
     dtype: DType = "fp16"
     causal: bool = False
+    #: K/V heads (GQA: fewer than ``heads``, MQA: 1); the query heads ``g*G .. g*G + G - 1``
+    #: (``G = heads // heads_kv``) all read K/V head ``g``. None (the default, and what a
+    #: value equal to ``heads`` becomes) means ``heads``.
+    heads_kv: int | None = Field(None, gt=0, le=MAX_SIZE)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _canonical_heads_kv(cls, data):
+        # One spelling for "as many K/V heads as query heads": None, so that two equal
+        # workloads compare, hash and cache equal however they were written, and a copy with
+        # other ``heads`` (``model_copy(update=...)``, which skips validation) keeps its meaning.
+        heads = (
+            data.get("heads", cls.model_fields["heads"].default) if isinstance(data, dict) else None
+        )
+        if heads is not None and data.get("heads_kv") == heads:
+            data = {**data, "heads_kv": None}
+        return data
 
     @model_validator(mode="after")
     def _sane(self) -> Workload:
         if self.head_dim > 1024:
             raise ValueError(f"head_dim {self.head_dim} is larger than 1024")
+        if self.heads % self.kv_heads:
+            raise ValueError(
+                f"heads {self.heads} is not a multiple of heads_kv {self.kv_heads} (each K/V "
+                f"head serves the same number of query heads)"
+            )
         return self
 
     @property
@@ -46,6 +68,26 @@ class Workload(BaseModel):
     def batch_heads(self) -> int:
         """Number of independent (batch, head) problems."""
         return self.batch * self.heads
+
+    @property
+    def kv_heads(self) -> int:
+        """K/V heads: ``heads_kv``, or ``heads`` when it is None."""
+        return self.heads if self.heads_kv is None else self.heads_kv
+
+    @property
+    def group_size(self) -> int:
+        """Query heads per K/V head (1 without GQA)."""
+        return self.heads // self.kv_heads
+
+    @property
+    def batch_heads_kv(self) -> int:
+        """Number of (batch, K/V head) pairs: how many distinct K and V matrices there are."""
+        return self.batch * self.kv_heads
+
+    def kv_bh(self, bh: int) -> int:
+        """The (batch, K/V head) index whose K and V the query (batch, head) ``bh`` reads."""
+        b, h = divmod(bh, self.heads)
+        return b * self.kv_heads + h // self.group_size
 
     @property
     def causal_offset(self) -> int:
@@ -80,6 +122,8 @@ class Workload(BaseModel):
         return full // 2 if self.causal else full
 
     def qkvo_bytes(self) -> int:
-        """Bytes of Q, K, V and O once each: the compulsory traffic."""
-        b = self.elem_bytes * self.batch_heads * self.head_dim
-        return b * (2 * self.seq_len_q + 2 * self.seq_len_k)
+        """Bytes of Q, K, V and O once each: the compulsory traffic (K and V per K/V head)."""
+        e, d = self.elem_bytes, self.head_dim
+        q_o = 2 * self.batch_heads * self.seq_len_q
+        k_v = 2 * self.batch_heads_kv * self.seq_len_k
+        return e * d * (q_o + k_v)

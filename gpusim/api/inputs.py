@@ -25,6 +25,9 @@ from gpusim.workload import Workload
 
 #: The schedule's fields, in the order the command line lists them.
 SCHEDULE_FIELDS = ("block_m", "block_n", "warps", "stages", "warp_split", "residency")
+#: Schedule fields for long context and inference; left out, they keep Schedule's defaults
+#: (no split, forward K/V walk, last query blocks first, a CTA per head).
+ORDER_FIELDS = ("kv_splits", "kv_order", "q_order", "pack_gqa")
 #: The fields without which the default rule's choice is needed (the rest have defaults).
 TILE_FIELDS = ("block_m", "block_n", "warps", "stages")
 
@@ -36,6 +39,11 @@ _OPTION_OF = {
     "block_m": "--block-m",
     "block_n": "--block-n",
     "warp_split": "--warp-split",
+    "heads_kv": "--heads-kv",
+    "kv_splits": "--kv-splits",
+    "kv_order": "--kv-order",
+    "q_order": "--q-order",
+    "pack_gqa": "--pack-gqa",
 }
 
 
@@ -78,6 +86,7 @@ def resolve_schedule(
             base = Schedule()  # only the mapping is left: Schedule's defaults
         filled = {k: getattr(base, k) for k in missing}
     values = {k: given.get(k) for k in SCHEDULE_FIELDS} | filled
+    values |= {k: given[k] for k in ORDER_FIELDS if given.get(k) is not None}
     return _model(Schedule, **values), filled
 
 
@@ -97,12 +106,20 @@ def build_inputs(
     stages: int | None = None,
     warp_split: str | None = None,
     residency: str | None = None,
+    heads_kv: int | None = None,
+    kv_splits: int | None = None,
+    kv_order: str | None = None,
+    q_order: str | None = None,
+    pack_gqa: bool | None = None,
     *,
     check: bool = True,
 ) -> Inputs:
     """Validate the options into ``(Workload, Schedule, HardwareProfile, filled)``.
 
-    Schedule fields left as None come from the default rule (:func:`resolve_schedule`);
+    ``heads_kv`` (None: ``heads``) groups the query heads over fewer K/V heads (GQA, MQA);
+    ``kv_splits``, ``kv_order``, ``q_order`` and ``pack_gqa`` left as None keep
+    :class:`~gpusim.schedule.Schedule`'s defaults. The other schedule fields left as None
+    come from the default rule (:func:`resolve_schedule`);
     ``filled`` maps each to the value used. With ``check``, a schedule that cannot run one
     CTA on the profile's SM is a one-line :class:`GpusimError` (what it needs, what the limit
     is). Example: ``w, s, p, filled = build_inputs("flash2", "h200-sxm", seq_len=4096)``.
@@ -118,6 +135,7 @@ def build_inputs(
         head_dim=head_dim,
         dtype=dtype,
         causal=causal,
+        heads_kv=heads_kv,
     )
     given = dict(
         block_m=block_m,
@@ -126,6 +144,10 @@ def build_inputs(
         stages=stages,
         warp_split=warp_split,
         residency=residency,
+        kv_splits=kv_splits,
+        kv_order=kv_order,
+        q_order=q_order,
+        pack_gqa=pack_gqa,
     )
     schedule, filled = resolve_schedule(algorithm, workload, hw, given)
     alg.check(workload, schedule)

@@ -30,6 +30,8 @@ from gpusim.profiles import DEFAULT_PROFILE, list_profiles
 DType = Enum("DType", {d: d for d in USER_DTYPES}, type=str)  # type: ignore[misc]
 WarpSplit = Enum("WarpSplit", {s: s for s in ("split-q", "split-k")}, type=str)  # type: ignore[misc]
 Residency = Enum("Residency", {s: s for s in ("registers", "smem")}, type=str)  # type: ignore[misc]
+KvOrder = Enum("KvOrder", {s: s for s in ("forward", "backward")}, type=str)  # type: ignore[misc]
+QOrder = Enum("QOrder", {s: s for s in ("last-first", "first-first")}, type=str)  # type: ignore[misc]
 
 WORKLOAD = "Workload"
 SCHEDULE = "Schedule (left out: the default rule's choice among those gpusim tune accepts)"
@@ -114,6 +116,15 @@ DtypeOption = Annotated[
 CausalOption = Annotated[
     bool, typer.Option("--causal/--no-causal", help="Causal masking.", rich_help_panel=WORKLOAD)
 ]
+HeadsKvOption = Annotated[
+    int | None,
+    typer.Option(
+        "--heads-kv",
+        min=1,
+        help="K/V heads (GQA/MQA; default: --heads); --heads must be a multiple of it.",
+        rich_help_panel=WORKLOAD,
+    ),
+]
 BlockMOption = Annotated[
     int | None,
     typer.Option("--block-m", min=1, help="Br: query rows per tile.", rich_help_panel=SCHEDULE),
@@ -138,6 +149,41 @@ ResidencyOption = Annotated[
     typer.Option("--residency", help="Where S/P, O, m, l live.", rich_help_panel=SCHEDULE),
 ]
 
+KvSplitsOption = Annotated[
+    int | None,
+    typer.Option(
+        "--kv-splits",
+        min=1,
+        help="Split each query block's keys over N CTAs and combine (flash2; default 1).",
+        rich_help_panel=SCHEDULE,
+    ),
+]
+KvOrderOption = Annotated[
+    KvOrder | None,
+    typer.Option(
+        "--kv-order",
+        help="Direction a CTA walks its K/V blocks (flash2; default forward).",
+        rich_help_panel=SCHEDULE,
+    ),
+]
+QOrderOption = Annotated[
+    QOrder | None,
+    typer.Option(
+        "--q-order",
+        help="Which query blocks launch first (flash2; default last-first).",
+        rich_help_panel=SCHEDULE,
+    ),
+]
+PackGqaOption = Annotated[
+    bool | None,
+    typer.Option(
+        "--pack-gqa/--no-pack-gqa",
+        help="One CTA per K/V head group, its heads' queries in the tile's rows (flash2).",
+        rich_help_panel=SCHEDULE,
+        show_default=False,
+    ),
+]
+
 
 @dataclass(frozen=True)
 class WorkloadOptions:
@@ -147,6 +193,7 @@ class WorkloadOptions:
     profile: str = DEFAULT_PROFILE
     batch: int = 8
     heads: int = 32
+    heads_kv: int | None = None
     seq_len: int = 2048
     seq_len_k: int | None = None
     head_dim: int = 128
@@ -158,6 +205,10 @@ class WorkloadOptions:
     stages: int | None = None
     warp_split: str | None = None
     residency: str | None = None
+    kv_splits: int | None = None
+    kv_order: str | None = None
+    q_order: str | None = None
+    pack_gqa: bool | None = None
 
     def build(self, *, check: bool = True) -> Inputs:
         """:func:`build_inputs` of these options."""
@@ -181,6 +232,11 @@ _ANNOTATIONS: dict[str, Any] = {
     "stages": StagesOption,
     "warp_split": WarpSplitOption,
     "residency": ResidencyOption,
+    "heads_kv": HeadsKvOption,
+    "kv_splits": KvSplitsOption,
+    "kv_order": KvOrderOption,
+    "q_order": QOrderOption,
+    "pack_gqa": PackGqaOption,
 }
 
 

@@ -89,6 +89,7 @@ def test_count_json_has_the_contract_keys_and_says_which_blocks_were_defaulted(g
         "head_dim": 128,
         "dtype": "fp16",
         "causal": False,
+        "heads_kv": None,
     }
     assert data["flops"] == 4 * 2 * 512 * 512 * 128
     assert set(data["defaults_used"]) == {
