@@ -62,11 +62,20 @@ class Step:
         """Global bytes written in this step."""
         return sum(a.nbytes for a in self.writes)
 
-    def relabelled(self, bh: int, row_shift: dict[str, int]) -> Step:
-        """This step for another CTA of the same class: new ``bh``, own rows shifted."""
+    def relabelled(
+        self, bh: int, row_shift: dict[str, int], bh_of: dict[str, int] | None = None
+    ) -> Step:
+        """This step for another CTA of the same class: new ``bh``, own rows shifted.
+
+        ``bh_of`` gives, per tensor, the batch-head that takes the place of the traced
+        one's 0 where it is not ``bh`` (K and V of a GQA group: its K/V head); accesses keep
+        their offset from it (the rows of a packed tile span several batch-heads).
+        """
+        bh_of = bh_of or {}
 
         def move(a: Access) -> Access:
-            return replace(a, bh=bh, row0=a.row0 + row_shift.get(a.tensor, 0))
+            base = bh_of.get(a.tensor, bh)
+            return replace(a, bh=base + a.bh, row0=a.row0 + row_shift.get(a.tensor, 0))
 
         return Step(
             self.pipelined,

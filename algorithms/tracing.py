@@ -13,8 +13,9 @@ from algorithms.base import Kernel
 from algorithms.program import Access, CtaClass, CtaProgram, Step
 from algorithms.tile_machine import TileMachine
 
-VECTOR_TENSORS = ("m", "l")
-FP32_STATE_TENSORS = (*VECTOR_TENSORS, "Oacc")  # running state in HBM, always fp32
+VECTOR_TENSORS = ("m", "l", "LSE")
+#: running state in HBM and split-KV decoding's partials, always fp32
+FP32_STATE_TENSORS = ("m", "l", "Oacc", "Opart", "LSE")
 FP32_BYTES = 4
 
 # Warp-instructions besides the matrix products, counted in the kernels' own code: the main
@@ -86,6 +87,8 @@ class TracingMachine(TileMachine):
         return w.seq_len_q if tensor in ("Q", "O", "S", "P", *FP32_STATE_TENSORS) else w.seq_len_k
 
     def _cols_of(self, tensor: str) -> int:
+        if tensor == "Opart":
+            return self.s.kv_splits * self.w.head_dim
         return self.w.seq_len_k if tensor in ("S", "P") else self.w.head_dim
 
     def _use(self, *tiles: Shape) -> None:
@@ -107,15 +110,28 @@ class TracingMachine(TileMachine):
         return FP32_BYTES if tensor in FP32_STATE_TENSORS else self.esize
 
     # --- memory ---------------------------------------------------------------------
-    def load(self, tensor, bh, row0, nrows, col0=0, ncols=None):
-        valid = max(0, min(nrows, self._rows_of(tensor) - row0))
+    def _accesses(self, tensor, bh, row0, nrows, col0, row_bytes, heads) -> list[Access]:
+        """One access per batch-head the (packed) rows come from, with its bytes."""
+        rows = self._rows_of(tensor)
+        return [
+            Access(
+                tensor,
+                bh + i,
+                row0,
+                col0,
+                max(0, min(len(range(i, nrows, heads)), rows - row0)) * row_bytes,
+            )
+            for i in range(heads)
+        ]
+
+    def load(self, tensor, bh, row0, nrows, col0=0, ncols=None, *, heads=1):
         if tensor in VECTOR_TENSORS:
-            self.cur.reads.append(Access(tensor, bh, row0, 0, valid * FP32_BYTES))
+            self.cur.reads += self._accesses(tensor, bh, row0, nrows, col0, FP32_BYTES, heads)
             return Shape(nrows, None, False)
         ncols = self._cols_of(tensor) - col0 if ncols is None else ncols
         vcols = max(0, min(ncols, self._cols_of(tensor) - col0))
-        nbytes = valid * vcols * self._elem_bytes(tensor)
-        self.cur.reads.append(Access(tensor, bh, row0, col0, nbytes))
+        row_bytes = vcols * self._elem_bytes(tensor)
+        self.cur.reads += self._accesses(tensor, bh, row0, nrows, col0, row_bytes, heads)
         # Operand tiles land in shared memory (cp.async or ld/st), padded rows included;
         # they are fills, which the engine may charge the shared-memory lane less for.
         fill = nrows * ncols * self._elem_bytes(tensor)
@@ -123,12 +139,11 @@ class TracingMachine(TileMachine):
         self.cur.smem_fill_bytes += fill
         return self._made(Shape(nrows, ncols, True, len(self.steps) - 1))
 
-    def store(self, tensor, bh, row0, tile, col0=0):
+    def store(self, tensor, bh, row0, tile, col0=0, *, heads=1):
         self._use(tile)
-        valid = max(0, min(tile.rows, self._rows_of(tensor) - row0))
         vcols = 1 if tile.cols is None else max(0, min(tile.cols, self._cols_of(tensor) - col0))
-        nbytes = valid * vcols * self._elem_bytes(tensor)
-        self.cur.writes.append(Access(tensor, bh, row0, col0, nbytes))
+        row_bytes = vcols * self._elem_bytes(tensor)
+        self.cur.writes += self._accesses(tensor, bh, row0, tile.rows, col0, row_bytes, heads)
         if tile.in_smem and self._is_fresh(tile):
             # Stored from registers: the op that made it need not have written it back.
             self.cur.smem_bytes -= tile.elems * FP32_BYTES
@@ -229,7 +244,7 @@ class TracingMachine(TileMachine):
         self._elementwise(t)
         return self._made(Shape(t.rows, t.cols, t.in_smem))
 
-    def mask(self, s, q0, k0):
+    def mask(self, s, q0, k0, *, heads=1):
         if self.cur.mma_flops:
             # The masking path of the flash kernels' loop (SASS counts above), this tile only.
             simt = self.esize == 4
@@ -263,6 +278,13 @@ class TracingMachine(TileMachine):
         self.cur.exp_ops += a.elems
         self.cur.fp32_ops += a.elems
         return a
+
+    def log(self, v):
+        # MUFU.LG2 on the SFU (counted with the exponentials), then a multiply by ln 2.
+        self._use(v)
+        self.cur.exp_ops += v.elems
+        self.cur.fp32_ops += v.elems
+        return Shape(v.rows, None, False)
 
     def barrier(self):
         self.cur.barriers += 1
@@ -303,4 +325,6 @@ def program_for(kernel: Kernel, cls: CtaClass, bh: int, block: int) -> CtaProgra
     shift = {t: delta * rows for t, rows in kernel.own_rows.items()}
     if not any(shift.values()) and bh == 0:
         return cls.program
-    return CtaProgram([s.relabelled(bh, shift) for s in cls.program.steps])
+    tensors = {a.tensor for s in cls.program.steps for a in (*s.reads, *s.writes)}
+    bh_of = {t: kernel.tensor_bh(t, bh) for t in tensors}
+    return CtaProgram([s.relabelled(bh, shift, bh_of) for s in cls.program.steps])
