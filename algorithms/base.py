@@ -93,6 +93,11 @@ class Kernel(ABC):
         """The compiled CUDA kernel instance whose code this kernel is (None: none is)."""
         return None
 
+    def uses_tile_instance(self) -> bool:
+        """Whether this kernel's code is the schedule's flash2 tile instance (gpusim/kernels)
+        or its main loop, so that the registers ptxas gives that instance are its own."""
+        return False
+
     def copies_into_padded_rows(self) -> bool:
         """Whether the kernel copies its tiles with 16-byte ``cp.async`` into shared-memory
         rows padded by 16 bytes (the L2 then sends the SMs more bytes than it asks for: the

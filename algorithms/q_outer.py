@@ -126,6 +126,9 @@ class QOuterKernel(Kernel):
             return bh * self.workload.group_size  # the group's first query head
         return super().tensor_bh(tensor, bh)
 
+    def uses_tile_instance(self) -> bool:
+        return True
+
     def last_blocks_first(self) -> bool:
         # flash2_tc.cu and flash2_simt.cu: m_block = gridDim.x - 1 - blockIdx.x (q_order
         # "last-first"), so that under a causal mask the longest CTAs start first and the

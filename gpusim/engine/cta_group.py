@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from algorithms.base import KV_TENSORS
 from gpusim.engine.activity import LAYERS, MEMBERS, ONE, WAIT, XFER, Activity
 from gpusim.engine.plan import ClassPlan, Phase
 from gpusim.engine.ps_channel import PSServer
@@ -245,9 +246,36 @@ class CtaGroup:
         return [(XFER, ("mem", parts))]
 
     # --- L2 ---------------------------------------------------------------------------
-    def _own_key(self, ref, bh: int, block0: int, count: int) -> tuple:
-        row0 = ref.row0 + (block0 - self.plan.rep_block) * ref.own_rows
-        return (ref.tensor, bh, row0, ref.col0, count)
+    def _own_key(self, c: int, j: int, writes: bool, run: tuple[int, int, int, int]):
+        """``(L2 key, bytes per CTA)`` of own tile ``j`` of chunk ``c`` for the CTAs of
+        ``run`` (``bh``, first block, count, class), named after the first: from their own
+        class's program (a timing class may hold classes whose tiles sit elsewhere)."""
+        bh, block0, count, cls = run
+        plan = self.run.plans[cls]
+        chunk = plan.chunks[c]
+        ref = (chunk.writes if writes else chunk.reads)[j]
+        row0 = ref.row0 + (block0 - plan.rep_block) * ref.own_rows
+        return (ref.tensor, bh, row0, ref.col0, count), ref.nbytes
+
+    def _shared_tiles(self, c: int, j: int, writes: bool) -> dict[tuple, tuple[int, list[int]]]:
+        """The L2 keys of shared tile ``j`` of chunk ``c`` (read, or written) for the group's
+        CTAs: each with its bytes and the runs of :meth:`bh_runs` whose CTAs move it.
+
+        Shared tiles (K, V) are the same for every CTA of a batch-head in a class; a timing
+        class may hold classes that read other shared tiles of the same shapes (the slices
+        of split-KV decoding), so in a mixed grid each class names its own. A GQA group's
+        heads read one K/V head's tiles: one key for all of them."""
+        plans, runs = self.run.plans, self.bh_runs()
+        out: dict[tuple, tuple[int, list[int]]] = {}
+        for i, (bh, _b, _n, cls) in enumerate(runs):
+            chunk = plans[cls].chunks[c]
+            ref = (chunk.writes if writes else chunk.reads)[j]
+            group = self.run.kv_group if ref.tensor in KV_TENSORS else 1
+            key = (ref.tensor, bh // group, ref.row0, ref.col0)
+            if key not in out:
+                out[key] = (ref.nbytes, [])
+            out[key][1].append(i)
+        return out
 
     def _lookup_reads(self, c: int) -> Lookup:
         """Meet chunk ``c``'s reads with the L2; count them; what they cost this group."""
@@ -258,20 +286,21 @@ class CtaGroup:
         runs = self.bh_runs()
         own_miss = shared_miss = fetches = 0
         own_ready = [now] * len(runs)
-        shared_ready: dict[int, int] = {}
+        shared_ready = [now] * len(runs)
         for j, ref in enumerate(chunk.reads):
             if ref.own_rows:
-                for i, (bh, b0, n, cls) in enumerate(runs):
-                    nbytes = plans[cls].chunks[c].reads[j].nbytes
-                    miss, r = l2.read(self._own_key(ref, bh, b0, n), nbytes * n, now, fill)
+                for i, run in enumerate(runs):
+                    key, nbytes = self._own_key(c, j, False, run)
+                    miss, r = l2.read(key, nbytes * run[2], now, fill)
                     own_miss += miss
                     own_ready[i] = max(own_ready[i], r)
             else:
-                for bh in self.bh_counts():
-                    miss, r = l2.read((ref.tensor, bh, ref.row0, ref.col0), ref.nbytes, now, fill)
+                for key, (nbytes, readers) in self._shared_tiles(c, j, writes=False).items():
+                    miss, r = l2.read(key, nbytes, now, fill)
                     shared_miss += miss
                     fetches += miss > 0
-                    shared_ready[bh] = max(shared_ready.get(bh, now), r)
+                    for i in readers:
+                        shared_ready[i] = max(shared_ready[i], r)
         m = self.members
         if self.run.grid.mixed:
             counters.global_read_bytes += sum(
@@ -284,8 +313,8 @@ class CtaGroup:
         # moves as one, waits for the average CTA.
         floor = sim.rates.l2_latency_ticks
         wait = sum(
-            n * max(floor, max(own_ready[i], shared_ready.get(bh, now)) - now)
-            for i, (bh, _b, n, _c) in enumerate(runs)
+            n * max(floor, max(own_ready[i], shared_ready[i]) - now)
+            for i, (_bh, _b, n, _c) in enumerate(runs)
         )
         return Lookup(own_miss / m, float(shared_miss), fetches, wait / m)
 
@@ -298,13 +327,12 @@ class CtaGroup:
         own_dirty = shared_dirty = fetches = 0
         for j, ref in enumerate(chunk.writes):
             if ref.own_rows:
-                for bh, b0, n, cls in self.bh_runs():
-                    nbytes = plans[cls].chunks[c].writes[j].nbytes
-                    own_dirty += l2.write(self._own_key(ref, bh, b0, n), nbytes * n, now)
+                for run in self.bh_runs():
+                    key, nbytes = self._own_key(c, j, True, run)
+                    own_dirty += l2.write(key, nbytes * run[2], now)
             else:
-                for bh in self.bh_counts():
-                    key = (ref.tensor, bh, ref.row0, ref.col0)
-                    dirty = l2.write(key, ref.nbytes, now)
+                for key, (nbytes, _writers) in self._shared_tiles(c, j, writes=True).items():
+                    dirty = l2.write(key, nbytes, now)
                     shared_dirty += dirty
                     fetches += dirty > 0
         m = self.members

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from math import ceil
 
 from algorithms import get_algorithm
+from algorithms.base import KV_TENSORS
 from gpusim.counting import MAX_TRACED_STEPS
 from gpusim.engine.clock import TICKS_PER_S, seconds
 from gpusim.engine.plan import ClassPlan
@@ -140,7 +141,7 @@ def estimate(
     for kernel in alg.kernels(workload, schedule):
         prep = prepare(kernel, profile, base, False, [MAX_TRACED_STEPS])
         rates = prep.spec.rates or base  # at the kernel's own SM clock
-        plans, bh = prep.spec.plans, workload.batch_heads
+        plans, bh = prep.spec.plans, kernel.grid_batch_heads
         c = prep.occupancy.ctas_per_sm
         ctas = kernel.num_ctas
         n = max(1, min(ctas, c * sms))
@@ -161,7 +162,9 @@ def estimate(
                 work[pipe] += times * amount
             glob += times * (t["read_bytes"] + t["write_bytes"])
             dram += times * _compulsory_own_bytes(p, shared)
-        dram += bh * sum(shared.values())
+        # Shared tiles once per batch-head; K and V once per GQA group of batch-heads.
+        kv_bh = bh // kernel.kv_group()
+        dram += sum(n * (kv_bh if k[0] in KV_TENSORS else bh) for k, n in shared.items())
         roofline = {pipe: work[pipe] / rates.peak_per_s(pipe) for pipe in PIPES}
         roofline["dram"] = dram / rates.dram_bytes_per_s
         roofline["l2"] = glob / rates.l2_bytes_per_s

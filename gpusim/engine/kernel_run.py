@@ -82,8 +82,12 @@ class KernelRun:
         extrapolate_bh: bool = False,
         l2_fetch_factor: float = 1.0,
         dram_cost: float = 1.0,
+        kv_group: int = 1,
     ):
         self.sim = sim
+        #: consecutive batch-heads whose CTAs read one K/V head's K and V (GQA; 1: none):
+        #: their K/V tiles are one set of tiles in the L2 (cta_group.py)
+        self.kv_group = kv_group
         #: DRAM bandwidth one byte of this kernel takes, over one byte's (above 1 when its
         #: threads keep too few bytes in flight to reach the DRAM's bandwidth)
         self.dram_cost = dram_cost
@@ -213,7 +217,7 @@ class KernelRun:
             if delta != tuple(y - x for x, y in zip(a[2], b[2], strict=True)):
                 continue
             ctas = c[1] - b[1]
-            if self._aligned and ctas % self.grid.blocks_per_bh:
+            if self._aligned and ctas % (self.grid.blocks_per_bh * self.kv_group):
                 continue
             skip = (self.grid.total - self.next_cta) // ctas - 1
             if ctas <= 0 or skip < 1:

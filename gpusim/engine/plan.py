@@ -309,15 +309,12 @@ def min_cta_phases(program: CtaProgram) -> int:
     return max(computing, 1 if program.steps else 0)
 
 
-def _refs_shape(refs: tuple[TileRef, ...], rep_block: int) -> tuple:
-    # Own tiles may differ in size (a ragged last block) and sit at the block's own rows;
-    # shared ones must be the same tiles.
-    return tuple(
-        (r.tensor, r.row0 - rep_block * r.own_rows, r.col0, r.own_rows)
-        if r.own_rows
-        else (r.tensor, r.row0, r.col0, 0, r.nbytes)
-        for r in refs
-    )
+def _refs_shape(refs: tuple[TileRef, ...]) -> tuple:
+    # Which tiles a class moves is not timing: a CTA group looks each class's own tiles up
+    # in the L2 (cta_group.py), so classes alike but for where their tiles sit (the slices
+    # of split-KV decoding) time as one. Own tiles may differ in size (a ragged last
+    # block); shared ones must have the same sizes.
+    return tuple((r.tensor, r.own_rows) if r.own_rows else (r.tensor, 0, r.nbytes) for r in refs)
 
 
 def timing_signature(plan: ClassPlan) -> tuple:
@@ -335,8 +332,8 @@ def timing_signature(plan: ClassPlan) -> tuple:
                 c.load_micros,
                 c.work,
                 c.barriers,
-                _refs_shape(c.reads, plan.rep_block),
-                _refs_shape(c.writes, plan.rep_block),
+                _refs_shape(c.reads),
+                _refs_shape(c.writes),
             )
             for c in plan.chunks
         ),

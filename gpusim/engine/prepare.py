@@ -201,12 +201,13 @@ def prepare(
         for b in c.blocks:
             block_classes[b] = i
     grid = Grid(
-        kernel.blocks_per_bh(), kernel.workload.batch_heads, block_classes, timing,
+        kernel.blocks_per_bh(), kernel.grid_batch_heads, block_classes, timing,
         last_first=kernel.last_blocks_first(),
     )  # fmt: skip
     spec = KernelSpec(kernel.name, grid, plans, occ.ctas_per_sm, aggregated, rates)
     spec.l2_fetch_factor = l2_fetch_factor(profile, kernel)
     spec.dram_cost = dram_cost(profile, kernel, chip.threads * occ.ctas_per_sm)
+    spec.kv_group = kernel.kv_group()
     return PreparedKernel(spec, occ, k, chip.smem_bytes, n_timing)
 
 

@@ -87,6 +87,8 @@ class KernelSpec:
     l2_fetch_factor: float = 1.0
     #: DRAM bandwidth a byte of the kernel takes over a byte's (prepare.py: bytes in flight)
     dram_cost: float = 1.0
+    #: consecutive grid batch-heads that read the same K/V (GQA group; Kernel.kv_group)
+    kv_group: int = 1
 
 
 def kernel_sequence(sim: Sim, specs: list[KernelSpec], runs: list[KernelRun]) -> Generator:
@@ -108,6 +110,7 @@ def kernel_sequence(sim: Sim, specs: list[KernelSpec], runs: list[KernelRun]) ->
             spec.extrapolate_bh,
             spec.l2_fetch_factor,
             spec.dram_cost,
+            spec.kv_group,
         )
         runs.append(kr)
         kr.start()

@@ -50,7 +50,7 @@ def _check_detail(detail: str) -> None:
 def _min_full_phases(kernels: list, traced: list) -> int:
     """A lower bound on the detailed path's CTA-phases, without building its plans."""
     return sum(
-        min_cta_phases(c.program) * c.count_per_bh * k.workload.batch_heads
+        min_cta_phases(c.program) * c.count_per_bh * k.grid_batch_heads
         for k, classes in zip(kernels, traced, strict=True)
         for c in classes
     )
@@ -122,7 +122,14 @@ def simulate(
             )
 
     for p in prepared:
-        p.spec.extrapolate_bh = extrapolate and not want_full and p.timing_classes > MANY_CLASSES
+        # The batch-head skip renames the L2's tiles one batch-head on, which K/V tiles
+        # shared by a GQA group's heads do not follow: GQA grids are simulated in full.
+        p.spec.extrapolate_bh = (
+            extrapolate
+            and not want_full
+            and p.timing_classes > MANY_CLASSES
+            and p.spec.kv_group == 1
+        )
     tracer = None
     if trace_path is not None:
         from gpusim.engine.trace_export import ChromeTracer

@@ -185,11 +185,38 @@ def rejected_instances(
     return out
 
 
+def unimplemented_fields(workload: Workload, schedule: Schedule) -> str | None:
+    """The long-context fields of ``workload``/``schedule`` that the CUDA kernels do not
+    implement yet (they are modelled: algorithms/split_kv.py, algorithms/q_outer.py), or None.
+
+    A split-KV schedule would run the tile instance as its split kernel plus a combine
+    kernel; neither that form nor a combine kernel is compiled, nor are GQA, packed heads,
+    a backward K/V walk or first-first launch order."""
+    s = schedule
+    missing = []
+    if s.kv_splits != 1:
+        missing.append(f"--kv-splits {s.kv_splits} (split and combine kernels)")
+    if s.kv_order != "forward":
+        missing.append(f"--kv-order {s.kv_order}")
+    if s.q_order != "last-first":
+        missing.append(f"--q-order {s.q_order}")
+    if workload.heads_kv is not None:
+        missing.append(f"--heads-kv {workload.heads_kv}")
+    if s.pack_gqa:
+        missing.append("--pack-gqa")
+    if not missing:
+        return None
+    return f"the CUDA kernels do not implement {', '.join(missing)} yet (modelled only)"
+
+
 def instance_for(
     workload: Workload, schedule: Schedule, smem_limit_bytes: int = SMEM_PER_BLOCK_OPTIN_BYTES
 ) -> KernelInstance:
     """The kernel instance that runs flash2's ``schedule`` on ``workload``; GpusimError if none
     can (the CUDA kernel implements flash2 only: its callers hold the algorithm's name)."""
+    why_not = unimplemented_fields(workload, schedule)
+    if why_not is not None:
+        raise GpusimError(why_not)
     if schedule.warp_split != "split-q" or schedule.residency != "registers":
         raise GpusimError(
             "the CUDA kernel implements warp_split='split-q' with residency='registers'; "

@@ -30,7 +30,7 @@ from gpusim.tuning.space import SearchSpace, search_space
 from gpusim.tuning.sram import KIB, with_sram_bytes
 from gpusim.workload import Workload
 
-SCHEDULE_KEYS = ("block_m", "block_n", "warps", "stages")
+SCHEDULE_KEYS = ("block_m", "block_n", "warps", "stages", "kv_splits")
 #: Where a candidate's registers per thread come from (see :mod:`gpusim.kernel_catalog.compiled`).
 FOOTPRINTS = ("compiled", "estimate")
 
@@ -54,6 +54,12 @@ class Candidate:
     smem_per_sm_budget_bytes: int | None = None
     #: batch-heads the engine extrapolated instead of simulating (causal grids; 0: none)
     batch_heads_extrapolated: int = 0
+    #: the tensor cores' FLOPs, padded rows and keys of every tile included (``tflops`` is
+    #: of the useful, model FLOPs): with Nq = 1 in a 64-row tile, 64 times the useful ones
+    executed_mma_flops: int = 0
+    #: what no CUDA kernel runs yet, for a schedule the model ranks alone (None: a kernel
+    #: instance, or a model-only space)
+    modelled: str | None = None
 
     def to_dict(self) -> dict:
         """The JSON object of ``gpusim tune``'s ``candidates`` list."""
@@ -91,7 +97,7 @@ class TuneResult:
     sram_bytes: int
     sram_overridden: bool
     space_source: str
-    kernel_instances: bool
+    kernel_instances: bool  # every schedule but the rejected and the modelled is an instance
     candidates: list[Candidate]
     rejected: list[Rejected]
     rules: list[RulePick]
@@ -114,6 +120,7 @@ class TuneResult:
             "sram_overridden": self.sram_overridden,
             "search_space": self.space_source,
             "kernel_instances": self.kernel_instances,
+            "modelled_candidates": sum(1 for c in self.candidates if c.modelled),
             "footprints": self.footprints,
             "candidates": [c.to_dict() for c in self.candidates],
             "rejected": [r.to_dict() for r in self.rejected],
@@ -172,6 +179,7 @@ def _launch(
         batch_heads_extrapolated=sum(
             getattr(k, "batch_heads_extrapolated", 0) for k in getattr(r, "kernels", ())
         ),
+        executed_mma_flops=getattr(r, "count", {}).get("executed_mma_flops", 0),
     )
 
 
@@ -185,7 +193,7 @@ def _chips(
     comp = compiled.get(v.schedule)
     return {
         k.name: replace(k.on_chip(), regs_per_thread=comp.registers)
-        if comp is not None
+        if comp is not None and k.uses_tile_instance()
         else k.on_chip()
         for k in get_algorithm(algorithm).kernels(w, v.schedule)
     }
@@ -340,7 +348,7 @@ def tune(
     if overridden:
         profile = with_sram_bytes(profile, sram_bytes)
     sram = profile.smem_per_block_bytes.value
-    space = search_space(algorithm, workload)
+    space = search_space(algorithm, workload, profile.sm_count.value)
     schedules = _restrict(space.schedules, fixed or {})
     compiled = _compiled(space, profile) if footprints == "compiled" else {}
 
@@ -367,16 +375,24 @@ def tune(
         jobs=jobs,
         on_done=on_done,
     )
+    predicted = [replace(c, modelled=space.modelled.get(c.schedule)) for c in predicted]
     cands = sorted(
         predicted,
-        key=lambda c: (c.runtime_s, -c.schedule.block_m * c.schedule.block_n, c.schedule.stages),
+        key=lambda c: (
+            c.runtime_s,
+            -c.schedule.block_m * c.schedule.block_n,
+            c.schedule.stages,
+            c.schedule.kv_splits,
+        ),
     )
     rejected = [
         Rejected(v.schedule, v.reason, v.footprint.smem_bytes_per_cta if v.footprint else None)
         for v in verdicts
         if not v.fits
     ]
-    picks = rule_picks(workload, sram, [(c.schedule, c.runtime_s) for c in cands])
+    # The rules choose a tile; each is given the best warps and stages, not splits.
+    plain = [(c.schedule, c.runtime_s) for c in cands if c.schedule.kv_splits == 1]
+    picks = rule_picks(workload, sram, plain, cands[0].runtime_s if cands else None)
     t2 = time.perf_counter()
     return TuneResult(
         algorithm=algorithm,
