@@ -47,8 +47,8 @@ class KVOuterKernel(Kernel):
                 tm.store("O", bh, i * br, tm.full(br, d, 0.0))
         for j in range(max(visits, default=0)):
             k0 = j * bc
-            k = tm.load("K", bh, k0, bc)
-            v = tm.load("V", bh, k0, bc)
+            k = tm.load("K", self.tensor_bh("K", bh), k0, bc)
+            v = tm.load("V", self.tensor_bh("V", bh), k0, bc)
             for i in q_blocks_visiting(visits, j):
                 q0 = i * br
                 with tm.step():

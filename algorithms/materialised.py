@@ -64,7 +64,7 @@ class ScoresKernel(RowBlockKernel):
         q = tm.load("Q", bh, q0, br)
         for j in range(self.visits(block)):
             with tm.step():
-                k = tm.load("K", bh, j * bc, bc)
+                k = tm.load("K", self.tensor_bh("K", bh), j * bc, bc)
                 tm.store(
                     "S", bh, q0, tm.matmul(q, k, transpose_b=True, scale=w.head_dim**-0.5), j * bc
                 )
@@ -89,7 +89,7 @@ class PVKernel(RowBlockKernel):
         for j in range(self.visits(block)):
             with tm.step():
                 p = tm.load("P", bh, q0, br, j * bc, bc)
-                v = tm.load("V", bh, j * bc, bc)
+                v = tm.load("V", self.tensor_bh("V", bh), j * bc, bc)
                 acc = tm.matmul_acc(acc, p, v)
         tm.store("O", bh, q0, acc)
 
@@ -152,6 +152,8 @@ class RowSoftmaxKernel(RowBlockKernel):
 
 class MaterialisedAttention(Algorithm):
     """An attention algorithm that writes S and P to HBM; subclasses give the softmax kernel."""
+
+    supports_gqa = True  # kernels 1 and 3 read K and V at the query head's K/V head
 
     @abstractmethod
     def softmax_kernel(self, workload: Workload, schedule: Schedule) -> Kernel:

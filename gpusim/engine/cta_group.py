@@ -9,8 +9,10 @@ co-resident CTAs drift apart on the GPU, so the dispatcher no longer lumps
 them.) Their tiles are still told apart for the L2: tensors
 the CTA's own block indexes are looked up per run of consecutive CTAs (one
 entry per run, named after its first tile and its length), shared tiles
-(K, V) once per batch-head in the group, which is how a tile that the first
-CTA fetches from DRAM becomes an L2 hit for the others.
+(K, V) once per batch-head in the group (per K/V head for a GQA group's heads),
+which is how a tile that the first CTA fetches from DRAM becomes an L2 hit for
+the others. A timing class may hold classes that move other tiles of the same
+shapes (split-KV's key slices): each CTA run's tiles come from its own class.
 """
 
 from __future__ import annotations

@@ -13,8 +13,9 @@ For each kernel, with ``c`` CTAs resident per SM and ``n`` CTAs in flight
   DRAM bytes at ``1/n`` of DRAM's), and a compute its busiest pipe at ``1/c``
   of the SM's rate, plus barriers;
 - every tile a CTA touches comes from DRAM (or is written back) once: its own
-  tiles (Q, O, S, ...) once per CTA, shared tiles (K, V) once per batch-head
-  (perfect L2 reuse, no capacity misses); every load waits a DRAM latency;
+  tiles (Q, O, S, ...) once per CTA, shared tiles (K, V) once per batch-head,
+  or per K/V head with grouped heads (perfect L2 reuse, no capacity misses);
+  every load waits a DRAM latency;
 - ``pipeline = ceil(CTAs / (c x SMs)) x`` the longest CTA;
 - ``roofline`` = the largest of work over peak for each pipe, DRAM bytes over
   DRAM bandwidth and SM-to-L2 bytes over L2 bandwidth;
@@ -57,7 +58,7 @@ class KernelEstimate:
     pipeline_s: float
     roofline_s: dict[str, float]
     duration_s: float
-    dram_bytes: int  # compulsory: own tiles, shared tiles once per batch-head, writes
+    dram_bytes: int  # compulsory: own tiles, shared tiles once per batch-head (K/V head), writes
     global_bytes: int
 
     @property

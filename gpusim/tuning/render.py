@@ -39,7 +39,7 @@ def _workload(r: TuneResult) -> str:
 
 
 #: Columns the ranking leaves out, in this order, when the terminal is too narrow for all.
-NARROW_DROPS = ("TFLOP/s", "DRAM wr", "exec")
+NARROW_DROPS = ("TFLOP/s", "DRAM wr", "exec", "SM-L2")
 
 
 def _table(rows: list[list[str]], left: set[str], width: int) -> list[str]:

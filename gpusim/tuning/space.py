@@ -30,7 +30,7 @@ SPLIT_CHOICES = (2, 4, 8, 16, 32, 64, 128)
 #: Splits are tried for a tile whose grid has fewer CTAs than this many per SM ...
 SPLIT_BELOW_CTAS_PER_SM = 2
 #: ... up to this many CTAs per SM with the splits (more only adds combine work).
-SPLIT_UP_TO_CTAS_PER_SM = 8
+SPLIT_UP_TO_CTAS_PER_SM = 4
 #: What a split schedule is, where the kernel list has its tile.
 SPLIT_NOTE = (
     "modelled: split kernel = the tile instance's loop over a key slice, plus a combine "
@@ -128,26 +128,26 @@ def split_counts(workload: Workload, schedule: Schedule, sm_count: int) -> list[
 
 
 def _with_splits(space: SearchSpace, workload: Workload, sm_count: int) -> SearchSpace:
-    """``space`` and, after each tile, its split-KV schedules (modelled, see the module)."""
-    schedules, unsupported = [], dict(space.unsupported)
+    """``space`` and, after each tile the kernel has, its split-KV schedules (modelled, see
+    the module; a tile without an instance has none: they would be rejected alike)."""
+    schedules = []
     keys, modelled = dict(space.instance_keys), {}
     for s in space.schedules:
         schedules.append(s)
+        if s in space.unsupported:
+            continue
         for n in split_counts(workload, s, sm_count):
             split = s.model_copy(update={"kv_splits": n})
             schedules.append(split)
-            if s in space.unsupported:
-                unsupported[split] = space.unsupported[s]
-            else:
-                modelled[split] = SPLIT_NOTE
-                if s in space.instance_keys:
-                    keys[split] = space.instance_keys[s]
+            modelled[split] = SPLIT_NOTE
+            if s in space.instance_keys:
+                keys[split] = space.instance_keys[s]
     splits = sorted({s.kv_splits for s in modelled})
     source = space.source
     if splits:
         source += f"; kv_splits {'/'.join(map(str, splits))} (modelled)"
     return SearchSpace(
-        tuple(schedules), source, space.kernel_instances, unsupported, keys, modelled
+        tuple(schedules), source, space.kernel_instances, dict(space.unsupported), keys, modelled
     )
 
 

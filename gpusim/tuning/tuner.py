@@ -260,6 +260,18 @@ def _predict_all(
     return [_faster_launch(c[0], c[1:]) for c in by_schedule]
 
 
+def _without_split_twins(verdicts: list[Verdict]) -> list[Verdict]:
+    """The verdicts but those of split-KV schedules whose tile (``kv_splits`` 1) does not fit
+    either: the split kernel is that tile's kernel, so they fail alike (listed once)."""
+    rejected = {v.schedule for v in verdicts if not v.fits}
+    return [
+        v
+        for v in verdicts
+        if v.schedule.kv_splits == 1
+        or v.schedule.model_copy(update={"kv_splits": 1}) not in rejected
+    ]
+
+
 #: (schedule, profile) -> Verdict, with the algorithm, workload and footprints bound.
 Checker = Callable[[Schedule, HardwareProfile], Verdict]
 
@@ -355,7 +367,7 @@ def tune(
     def checker(s: Schedule, p: HardwareProfile) -> Verdict:
         return check(algorithm, workload, s, p, compiled.get(s))
 
-    verdicts = [checker(s, profile) for s in schedules]
+    verdicts = _without_split_twins([checker(s, profile) for s in schedules])
     if not any(v.fits for v in verdicts if v.schedule not in space.unsupported):
         supported = [v for v in verdicts if v.schedule not in space.unsupported]
         what = f"{algorithm} (head_dim {workload.head_dim}, {workload.dtype})"
