@@ -14,6 +14,12 @@ causal), ``k_i`` the valid keys in those tiles:
 - read: ``Q``: ``Nq·d·e``; ``K`` and ``V``: ``sum_i k_i·d·e`` each
   (``= Tr·Nk·d·e`` without causal: K and V once per Q block);
 - written: ``O``: ``Nq·d·e``.
+
+The schedule's long-context fields: ``kv_order`` (walk the K/V blocks forward from 0 or
+backward from the last visible one), ``q_order`` (launch order of the query blocks),
+``pack_gqa`` (a GQA group's heads in one tile's rows: :mod:`algorithms.q_outer`), and
+``kv_splits > 1``, which makes it two kernels (:mod:`algorithms.split_kv`). With grouped
+K/V heads, K and V are read at the query head's K/V head.
 """
 
 from __future__ import annotations

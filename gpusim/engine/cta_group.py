@@ -50,7 +50,6 @@ class CtaGroup:
 
     __slots__ = (
         "_avg_bytes",
-        "_bh_counts",
         "_bh_runs",
         "_starting",
         "acts",
@@ -82,7 +81,6 @@ class CtaGroup:
         self.start_tick = run.sim.env.now
         self._starting = False
         self._bh_runs: list[tuple[int, int, int, int]] | None = None
-        self._bh_counts: dict[int, int] | None = None
         self._avg_bytes: dict[tuple[int, bool], float] = {}
         self.weights = self._weights()
         #: this group's SM work over its class's (CTA time scatter: KernelRun._work_scale)
@@ -118,15 +116,6 @@ class CtaGroup:
             grid, size = self.run.grid, self.smg.size
             self._bh_runs = [r for s in self.starts for r in grid.bh_runs(s, size)]
         return self._bh_runs
-
-    def bh_counts(self) -> dict[int, int]:
-        """CTAs of the group per batch-head."""
-        if self._bh_counts is None:
-            counts: dict[int, int] = {}
-            for bh, _b, n, _c in self.bh_runs():
-                counts[bh] = counts.get(bh, 0) + n
-            self._bh_counts = counts
-        return self._bh_counts
 
     def _bytes_per_cta(self, c: int, reads: bool) -> float:
         """Chunk ``c``'s read (or write) bytes per CTA, averaged over the group's classes.
@@ -350,7 +339,7 @@ class CtaGroup:
     def rename_bh(self, shift: int) -> None:
         """Move the group's CTAs ``shift`` grid places on (whole batch-heads: bh_skip.py)."""
         self.starts = [s + shift for s in self.starts]
-        self._bh_runs = self._bh_counts = None
+        self._bh_runs = None
 
     # --- splitting --------------------------------------------------------------------
     def split(self, offset: int, old_size: int, new_smg: SmGroup) -> CtaGroup:
@@ -368,8 +357,8 @@ class CtaGroup:
         other.work_scale = self.work_scale
         other.start_tick = self.start_tick
         other._starting = False
-        other._bh_runs = other._bh_counts = None
-        self._bh_runs = self._bh_counts = None
+        other._bh_runs = None
+        self._bh_runs = None
         other._avg_bytes = {}
         self._avg_bytes = {}
         self.weights = self._weights()
