@@ -30,7 +30,7 @@ SPLIT_CHOICES = (2, 4, 8, 16, 32, 64, 128)
 #: Splits are tried for a tile whose grid has fewer CTAs than this many per SM ...
 SPLIT_BELOW_CTAS_PER_SM = 2
 #: ... up to this many CTAs per SM with the splits (more only adds combine work).
-SPLIT_UP_TO_CTAS_PER_SM = 4
+SPLIT_UP_TO_CTAS_PER_SM = 2
 #: What a split schedule is, where the kernel list has its tile.
 SPLIT_NOTE = (
     "modelled: split kernel = the tile instance's loop over a key slice, plus a combine "

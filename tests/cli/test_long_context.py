@@ -41,8 +41,8 @@ def test_gqa_and_packing(gpusim):
 
 def test_tune_pins_and_lists_splits(gpusim):
     d = gpusim("tune", *DECODE, *TILE, "--dtype", "bf16", "--json").json()
-    # 8 CTAs on 132 SMs, 64 key blocks: every power of two up to 64 (4 CTAs per SM: 66)
-    assert {c["kv_splits"] for c in d["candidates"]} == {1, 2, 4, 8, 16, 32, 64}
+    # 8 CTAs on 132 SMs, 64 key blocks: every power of two up to 32 (2 CTAs per SM: 33)
+    assert {c["kv_splits"] for c in d["candidates"]} == {1, 2, 4, 8, 16, 32}
     assert d["candidates"][0]["kv_splits"] > 1
     pinned = gpusim("tune", *DECODE, *TILE, "--dtype", "bf16", "--kv-splits", "4", "--json")
     assert [c["kv_splits"] for c in pinned.json()["candidates"]] == [4]

@@ -17,8 +17,8 @@ TILE = {"block_m": 64, "block_n": 128, "warps": 4, "stages": 2}
 
 def test_splits_are_tried_where_the_grid_leaves_sms_idle():
     tile = Schedule(**TILE)
-    # 32 CTAs on 132 SMs: splits up to 4 CTAs per SM (and at most the 256 key blocks).
-    assert sp.split_counts(DECODE, tile, 132) == [2, 4, 8, 16]
+    # 32 CTAs on 132 SMs: splits up to 2 CTAs per SM (and at most the 256 key blocks).
+    assert sp.split_counts(DECODE, tile, 132) == [2, 4, 8]
     assert sp.split_counts(PREFILL, tile, 132) == []  # 16,384 CTAs fill the GPU
     short = DECODE.model_copy(update={"seq_len_k": 300})  # 3 key blocks
     assert sp.split_counts(short, tile, 132) == [2]
@@ -46,7 +46,7 @@ def decode_result():
 
 def test_the_tuner_picks_a_split_for_a_decode_step(decode_result):
     r = decode_result
-    assert sorted(c.schedule.kv_splits for c in r.candidates) == [1, 2, 4, 8, 16]
+    assert sorted(c.schedule.kv_splits for c in r.candidates) == [1, 2, 4, 8]
     best, plain = r.best, next(c for c in r.candidates if c.schedule.kv_splits == 1)
     assert best.schedule.kv_splits > 1 and best.runtime_s < 0.5 * plain.runtime_s
     assert best.modelled and plain.modelled is None
@@ -57,7 +57,7 @@ def test_the_tuner_picks_a_split_for_a_decode_step(decode_result):
         assert p.schedule.kv_splits == 1
         assert p.slower_than_best == pytest.approx(p.runtime_s / best.runtime_s - 1)
     d = r.to_dict()
-    assert d["modelled_candidates"] == 4 and d["candidates"][0]["kv_splits"] > 1
+    assert d["modelled_candidates"] == 3 and d["candidates"][0]["kv_splits"] > 1
 
 
 def test_the_table_shows_splits_modelled_and_executed_flops(decode_result):
