@@ -106,9 +106,11 @@ def render_text(r: TuneResult, width: int | None = None) -> str:
         "",
     ]
     splits = any(c.schedule.kv_splits != 1 for c in r.candidates)
+    packs = any(c.schedule.pack_gqa for c in r.candidates)
     head = [
-        "#", "Br", "Bc", "w", "st", *(["split"] if splits else []), "smem", "regs", "runtime",
-        "TFLOP/s", "exec", "DRAM rd", "DRAM wr", "SM-L2", "CTA/SM", "bound",
+        "#", "Br", "Bc", "w", "st", *(["split"] if splits else []), *(["pack"] if packs else []),
+        "smem", "regs", "runtime", "TFLOP/s", "exec", "DRAM rd", "DRAM wr", "SM-L2", "CTA/SM",
+        "bound",
     ]  # fmt: skip
     rows = [head]
     useful = r.workload.model_flops()
@@ -116,8 +118,10 @@ def render_text(r: TuneResult, width: int | None = None) -> str:
         s = c.schedule
         rows.append([
             str(i), str(s.block_m), str(s.block_n), str(s.warps), str(s.stages),
-            *([str(s.kv_splits) + ("*" if c.modelled else "")] if splits else []),
-            f"{c.smem_bytes_per_cta / KIB:g} KiB", str(c.regs_per_thread), _time(c.runtime_s),
+            *([str(s.kv_splits)] if splits else []),
+            *(["yes" if s.pack_gqa else "-"] if packs else []),
+            f"{c.smem_bytes_per_cta / KIB:g} KiB", str(c.regs_per_thread),
+            _time(c.runtime_s) + ("*" if c.modelled else ""),
             f"{c.tflops:.1f}", _executed(c, useful), _bytes(c.dram_read_bytes),
             _bytes(c.dram_write_bytes), _bytes(c.l2_bytes), _ctas(c), c.bound,
         ])  # fmt: skip
@@ -127,7 +131,7 @@ def render_text(r: TuneResult, width: int | None = None) -> str:
         notes.insert(0, _EXEC_NOTE)
     modelled = sorted({c.modelled for c in r.candidates if c.modelled})
     for what in modelled:
-        notes.append(f"(split*: {what})")
+        notes.append(f"(runtime*: {what})")
     extrapolated = sum(1 for c in r.candidates if c.batch_heads_extrapolated)
     if extrapolated:
         out.append(

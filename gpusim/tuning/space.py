@@ -8,12 +8,9 @@ accumulator registers) stay in the space as rejections, with the kernel's own
 reason; shared memory is judged later against the SRAM size being asked about.
 Other algorithms, and head dims without an instance, get a model-only grid.
 
-Given the GPU's SM count, flash2's space also has split-KV schedules (``kv_splits``,
-FlashDecoding) where they can matter: tiles whose grid leaves the SMs short of CTAs
-(:func:`split_counts`: decode shapes, a few query tiles x batch x heads). They are
-*modelled*: the split kernel is the tile instance's loop over a slice of the keys (its
-registers are the instance's), the combine kernel is the model's; the CUDA kernels have
-no split-KV form yet, which ``modelled`` says for each.
+The tuner's space for flash2 also has the inference schedules of
+:mod:`gpusim.tuning.inference_space` (split-KV, packed GQA heads), *modelled*: no CUDA
+kernel runs them yet, which ``modelled`` says for each.
 """
 
 from __future__ import annotations
@@ -24,18 +21,6 @@ from dataclasses import dataclass, field
 from gpusim.kernel_catalog import instances as ki
 from gpusim.schedule import Schedule
 from gpusim.workload import Workload
-
-#: Key splits the tuner tries (FlashAttention's own heuristic looks at up to 128).
-SPLIT_CHOICES = (2, 4, 8, 16, 32, 64, 128)
-#: Splits are tried for a tile whose grid has fewer CTAs than this many per SM ...
-SPLIT_BELOW_CTAS_PER_SM = 2
-#: ... up to this many CTAs per SM with the splits (more only adds combine work).
-SPLIT_UP_TO_CTAS_PER_SM = 2
-#: What a split schedule is, where the kernel list has its tile.
-SPLIT_NOTE = (
-    "modelled: split kernel = the tile instance's loop over a key slice, plus a combine "
-    "kernel; the CUDA kernels have no split-KV form yet"
-)
 
 #: Model-only grid for algorithms and workloads without a compiled kernel.
 MODEL_BLOCK_M = (16, 32, 64, 128)
@@ -112,50 +97,10 @@ def _kernel_space(workload: Workload) -> SearchSpace:
     )
 
 
-def split_counts(workload: Workload, schedule: Schedule, sm_count: int) -> list[int]:
-    """The ``kv_splits`` worth trying for ``schedule``'s tile on a GPU of ``sm_count`` SMs:
-    none where its grid already has :data:`SPLIT_BELOW_CTAS_PER_SM` CTAs per SM; else each
-    of :data:`SPLIT_CHOICES` up to the key blocks and to :data:`SPLIT_UP_TO_CTAS_PER_SM`."""
-    ctas = -(-workload.seq_len_q // schedule.block_m) * workload.batch_heads
-    if ctas >= SPLIT_BELOW_CTAS_PER_SM * sm_count:
-        return []
-    key_blocks = -(-workload.seq_len_k // schedule.block_n)
-    return [
-        n
-        for n in SPLIT_CHOICES
-        if n <= key_blocks and ctas * n <= SPLIT_UP_TO_CTAS_PER_SM * sm_count
-    ]
-
-
-def _with_splits(space: SearchSpace, workload: Workload, sm_count: int) -> SearchSpace:
-    """``space`` and, after each tile the kernel has, its split-KV schedules (modelled, see
-    the module; a tile without an instance has none: they would be rejected alike)."""
-    schedules = []
-    keys, modelled = dict(space.instance_keys), {}
-    for s in space.schedules:
-        schedules.append(s)
-        if s in space.unsupported:
-            continue
-        for n in split_counts(workload, s, sm_count):
-            split = s.model_copy(update={"kv_splits": n})
-            schedules.append(split)
-            modelled[split] = SPLIT_NOTE
-            if s in space.instance_keys:
-                keys[split] = space.instance_keys[s]
-    splits = sorted({s.kv_splits for s in modelled})
-    source = space.source
-    if splits:
-        source += f"; kv_splits {'/'.join(map(str, splits))} (modelled)"
-    return SearchSpace(
-        tuple(schedules), source, space.kernel_instances, dict(space.unsupported), keys, modelled
-    )
-
-
-def search_space(algorithm: str, workload: Workload, sm_count: int | None = None) -> SearchSpace:
-    """Every schedule the tuner considers for ``algorithm`` on ``workload`` (with
-    ``sm_count``, flash2's split-KV schedules too: see the module's docstring)."""
+def search_space(algorithm: str, workload: Workload) -> SearchSpace:
+    """Every schedule of ``algorithm``'s grid for ``workload`` (the tuner adds flash2's
+    inference schedules: :func:`gpusim.tuning.inference_space.tuning_space`)."""
     if algorithm == "flash2":
-        space = _kernel_space(workload)
-        return space if sm_count is None else _with_splits(space, workload, sm_count)
+        return _kernel_space(workload)
     grid = _schedules(algorithm, MODEL_BLOCK_M, MODEL_BLOCK_N, MODEL_WARPS, MODEL_STAGES)
     return SearchSpace(grid, f"model grid for {algorithm}", False)

@@ -25,9 +25,10 @@ from gpusim.profiles.schema import HardwareProfile
 from gpusim.schedule import Schedule
 from gpusim.tuning.candidates import SCHEDULE_KEYS, Candidate, Rejected, TuneResult
 from gpusim.tuning.feasibility import Verdict, check
+from gpusim.tuning.inference_space import tuning_space
 from gpusim.tuning.launch_caps import LaunchCap, launch_caps
 from gpusim.tuning.rule_snap import rule_picks
-from gpusim.tuning.space import SearchSpace, search_space
+from gpusim.tuning.space import SearchSpace
 from gpusim.tuning.sram import KIB, with_sram_bytes
 from gpusim.workload import Workload
 
@@ -257,7 +258,7 @@ def tune(
     if overridden:
         profile = with_sram_bytes(profile, sram_bytes)
     sram = profile.smem_per_block_bytes.value
-    space = search_space(algorithm, workload, profile.sm_count.value)
+    space = tuning_space(algorithm, workload, profile.sm_count.value)
     schedules = _restrict(space.schedules, fixed or {})
     compiled = _compiled(space, profile) if footprints == "compiled" else {}
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from gpusim.schedule import Schedule
-from gpusim.tuning import space as sp
+from gpusim.tuning import inference_space as sp
 from gpusim.tuning.render import render_text
+from gpusim.tuning.space import search_space
 from gpusim.tuning.tuner import tune
 from gpusim.workload import Workload
 
@@ -25,12 +26,12 @@ def test_splits_are_tried_where_the_grid_leaves_sms_idle():
 
 
 def test_split_schedules_are_modelled_and_reuse_their_tiles_instance():
-    plain = sp.search_space("flash2", DECODE)
-    space = sp.search_space("flash2", DECODE, sm_count=132)
+    plain = search_space("flash2", DECODE)
+    space = sp.tuning_space("flash2", DECODE, 132)
     assert not any(s.kv_splits != 1 for s in plain.schedules)  # what can run, for the GPU tools
     splits = [s for s in space.schedules if s.kv_splits != 1]
     assert splits and set(splits) == set(space.modelled)
-    assert all("no split-KV form" in why for why in space.modelled.values())
+    assert all("no CUDA kernel for split-KV" in why for why in space.modelled.values())
     for s in splits:
         tile = s.model_copy(update={"kv_splits": 1})
         assert tile not in space.unsupported  # no split variants of tiles the kernel lacks
@@ -63,7 +64,7 @@ def test_the_tuner_picks_a_split_for_a_decode_step(decode_result):
 def test_the_table_shows_splits_modelled_and_executed_flops(decode_result):
     text = render_text(decode_result, width=160)
     assert " split " in text and "exec" in text and "64x" in text
-    assert "(split*: modelled" in text
+    assert "(runtime*: modelled: no CUDA kernel for split-KV" in text and "us*" in text
     assert all(len(line) <= 80 for line in render_text(decode_result, width=80).splitlines())
 
 
@@ -72,3 +73,17 @@ def test_split_twins_of_a_tile_that_does_not_fit_are_not_listed_again(h200, fake
     big = [x for x in r.rejected if x.schedule.block_n == 128 and x.schedule.stages == 3]
     assert big and all(x.schedule.kv_splits == 1 for x in big)
     assert any(c.schedule.kv_splits > 1 for c in r.candidates)
+
+
+def test_grouped_heads_add_packed_tiles_and_every_schedule_is_modelled():
+    gqa = DECODE.model_copy(update={"batch": 8, "heads_kv": 8})  # groups of 4
+    space = sp.tuning_space("flash2", gqa, 132)
+    packed = [s for s in space.schedules if s.pack_gqa]
+    assert packed and all(s.block_m % 4 == 0 for s in packed)
+    runnable = [s for s in space.schedules if s not in space.unsupported]
+    assert set(runnable) == set(space.modelled)  # the CUDA kernels read no grouped heads yet
+    assert all("grouped K/V heads" in space.modelled[s] for s in runnable)
+    # 8 x 8 packed tiles of 16 queries: 64 CTAs, so splits; 256 unpacked CTAs: none.
+    tile = Schedule(**TILE)
+    assert sp.split_counts(gqa, tile.model_copy(update={"pack_gqa": True}), 132) == [2, 4]
+    assert sp.split_counts(gqa, tile, 132) == []
