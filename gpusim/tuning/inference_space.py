@@ -83,7 +83,7 @@ def with_inference_schedules(space: SearchSpace, workload: Workload, sm_count: i
         for s in forms:
             schedules.append(s)
             note = modelled_note(workload, s)
-            if note is not None:
+            if note is not None and s not in space.unsupported:
                 modelled[s] = note
             if s is not tile and tile in space.instance_keys:
                 keys[s] = space.instance_keys[tile]  # the split kernel's registers
