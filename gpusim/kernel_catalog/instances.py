@@ -185,28 +185,39 @@ def rejected_instances(
     return out
 
 
-def unimplemented_fields(workload: Workload, schedule: Schedule) -> str | None:
-    """The long-context fields of ``workload``/``schedule`` that the CUDA kernels do not
-    implement yet (they are modelled: algorithms/split_kv.py, algorithms/q_outer.py), or None.
+def unimplemented(workload: Workload, schedule: Schedule) -> dict[str, object]:
+    """The long-context fields of ``workload``/``schedule``, with their values, that the CUDA
+    kernels do not implement yet (they are modelled: algorithms/split_kv.py,
+    algorithms/q_outer.py); empty when they implement them all.
 
     A split-KV schedule would run the tile instance as its split kernel plus a combine
     kernel; neither that form nor a combine kernel is compiled, nor are GQA, packed heads,
     a backward K/V walk or first-first launch order."""
-    s = schedule
-    missing = []
-    if s.kv_splits != 1:
-        missing.append(f"--kv-splits {s.kv_splits} (split and combine kernels)")
-    if s.kv_order != "forward":
-        missing.append(f"--kv-order {s.kv_order}")
-    if s.q_order != "last-first":
-        missing.append(f"--q-order {s.q_order}")
+    s, defaults = schedule, Schedule()
+    out: dict[str, object] = {
+        name: getattr(s, name)
+        for name in ("kv_splits", "kv_order", "q_order")
+        if getattr(s, name) != getattr(defaults, name)
+    }
     if workload.heads_kv is not None:
-        missing.append(f"--heads-kv {workload.heads_kv}")
+        out["heads_kv"] = workload.heads_kv
     if s.pack_gqa:
-        missing.append("--pack-gqa")
+        out["pack_gqa"] = True
+    return out
+
+
+def unimplemented_fields(workload: Workload, schedule: Schedule) -> str | None:
+    """:func:`unimplemented` as one line (None: nothing is missing)."""
+    missing = unimplemented(workload, schedule)
     if not missing:
         return None
-    return f"the CUDA kernels do not implement {', '.join(missing)} yet (modelled only)"
+    parts = [
+        "--pack-gqa" if k == "pack_gqa" else f"--{k.replace('_', '-')} {v}"
+        for k, v in missing.items()
+    ]
+    if "kv_splits" in missing:
+        parts[0] += " (split and combine kernels)"
+    return f"the CUDA kernels do not implement {', '.join(parts)} yet (modelled only)"
 
 
 def instance_for(

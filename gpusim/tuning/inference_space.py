@@ -14,6 +14,7 @@ every schedule that uses such a field (:func:`modelled_note`).
 
 from __future__ import annotations
 
+from gpusim.kernel_catalog import instances as ki
 from gpusim.schedule import Schedule
 from gpusim.tuning.space import SearchSpace, search_space
 from gpusim.workload import Workload
@@ -26,18 +27,21 @@ SPLIT_BELOW_CTAS_PER_SM = 2
 SPLIT_UP_TO_CTAS_PER_SM = 2
 
 
+#: How the tuner's notes name what the kernel catalogue says is not implemented.
+_WHAT = {
+    "kv_splits": "split-KV (the split kernel is the tile instance's loop over a key slice, "
+    "plus a combine kernel)",
+    "heads_kv": "grouped K/V heads",
+    "pack_gqa": "packed heads",
+    "kv_order": "a backward K/V walk",
+    "q_order": "first-first launch order",
+}
+
+
 def modelled_note(workload: Workload, schedule: Schedule) -> str | None:
-    """What no CUDA kernel runs yet in ``schedule`` on ``workload`` (None: nothing)."""
-    missing = []
-    if schedule.kv_splits != 1:
-        missing.append(
-            "split-KV (the split kernel is the tile instance's loop over a key slice, plus "
-            "a combine kernel)"
-        )
-    if workload.heads_kv is not None:
-        missing.append("grouped K/V heads")
-    if schedule.pack_gqa:
-        missing.append("packed heads")
+    """What no CUDA kernel runs yet in ``schedule`` on ``workload`` (None: nothing), as the
+    kernel catalogue says (:func:`gpusim.kernel_catalog.instances.unimplemented`)."""
+    missing = [_WHAT[k] for k in ki.unimplemented(workload, schedule)]
     return f"modelled: no CUDA kernel for {', '.join(missing)} yet" if missing else None
 
 
