@@ -16,7 +16,9 @@ starts (fsynced at most once a second, so thousands of cheap points do not
 wait on the disk); a kill in the middle of a line leaves a partial last line,
 which the next run cuts off before appending. With ``jobs > 1`` points run in a process
 pool (forked where the platform can, so ``fn`` may be a closure; elsewhere it
-must be picklable) and lines are appended in completion order.
+must be picklable) and lines are appended in completion order. An ``executor`` runs the
+points elsewhere instead (a Dask cluster: :mod:`gpusim.explore.dask_executor`): it maps
+``fn`` and the points to be done onto records made by :func:`run_point`, in any order.
 """
 
 from __future__ import annotations
@@ -33,12 +35,23 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    TextColumn,
+    TimeRemainingColumn,
+)
+from rich.text import Text
 
 from gpusim.jsonable import jsonable
 
 Point = Mapping[str, Any]
 PointFn = Callable[[Point], Any]
+#: Runs ``fn`` on the ``(key, point)`` pairs to do and yields their :func:`run_point` records
+#: as they finish; closing the iterator stops what is still running.
+Executor = Callable[[PointFn, list[tuple[str, Point]]], Iterator[dict[str, Any]]]
 
 OK = "ok"
 ERROR = "error"
@@ -128,7 +141,7 @@ def _finished_keys(path: Path, retry_failed: bool) -> set[str]:
     return {k for k, s in latest.items() if s == OK or not retry_failed}
 
 
-def _run_point(fn: PointFn, key: str, point: Point) -> dict[str, Any]:
+def run_point(fn: PointFn, key: str, point: Point) -> dict[str, Any]:
     """Run one point; always returns a record (errors become ``status: error``)."""
     t0 = time.perf_counter()
     try:
@@ -156,14 +169,14 @@ def _worker_init(fn: PointFn) -> None:
 
 def _pool_run(item: tuple[str, Point]) -> dict[str, Any]:
     assert _POOL_FN is not None
-    return _run_point(_POOL_FN, *item)
+    return run_point(_POOL_FN, *item)
 
 
 def _records(fn: PointFn, todo: list[tuple[str, Point]], jobs: int) -> Iterator[dict[str, Any]]:
     """Records of the points in ``todo``, as they finish; closing it stops the workers."""
     if jobs <= 1 or len(todo) <= 1:
         for key, point in todo:
-            yield _run_point(fn, key, point)
+            yield run_point(fn, key, point)
         return
     # fork (where there is one) lets workers inherit fn, so closures work too; spawn pickles it.
     methods = mp.get_all_start_methods()
@@ -177,12 +190,21 @@ def _records(fn: PointFn, todo: list[tuple[str, Point]], jobs: int) -> Iterator[
         pool.join()
 
 
+class _RateColumn(ProgressColumn):
+    """Points finished per second by this run (rich's estimate over its recent updates)."""
+
+    def render(self, task) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text("-- points/s" if speed is None else f"{speed:.3g} points/s")
+
+
 def _progress(enabled: bool, console: Console | None) -> Progress:
     return Progress(
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
         TextColumn("{task.fields[failed]} failed"),
+        _RateColumn(),
         TimeRemainingColumn(),
         console=console or Console(stderr=True),
         disable=not enabled,
@@ -201,6 +223,7 @@ def run_sweep(
     description: str = "sweep",
     console: Console | None = None,
     fsync_interval_s: float = 1.0,
+    executor: Executor | None = None,
 ) -> SweepSummary:
     """Run ``fn`` on each point not yet in the JSONL file ``path``, appending each result.
 
@@ -212,6 +235,7 @@ def run_sweep(
     Every record is flushed to the OS when it is written (a killed process loses
     nothing finished); the file is fsynced at most every ``fsync_interval_s``
     and at the end (a power cut loses at most that much); 0 fsyncs every record.
+    ``executor`` (default: this machine's processes, ``jobs`` of them) runs the points.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -226,7 +250,7 @@ def run_sweep(
     if not todo:
         return summary
 
-    records = _records(fn, todo, jobs)
+    records = executor(fn, todo) if executor else _records(fn, todo, jobs)
     with _progress(progress, console) as bar, open(path, "a", encoding="utf-8") as out:
         task = bar.add_task(description, total=len(unique), completed=summary.skipped, failed=0)
         next_sync = time.monotonic()
@@ -253,7 +277,9 @@ def run_sweep(
                 highlight=False,
             )
         finally:
-            records.close()  # stops a pool at once instead of at garbage collection
+            close = getattr(records, "close", None)  # a generator: stops a pool or cluster now
+            if close is not None:
+                close()
             out.flush()
             os.fsync(out.fileno())
     return summary
