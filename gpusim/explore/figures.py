@@ -132,17 +132,20 @@ def heatmap_figure(plan: Plan, grid: np.ndarray, path: Path) -> Path:
     xs, ys = np.argsort(plan.vary[x_name]), np.argsort(plan.vary[y_name])
     n_rows = min(len(plan.workloads), MAX_HEATMAP_ROWS)
     n_cols = min(len(plan.algorithms), MAX_HEATMAP_COLS)
-    fig, axes = plt.subplots(n_rows, n_cols, figsize=(3.8 * n_cols, 3.2 * n_rows), squeeze=False)
+    width_in = max(3.8 * n_cols, 6.0)  # room for the title with one algorithm
+    fig, axes = plt.subplots(n_rows, n_cols, figsize=(width_in, 3.2 * n_rows), squeeze=False)
     for wi, ai in itertools.product(range(n_rows), range(n_cols)):
         ax = axes[wi][ai]
         cells = ms(sub[:, :, wi, ai][np.ix_(xs, ys)].T)  # rows: y, columns: x
         shown = np.ma.masked_invalid(np.log10(np.where(cells > 0, cells, np.nan)))
         cmap = plt.get_cmap("viridis_r").copy()
         cmap.set_bad("#dddddd")
-        ax.imshow(shown, cmap=cmap, aspect="auto", origin="lower")
+        image = ax.imshow(shown, cmap=cmap, aspect="auto", origin="lower")
         for (r, c), t in np.ndenumerate(cells):
+            # Dark cells (the slow end of viridis_r) get white text.
+            dark = np.isfinite(t) and image.norm(np.log10(t)) > 0.6
             ax.text(c, r, "fail" if not np.isfinite(t) else f"{t:.3g}", ha="center",
-                    va="center", fontsize=7, color="black")  # fmt: skip
+                    va="center", fontsize=7, color="white" if dark else "black")  # fmt: skip
         ax.set_xticks(range(len(xs)), [fmt_param(x_name, plan.vary[x_name][i]) for i in xs])
         ax.set_yticks(range(len(ys)), [fmt_param(y_name, plan.vary[y_name][i]) for i in ys])
         ax.tick_params(axis="x", rotation=30)
@@ -152,7 +155,7 @@ def heatmap_figure(plan: Plan, grid: np.ndarray, path: Path) -> Path:
         ax.set_xlabel(x_name)
         ax.set_ylabel(y_name)
     held = f"; {', '.join(names[2:])} at their largest values" if names[2:] else ""
-    fig.suptitle(f"Tuned runtime (ms), {plan.base.name} with {x_name} and {y_name} varied{held}")
+    fig.suptitle(f"Tuned runtime (ms), {plan.base.name} varied:\n{x_name} x {y_name}{held}")
     fig.tight_layout()
     return save_figure(fig, path)
 
