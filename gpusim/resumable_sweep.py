@@ -23,6 +23,7 @@ points elsewhere instead (a Dask cluster: :mod:`gpusim.explore.dask_executor`): 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import multiprocessing as mp
 import os
@@ -49,9 +50,10 @@ from gpusim.jsonable import jsonable
 
 Point = Mapping[str, Any]
 PointFn = Callable[[Point], Any]
-#: Runs ``fn`` on the ``(key, point)`` pairs to do and yields their :func:`run_point` records
-#: as they finish; closing the iterator stops what is still running.
-Executor = Callable[[PointFn, list[tuple[str, Point]]], Iterator[dict[str, Any]]]
+#: Runs ``fn`` on the ``(key, point)`` pairs to do (an iterator, made as it is consumed) and
+#: yields their :func:`run_point` records as they finish; closing the iterator stops what is
+#: still running.
+Executor = Callable[[PointFn, Iterator[tuple[str, Point]]], Iterator[dict[str, Any]]]
 
 OK = "ok"
 ERROR = "error"
@@ -134,11 +136,16 @@ def load_results(path: str | os.PathLike[str]) -> dict[str, dict[str, Any]]:
     return {rec["key"]: rec for rec in iter_records(path)}
 
 
-def _finished_keys(path: Path, retry_failed: bool) -> set[str]:
-    latest: dict[str, str] = {}
+def key_digest(key: str) -> bytes:
+    """A point key's 16-byte digest: what sets of points hold (a key is hundreds of bytes)."""
+    return hashlib.blake2b(key.encode(), digest_size=16).digest()
+
+
+def _finished_digests(path: Path, retry_failed: bool) -> set[bytes]:
+    latest: dict[bytes, bool] = {}
     for rec in iter_records(path):
-        latest[rec["key"]] = rec.get("status", ERROR)
-    return {k for k, s in latest.items() if s == OK or not retry_failed}
+        latest[key_digest(rec["key"])] = rec.get("status", ERROR) == OK
+    return {k for k, ok in latest.items() if ok or not retry_failed}
 
 
 def run_point(fn: PointFn, key: str, point: Point) -> dict[str, Any]:
@@ -172,16 +179,19 @@ def _pool_run(item: tuple[str, Point]) -> dict[str, Any]:
     return run_point(_POOL_FN, *item)
 
 
-def _records(fn: PointFn, todo: list[tuple[str, Point]], jobs: int) -> Iterator[dict[str, Any]]:
-    """Records of the points in ``todo``, as they finish; closing it stops the workers."""
-    if jobs <= 1 or len(todo) <= 1:
+def _records(
+    fn: PointFn, todo: Iterator[tuple[str, Point]], n_todo: int, jobs: int
+) -> Iterator[dict[str, Any]]:
+    """Records of the ``n_todo`` points of ``todo``, as they finish; closing it stops the
+    workers."""
+    if jobs <= 1 or n_todo <= 1:
         for key, point in todo:
             yield run_point(fn, key, point)
         return
     # fork (where there is one) lets workers inherit fn, so closures work too; spawn pickles it.
     methods = mp.get_all_start_methods()
     ctx = mp.get_context("fork" if "fork" in methods else None)
-    pool = ctx.Pool(min(jobs, len(todo)), initializer=_worker_init, initargs=(fn,))
+    pool = ctx.Pool(min(jobs, n_todo), initializer=_worker_init, initargs=(fn,))
     try:
         yield from pool.imap_unordered(_pool_run, todo, chunksize=1)
         pool.close()
@@ -213,7 +223,7 @@ def _progress(enabled: bool, console: Console | None) -> Progress:
 
 
 def run_sweep(
-    points: Iterable[Point],
+    points: Iterable[Point] | Callable[[], Iterable[Point]],
     fn: PointFn,
     path: str | os.PathLike[str],
     *,
@@ -227,7 +237,10 @@ def run_sweep(
 ) -> SweepSummary:
     """Run ``fn`` on each point not yet in the JSONL file ``path``, appending each result.
 
-    Points are JSON-able mappings; duplicates run once. ``fn`` returns anything
+    Points are JSON-able mappings; duplicates run once. ``points`` may be a function that
+    returns them afresh on each call: then they are made twice (counted, then run) and never
+    held, so memory does not grow with the sweep (a set of 16-byte digests aside); an
+    iterable is held for the second pass. ``fn`` returns anything
     JSON-able (dicts, lists, numbers, pydantic models, dataclasses). Points whose
     latest record is an error are skipped too unless ``retry_failed``. A
     ``KeyboardInterrupt`` stops the run; what finished is on disk and the
@@ -241,18 +254,33 @@ def run_sweep(
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.exists():
         _repair_tail(path)
-    done = _finished_keys(path, retry_failed)
-    unique: dict[str, Point] = {}
-    for p in points:
-        unique.setdefault(point_key(p), p)
-    todo = [(k, p) for k, p in unique.items() if k not in done]
-    summary = SweepSummary(path, len(unique), len(unique) - len(todo), 0, 0)
-    if not todo:
+    done = _finished_digests(path, retry_failed)
+    if callable(points):
+        make_points = points
+    else:  # one pass only: keep the points for the second
+        kept = list(points)
+        make_points = lambda: kept  # noqa: E731
+    seen: set[bytes] = set()
+    for p in make_points():
+        seen.add(key_digest(point_key(p)))
+    n_todo = len(seen - done)
+    summary = SweepSummary(path, len(seen), len(seen) - n_todo, 0, 0)
+    del seen
+    if not n_todo:
         return summary
 
-    records = executor(fn, todo) if executor else _records(fn, todo, jobs)
+    def todo() -> Iterator[tuple[str, Point]]:
+        started: set[bytes] = set()
+        for p in make_points():
+            key = point_key(p)
+            digest = key_digest(key)
+            if digest not in done and digest not in started:
+                started.add(digest)
+                yield key, p
+
+    records = executor(fn, todo()) if executor else _records(fn, todo(), n_todo, jobs)
     with _progress(progress, console) as bar, open(path, "a", encoding="utf-8") as out:
-        task = bar.add_task(description, total=len(unique), completed=summary.skipped, failed=0)
+        task = bar.add_task(description, total=summary.total, completed=summary.skipped, failed=0)
         next_sync = time.monotonic()
         try:
             for rec in records:

@@ -142,7 +142,7 @@ class DaskExecutor:
         """Worker threads on the cluster now (each runs one point at a time)."""
         return max(1, sum(self.client.nthreads().values()))
 
-    def __call__(self, fn: PointFn, todo: list[tuple[str, Point]]) -> Iterator[dict[str, Any]]:
+    def __call__(self, fn: PointFn, todo: Iterator[tuple[str, Point]]) -> Iterator[dict[str, Any]]:
         """Records of ``todo``'s points as they finish; closing it cancels the rest."""
         distributed = _import_distributed()
         client = self.client

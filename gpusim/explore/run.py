@@ -123,7 +123,7 @@ def explore(
         out.mkdir(parents=True, exist_ok=True)
         atomic.write_json(out / MANIFEST, _manifest(plan))
         sweep = run_sweep(
-            plan.points(),
+            plan.points,  # made afresh for each pass, never held
             evaluator,
             out / JOURNAL,
             jobs=default_jobs() if jobs is None else jobs,

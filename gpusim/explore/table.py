@@ -20,14 +20,14 @@ import pyarrow as pa
 from gpusim.atomic import atomic_path
 from gpusim.explore.fields import variable_fields
 from gpusim.explore.plan import Plan
-from gpusim.resumable_sweep import OK, iter_records, point_key
+from gpusim.resumable_sweep import OK, iter_records, key_digest, point_key
 from gpusim.schedule import Schedule
 from gpusim.workload import Workload
 
 #: The column that orders rows as the plan does; kept in memory, never written.
 ORDINAL = "_ordinal"
 #: Rows turned into Arrow at a time (bounds the Python objects alive while reading).
-BATCH_ROWS = 4096
+BATCH_ROWS = 512
 
 #: What the tuner's best candidate gives each point, with its Arrow type.
 RESULT_COLUMNS: dict[str, pa.DataType] = {
@@ -107,28 +107,31 @@ def point_object(record: dict[str, Any]) -> dict[str, Any]:
     return out | (record.get("result") or {}) | {"sim_wall_s": record.get("wall_s")}
 
 
-def _latest_lines(journal: Path, wanted: dict[str, int]) -> dict[str, int]:
-    """For each point of the plan on the journal, the line number of its latest record."""
-    latest: dict[str, int] = {}
+def _latest_lines(journal: Path, wanted: dict[bytes, int]) -> dict[bytes, int]:
+    """For each point of the plan on the journal (by key digest), its latest record's line."""
+    latest: dict[bytes, int] = {}
     for i, rec in enumerate(iter_records(journal)):
-        if rec["key"] in wanted:
-            latest[rec["key"]] = i
+        digest = key_digest(rec["key"])
+        if digest in wanted:
+            latest[digest] = i
     return latest
 
 
 def read_table(plan: Plan, journal: Path) -> pa.Table:
     """The plan's points that have a record in ``journal``, in plan order, with the ordinal."""
-    ordinals = {point_key(p): i for i, p in enumerate(plan.points())}
+    # Digests, not keys: a key is hundreds of bytes, and these maps hold every point.
+    ordinals = {key_digest(point_key(p)): i for i, p in enumerate(plan.points())}
     latest = _latest_lines(journal, ordinals)
     full = schema(plan)
     with_ordinal = full.append(pa.field(ORDINAL, pa.int64()))
     batches: list[pa.RecordBatch] = []
     rows: list[dict[str, Any]] = []
     for i, rec in enumerate(iter_records(journal)):
-        if latest.get(rec["key"]) != i:
+        digest = key_digest(rec["key"])
+        if latest.get(digest) != i:
             continue  # an older record of a point run again (--retry-failed), or not planned
         row = flatten(point_object(rec))
-        row[ORDINAL] = ordinals[rec["key"]]
+        row[ORDINAL] = ordinals[digest]
         rows.append(row)
         if len(rows) == BATCH_ROWS:
             batches.append(pa.RecordBatch.from_pylist(rows, schema=with_ordinal))
