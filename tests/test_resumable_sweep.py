@@ -191,7 +191,7 @@ def test_points_from_a_function_are_made_twice_and_never_held(tmp_path):
 
     def points():
         calls.append(1)
-        return ({"n": n} for n in range(12))  # a fresh generator each call
+        return (p for p in POINTS)  # a fresh generator each call
 
     path = tmp_path / "s.jsonl"
     run_sweep(POINTS[:4], square, path, progress=False)
