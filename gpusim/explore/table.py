@@ -158,7 +158,7 @@ def write_table(table: pa.Table, out: Path) -> list[Path]:
 
 def _row_object(row: dict[str, Any]) -> dict[str, Any]:
     row.pop(ORDINAL, None)
-    obj = unflatten(row)
+    obj = {"params": {}} | unflatten(row)  # a sweep that varies nothing has no params.* column
     if obj["status"] != OK:
         obj["schedule"] = None  # no schedule ran, rather than one of nulls
     return obj
