@@ -7,8 +7,11 @@ Each size runs in a fresh process (so its peak RSS is its own): a sweep of tuned
 each a tiny flash2 workload (B1 H2 N128 d64 fp16: a real search of ~20 schedules, about
 30 ms) on an H200 whose SM count, L2 size and DRAM bandwidth are varied, written to a
 temporary folder with its table, summary and figures. Printed per size: the points, the
-sweep's wall time, points/s/core, the time to resume the finished sweep (table, summary
-and figures again, no point run), the parent's and the largest worker's peak RSS.
+sweep's wall time, points/s/core (wall), its CPU seconds and points per CPU-second (what
+one core does when it is not shared: the figure to scale from), the time to resume the
+finished sweep (table, summary and figures again, no point run), the parent's and the
+largest worker's peak RSS. With ``--executor dask`` the workers' CPU is not counted (they
+are not this process's children): read the wall rate on an idle machine.
 """
 
 from __future__ import annotations
@@ -46,6 +49,12 @@ def spec_text(points: int) -> str:
     )
 
 
+def _cpu_s() -> float:
+    """CPU seconds of this process and its finished children (the local pool's workers)."""
+    me, kids = (resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 def run_one(points: int, jobs: int, executor: str) -> dict:
     """One sweep in this process; what it measured."""
     from gpusim.explore import explore, load_plan
@@ -55,9 +64,11 @@ def run_one(points: int, jobs: int, executor: str) -> dict:
         spec.write_text(spec_text(points))
         plan = load_plan(spec)
         kwargs = {"jobs": jobs} if executor == "local" else {"workers": jobs}
+        cpu0 = _cpu_s()
         t0 = time.perf_counter()
         result = explore(plan, Path(tmp) / "out", executor=executor, **kwargs)
         sweep_s = time.perf_counter() - t0
+        cpu_s = _cpu_s() - cpu0
         t0 = time.perf_counter()
         again = explore(plan, Path(tmp) / "out", jobs=1)
         resume_s = time.perf_counter() - t0
@@ -69,6 +80,8 @@ def run_one(points: int, jobs: int, executor: str) -> dict:
         "executor": executor,
         "sweep_s": sweep_s,
         "points_per_s_per_core": points / sweep_s / jobs,
+        "cpu_s": cpu_s,
+        "points_per_cpu_s": points / cpu_s,
         "resume_s": resume_s,
         "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / kib,
         "worker_peak_rss_mib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / kib,
@@ -88,14 +101,16 @@ def main() -> None:
     if args.one:
         print(json.dumps(run_one(args.one, args.jobs, args.executor)))
         return
-    print(f"{'points':>7} {'jobs':>4} {'sweep s':>8} {'pts/s/core':>10} {'resume s':>8} "
-          f"{'RSS MiB':>8} {'worker MiB':>10}  ({args.executor})")  # fmt: skip
+    print(f"{'points':>7} {'jobs':>4} {'sweep s':>8} {'pts/s/core':>10} {'CPU s':>7} "
+          f"{'pts/CPU-s':>9} {'resume s':>8} {'RSS MiB':>8} {'worker MiB':>10}  "
+          f"({args.executor})")  # fmt: skip
     for n in (args.small, args.points):
         cmd = [sys.executable, __file__, "--one", str(n), "--jobs", str(args.jobs),
                "--executor", args.executor]  # fmt: skip
         r = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
         print(f"{r['points']:7d} {r['jobs']:4d} {r['sweep_s']:8.1f} "
-              f"{r['points_per_s_per_core']:10.2f} {r['resume_s']:8.1f} "
+              f"{r['points_per_s_per_core']:10.2f} {r['cpu_s']:7.0f} {r['points_per_cpu_s']:9.2f} "
+              f"{r['resume_s']:8.1f} "
               f"{r['peak_rss_mib']:8.0f} {r['worker_peak_rss_mib']:10.0f}", flush=True)  # fmt: skip
 
 

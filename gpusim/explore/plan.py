@@ -14,6 +14,7 @@ import itertools
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,11 @@ from gpusim.explore.spec import WORKLOAD_KEYS, ExploreSpec, load_spec
 from gpusim.profiles.loader import validation_summary
 from gpusim.profiles.schema import HardwareProfile
 from gpusim.workload import Workload
+
+
+def _canonical(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"))
+
 
 #: The Workload field -> the spec's key, for error messages.
 _SPEC_KEY = {field: key for key, (field, _) in WORKLOAD_KEYS.items()}
@@ -150,6 +156,31 @@ class Plan:
             for w in dumped:
                 for algorithm in self.algorithms:
                     yield {"algorithm": algorithm, "params": params, "workload": w}
+
+    @cached_property
+    def _indices(self) -> tuple[list[dict[Any, int]], dict[str, int], dict[str, int]]:
+        values = [{v: i for i, v in enumerate(vs)} for vs in self.vary.values()]
+        workloads = {_canonical(w.model_dump(mode="json")): i for i, w in enumerate(self.workloads)}
+        return values, workloads, {a: i for i, a in enumerate(self.algorithms)}
+
+    def ordinal(self, point: dict[str, Any]) -> int | None:
+        """The index of ``point`` in :meth:`points` (None: not a point of this plan), found
+        from its values, so that no map of every point is needed."""
+        values, workloads, algorithms = self._indices
+        params = point.get("params", {})
+        if list(params) != list(self.vary):
+            return None
+        index = 0
+        for name, lookup in zip(self.vary, values, strict=True):
+            i = lookup.get(params[name])
+            if i is None or type(params[name]) is not type(self.vary[name][i]):
+                return None
+            index = index * len(lookup) + i
+        w = workloads.get(_canonical(point.get("workload")))
+        a = algorithms.get(point.get("algorithm"))
+        if w is None or a is None:
+            return None
+        return (index * len(workloads) + w) * len(algorithms) + a
 
     @property
     def base_fingerprint(self) -> str:

@@ -118,6 +118,8 @@ def explore(
     _check_manifest(plan, out)
     if jobs is not None and jobs < 1:
         raise GpusimError(f"--jobs must be at least 1, got {jobs}")
+    if jobs is not None and executor == "dask":
+        raise GpusimError("--jobs is for --executor local; a LocalCluster takes --workers")
     evaluator = PointEvaluator.of(plan.base, plan.spec.footprints)
     with _executor_context(executor, scheduler, workers, connect_timeout_s) as cluster:
         out.mkdir(parents=True, exist_ok=True)

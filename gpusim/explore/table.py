@@ -15,12 +15,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
 
+import numpy as np
 import pyarrow as pa
 
 from gpusim.atomic import atomic_path
 from gpusim.explore.fields import variable_fields
 from gpusim.explore.plan import Plan
-from gpusim.resumable_sweep import OK, iter_records, key_digest, point_key
+from gpusim.resumable_sweep import OK, iter_records
 from gpusim.schedule import Schedule
 from gpusim.workload import Workload
 
@@ -107,31 +108,30 @@ def point_object(record: dict[str, Any]) -> dict[str, Any]:
     return out | (record.get("result") or {}) | {"sim_wall_s": record.get("wall_s")}
 
 
-def _latest_lines(journal: Path, wanted: dict[bytes, int]) -> dict[bytes, int]:
-    """For each point of the plan on the journal (by key digest), its latest record's line."""
-    latest: dict[bytes, int] = {}
+def _latest_lines(plan: Plan, journal: Path) -> np.ndarray:
+    """For each point of the plan (by ordinal), its latest record's line in the journal
+    (-1: none); 8 bytes per point, not a map of keys."""
+    latest = np.full(plan.n_points, -1, dtype=np.int64)
     for i, rec in enumerate(iter_records(journal)):
-        digest = key_digest(rec["key"])
-        if digest in wanted:
-            latest[digest] = i
+        ordinal = plan.ordinal(rec.get("point") or {})
+        if ordinal is not None:
+            latest[ordinal] = i
     return latest
 
 
 def read_table(plan: Plan, journal: Path) -> pa.Table:
     """The plan's points that have a record in ``journal``, in plan order, with the ordinal."""
-    # Digests, not keys: a key is hundreds of bytes, and these maps hold every point.
-    ordinals = {key_digest(point_key(p)): i for i, p in enumerate(plan.points())}
-    latest = _latest_lines(journal, ordinals)
+    latest = _latest_lines(plan, journal)
     full = schema(plan)
     with_ordinal = full.append(pa.field(ORDINAL, pa.int64()))
     batches: list[pa.RecordBatch] = []
     rows: list[dict[str, Any]] = []
     for i, rec in enumerate(iter_records(journal)):
-        digest = key_digest(rec["key"])
-        if latest.get(digest) != i:
+        ordinal = plan.ordinal(rec.get("point") or {})
+        if ordinal is None or latest[ordinal] != i:
             continue  # an older record of a point run again (--retry-failed), or not planned
         row = flatten(point_object(rec))
-        row[ORDINAL] = ordinals[digest]
+        row[ORDINAL] = ordinal
         rows.append(row)
         if len(rows) == BATCH_ROWS:
             batches.append(pa.RecordBatch.from_pylist(rows, schema=with_ordinal))
@@ -158,7 +158,7 @@ def write_table(table: pa.Table, out: Path) -> list[Path]:
 
 def _row_object(row: dict[str, Any]) -> dict[str, Any]:
     row.pop(ORDINAL, None)
-    obj = unflatten(row)
+    obj = {"params": {}} | unflatten(row)  # a sweep that varies nothing has no params.* column
     if obj["status"] != OK:
         obj["schedule"] = None  # no schedule ran, rather than one of nulls
     return obj

@@ -61,5 +61,7 @@ def test_cluster_options_need_the_dask_executor(tmp_path):
     plan = load_plan(write_spec(tmp_path, SMALL_SPEC))
     with pytest.raises(GpusimError, match="need --executor dask"):
         explore(plan, tmp_path / "out", workers=2)
+    with pytest.raises(GpusimError, match="takes --workers"):
+        explore(plan, tmp_path / "out", executor="dask", jobs=2)
     with pytest.raises(GpusimError, match="unknown executor"):
         explore(plan, tmp_path / "out", executor="ray")

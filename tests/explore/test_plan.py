@@ -86,3 +86,13 @@ def test_a_base_profile_file_is_found_beside_the_spec(tmp_path):
     plan = load_plan(spec)
     assert plan.base.name == "a100-sxm4-80gb" and plan.n_points == 1
     assert plan.base_fingerprint != plan_of("workloads: [{seq_len: 64}]").base_fingerprint
+
+
+def test_a_points_ordinal_is_its_place_in_the_plan():
+    plan = plan_of(SMALL_SPEC.replace("[flash2]", "[flash2, flash1]"))
+    points = list(plan.points())
+    assert [plan.ordinal(p) for p in points] == list(range(8))
+    other = dict(points[3], algorithm="standard")
+    assert plan.ordinal(other) is None
+    assert plan.ordinal(dict(points[3], params={"sm_count": 66.0})) is None  # int field
+    assert plan.ordinal(dict(points[3], params={"sm_count": 100})) is None

@@ -126,3 +126,17 @@ def test_a_sweep_killed_halfway_resumes_without_losing_or_redoing_points(tmp_pat
     keys = [r["key"] for r in iter_records(journal)]
     assert len(keys) == len(set(keys)) == 18  # nothing lost, nothing done twice
     assert result.table.num_rows == 18 and result.summary["complete"]
+
+
+def test_a_spec_that_varies_nothing_compares_workloads_and_algorithms(tmp_path):
+    spec = write_spec(
+        tmp_path,
+        """
+        workloads: [{batch: 1, heads: 1, seq_len: [64, 128], head_dim: 64}]
+        algorithms: [flash2, flash1]
+        """,
+    )
+    result = explore(load_plan(spec), tmp_path / "out", jobs=2)
+    assert result.summary["ok"] == 4 and result.summary["knees"] == []
+    assert [b["params"] for b in result.summary["best"]] == [{}] * 4
+    assert not any(p.suffix == ".png" for p in result.files)  # no parameter to draw against
