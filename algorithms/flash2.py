@@ -24,7 +24,7 @@ from algorithms.base import Algorithm, CompiledKernel, Kernel, OnChip, ceil_div
 from algorithms.recurrence import initial_state, scores, unnormalised_update
 from algorithms.register_estimate import FP32, register_estimate
 from algorithms.tile_machine import TileMachine
-from algorithms.tiling import needs_mask, visible_kv_blocks
+from algorithms.tiling import first_masked_tile, needs_mask, visible_kv_blocks
 from gpusim.schedule import Schedule
 from gpusim.workload import Workload
 
@@ -65,16 +65,28 @@ class Flash2Kernel(Kernel):
         br, bc = s.block_m, s.block_n
         q0 = block * br
         q = tm.load("Q", bh, q0, br)
-        m, den, acc = initial_state(tm, br, w.head_dim)
-        for j in range(visible_kv_blocks(w, q0, br, bc)):
+        state = initial_state(tm, br, w.head_dim)
+        n = visible_kv_blocks(w, q0, br, bc)
+        first_masked = first_masked_tile(w, q0, bc, n)
+
+        def kv_step(j: int, state):
             k0 = j * bc
             with tm.step():
                 k = tm.load("K", bh, k0, bc)
                 v = tm.load("V", bh, k0, bc)
                 sc = scores(tm, w, q, k, q0, k0, bc)
-                m, den, acc = unnormalised_update(tm, sc, v, m, den, acc)
+                state = unnormalised_update(tm, sc, v, *state)
                 for _ in range(barriers_per_step(w.dtype, s.stages)):
                     tm.barrier()
+            return state
+
+        # The unmasked tiles are alike but for their rows (one compressed step when
+        # traced); the diagonal band and the ragged last tile follow one by one.
+        for j in tm.repeat(range(first_masked)):
+            state = kv_step(j, state)
+        for j in range(first_masked, n):
+            state = kv_step(j, state)
+        _m, den, acc = state
         tm.store("O", bh, q0, tm.div_rows(acc, den))
 
     def last_blocks_first(self) -> bool:

@@ -17,12 +17,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from algorithms.program import KV_TENSORS
 from gpusim.engine.activity import LAYERS, MEMBERS, ONE, WAIT, XFER, Activity
 from gpusim.engine.plan import ClassPlan, Phase
 from gpusim.engine.ps_channel import PSServer
 from gpusim.engine.rates import SCHED_LANE, SM_LANES
 
 L2_LANE, DRAM_LANE = 0, 1
+
+
+def _same(bh: int) -> int:
+    return bh
+
+
 PIPE_LANE = {p: i for i, p in enumerate((*SM_LANES, SCHED_LANE))}
 
 if TYPE_CHECKING:
@@ -267,8 +274,10 @@ class CtaGroup:
                     own_miss += miss
                     own_ready[i] = max(own_ready[i], r)
             else:
+                kv = self.run.grid.kv_of if ref.tensor in KV_TENSORS else _same
                 for bh in self.bh_counts():
-                    miss, r = l2.read((ref.tensor, bh, ref.row0, ref.col0), ref.nbytes, now, fill)
+                    key = (ref.tensor, kv(bh), ref.row0, ref.col0)
+                    miss, r = l2.read(key, ref.nbytes, now, fill)
                     shared_miss += miss
                     fetches += miss > 0
                     shared_ready[bh] = max(shared_ready.get(bh, now), r)
@@ -317,18 +326,13 @@ class CtaGroup:
         counters.dram_write_bytes += own_dirty + shared_dirty
         return own_dirty / m, float(shared_dirty), fetches
 
-    def rename_bh(self, shift: int) -> None:
-        """Move the group's CTAs ``shift`` grid places on (whole batch-heads: bh_skip.py)."""
-        self.starts = [s + shift for s in self.starts]
-        self._bh_runs = self._bh_counts = None
-
     # --- splitting --------------------------------------------------------------------
     def split(self, offset: int, old_size: int, new_smg: SmGroup) -> CtaGroup:
         """Hand the CTAs on SMs ``offset ..`` of the old SM group (now ``new_smg``) to a new group.
 
         ``self.smg`` has already shrunk to ``offset`` SMs; ``old_size`` was its size.
         """
-        other = CtaGroup.__new__(CtaGroup)
+        other = type(self).__new__(type(self))
         other.run = self.run
         other.plan = self.plan
         other.smg = new_smg
@@ -347,6 +351,10 @@ class CtaGroup:
         other.lookups = {
             c: Lookup(lk.own_dram, 0.0, 0, lk.latency) for c, lk in self.lookups.items()
         }
+        self._split_extra(other)
         other.acts = [a.clone_for(other) for a in self.acts if not a.finished]
         other.pending = len(other.acts)
         return other
+
+    def _split_extra(self, other: CtaGroup) -> None:
+        """Copy what a subclass keeps besides the fields above to ``other`` (lumped.py)."""
