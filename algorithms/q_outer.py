@@ -26,6 +26,7 @@ from algorithms.base import KV_TENSORS, CompiledKernel, Kernel, OnChip, ceil_div
 from algorithms.recurrence import initial_state, scores, unnormalised_update
 from algorithms.register_estimate import FP32, register_estimate
 from algorithms.tile_machine import Tile, TileMachine
+from algorithms.tiling import needs_mask
 from gpusim.errors import GpusimError
 from gpusim.schedule import Schedule
 from gpusim.workload import Workload
@@ -88,17 +89,24 @@ def attend(
     packed) after the K/V blocks ``blocks`` of K/V batch-head ``kv_bh``, in that order."""
     w, s = kernel.workload, kernel.schedule
     bc = s.block_n
-    m, den, acc = initial_state(tm, s.block_m, w.head_dim)
-    for j in blocks:
-        k0 = j * bc
-        with tm.step():
-            k = tm.load("K", kv_bh, k0, bc)
-            v = tm.load("V", kv_bh, k0, bc)
-            sc = scores(tm, w, q, k, q0, k0, bc, heads=heads)
-            m, den, acc = unnormalised_update(tm, sc, v, m, den, acc)
-            for _ in range(barriers_per_step(w.dtype, s.stages)):
-                tm.barrier()
-    return m, den, acc
+    state = initial_state(tm, s.block_m, w.head_dim)
+    # The tiles that need no mask are alike but for their rows: one compressed step when
+    # traced. Masking is monotone along a query block (tiling.first_masked_tile), so in
+    # either order the walk is one run of unmasked tiles and one of masked ones.
+    masked = [j for j in blocks if needs_mask(w, q0, j * bc, bc)]
+    unmasked = [j for j in blocks if not needs_mask(w, q0, j * bc, bc)]
+    runs = (tm.repeat(unmasked), masked) if blocks.step > 0 else (masked, tm.repeat(unmasked))
+    for run in runs:
+        for j in run:
+            k0 = j * bc
+            with tm.step():
+                k = tm.load("K", kv_bh, k0, bc)
+                v = tm.load("V", kv_bh, k0, bc)
+                sc = scores(tm, w, q, k, q0, k0, bc, heads=heads)
+                state = unnormalised_update(tm, sc, v, *state)
+                for _ in range(barriers_per_step(w.dtype, s.stages)):
+                    tm.barrier()
+    return state
 
 
 class QOuterKernel(Kernel):

@@ -16,12 +16,21 @@ them with the K/V head's index (:meth:`gpusim.workload.Workload.kv_bh`).
 
 Tiles are opaque handles; only the machine looks inside. Elementwise ops
 broadcast a row vector (shape ``(r,)``) against a tile (shape ``(r, c)``) by rows.
+
+Loops. A plain Python loop is always right. A main loop of thousands of alike steps
+(the unmasked K/V tiles of a long causal row) may be written
+``for j in tm.repeat(range(...)):`` instead: a promise that every iteration is one
+``tm.step()`` doing the same work, whose accesses move by the same number of rows from
+one iteration to the next (forward or backward), and that the body keeps nothing per
+iteration besides the tiles it carries (no list of per-iteration tiles). The numeric
+interpreter runs every iteration; the tracer runs the first three and the last, checks
+the promise on them and records the rest as one compressed step (``Step.repeat``).
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -124,6 +133,12 @@ class TileMachine(ABC):
     def log(self, v: Tile) -> Tile:
         """Natural log of a row vector, ``-inf`` where ``v == 0`` (a row that saw no key).
         SFU (``MUFU.LG2``) and one FP32 multiply (by ln 2) per element."""
+
+    # --- loops ----------------------------------------------------------------------------
+    def repeat(self, iterations: Iterable[int]) -> Iterable[int]:
+        """The iterations of a loop of alike steps (see the module docstring); this machine
+        runs them all."""
+        return iterations
 
     # --- synchronisation and pipelining ------------------------------------------------------
     @abstractmethod

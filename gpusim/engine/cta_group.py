@@ -26,6 +26,8 @@ from gpusim.engine.ps_channel import PSServer
 from gpusim.engine.rates import SCHED_LANE, SM_LANES
 
 L2_LANE, DRAM_LANE = 0, 1
+
+
 PIPE_LANE = {p: i for i, p in enumerate((*SM_LANES, SCHED_LANE))}
 
 if TYPE_CHECKING:
@@ -116,6 +118,13 @@ class CtaGroup:
             grid, size = self.run.grid, self.smg.size
             self._bh_runs = [r for s in self.starts for r in grid.bh_runs(s, size)]
         return self._bh_runs
+
+    def bh_counts(self) -> dict[int, int]:
+        """CTAs of the group per batch-head."""
+        counts: dict[int, int] = {}
+        for bh, _b, n, _c in self.bh_runs():
+            counts[bh] = counts.get(bh, 0) + n
+        return counts
 
     def _bytes_per_cta(self, c: int, reads: bool) -> float:
         """Chunk ``c``'s read (or write) bytes per CTA, averaged over the group's classes.
@@ -336,18 +345,13 @@ class CtaGroup:
         counters.dram_write_bytes += own_dirty + shared_dirty
         return own_dirty / m, float(shared_dirty), fetches
 
-    def rename_bh(self, shift: int) -> None:
-        """Move the group's CTAs ``shift`` grid places on (whole batch-heads: bh_skip.py)."""
-        self.starts = [s + shift for s in self.starts]
-        self._bh_runs = None
-
     # --- splitting --------------------------------------------------------------------
     def split(self, offset: int, old_size: int, new_smg: SmGroup) -> CtaGroup:
         """Hand the CTAs on SMs ``offset ..`` of the old SM group (now ``new_smg``) to a new group.
 
         ``self.smg`` has already shrunk to ``offset`` SMs; ``old_size`` was its size.
         """
-        other = CtaGroup.__new__(CtaGroup)
+        other = type(self).__new__(type(self))
         other.run = self.run
         other.plan = self.plan
         other.smg = new_smg
@@ -366,6 +370,10 @@ class CtaGroup:
         other.lookups = {
             c: Lookup(lk.own_dram, 0.0, 0, lk.latency) for c, lk in self.lookups.items()
         }
+        self._split_extra(other)
         other.acts = [a.clone_for(other) for a in self.acts if not a.finished]
         other.pending = len(other.acts)
         return other
+
+    def _split_extra(self, other: CtaGroup) -> None:
+        """Copy what a subclass keeps besides the fields above to ``other`` (lumped.py)."""

@@ -40,11 +40,11 @@ from typing import TYPE_CHECKING
 
 from simpy.events import Event
 
-from gpusim.engine.bh_skip import BhMarks, per_bh_counters, shift_l2
 from gpusim.engine.counters import Counters
 from gpusim.engine.cta_group import CtaGroup
 from gpusim.engine.environment import call_later
-from gpusim.engine.grid import Grid
+from gpusim.engine.grid import LUMPED, Grid
+from gpusim.engine.lumped import LumpedGroup
 from gpusim.engine.plan import ClassPlan
 from gpusim.engine.rates import Rates
 from gpusim.engine.sm_group import SmGroup
@@ -61,6 +61,10 @@ PERIODS = (1, 2, 4)
 PERIOD_TOLERANCE_TICKS = 2
 #: SM groups of the aggregated path when CTAs' durations scatter (each drifts on its own).
 SCATTER_STRATA = 4
+#: SM groups of the aggregated path when it lumps CTAs of different lengths (lumped.py): the
+#: groups drift apart as their CTAs' lengths differ, as the GPU's SMs do, so that the loads
+#: and stores of CTAs that start and end together do not all collide.
+LUMP_STRATA = 8
 #: Step of the equidistributed sequence of the scatter's quantiles (the golden ratio's
 #: fractional part: successive draws cover (0, 1) evenly in any stretch of the run).
 _GOLDEN = 0.6180339887498949
@@ -79,7 +83,6 @@ class KernelRun:
         ctas_per_sm: int,
         aggregated: bool,
         rates: Rates | None = None,
-        extrapolate_bh: bool = False,
         l2_fetch_factor: float = 1.0,
         dram_cost: float = 1.0,
         kv_group: int = 1,
@@ -111,10 +114,10 @@ class KernelRun:
         self.start_tick = sim.env.now
         self.end_tick: int | None = None
         self.waves_skipped = 0
-        #: batch-heads skipped by steady-state extrapolation (bh_skip.py)
+        #: batch-heads skipped by extrapolation (none since causal grids are lumped)
         self.bh_skipped = 0
-        slots = ctas_per_sm * sim.rates.sm_count
-        self._bh = BhMarks(grid.blocks_per_bh, slots) if extrapolate_bh and aggregated else None
+        #: what the lumped groups of this kernel look up once (lumped.py)
+        self.lumped_cache: dict = {}
         self.sm_groups: list[SmGroup] = []
         self._waves: list[tuple[int, int, tuple]] = []  # (tick, next CTA, counters) per wave start
         # Periods must cover whole batch-heads when CTAs share tiles or classes differ by block.
@@ -129,8 +132,12 @@ class KernelRun:
         """Make the SM groups and dispatch the first wave."""
         n = self.sim.rates.sm_count
         self.start_tick = self.sim.now
-        if self.aggregated and self.rates.cta_scatter > 0:
-            cuts = sorted({round(i * n / SCATTER_STRATA) for i in range(SCATTER_STRATA + 1)})
+        strata = max(
+            SCATTER_STRATA if self.rates.cta_scatter > 0 else 1,
+            LUMP_STRATA if self.grid.lump_end and self.grid.lump_by_bh else 1,
+        )
+        if self.aggregated and strata > 1:
+            cuts = sorted({round(i * n / strata) for i in range(strata + 1)})
             sm_groups = [SmGroup(self, a, b - a, self.ctas_per_sm) for a, b in pairwise(cuts)]
         elif self.aggregated:
             sm_groups = [SmGroup(self, 0, n, self.ctas_per_sm)]
@@ -174,8 +181,6 @@ class KernelRun:
         skip = self.sim.tracer is None and self.sim.may_extrapolate()
         if self.aggregated and skip and self._whole_gpu_free():
             self._steady_state()
-        if self._bh is not None and skip and self.next_cta < self.grid.total:
-            self._skip_bh()
         freed = sorted(self._freed, key=lambda e: (e[1], e[0].sm0))
         self._freed = []
         total = self.grid.total
@@ -230,32 +235,6 @@ class KernelRun:
             self._waves.clear()
             return
 
-    def _skip_bh(self) -> None:
-        """Jump whole batch-heads ahead once the dispatch rate is steady (bh_skip.py)."""
-        c = self.counters
-        m, ticks, dram_r, dram_w = self._bh.jump(
-            self.next_cta, self.grid.total, self.sim.env.now, c
-        )
-        if m < 1:
-            return
-        per = per_bh_counters(self.grid, self.plans)
-        for f in c.__dataclass_fields__:
-            setattr(c, f, getattr(c, f) + m * getattr(per, f))
-        c.dram_read_bytes += round(m * per.global_read_bytes * dram_r)
-        c.dram_write_bytes += round(m * per.global_write_bytes * dram_w)
-        self.sim.skipped_ticks += round(m * ticks)
-        shift = m * self.grid.blocks_per_bh
-        self.next_cta += shift
-        seen: set[int] = set()
-        for smg in self.sm_groups:
-            for g in smg.slots:
-                if g is None or id(g) in seen:
-                    continue
-                seen.add(id(g))
-                g.rename_bh(shift)
-        shift_l2(self.sim.l2, m)
-        self.bh_skipped += m
-
     def _place(self, smg: SmGroup, items: list[tuple[int, int, int]]) -> None:
         """Start CTAs ``items`` = [(slot, first CTA, count)] on ``smg``, splitting it as needed."""
         cuts = set()
@@ -286,7 +265,9 @@ class KernelRun:
                 starts.append(start + offset)
             for key, (layers, starts) in by_class.items():
                 cls = key[0]
-                g = CtaGroup(self, self.plans[cls], piece, layers, starts)
+                # (A lumped group picks its plan from its members: lumped.py.)
+                kind = LumpedGroup if cls <= LUMPED else CtaGroup
+                g = kind(self, self.plans[cls], piece, layers, starts)
                 g.work_scale = self._work_scale()
                 for layer in layers:
                     piece.slots[layer] = g

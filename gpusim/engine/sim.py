@@ -81,8 +81,8 @@ class KernelSpec:
     aggregated: bool
     #: the kernel's own rates (its SM clock: rates.py, ``Rates.for_kernel``); None: the sim's
     rates: Rates | None = None
-    #: skip the steady middle of the grid batch-head-wise (bh_skip.py; causal kernels)
-    extrapolate_bh: bool = False
+    #: whether the grid lumps CTAs of different classes (lumped.py; ``Grid.lump``)
+    lumped: bool = False
     #: bytes the SMs fetch from the L2 per byte the kernel reads (prepare.l2_fetch_factor)
     l2_fetch_factor: float = 1.0
     #: DRAM bandwidth a byte of the kernel takes over a byte's (prepare.py: bytes in flight)
@@ -107,7 +107,6 @@ def kernel_sequence(sim: Sim, specs: list[KernelSpec], runs: list[KernelRun]) ->
             spec.ctas_per_sm,
             spec.aggregated,
             spec.rates,
-            spec.extrapolate_bh,
             spec.l2_fetch_factor,
             spec.dram_cost,
             spec.kv_group,
