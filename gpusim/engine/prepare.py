@@ -47,8 +47,9 @@ FIXED_PHASES = 4
 #: short grid the order in which single CTAs end decides the time (the tail is a large part
 #: of it), and running them one by one is cheap.
 LUMP_MIN_WAVES = 8
-#: Batch-heads of at least this many waves of CTAs are lumped in plain waves (``prepare``).
-LUMP_PLAIN_WAVES = 1
+#: Lumped grids of more batch-heads than this, each of a wave of CTAs or more, run in plain
+#: waves (``prepare``; the row softmax of standard attention: 256 batch-heads of 2048 rows).
+LUMP_MAX_CUTS = 64
 #: Chunks per run of a lumped kernel (fewer than :data:`CHUNKS_PER_RUN`: its groups are
 #: many; within 0.2 % of the detailed path on the cases docs/limits.md lists, as with 16).
 LUMP_CHUNKS_PER_RUN = 4
@@ -236,14 +237,15 @@ def prepare(
         last_first=kernel.last_blocks_first(), kv_of=_kv_of(kernel.kv_group()),
     )  # fmt: skip
     if lumped:
-        # A batch-head shorter than a wave: lumped groups stay within a batch-head
-        # (across its end the lengths jump, short CTAs beside long ones, and the SMs of
-        # the short ones get new work at once, where a group that lumped them would hold
-        # them at the mean), and the SMs are lumped in strata that drift apart (kernel_run:
-        # the loads and stores of CTAs that start and end together would all collide).
-        # Longer batch-heads run in plain waves: their ends are a small part of the grid,
-        # and a cut at each would split the SMs for good.
-        grid.lump(grid.total, by_batch_head=grid.blocks_per_bh < LUMP_PLAIN_WAVES * slots)
+        # Lumped groups stay within a batch-head: across its end the lengths jump (short
+        # CTAs beside long ones), and the SMs of the short ones get new work at once, where
+        # a group that lumped them would hold them at the mean. And the SMs are lumped in
+        # strata that drift apart (kernel_run.LUMP_STRATA): the loads and stores of CTAs
+        # that start and end together would all collide. Each cut at a batch-head's end
+        # splits the SMs for good, so a grid of many batch-heads, each of a wave of CTAs
+        # or more, runs in plain waves instead: its batch-heads' ends are a small part of it.
+        plain = w.batch_heads > LUMP_MAX_CUTS and grid.blocks_per_bh >= slots
+        grid.lump(grid.total, by_batch_head=not plain)
     spec = KernelSpec(kernel.name, grid, plans, occ.ctas_per_sm, aggregated, rates, lumped)
     spec.l2_fetch_factor = l2_fetch_factor(profile, kernel)
     spec.dram_cost = dram_cost(profile, kernel, chip.threads * occ.ctas_per_sm)
