@@ -45,14 +45,17 @@ def visible_mask(cp: Any, nq: int, nk: int, causal: bool) -> Any:
 
 
 def expand_kv_heads(cp: Any, x: Any, heads: int) -> Any:
-    """(B, Hkv, N, d) K or V -> (B, heads, N, d): each K/V head repeated for its group."""
-    return x if x.shape[1] == heads else cp.repeat(x, heads // x.shape[1], axis=1)
+    """(B, Hkv, N, d) K or V -> (B, heads, N, d): each K/V head repeated for its group
+    (arrays without a head axis, or with ``heads`` heads already, come back as they are)."""
+    if x.ndim < 4 or x.shape[-3] == heads:
+        return x
+    return cp.repeat(x, heads // x.shape[-3], axis=-3)
 
 
 def reference_attention(cp: Any, q: Any, k: Any, v: Any, causal: bool) -> Any:
     """float64 attention; rows with no visible key give 0. K and V may have fewer heads than
     Q (GQA): query head h reads K/V head h // (heads / heads_kv)."""
-    k, v = (expand_kv_heads(cp, x, q.shape[1]) for x in (k, v))
+    k, v = (expand_kv_heads(cp, x, q.shape[-3] if q.ndim >= 4 else 0) for x in (k, v))
     q, k, v = (x.astype(cp.float64) for x in (q, k, v))
     s = cp.matmul(q, k.swapaxes(-1, -2)) / math.sqrt(q.shape[-1])
     mask = visible_mask(cp, q.shape[-2], k.shape[-2], causal)

@@ -57,3 +57,4 @@ step ncu timeout $(($(left) - 10)) $LC ncu --manifest "$M" --out "$OUT" --scratc
   --cubin-dir "$S/cubins" --timeout-s $(($(left) - 20))
 tar czf "$OUT/extras.tar.gz" -C "$S" --exclude='*.cubin' --exclude='*.ncu-rep' . 2>/dev/null
 echo "=== done in $(($(date +%s) - T0))s"
+sleep 2  # let tee write the end of run.log before the files are collected
