@@ -242,8 +242,11 @@ def profile(
     report_base: Path,
     metrics: list[str],
     timeout_s: float,
+    kernel_filter: str = KERNEL_FILTER,
 ) -> dict[str, Any]:
-    """Run the driver under ncu; per-config summaries (``by_config``) and what ran."""
+    """Run the driver under ncu; per-config summaries (``by_config``) and what ran.
+
+    ``kernel_filter``: ncu's ``--kernel-name`` (the markers must match it)."""
     rep = report_base.with_suffix(".ncu-rep")
     cmd = [
         ncu,
@@ -252,7 +255,7 @@ def profile(
         "--cache-control",
         "all",
         "--kernel-name",
-        KERNEL_FILTER,
+        kernel_filter,
         "--metrics",
         ",".join(metrics),
         "-f",

@@ -31,3 +31,7 @@ VALIDATION_DRAM21 = H200 / "2026-11-30_validation_dram21"
 def calibration_run(what: str) -> Path:
     """The folder of one calibration benchmark's H200 run (``what``: e.g. ``smem_overlap``)."""
     return H200 / f"2026-11-30_calibration_{what}"
+#: Issue 18's long-context sweep: its configurations (manifest_configs.json), the model's
+#: predictions committed before it ran, and what the H200 measured.
+LONG_CONTEXT = H200 / "2026-12-02_long_context"
+LONG_CONTEXT_MANIFEST = LONG_CONTEXT / "manifest_configs.json"

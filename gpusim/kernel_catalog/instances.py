@@ -7,12 +7,17 @@ memory fits one block on the target (232,448 bytes on Hopper by default) and its
 fit the register file without heavy spilling. ``instance_for`` maps a
 :class:`~gpusim.workload.Workload` and :class:`~gpusim.schedule.Schedule` to one, or raises
 :class:`~gpusim.errors.GpusimError` saying why it cannot.
+
+The tensor-core kernel also takes the schedule's long-context fields as compile-time
+switches (``kv_order`` backward, ``q_order`` first-first, grouped K/V heads, ``kv_splits`` >
+1); an instance with all of them off is the grid instance the recorded build describes, with
+the same key. ``pack_gqa`` and the fp32 kernel's long-context fields have no CUDA code.
 """
 
 from __future__ import annotations
 
 import itertools
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Literal
 
 from gpusim.errors import GpusimError
@@ -48,6 +53,16 @@ class KernelInstance:
     block_n: int
     warps: int
     stages: int
+    #: Long-context switches of the tensor-core kernel (template parameters of flash2_tc).
+    kv_backward: bool = False
+    q_first: bool = False
+    gqa: bool = False
+    split: bool = False
+
+    @property
+    def features(self) -> tuple[bool, bool, bool, bool]:
+        """The four switches in template order (KV_BACK, Q_FIRST, GQA, SPLIT)."""
+        return (self.kv_backward, self.q_first, self.gqa, self.split)
 
     @property
     def threads(self) -> int:
@@ -65,14 +80,18 @@ class KernelInstance:
         args = [self.head_dim, self.block_m, self.block_n, self.warps, self.stages]
         if self.variant == "tc":
             args = ["true" if self.dtype == "bf16" else "false", *args]
+        if any(self.features):  # the defaults (all false) are the template's own
+            args += ["true" if f else "false" for f in self.features]
         return f"{self.kernel_name}<{','.join(str(a) for a in args)}>"
 
     @property
     def key(self) -> str:
         """A file-name-safe identifier, e.g. ``tc_bf16_d128_m128_n64_w4_s2``."""
+        tags = ("_kvb", "_qff", "_gqa", "_split")
         return (
             f"{self.variant}_{self.dtype}_d{self.head_dim}_m{self.block_m}_n{self.block_n}"
             f"_w{self.warps}_s{self.stages}"
+            + "".join(tag for tag, on in zip(tags, self.features, strict=True) if on)
         )
 
     @property
@@ -84,8 +103,8 @@ class KernelInstance:
         ld, ldp = d + 4, bn + 16  # padded rows, see flash2_simt.cu
         return 4 * (bm * ld + 2 * st * bn * ld + bm * ldp)
 
-    def schedule(self) -> Schedule:
-        """The schedule this instance runs."""
+    def schedule(self, kv_splits: int = 2) -> Schedule:
+        """The schedule this instance runs (``kv_splits`` where it splits the keys)."""
         return Schedule(
             block_m=self.block_m,
             block_n=self.block_n,
@@ -93,7 +112,14 @@ class KernelInstance:
             stages=self.stages,
             warp_split="split-q",
             residency="registers",
+            kv_splits=kv_splits if self.split else 1,
+            kv_order="backward" if self.kv_backward else "forward",
+            q_order="first-first" if self.q_first else "last-first",
         )
+
+    def base(self) -> KernelInstance:
+        """The grid instance of the same tiles with every long-context switch off."""
+        return replace(self, kv_backward=False, q_first=False, gqa=False, split=False)
 
     def as_dict(self) -> dict:
         """Plain fields plus the derived ones a results file wants."""
@@ -234,6 +260,7 @@ def instance_for(
             f"got {schedule.warp_split!r}/{schedule.residency!r}"
         )
     variant = variant_of(workload.dtype)
+    features = long_context_features(workload, schedule, variant)
     inst = KernelInstance(
         variant,
         workload.dtype,
@@ -242,14 +269,44 @@ def instance_for(
         schedule.block_n,
         schedule.warps,
         schedule.stages,
+        *features,
     )
     why = rejection_reason(inst, smem_limit_bytes)
     if why is not None:
         raise GpusimError(f"no flash2 {variant} instance for {inst.key}: {why}")
-    if inst not in set(all_instances(variant, smem_limit_bytes)):
+    if inst.base() not in set(all_instances(variant, smem_limit_bytes)):
         grid = (
             f"block_m {GRID_BLOCK_M}, block_n {GRID_BLOCK_N}, warps {GRID_WARPS}, "
             f"stages {GRID_STAGES}"
         )
         raise GpusimError(f"no flash2 instance {inst.key}; the compiled grid is {grid}")
     return inst
+
+
+def long_context_features(
+    workload: Workload, schedule: Schedule, variant: Variant
+) -> tuple[bool, bool, bool, bool]:
+    """The kernel switches (KV_BACK, Q_FIRST, GQA, SPLIT) a workload and schedule ask for;
+    GpusimError where no CUDA code does what they ask."""
+    if schedule.pack_gqa:
+        raise GpusimError(
+            "pack_gqa has no CUDA kernel: flash2_tc gives each query head its own CTAs"
+        )
+    features = (
+        schedule.kv_order == "backward",
+        schedule.q_order == "first-first",
+        workload.kv_heads != workload.heads,
+        schedule.kv_splits > 1,
+    )
+    if variant == "simt" and any(features):
+        raise GpusimError(
+            "the fp32 kernel (flash2_simt) implements kv_order forward, q_order last-first, "
+            "one K/V head per query head and kv_splits 1 only; use fp16 or bf16"
+        )
+    key_blocks = -(-workload.seq_len_k // schedule.block_n)
+    if schedule.kv_splits > key_blocks:
+        raise GpusimError(
+            f"kv_splits {schedule.kv_splits} is more than the {key_blocks} key blocks of "
+            f"{schedule.block_n} keys (seq_len_k {workload.seq_len_k})"
+        )
+    return features

@@ -37,6 +37,11 @@ def loop_path(key: str) -> tuple | None:
     return tuple(Instr.from_row(r) for r in table[key])
 
 
+def loop_paths_table() -> dict[str, list]:
+    """Every committed steady step, by instance key, as stored (rows, not instructions)."""
+    return _loop_paths()
+
+
 @functools.cache
 def _loop_paths() -> dict[str, list]:
     if not LOOP_PATHS.exists():

@@ -23,6 +23,7 @@ from pathlib import Path
 from gpusim import atomic
 from gpusim.errors import GpusimError
 from gpusim.kernel_catalog.instances import KernelInstance
+from gpusim.kernel_catalog.split_kv import CombineInstance
 from gpusim.kernels.source import CXX_OPTIONS, nvcc_translation_unit
 
 _PTXAS_FUNC = re.compile(r"Compiling entry function '(\w+)' for '(sm_\w+)'")
@@ -100,7 +101,10 @@ def elf_function_symbols(cubin: bytes) -> list[str]:
 
 
 def compile_cubin(
-    instances: list[KernelInstance], out_path: Path, arch: str = "sm_90", extra: tuple = ()
+    instances: list[KernelInstance | CombineInstance],
+    out_path: Path,
+    arch: str = "sm_90",
+    extra: tuple = (),
 ) -> dict[str, dict]:
     """Compile ``instances`` into one cubin with nvcc; returns ptxas's report per function."""
     nvcc = find_tool("nvcc")
@@ -119,12 +123,15 @@ def compile_cubin(
 
 
 def build_cubins(
-    instances: list[KernelInstance], out_dir: Path, jobs: int = 2, arch: str = "sm_90"
+    instances: list[KernelInstance | CombineInstance],
+    out_dir: Path,
+    jobs: int = 2,
+    arch: str = "sm_90",
 ) -> dict[str, dict]:
     """One cubin per instance under ``out_dir`` (``<key>.cubin``) plus ``ptxas.json``."""
     out_dir.mkdir(parents=True, exist_ok=True)
 
-    def one(inst: KernelInstance) -> tuple[str, dict]:
+    def one(inst: KernelInstance | CombineInstance) -> tuple[str, dict]:
         path = out_dir / f"{inst.key}.cubin"
         report = compile_cubin([inst], path, arch)
         (fn,) = elf_function_symbols(path.read_bytes())

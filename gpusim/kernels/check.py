@@ -44,8 +44,18 @@ def visible_mask(cp: Any, nq: int, nk: int, causal: bool) -> Any:
     return j <= i + (nk - nq)
 
 
+def expand_kv_heads(cp: Any, x: Any, heads: int) -> Any:
+    """(B, Hkv, N, d) K or V -> (B, heads, N, d): each K/V head repeated for its group
+    (arrays without a head axis, or with ``heads`` heads already, come back as they are)."""
+    if x.ndim < 4 or x.shape[-3] == heads:
+        return x
+    return cp.repeat(x, heads // x.shape[-3], axis=-3)
+
+
 def reference_attention(cp: Any, q: Any, k: Any, v: Any, causal: bool) -> Any:
-    """float64 attention; rows with no visible key give 0."""
+    """float64 attention; rows with no visible key give 0. K and V may have fewer heads than
+    Q (GQA): query head h reads K/V head h // (heads / heads_kv)."""
+    k, v = (expand_kv_heads(cp, x, q.shape[-3] if q.ndim >= 4 else 0) for x in (k, v))
     q, k, v = (x.astype(cp.float64) for x in (q, k, v))
     s = cp.matmul(q, k.swapaxes(-1, -2)) / math.sqrt(q.shape[-1])
     mask = visible_mask(cp, q.shape[-2], k.shape[-2], causal)
@@ -84,15 +94,31 @@ def check_case(
     baseline: Baseline | None = None,
 ) -> dict:
     """Run one instance on one case; returns errors and ``ok``."""
-    cp = runner.cp
     b, h, nq, nk, causal = case
     w = Workload(
         batch=b, heads=h, seq_len_q=nq, seq_len_k=nk, head_dim=inst.head_dim,
         dtype=inst.dtype, causal=causal,
     )  # fmt: skip
+    return check_workload(runner, inst, w, inst.schedule(), seed, baseline)
+
+
+def check_workload(
+    runner: Flash2Runner,
+    inst: KernelInstance,
+    w: Workload,
+    schedule: Any,
+    seed: int,
+    baseline: Baseline | None = None,
+    split: Any = None,
+) -> dict:
+    """Run ``schedule`` (instance ``inst``) on ``w`` with fresh random inputs into a poisoned
+    output; every element against the float64 reference. ``split``: a split-KV workspace to
+    use (the caller may poison it and read it afterwards)."""
+    cp = runner.cp
+    b, h, nq, nk, causal = w.batch, w.heads, w.seq_len_q, w.seq_len_k, w.causal
     q, k, v = random_inputs(cp, w, seed)
     out, buf = poisoned_output(cp, w, q)
-    runner.run(w, inst.schedule(), q, k, v, out)
+    runner.run(w, schedule, q, k, v, out, split=split)
     cp.cuda.Device().synchronize()
     guard = as_float(cp, buf[out.size :], w.dtype)
     qf, kf, vf = (as_float(cp, x, w.dtype) for x in (q, k, v))
@@ -101,7 +127,9 @@ def check_case(
     err = cp.abs(got - ref)
     rec = {
         "instance": inst.key,
-        "case": {"batch": b, "heads": h, "seq_len_q": nq, "seq_len_k": nk, "causal": causal},
+        "case": {"batch": b, "heads": h, "seq_len_q": nq, "seq_len_k": nk, "causal": causal}
+        | ({"heads_kv": w.kv_heads} if w.kv_heads != h else {})
+        | ({"kv_splits": schedule.kv_splits} if schedule.kv_splits > 1 else {}),
         "nan_count": int(cp.isnan(got).sum()),
         "guard_intact": bool(cp.isnan(guard).all()),
         "max_abs_err": float(err.max()),
@@ -111,6 +139,7 @@ def check_case(
     if inst.variant == "simt":
         ok = ok and rec["rel_err"] < FP32_REL_TOL
     elif baseline is not None:
+        kf, vf = (expand_kv_heads(cp, x, h) for x in (kf, vf))
         base = baseline(qf, kf, vf, causal, w.dtype).astype(cp.float64)
         rows_seen = visible_mask(cp, nq, nk, causal).any(axis=1)[None, None, :, None]
         base = cp.where(rows_seen, cp.nan_to_num(base), 0.0)

@@ -102,3 +102,19 @@ __device__ __forceinline__ bool flash2_tile_needs_mask(int q0, int k0, int nq, i
                                                        int causal, int bc) {
   return (k0 + bc > nk) || (causal && k0 + bc - 1 > q0 + nk - nq);
 }
+
+// Split-KV (FlashDecoding): slice `split` of `n_splits` over `total` key blocks, as even as
+// possible: the first total % n_splits slices get one block more. A slice may be empty (fewer
+// visible blocks than splits, under a causal mask); gpusim.kernel_catalog.split_kv mirrors it.
+__device__ __forceinline__ void flash2_split_slice(int total, int n_splits, int split,
+                                                   int& first, int& count) {
+  const int base = total / n_splits, rem = total % n_splits;
+  first = split * base + min(split, rem);
+  count = base + (split < rem ? 1 : 0);
+}
+
+// GQA/MQA: the (batch, K/V head) whose K and V the query (batch, head) `bh` reads; the query
+// heads g*group .. g*group + group - 1 of a batch share K/V head g.
+__device__ __forceinline__ long long flash2_kv_bh(long long bh, int heads, int group) {
+  return (bh / heads) * (heads / group) + (bh % heads) / group;
+}

@@ -5,7 +5,19 @@
 // live in shared memory in a 16-byte-chunk XOR swizzle, so that ldmatrix and cp.async touch
 // all 32 banks; K/V tiles arrive through a STAGES-deep cp.async ring. S = Q K^T and the
 // running m, l, O stay in registers; P is converted in registers from accumulator fragments
-// to A fragments for the second product. Layout (B, H, N, D) contiguous.
+// to A fragments for the second product. Layout (B, H, N, D) contiguous; K and V (B, Hkv, N, D).
+//
+// The schedule's long-context fields are compile-time switches, so that an instance with
+// every switch off compiles to the code it did before they existed (the recorded SASS loops
+// in data/sm90/2026-11-30_kernels_build describe those instances):
+// - KV_BACK (kv_order "backward"): walk the visible K/V blocks from the last one down;
+// - Q_FIRST (q_order "first-first"): m_block = blockIdx.x instead of gridDim.x - 1 - blockIdx.x;
+// - GQA: K/V pointers by K/V head (heads / group of them), see flash2_kv_bh;
+// - SPLIT (kv_splits > 1, FlashDecoding): grid (m blocks, n_splits, B*H) as FlashAttention-2's
+//   split kernel; CTA (m, s, bh) walks slice s of its visible key blocks (flash2_split_slice)
+//   and writes its partial O (divided by its own l) and its row log-sum-exp (natural log, of
+//   the scaled scores) in fp32: o_part[s][bh][row][D], lse[s][bh][row]; a slice or row that
+//   sees no key writes O = 0 and lse = -inf. flash2_combine.cu merges the slices.
 #include "flash2_common.cuh"
 
 // Element offset of 16-byte chunk c of row r in a tile with D columns (XOR swizzle).
@@ -55,10 +67,13 @@ __device__ __forceinline__ void tc_load_tile(u16* s, const u16* g, int row0, int
   }
 }
 
-template <bool BF16, int D, int BR, int BC, int WARPS, int STAGES>
+template <bool BF16, int D, int BR, int BC, int WARPS, int STAGES, bool KV_BACK = false,
+          bool Q_FIRST = false, bool GQA = false, bool SPLIT = false>
 __global__ void __launch_bounds__(WARPS * 32)
     flash2_tc(const u16* __restrict__ Q, const u16* __restrict__ K, const u16* __restrict__ V,
-              u16* __restrict__ O, int nq, int nk, int causal, float scale_log2) {
+              u16* __restrict__ O, int nq, int nk, int causal, float scale_log2,
+              float* __restrict__ o_part, float* __restrict__ lse, int n_splits, int heads,
+              int group) {
   constexpr int THREADS = WARPS * 32;
   constexpr int RW = BR / WARPS;  // query rows per warp
   constexpr int MT = RW / 16;     // m16 tiles per warp
@@ -80,15 +95,34 @@ __global__ void __launch_bounds__(WARPS * 32)
   const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
   const int g = lane >> 2, t = lane & 3;  // mma fragment row group and thread-in-group
   // Last query blocks first: causal ones are the longest, so the tail of the grid is short.
-  const int m_block = gridDim.x - 1 - blockIdx.x;
+  int m_block = gridDim.x - 1 - blockIdx.x;
+  if constexpr (Q_FIRST) m_block = blockIdx.x;
   const int q0 = m_block * BR;
-  const long long bh = blockIdx.y;
+  long long bh = blockIdx.y;
+  if constexpr (SPLIT) bh = blockIdx.z;
+  long long kv_bh = bh;
+  if constexpr (GQA) kv_bh = flash2_kv_bh(bh, heads, group);
   Q += bh * nq * D;
   O += bh * nq * D;
-  K += bh * nk * D;
-  V += bh * nk * D;
+  K += kv_bh * nk * D;
+  V += kv_bh * nk * D;
   const int diag = nk - nq;
-  const int n_tiles = flash2_kv_tiles(q0, BR, nq, nk, causal, BC);
+  int n_tiles = flash2_kv_tiles(q0, BR, nq, nk, causal, BC);
+  int kb0 = 0;  // first key block this CTA walks (its slice's, with SPLIT)
+  if constexpr (SPLIT) flash2_split_slice(n_tiles, n_splits, blockIdx.y, kb0, n_tiles);
+  // First key row of the j-th block this CTA visits, in its walking order. Where the blocks
+  // are simply 0, 1, 2, ... (!WALKS) the loop keeps its own j * BC: even inlined, a call
+  // here changed the register allocation of 36 of the 182 grid instances (default_loop_check).
+  constexpr bool WALKS = KV_BACK || SPLIT;
+  auto kv_row0 = [&](int j) -> int {
+    if constexpr (KV_BACK) {
+      return (kb0 + n_tiles - 1 - j) * BC;
+    } else if constexpr (SPLIT) {
+      return (kb0 + j) * BC;
+    } else {
+      return j * BC;
+    }
+  };
   const int wrow0 = warp * RW;  // first row of this warp inside the block
 
   float o[MT][DT][4];
@@ -226,9 +260,9 @@ __global__ void __launch_bounds__(WARPS * 32)
   if constexpr (STAGES == 1) {
     // One buffer each for K and V, as FlashAttention-2 does: K_{j+1} loads during P V_j and
     // V_{j+1} during Q K_{j+1}^T.
-    if (n_tiles > 0) tc_load_tile<D, BC, THREADS>(sK, K, 0, nk, tid);
+    if (n_tiles > 0) tc_load_tile<D, BC, THREADS>(sK, K, WALKS ? kv_row0(0) : 0, nk, tid);
     cp_async_commit();
-    if (n_tiles > 0) tc_load_tile<D, BC, THREADS>(sV, V, 0, nk, tid);
+    if (n_tiles > 0) tc_load_tile<D, BC, THREADS>(sV, V, WALKS ? kv_row0(0) : 0, nk, tid);
     cp_async_commit();
     for (int j = 0; j < n_tiles; ++j) {
       float s[MT][NT][4];
@@ -237,22 +271,25 @@ __global__ void __launch_bounds__(WARPS * 32)
       __syncthreads();
       if (j == 0) load_q_regs();
       compute_s(0u, s);
-      softmax_update(s, p, j * BC);
+      softmax_update(s, p, WALKS ? kv_row0(j) : j * BC);
       cp_async_wait<0>();
       __syncthreads();  // V_j has landed, and every warp is done reading K_j
-      if (j + 1 < n_tiles) tc_load_tile<D, BC, THREADS>(sK, K, (j + 1) * BC, nk, tid);
+      if (j + 1 < n_tiles)
+        tc_load_tile<D, BC, THREADS>(sK, K, WALKS ? kv_row0(j + 1) : (j + 1) * BC, nk, tid);
       cp_async_commit();
       compute_pv(0u, p);
       __syncthreads();  // every warp is done reading V_j
-      if (j + 1 < n_tiles) tc_load_tile<D, BC, THREADS>(sV, V, (j + 1) * BC, nk, tid);
+      if (j + 1 < n_tiles)
+        tc_load_tile<D, BC, THREADS>(sV, V, WALKS ? kv_row0(j + 1) : (j + 1) * BC, nk, tid);
       cp_async_commit();
     }
   } else {
 #pragma unroll
     for (int st = 0; st < STAGES - 1; ++st) {
       if (st < n_tiles) {
-        tc_load_tile<D, BC, THREADS>(sK + st * BC * D, K, st * BC, nk, tid);
-        tc_load_tile<D, BC, THREADS>(sV + st * BC * D, V, st * BC, nk, tid);
+        const int r0 = WALKS ? kv_row0(st) : st * BC;
+        tc_load_tile<D, BC, THREADS>(sK + st * BC * D, K, r0, nk, tid);
+        tc_load_tile<D, BC, THREADS>(sV + st * BC * D, V, r0, nk, tid);
       }
       cp_async_commit();
     }
@@ -262,8 +299,9 @@ __global__ void __launch_bounds__(WARPS * 32)
       const int jn = j + STAGES - 1;
       if (jn < n_tiles) {
         const int sn = jn % STAGES;
-        tc_load_tile<D, BC, THREADS>(sK + sn * BC * D, K, jn * BC, nk, tid);
-        tc_load_tile<D, BC, THREADS>(sV + sn * BC * D, V, jn * BC, nk, tid);
+        const int r0 = WALKS ? kv_row0(jn) : jn * BC;
+        tc_load_tile<D, BC, THREADS>(sK + sn * BC * D, K, r0, nk, tid);
+        tc_load_tile<D, BC, THREADS>(sV + sn * BC * D, V, r0, nk, tid);
       }
       cp_async_commit();
       if (j == 0) load_q_regs();
@@ -271,34 +309,64 @@ __global__ void __launch_bounds__(WARPS * 32)
       float s[MT][NT][4];
       u32 p[MT][NT][2];
       compute_s(stage_bytes, s);
-      softmax_update(s, p, j * BC);
+      softmax_update(s, p, WALKS ? kv_row0(j) : j * BC);
       compute_pv(stage_bytes, p);
     }
   }
 
   // ---- epilogue: O / l, staged through this warp's own Q rows for 16-byte stores --------
+  // (SPLIT: the slice's fp32 partial O and log-sum-exp instead)
   cp_async_wait<0>();
   __syncthreads();  // Q copies are complete even when no K/V tile was visited
+  if constexpr (SPLIT) {
+    // Partial O / l and the row's log-sum-exp, fp32, straight from the fragments: each
+    // quad writes 32 contiguous bytes of a row per n8 tile (one sector).
+    const long long slice = (long long)blockIdx.y * gridDim.z + bh;
+    float* op = o_part + slice * nq * D;
+    float* lp = lse + slice * nq;
 #pragma unroll
-  for (int mt = 0; mt < MT; ++mt)
+    for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const float l = warp_sum_xor(l_i[mt][h], 4);
-      const float inv = l > 0.f ? 1.f / l : 0.f;  // rows that see no key give 0
-      const int r = wrow0 + mt * 16 + g + 8 * h;
+      for (int h = 0; h < 2; ++h) {
+        const float l = warp_sum_xor(l_i[mt][h], 4);
+        const float inv = l > 0.f ? 1.f / l : 0.f;
+        const int grow = q0 + wrow0 + mt * 16 + g + 8 * h;
+        if (grow < nq) {
 #pragma unroll
-      for (int dt = 0; dt < DT; ++dt) {
-        const u32 v = pack2<BF16>(o[mt][dt][2 * h] * inv, o[mt][dt][2 * h + 1] * inv);
-        *reinterpret_cast<u32*>(sQ + swz<D>(r, dt) + 2 * t) = v;
+          for (int dt = 0; dt < DT; ++dt) {
+            float2 v;
+            v.x = o[mt][dt][2 * h] * inv;
+            v.y = o[mt][dt][2 * h + 1] * inv;
+            *reinterpret_cast<float2*>(op + (long long)grow * D + dt * 8 + 2 * t) = v;
+          }
+          // ln(sum_j exp(s_ij * scale)) = ln2 * (m * scale_log2 + log2 l); no key: -inf.
+          if (t == 0)
+            lp[grow] = l > 0.f ? 0.69314718056f * fmaf(m_i[mt][h], scale_log2, log2f(l))
+                               : -F2_INF;
+        }
       }
-    }
-  __syncwarp();
+  } else {
 #pragma unroll
-  for (int i = lane; i < RW * CH; i += 32) {
-    const int r = i / CH, c = i % CH;
-    const int grow = q0 + wrow0 + r;
-    if (grow < nq)
-      *reinterpret_cast<uint4*>(O + (long long)grow * D + c * 8) =
-          *reinterpret_cast<const uint4*>(sQ + swz<D>(wrow0 + r, c));
+    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const float l = warp_sum_xor(l_i[mt][h], 4);
+        const float inv = l > 0.f ? 1.f / l : 0.f;  // rows that see no key give 0
+        const int r = wrow0 + mt * 16 + g + 8 * h;
+#pragma unroll
+        for (int dt = 0; dt < DT; ++dt) {
+          const u32 v = pack2<BF16>(o[mt][dt][2 * h] * inv, o[mt][dt][2 * h + 1] * inv);
+          *reinterpret_cast<u32*>(sQ + swz<D>(r, dt) + 2 * t) = v;
+        }
+      }
+    __syncwarp();
+#pragma unroll
+    for (int i = lane; i < RW * CH; i += 32) {
+      const int r = i / CH, c = i % CH;
+      const int grow = q0 + wrow0 + r;
+      if (grow < nq)
+        *reinterpret_cast<uint4*>(O + (long long)grow * D + c * 8) =
+            *reinterpret_cast<const uint4*>(sQ + swz<D>(wrow0 + r, c));
+    }
   }
 }

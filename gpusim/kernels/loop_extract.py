@@ -24,10 +24,24 @@ from gpusim.kernel_catalog.sass_loop import cta_overhead, step_ops
 from gpusim.kernels.build import compile_cubin, dump_sass, nvcc_version
 
 
-def _sass(insts: list[KernelInstance], tmp: Path, tag: str) -> str:
-    cubin = tmp / f"{tag}.cubin"
-    compile_cubin(insts, cubin)  # the offline build's nvcc and options
-    return dump_sass(cubin)
+def instance_loop(inst: KernelInstance, tmp: Path) -> tuple[dict[str, int], list, dict]:
+    """One instance compiled with the offline build's nvcc and options: its loop counts (as
+    :func:`count` records them), its steady step as core-model rows, and ptxas's report."""
+    cubin = tmp / f"{inst.key}.cubin"
+    report = compile_cubin([inst], cubin)
+    (fn,) = re.split(r"\n\s*Function : ", dump_sass(cubin))[1:]
+    forms = step_ops(fn)
+    rec = {
+        form: sum(v for op, v in forms[form].items() if op not in PRODUCT_OPS)
+        for form in ("steady", "masked")
+    }
+    rec |= {
+        "hmma": forms["steady"]["HMMA"],
+        "ldsm": forms["steady"]["LDSM"],
+        "first_step_ldsm": forms["first_ldsm"]["LDSM"],
+        "cta_overhead": cta_overhead(fn),
+    }
+    return rec, [i.row() for i in core_path(fn)], next(iter(report.values()), {})
 
 
 def count(
@@ -38,28 +52,17 @@ def count(
     instructions run once per CTA outside the loop (``cta_overhead``). ``paths``, when
     given, receives each instance's steady step as the core model's instructions (lists)."""
     insts = [i for i in insts if i.variant == "tc"]
-    out: dict[str, dict[str, int]] = {}
-    with tempfile.TemporaryDirectory() as tmp:
-
-        def one(inst: KernelInstance) -> tuple[str, dict[str, int]]:
-            (fn,) = re.split(r"\n\s*Function : ", _sass([inst], Path(tmp), inst.key))[1:]
-            forms = step_ops(fn)
-            if paths is not None:
-                paths[inst.key] = [i.row() for i in core_path(fn)]
-            rec = {
-                form: sum(v for op, v in forms[form].items() if op not in PRODUCT_OPS)
-                for form in ("steady", "masked")
-            }
-            return inst.key, rec | {
-                "hmma": forms["steady"]["HMMA"],
-                "ldsm": forms["steady"]["LDSM"],
-                "first_step_ldsm": forms["first_ldsm"]["LDSM"],
-                "cta_overhead": cta_overhead(fn),
-            }
-
-        with ThreadPoolExecutor(max_workers=jobs) as pool:
-            out.update(pool.map(one, insts))
-    return out
+    with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(max_workers=jobs) as pool:
+        got = dict(
+            zip(
+                [i.key for i in insts],
+                pool.map(lambda i: instance_loop(i, Path(tmp)), insts),
+                strict=True,
+            )
+        )
+    if paths is not None:
+        paths.update({k: v[1] for k, v in got.items()})
+    return {k: v[0] for k, v in got.items()}
 
 
 def main(argv: list[str] | None = None) -> int:

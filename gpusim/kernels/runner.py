@@ -4,8 +4,11 @@ The runner takes the same :class:`~gpusim.workload.Workload` and
 :class:`~gpusim.schedule.Schedule` objects that the simulator times, picks the template
 instance they name, builds it (``cupy.RawModule(code=..., name_expressions=[...])``, or a
 cubin built offline by :mod:`gpusim.kernels.build`), raises its dynamic shared-memory limit
-and launches it on (B, H, N, d) contiguous CuPy arrays. Everything that can go wrong before
-or at launch raises :class:`~gpusim.errors.GpusimError` with what is missing.
+and launches it on (B, H, N, d) contiguous CuPy arrays (K and V: (B, heads_kv, N, d)). A
+schedule with ``kv_splits`` > 1 runs as two launches: the split kernel into an fp32
+workspace (:class:`SplitWorkspace`, allocated once per workload) and the combine kernel.
+Everything that can go wrong before or at launch raises :class:`~gpusim.errors.GpusimError`
+with what is missing.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from typing import Any
 
 from gpusim.errors import GpusimError
 from gpusim.kernel_catalog.instances import KernelInstance, instance_for
+from gpusim.kernel_catalog.split_kv import CombineInstance
 from gpusim.kernels.build import elf_function_symbols
 from gpusim.kernels.source import CXX_OPTIONS, kernel_source
 from gpusim.schedule import Schedule
@@ -61,9 +65,21 @@ def import_cupy() -> Any:
 class LoadedKernel:
     """A loaded instance: the CuPy kernel object and its attributes as read from the driver."""
 
-    instance: KernelInstance
+    instance: KernelInstance | CombineInstance
     function: Any
     source: str  # "nvrtc" or the cubin path
+
+
+@dataclass
+class SplitWorkspace:
+    """What a split-KV run needs besides its inputs: the slices' fp32 partial outputs
+    ``o_part`` (splits, B*H, Nq, d), their log-sum-exps ``lse`` (splits, B*H, Nq), and the
+    loaded combine kernel."""
+
+    splits: int
+    o_part: Any
+    lse: Any
+    combine: LoadedKernel
 
     def attributes(self) -> dict:
         """Registers, static/dynamic shared memory, local memory (spills) and limits."""
@@ -96,7 +112,7 @@ class Flash2Runner:
             )
 
     # --- building ----------------------------------------------------------------------
-    def load(self, inst: KernelInstance) -> LoadedKernel:
+    def load(self, inst: KernelInstance | CombineInstance) -> LoadedKernel:
         """The loaded kernel of ``inst``, compiled or read from a cubin on first use."""
         if inst in self._loaded:
             return self._loaded[inst]
@@ -120,7 +136,7 @@ class Flash2Runner:
             raise GpusimError(f"could not load {inst.key}: {exc}") from exc
         return self._register(inst, fn, source)
 
-    def compile(self, instances: list[KernelInstance]) -> None:
+    def compile(self, instances: list[KernelInstance | CombineInstance]) -> None:
         """Compile ``instances`` with NVRTC in one module (one call, many name expressions)."""
         todo = [i for i in instances if i not in self._loaded]
         if not todo:
@@ -138,7 +154,9 @@ class Flash2Runner:
         except Exception as exc:
             raise GpusimError(f"NVRTC could not build the flash2 kernels: {exc}") from exc
 
-    def _register(self, inst: KernelInstance, fn: Any, source: str) -> LoadedKernel:
+    def _register(
+        self, inst: KernelInstance | CombineInstance, fn: Any, source: str
+    ) -> LoadedKernel:
         # Past 48 KB a launch fails until the function's dynamic limit is raised.
         fn.max_dynamic_shared_size_bytes = inst.smem_bytes
         if int(fn.max_threads_per_block) < inst.threads:
@@ -155,11 +173,24 @@ class Flash2Runner:
         """The instance for this workload and schedule on this GPU."""
         return instance_for(workload, schedule, self.smem_optin_bytes)
 
+    def split_workspace(self, workload: Workload, schedule: Schedule) -> SplitWorkspace | None:
+        """The fp32 workspace and combine kernel of a split-KV schedule (None without split)."""
+        if schedule.kv_splits == 1:
+            return None
+        w, s = workload, schedule.kv_splits
+        combine = self.load(CombineInstance(w.dtype, w.head_dim))
+        try:
+            o_part = self.cp.empty((s, w.batch_heads, w.seq_len_q, w.head_dim), self.cp.float32)
+            lse = self.cp.empty((s, w.batch_heads, w.seq_len_q), self.cp.float32)
+        except Exception as exc:  # CuPy's OutOfMemoryError
+            raise GpusimError(f"no device memory for the split-KV workspace: {exc}") from exc
+        return SplitWorkspace(s, o_part, lse, combine)
+
     def check_arrays(self, workload: Workload, q: Any, k: Any, v: Any, out: Any) -> None:
         """Raise GpusimError unless q, k, v, out are contiguous CuPy arrays of the right shape."""
         w = workload
         want_q = (w.batch, w.heads, w.seq_len_q, w.head_dim)
-        want_k = (w.batch, w.heads, w.seq_len_k, w.head_dim)
+        want_k = (w.batch, w.kv_heads, w.seq_len_k, w.head_dim)
         for name, arr, shape in (
             ("q", q, want_q),
             ("k", k, want_k),
@@ -170,7 +201,8 @@ class Flash2Runner:
                 raise GpusimError(f"{name} must be a cupy.ndarray, got {type(arr).__name__}")
             if tuple(arr.shape) != shape:
                 raise GpusimError(
-                    f"{name} has shape {tuple(arr.shape)}; expected (B, H, N, d) = {shape}"
+                    f"{name} has shape {tuple(arr.shape)}; expected (B, H, N, d) = {shape} "
+                    f"(K and V with heads_kv heads)"
                 )
             if arr.dtype.name not in ARRAY_DTYPES[w.dtype]:
                 raise GpusimError(
@@ -194,19 +226,25 @@ class Flash2Runner:
         v: Any,
         out: Any,
         shared_mem_bytes: int | None = None,
+        split: SplitWorkspace | None = None,
     ) -> None:
         """Launch without argument checks (the timing loop's path); errors become GpusimError.
 
         ``shared_mem_bytes`` (at least the instance's) pads each block's dynamic shared memory
-        so that fewer blocks fit an SM; the caller raises the function's limit first.
+        so that fewer blocks fit an SM; the caller raises the function's limit first. A split
+        instance needs ``split`` (:meth:`split_workspace`) and launches the combine kernel too.
         """
         import numpy as np
 
         inst, w = loaded.instance, workload
-        grid = (math.ceil(w.seq_len_q / inst.block_m), w.batch_heads, 1)
-        if grid[1] > 65535:
-            raise GpusimError(f"batch*heads = {grid[1]} exceeds the grid's y limit 65535")
-        args = (
+        m_blocks = math.ceil(w.seq_len_q / inst.block_m)
+        if inst.split != (split is not None):
+            raise GpusimError(f"{inst.key}: a split-KV workspace goes with split instances only")
+        # FlashAttention-2's split grid: (m blocks, splits, batch*heads).
+        grid = (m_blocks, split.splits, w.batch_heads) if split else (m_blocks, w.batch_heads, 1)
+        if max(grid[1:]) > 65535:
+            raise GpusimError(f"batch*heads = {w.batch_heads} exceeds the grid's limit 65535")
+        args = [
             q,
             k,
             v,
@@ -215,10 +253,19 @@ class Flash2Runner:
             np.int32(w.seq_len_k),
             np.int32(1 if w.causal else 0),
             np.float32(math.log2(math.e) / math.sqrt(w.head_dim)),
-        )
+        ]
+        if inst.variant == "tc":
+            part = (split.o_part, split.lse) if split else (out, out)  # unread without SPLIT
+            args += [*part, np.int32(split.splits if split else 1)]
+            args += [np.int32(w.heads), np.int32(w.group_size)]
         try:
             smem = max(inst.smem_bytes, shared_mem_bytes or 0)
-            loaded.function(grid, (inst.threads, 1, 1), args, shared_mem=smem)
+            loaded.function(grid, (inst.threads, 1, 1), tuple(args), shared_mem=smem)
+            if split:
+                rows = w.batch_heads * w.seq_len_q
+                comb = split.combine.instance
+                cargs = (split.o_part, split.lse, out, np.int64(rows), np.int32(split.splits))
+                split.combine.function((comb.grid_ctas(rows), 1, 1), (comb.threads, 1, 1), cargs)
         except Exception as exc:
             raise GpusimError(f"launch of {inst.key} failed: {exc}") from exc
 
@@ -230,14 +277,24 @@ class Flash2Runner:
         k: Any,
         v: Any,
         out: Any | None = None,
+        split: SplitWorkspace | None = None,
     ) -> Any:
-        """``softmax(q k^T / sqrt(d)) v`` by the kernel instance of ``schedule``; returns out."""
+        """``softmax(q k^T / sqrt(d)) v`` by the kernel instance of ``schedule``; returns out.
+
+        A split-KV schedule allocates its workspace unless ``split`` passes one."""
         inst = self.instance(workload, schedule)
         if out is None:
             out = self.cp.empty_like(q)
         self.check_arrays(workload, q, k, v, out)
         loaded = self.load(inst)
-        self.launch(loaded, workload, q, k, v, out)
+        if split is None:
+            split = self.split_workspace(workload, schedule)
+        elif split.splits != schedule.kv_splits:
+            raise GpusimError(
+                f"the workspace holds {split.splits} splits; the schedule asks for "
+                f"{schedule.kv_splits}"
+            )
+        self.launch(loaded, workload, q, k, v, out, split=split)
         return out
 
 

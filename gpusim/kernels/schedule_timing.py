@@ -33,10 +33,15 @@ def from_bf16_bits(cp: Any, b: Any) -> Any:
 
 
 def random_inputs(cp: Any, workload: Workload, seed: int = 0) -> tuple[Any, Any, Any]:
-    """Standard-normal q, k, v in the workload's storage type (bf16 as raw bits); never zeros."""
+    """Standard-normal q, k, v in the workload's storage type (bf16 as raw bits); never zeros.
+
+    K and V have the workload's K/V heads (``heads_kv``)."""
     w = workload
     rng = cp.random.default_rng(seed)
-    shapes = [(w.batch, w.heads, n, w.head_dim) for n in (w.seq_len_q, w.seq_len_k, w.seq_len_k)]
+    shapes = [
+        (w.batch, h, n, w.head_dim)
+        for h, n in ((w.heads, w.seq_len_q), (w.kv_heads, w.seq_len_k), (w.kv_heads, w.seq_len_k))
+    ]
     out = []
     for shape in shapes:
         x = rng.standard_normal(shape, dtype=cp.float32)
@@ -79,8 +84,10 @@ def time_schedules(
 
     A record holds the workload and schedule (as dicts), the instance key, the median, min
     and all times in seconds, TFLOP/s by the papers' convention, the grid size and the
-    kernel attributes. A pair with no instance, or whose inputs or launches fail (out of
-    memory, a launch error), gets ``error`` instead of times, and the next pair runs.
+    kernel attributes. A split-KV schedule's time covers both its launches (split and
+    combine); its workspace is allocated before the timing. A pair with no instance, or
+    whose inputs or launches fail (out of memory, a launch error), gets ``error`` instead of
+    times, and the next pair runs.
     """
     runner = runner or Flash2Runner()
     cp = runner.cp
@@ -92,6 +99,7 @@ def time_schedules(
         try:
             inst = runner.instance(workload, schedule)
             loaded = runner.load(inst)
+            split = runner.split_workspace(workload, schedule)
         except GpusimError as exc:
             records.append(rec | {"error": str(exc)})
             continue
@@ -103,8 +111,8 @@ def time_schedules(
             q, k, v, o = inputs[workload]
             runner.check_arrays(workload, q, k, v, o)
 
-            def launch(loaded=loaded, w=workload, q=q, k=k, v=v, o=o) -> None:
-                runner.launch(loaded, w, q, k, v, o)
+            def launch(loaded=loaded, w=workload, q=q, k=k, v=v, o=o, split=split) -> None:
+                runner.launch(loaded, w, q, k, v, o, split=split)
 
             times = time_launches(cp, launch, repeats, warmup, flush)
         except Exception as exc:
@@ -122,7 +130,9 @@ def time_schedules(
                 "min_s": min(times),
                 "times_s": times,
                 "tflops": workload.model_flops() / med / 1e12,
-                "ctas": -(-workload.seq_len_q // inst.block_m) * workload.batch_heads,
+                "ctas": -(-workload.seq_len_q // inst.block_m)
+                * workload.batch_heads
+                * schedule.kv_splits,
                 "attributes": loaded.attributes(),
             }
         )

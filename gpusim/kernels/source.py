@@ -5,19 +5,23 @@ from __future__ import annotations
 from pathlib import Path
 
 from gpusim.kernel_catalog.instances import KernelInstance
+from gpusim.kernel_catalog.split_kv import CombineInstance
 
 KERNEL_DIR = Path(__file__).resolve().parent
 COMMON_HEADER = "flash2_common.cuh"
-SOURCES = ("flash2_tc.cu", "flash2_simt.cu")
+SOURCES = ("flash2_tc.cu", "flash2_simt.cu", "flash2_combine.cu")
 #: Options both compilers get: C++17 for ``if constexpr``; no fast-math (exp2 is explicit PTX).
 CXX_OPTIONS = ("-std=c++17",)
 
-_TC_PARAMS = "const u16*, const u16*, const u16*, u16*, int, int, int, float"
+_TC_PARAMS = (
+    "const u16*, const u16*, const u16*, u16*, int, int, int, float, float*, float*, int, int, int"
+)
 _SIMT_PARAMS = "const float*, const float*, const float*, float*, int, int, int, float"
+_COMBINE_PARAMS = "const float*, const float*, u16*, long long, int"
 
 
 def kernel_source() -> str:
-    """Header and both kernels in one translation unit, the include lines inlined."""
+    """Header and every kernel in one translation unit, the include lines inlined."""
     parts = [(KERNEL_DIR / COMMON_HEADER).read_text()]
     for name in SOURCES:
         text = (KERNEL_DIR / name).read_text()
@@ -31,15 +35,18 @@ def kernel_source() -> str:
     return "\n".join(parts).replace("#pragma once", "")
 
 
-def explicit_instantiations(instances: list[KernelInstance]) -> str:
+def explicit_instantiations(instances: list[KernelInstance | CombineInstance]) -> str:
     """``template __global__ void ...;`` lines, so that nvcc emits the instances offline."""
     lines = []
     for inst in instances:
-        params = _TC_PARAMS if inst.variant == "tc" else _SIMT_PARAMS
+        if isinstance(inst, CombineInstance):
+            params = _COMBINE_PARAMS
+        else:
+            params = _TC_PARAMS if inst.variant == "tc" else _SIMT_PARAMS
         lines.append(f"template __global__ void {inst.name_expression}({params});")
     return "\n".join(lines) + "\n"
 
 
-def nvcc_translation_unit(instances: list[KernelInstance]) -> str:
+def nvcc_translation_unit(instances: list[KernelInstance | CombineInstance]) -> str:
     """The kernel source followed by explicit instantiations of ``instances``."""
     return kernel_source() + "\n" + explicit_instantiations(instances)

@@ -113,3 +113,36 @@ def test_instance_for_returns_matching_instance_or_error(d, dtype, bm, bn, w, st
     assert inst in all_instances()
     assert inst.schedule() == schedule
     assert (inst.head_dim, inst.dtype) == (d, dtype)
+
+
+def test_default_switches_keep_the_recorded_keys_and_template_names():
+    inst = instance_for(Workload(dtype="bf16"), Schedule())
+    assert inst.features == (False, False, False, False)
+    assert inst.key == "tc_bf16_d128_m128_n64_w4_s2"
+    assert inst.name_expression == "flash2_tc<true,128,128,64,4,2>"
+    assert inst.base() == inst
+
+
+def test_long_context_fields_select_the_switches():
+    w = Workload(dtype="bf16", heads=32, heads_kv=8, seq_len_q=1, seq_len_k=4096)
+    s = Schedule(kv_splits=4, kv_order="backward", q_order="first-first")
+    inst = instance_for(w, s)
+    assert inst.features == (True, True, True, True)
+    assert inst.key == "tc_bf16_d128_m128_n64_w4_s2_kvb_qff_gqa_split"
+    assert inst.name_expression == "flash2_tc<true,128,128,64,4,2,true,true,true,true>"
+    assert inst.base().key == "tc_bf16_d128_m128_n64_w4_s2"
+    assert inst.schedule(kv_splits=4) == s
+
+
+@pytest.mark.parametrize(
+    ("workload", "schedule", "needle"),
+    [
+        (Workload(dtype="bf16"), Schedule(pack_gqa=True), "pack_gqa"),
+        (Workload(dtype="fp32", head_dim=64), Schedule(block_m=64, warps=8, kv_splits=2), "fp32"),
+        (Workload(dtype="fp32", head_dim=64, heads_kv=8), Schedule(block_m=64, warps=8), "fp32"),
+        (Workload(dtype="bf16", seq_len_k=100), Schedule(kv_splits=3), "2 key blocks"),
+    ],
+)
+def test_long_context_fields_without_cuda_code_are_refused(workload, schedule, needle):
+    with pytest.raises(GpusimError, match=needle):
+        instance_for(workload, schedule)

@@ -101,3 +101,48 @@ def test_parse_ptxas_reads_registers_and_spills():
             "registers": 255,
         }
     }
+
+
+@needs_nvcc
+def test_long_context_variants_and_the_combine_kernel_compile(tmp_path):
+    from gpusim.kernel_catalog.split_kv import CombineInstance
+
+    insts = [
+        KernelInstance("tc", "bf16", 128, 64, 64, 4, 2, kv_backward=True, gqa=True, split=True),
+        KernelInstance("tc", "fp16", 64, 128, 64, 4, 1, q_first=True),
+        CombineInstance("bf16", 128),
+        CombineInstance("fp16", 32),
+    ]
+    report = compile_cubin(insts, tmp_path / "lc.cubin")
+    names = elf_function_symbols((tmp_path / "lc.cubin").read_bytes())
+    assert len(names) == len(insts) and set(report) == set(names)
+    assert any("flash2_combine" in n for n in names)
+
+
+def _recorded_nvcc() -> str:
+    import json
+
+    from gpusim.kernel_catalog.compiled import PTXAS_REPORT
+
+    return json.loads(PTXAS_REPORT.read_text())["nvcc"]
+
+
+@pytest.mark.skipif(
+    find_tool("nvcc") is None or find_tool("cuobjdump") is None, reason="nvcc/cuobjdump missing"
+)
+def test_default_instances_compile_to_the_recorded_main_loop():
+    from gpusim.kernels.build import nvcc_version
+
+    if nvcc_version() != _recorded_nvcc():
+        pytest.skip(f"nvcc {nvcc_version()} is not the recorded build's {_recorded_nvcc()}")
+    # The long-context switches are template parameters: with all of them off, the loop the
+    # model replays (data/sm90/2026-11-30_kernels_build) is what the source compiles to.
+    # python -m gpusim.kernels.default_loop_check does all 182 grid instances.
+    from gpusim.kernels.default_loop_check import check_defaults
+
+    insts = [
+        KernelInstance("tc", "bf16", 128, 128, 64, 4, 2),
+        KernelInstance("tc", "bf16", 64, 128, 64, 4, 2),
+    ]
+    for key, rec in check_defaults(insts, jobs=2).items():
+        assert rec["loop_counts_equal"] and rec["steady_step_equal"] and rec["ptxas_equal"], key

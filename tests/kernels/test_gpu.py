@@ -51,3 +51,12 @@ def test_wrong_dtype_and_layout_are_refused(runner):
         runner.run(w, s, h, h, h)
     with pytest.raises(GpusimError, match="shape"):
         runner.run(w, s, cp.ones((1, 64, 64), dtype=cp.float16), h, h)
+
+
+def test_long_context_switches_match_the_float64_reference(runner):
+    from gpusim.kernels.check_long_context import CASES, check_one
+
+    inst = KernelInstance("tc", "bf16", 128, 64, 64, 4, 2, kv_backward=True, gqa=True, split=True)
+    for n, case in enumerate(CASES):
+        rec = check_one(runner, inst, case, seed=50 + n, baseline=None)
+        assert rec["ok"], rec

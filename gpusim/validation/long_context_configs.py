@@ -1,0 +1,211 @@
+"""The long-context sweep's configurations (issue 18), fixed in a manifest before they run.
+
+    python -m gpusim.validation.long_context_configs --write PATH   # the manifest (JSON)
+    python -m gpusim.validation.long_context_configs --list         # one line per config
+
+Four groups, all d128 bf16 with 32 query heads unless said:
+
+- ``decode``: Nq in (1, 16, 128) against a KV cache of 4k to 128k keys, batch 1 to 64
+  (batch x keys <= 256k, so that K and V stay under 4.3 GB), bottom-right causal (Nq = 1:
+  no mask in effect); the project's kernel at kv_splits 1, 4 and 16 (tile 64 x 64, 4 warps,
+  2 stages), PyTorch's flash backend beside it.
+- ``gqa_decode``: the same with 8 and 4 K/V heads (batch 8, 32k keys, Nq 1 and 16).
+- ``gqa_prefill``: 16k tokens, 8 and 4 K/V heads, causal and not; the project's kernel
+  walking its keys forward and backward (tile 128 x 64, 4 warps, 2 stages).
+- ``prefill``: batch 1, 16 heads, 16k to 128k tokens, causal and not, both KV orders, and
+  the first query blocks first for two causal lengths; Nsight Compute counts the DRAM bytes
+  of every run of this group (``ncu``), PyTorch's too.
+
+PyTorch's runs carry the schedule its flash backend chooses
+(:func:`gpusim.validation.torch_flash_schedule.torch_flash_schedule`, 132 SMs), so that the
+model is given the tiles and split count that kernel really runs. The manifest is the
+source of truth: the sweep, ``predict`` and ``compare`` read it, not this module.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from gpusim import atomic
+from gpusim.errors import GpusimError
+from gpusim.schedule import Schedule
+from gpusim.validation.torch_flash_schedule import torch_flash_schedule
+from gpusim.workload import Workload
+
+MANIFEST_KIND = "gpusim.long_context_manifest"
+MANIFEST_SCHEMA = 1
+H200_SMS = 132
+
+Kernel = Literal["project", "torch"]
+Group = Literal["decode", "gqa_decode", "gqa_prefill", "prefill"]
+
+HEADS, HEAD_DIM, DTYPE = 32, 128, "bf16"
+DECODE_QUERIES = (1, 16, 128)
+#: (batch, keys) of the decode runs: batch 1 to 64, 4k to 128k keys, batch x keys <= 256k.
+DECODE_CACHES = ((1, 4096), (1, 32768), (1, 131072), (8, 32768), (64, 4096))
+DECODE_SPLITS = (1, 4, 16)
+#: (Br, Bc, warps, stages) of the project's decode and prefill runs.
+DECODE_TILE = (64, 64, 4, 2)
+PREFILL_TILE = (128, 64, 4, 2)
+GQA_KV_HEADS = (8, 4)
+GQA_DECODE = (8, 32768, (1, 16))  # batch, keys, query counts
+GQA_PREFILL_TOKENS = 16384
+PREFILL_HEADS = 16
+PREFILL_TOKENS = (16384, 32768, 65536, 131072)
+#: Causal lengths also run with the first query blocks launched first.
+Q_FIRST_TOKENS = (32768, 131072)
+
+
+@dataclass(frozen=True)
+class LongContextConfig:
+    """One measured run: which kernel, which group, the workload and the schedule given to
+    the model (for PyTorch's runs: the one its flash backend chooses), and whether Nsight
+    Compute counts it."""
+
+    kernel: Kernel
+    group: Group
+    workload: Workload
+    schedule: Schedule
+    ncu: bool = False
+
+    @property
+    def config_id(self) -> str:
+        """A unique, file-name-safe name, e.g.
+        ``project_decode_b1h32kv32_q1k4096_c1_m64n64w4s2_sp4_fwd_lf``."""
+        w, s = self.workload, self.schedule
+        order = f"{'bwd' if s.kv_order == 'backward' else 'fwd'}_"
+        order += "ff" if s.q_order == "first-first" else "lf"
+        return (
+            f"{self.kernel}_{self.group}_b{w.batch}h{w.heads}kv{w.kv_heads}"
+            f"_q{w.seq_len_q}k{w.seq_len_k}_c{int(w.causal)}"
+            f"_m{s.block_m}n{s.block_n}w{s.warps}s{s.stages}_sp{s.kv_splits}_{order}"
+            + ("_pack" if s.pack_gqa else "")
+        )
+
+    def as_dict(self) -> dict:
+        """JSON-ready fields (the manifest and every record store these)."""
+        return {
+            "id": self.config_id,
+            "kernel": self.kernel,
+            "group": self.group,
+            "workload": self.workload.model_dump(),
+            "schedule": self.schedule.model_dump(),
+            "ncu": self.ncu,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict) -> LongContextConfig:
+        """Inverse of :meth:`as_dict`; the id is derived, and checked."""
+        c = cls(
+            d["kernel"],
+            d["group"],
+            Workload(**d["workload"]),
+            Schedule.from_record(d["schedule"]),
+            bool(d.get("ncu", False)),
+        )
+        if "id" in d and d["id"] != c.config_id:
+            raise GpusimError(f"manifest entry {d['id']!r} does not match its fields")
+        return c
+
+
+def _sched(tile: tuple[int, int, int, int], **fields) -> Schedule:
+    bm, bn, w, s = tile
+    return Schedule(block_m=bm, block_n=bn, warps=w, stages=s, **fields)
+
+
+def _pair(group: Group, w: Workload, schedules: list[Schedule], ncu: bool = False) -> list:
+    """The project's kernel at each schedule, then PyTorch's with the schedule it runs."""
+    out = [LongContextConfig("project", group, w, s, ncu) for s in schedules]
+    return [*out, LongContextConfig("torch", group, w, torch_flash_schedule(w, H200_SMS), ncu)]
+
+
+def _workload(b: int, h: int, hkv: int, nq: int, nk: int, causal: bool) -> Workload:
+    return Workload(
+        batch=b, heads=h, heads_kv=hkv, seq_len_q=nq, seq_len_k=nk, head_dim=HEAD_DIM,
+        dtype=DTYPE, causal=causal,
+    )  # fmt: skip
+
+
+def long_context_configs() -> list[LongContextConfig]:
+    """The whole sweep in run order (114 runs: 84 of the project's kernel, 30 PyTorch's)."""
+    out: list[LongContextConfig] = []
+    splits = [_sched(DECODE_TILE, kv_splits=n) for n in DECODE_SPLITS]
+    for b, nk in DECODE_CACHES:
+        for nq in DECODE_QUERIES:
+            out += _pair("decode", _workload(b, HEADS, HEADS, nq, nk, True), splits)
+    b, nk, queries = GQA_DECODE
+    for hkv in GQA_KV_HEADS:
+        for nq in queries:
+            out += _pair("gqa_decode", _workload(b, HEADS, hkv, nq, nk, True), splits)
+    orders = [_sched(PREFILL_TILE), _sched(PREFILL_TILE, kv_order="backward")]
+    n = GQA_PREFILL_TOKENS
+    for hkv in GQA_KV_HEADS:
+        for causal in (False, True):
+            out += _pair("gqa_prefill", _workload(1, HEADS, hkv, n, n, causal), orders)
+    for n in PREFILL_TOKENS:
+        for causal in (False, True):
+            scheds = list(orders)
+            if causal and n in Q_FIRST_TOKENS:
+                scheds.append(_sched(PREFILL_TILE, q_order="first-first"))
+            w = _workload(1, PREFILL_HEADS, PREFILL_HEADS, n, n, causal)
+            out += _pair("prefill", w, scheds, ncu=True)
+    return out
+
+
+def manifest_doc(configs: list[LongContextConfig]) -> dict:
+    """The manifest: what it is, a digest of its configurations, and the configurations."""
+    entries = [c.as_dict() for c in configs]
+    digest = hashlib.sha256(json.dumps(entries, sort_keys=True).encode()).hexdigest()
+    return {
+        "kind": MANIFEST_KIND,
+        "schema": MANIFEST_SCHEMA,
+        "what": "issue 18 long-context sweep: configurations fixed before they are measured "
+        "(python -m gpusim.validation.long_context_configs --write)",
+        "configs_sha256": digest,
+        "configs": entries,
+    }
+
+
+def read_manifest(path: Path) -> list[LongContextConfig]:
+    """The configurations of a manifest file; GpusimError if it is not one or was edited."""
+    try:
+        doc = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as exc:
+        raise GpusimError(f"cannot read the manifest {path}: {exc}") from exc
+    if not isinstance(doc, dict) or doc.get("kind") != MANIFEST_KIND:
+        raise GpusimError(f"{path} is not a long-context manifest (kind {MANIFEST_KIND})")
+    configs = [LongContextConfig.from_dict(d) for d in doc["configs"]]
+    if manifest_doc(configs)["configs_sha256"] != doc.get("configs_sha256"):
+        raise GpusimError(f"{path}: the configurations do not match their recorded digest")
+    return configs
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write the manifest, or list the configurations."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--write", type=Path, default=None, help="manifest file to write")
+    ap.add_argument("--list", action="store_true")
+    args = ap.parse_args(argv)
+    configs = long_context_configs()
+    if args.write:
+        if args.write.exists():
+            print(f"long_context_configs: error: {args.write} exists", file=sys.stderr)
+            return 2
+        args.write.parent.mkdir(parents=True, exist_ok=True)
+        atomic.write_text(args.write, json.dumps(manifest_doc(configs), indent=1) + "\n")
+        print(f"{len(configs)} configs -> {args.write}")
+    if args.list or not args.write:
+        for c in configs:
+            print(f"{c.config_id}{'  [ncu]' if c.ncu else ''}")
+        print(f"{len(configs)} configs")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
