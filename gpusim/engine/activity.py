@@ -13,9 +13,8 @@ when its server calls back.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from heapq import heappush
+from typing import TYPE_CHECKING
 
 from simpy.core import NORMAL
 from simpy.events import Event, Timeout
@@ -88,9 +87,7 @@ class Activity:
                 self.job = g.run.sim.memory.submit_kinds(parts, g.weights, self._advance)
             else:
                 # The SM's work at this CTA group's own pace (KernelRun._work_scale).
-                self.job = g.smg.pipes.submit_kinds(
-                    parts, g.weights, self._advance, g.work_scale
-                )
+                self.job = g.smg.pipes.submit_kinds(parts, g.weights, self._advance, g.work_scale)
             if self.job is not None:
                 return
 

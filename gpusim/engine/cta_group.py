@@ -186,14 +186,20 @@ class CtaGroup:
     def _load_stages(self, ph: Phase) -> list:
         lat = l2 = own = shared = 0.0
         fetches = 1
+        run = self.run
+        mixed = run.grid.mixed
+        chunks = self.plan.chunks
+        lookups = self.lookups
         for ld in ph.loads:
-            lk = self.lookups[ld.chunk]
+            c = ld.chunk
+            lk = lookups[c]
             lat += ld.latency_units * lk.latency
-            l2 += ld.frac * self._bytes_per_cta(ld.chunk, reads=True) * self.run.l2_fetch_factor
+            nbytes = self._bytes_per_cta(c, reads=True) if mixed else chunks[c].read_bytes
+            l2 += ld.frac * nbytes * run.l2_fetch_factor
             own += ld.frac * lk.own_dram
             shared += ld.frac * lk.shared_dram
             fetches = max(fetches, lk.fetches)
-        cost = self.run.dram_cost  # the kernel's bytes in flight cap its DRAM bandwidth
+        cost = run.dram_cost  # the kernel's bytes in flight cap its DRAM bandwidth
         parts = [
             (L2_LANE, MEMBERS, l2, 0),
             (DRAM_LANE, MEMBERS, own * cost, 0),
@@ -251,29 +257,39 @@ class CtaGroup:
 
     def _lookup_reads(self, c: int) -> Lookup:
         """Meet chunk ``c``'s reads with the L2; count them; what they cost this group."""
-        sim, plans = self.run.sim, self.run.plans
-        l2, counters, now = sim.l2, self.run.counters, sim.env.now
+        run = self.run
+        sim, plans = run.sim, run.plans
+        l2, counters, now = sim.l2, run.counters, sim.env._now
         fill = sim.rates.dram_latency_ticks
         chunk = self.plan.chunks[c]
-        runs = self.bh_runs()
+        runs = self._bh_runs if self._bh_runs is not None else self.bh_runs()
+        mixed = run.grid.mixed
         own_miss = shared_miss = fetches = 0
         own_ready = [now] * len(runs)
         shared_ready: dict[int, int] = {}
+        read = l2.read
         for j, ref in enumerate(chunk.reads):
-            if ref.own_rows:
+            own_rows = ref.own_rows
+            if own_rows:
+                # ``_own_key``, inlined (once per run and tile: a hot path).
+                tensor, col0 = ref.tensor, ref.col0
+                row_at = ref.row0 - self.plan.rep_block * own_rows
                 for i, (bh, b0, n, cls) in enumerate(runs):
-                    nbytes = plans[cls].chunks[c].reads[j].nbytes
-                    miss, r = l2.read(self._own_key(ref, bh, b0, n), nbytes * n, now, fill)
+                    # Unmixed, every run is of the group's class, whose tile is ``ref``.
+                    nbytes = plans[cls].chunks[c].reads[j].nbytes if mixed else ref.nbytes
+                    key = (tensor, bh, row_at + b0 * own_rows, col0, n)
+                    miss, r = read(key, nbytes * n, now, fill)
                     own_miss += miss
-                    own_ready[i] = max(own_ready[i], r)
+                    if r > own_ready[i]:
+                        own_ready[i] = r
             else:
                 for bh in self.bh_counts():
-                    miss, r = l2.read((ref.tensor, bh, ref.row0, ref.col0), ref.nbytes, now, fill)
+                    miss, r = read((ref.tensor, bh, ref.row0, ref.col0), ref.nbytes, now, fill)
                     shared_miss += miss
                     fetches += miss > 0
                     shared_ready[bh] = max(shared_ready.get(bh, now), r)
-        m = self.members
-        if self.run.grid.mixed:
+        m = self.smg.size * len(self.layers)  # members
+        if mixed:
             counters.global_read_bytes += sum(
                 n * plans[cls].chunks[c].read_bytes for _bh, _b, n, cls in runs
             )
@@ -283,10 +299,12 @@ class CtaGroup:
         # Each CTA waits for its own tiles and its batch-head's shared ones; the group, which
         # moves as one, waits for the average CTA.
         floor = sim.rates.l2_latency_ticks
-        wait = sum(
-            n * max(floor, max(own_ready[i], shared_ready.get(bh, now)) - now)
-            for i, (bh, _b, n, _c) in enumerate(runs)
-        )
+        wait = 0
+        for i, (bh, _b, n, _c) in enumerate(runs):
+            ready = own_ready[i]
+            if shared_ready:
+                ready = max(ready, shared_ready.get(bh, now))
+            wait += n * max(floor, ready - now)
         return Lookup(own_miss / m, float(shared_miss), fetches, wait / m)
 
     def _lookup_writes(self, c: int) -> tuple[float, float, int]:
