@@ -13,7 +13,6 @@ when its server calls back.
 
 from __future__ import annotations
 
-from heapq import heappush
 from typing import TYPE_CHECKING
 
 from simpy.core import NORMAL
@@ -76,8 +75,7 @@ class Activity:
                     timer._value = None
                     timer._delay = arg
                     timer._ok = True
-                    env.events += 1
-                    heappush(env._queue, (self.deadline, NORMAL, next(env._eid), timer))
+                    env.schedule(timer, NORMAL, arg)
                     return
                 continue
             server_name, parts = arg

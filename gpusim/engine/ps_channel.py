@@ -172,19 +172,17 @@ class PSServer:
 
     def _set_timer(self, dt: int) -> None:
         """The one pending timer, ``dt`` ticks from now (any older one becomes stale)."""
-        # ``Timeout(env, dt)`` with the callback in place, its body inlined (SimPy's own
-        # ``Timeout.__init__`` and the counted ``Environment.schedule``): one timer per event
-        # of the engine, and the two calls were a sixth of an event's cost.
+        # ``Timeout(env, dt)`` with the callback in place, ``Timeout.__init__``'s body inlined
+        # (one timer per event of the engine; the call and the callback list's append cost).
         env = self.env
-        at = self._target = env._now + dt
+        self._target = env._now + dt
         timer = self._timer = _new_timeout(Timeout)
         timer.env = env
         timer.callbacks = [self._fire_cb]
         timer._value = None
         timer._delay = dt
         timer._ok = True
-        env.events += 1
-        heappush(env._queue, (at, NORMAL, next(env._eid), timer))
+        env.schedule(timer, NORMAL, dt)
 
     def _fire(self, event: Event) -> None:
         if event is not self._timer:
