@@ -133,6 +133,8 @@ class PSServer:
         for lane in self.lanes:
             if lane.w > 0:
                 lane.advance(fdt, done)
+            else:
+                lane.idle += dt
         self.t = now
 
     def _record_busy(self, t: int, now: int) -> None:
@@ -207,6 +209,7 @@ class PSServer:
         for lane in self.lanes:
             heap = lane.heap
             if not heap:
+                lane.idle += dt
                 continue  # no weight in flight (every part weighs at least 1)
             v = lane.v
             w = lane.w

@@ -83,6 +83,8 @@ class KernelSpec:
     rates: Rates | None = None
     #: skip the steady middle of the grid batch-head-wise (bh_skip.py; causal kernels)
     extrapolate_bh: bool = False
+    #: skip the steady middle of a streaming kernel out of lockstep (stream_skip.py)
+    extrapolate_stream: bool = False
     #: bytes the SMs fetch from the L2 per byte the kernel reads (prepare.l2_fetch_factor)
     l2_fetch_factor: float = 1.0
     #: DRAM bandwidth a byte of the kernel takes over a byte's (prepare.py: bytes in flight)
@@ -108,6 +110,7 @@ def kernel_sequence(sim: Sim, specs: list[KernelSpec], runs: list[KernelRun]) ->
             spec.extrapolate_bh,
             spec.l2_fetch_factor,
             spec.dram_cost,
+            spec.extrapolate_stream,
         )
         runs.append(kr)
         kr.start()

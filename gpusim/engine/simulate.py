@@ -72,8 +72,10 @@ def simulate(
 
     ``on_chip`` maps kernel names to footprints that replace the algorithm's estimates
     (a compiled kernel's real registers and shared memory, as validation uses).
-    ``extrapolate=False`` turns off the batch-head extrapolation of kernels with many
-    timing classes on the aggregated path (:mod:`gpusim.engine.bh_skip`).
+    ``extrapolate=False`` turns off the two approximate skips of the aggregated path: the
+    batch-head extrapolation of kernels with many timing classes
+    (:mod:`gpusim.engine.bh_skip`) and the skip of streaming kernels out of lockstep
+    (:mod:`gpusim.engine.stream_skip`).
     ``processes``: generator functions, each called with a
     :class:`~gpusim.engine.hook.GpuHandle` and run as a SimPy process beside the
     kernels (docs/engine.md).
@@ -123,6 +125,7 @@ def simulate(
 
     for p in prepared:
         p.spec.extrapolate_bh = extrapolate and not want_full and p.timing_classes > MANY_CLASSES
+        p.spec.extrapolate_stream = extrapolate and not want_full
     tracer = None
     if trace_path is not None:
         from gpusim.engine.trace_export import ChromeTracer
