@@ -187,14 +187,20 @@ class CtaGroup:
     def _load_stages(self, ph: Phase) -> list:
         lat = l2 = own = shared = 0.0
         fetches = 1
+        run = self.run
+        mixed = run.grid.mixed
+        chunks = self.plan.chunks
+        lookups = self.lookups
         for ld in ph.loads:
-            lk = self.lookups[ld.chunk]
+            c = ld.chunk
+            lk = lookups[c]
             lat += ld.latency_units * lk.latency
-            l2 += ld.frac * self._bytes_per_cta(ld.chunk, reads=True) * self.run.l2_fetch_factor
+            nbytes = self._bytes_per_cta(c, reads=True) if mixed else chunks[c].read_bytes
+            l2 += ld.frac * nbytes * run.l2_fetch_factor
             own += ld.frac * lk.own_dram
             shared += ld.frac * lk.shared_dram
             fetches = max(fetches, lk.fetches)
-        cost = self.run.dram_cost  # the kernel's bytes in flight cap its DRAM bandwidth
+        cost = run.dram_cost  # the kernel's bytes in flight cap its DRAM bandwidth
         parts = [
             (L2_LANE, MEMBERS, l2, 0),
             (DRAM_LANE, MEMBERS, own * cost, 0),
@@ -279,21 +285,36 @@ class CtaGroup:
 
     def _lookup_reads(self, c: int) -> Lookup:
         """Meet chunk ``c``'s reads with the L2; count them; what they cost this group."""
-        sim, plans = self.run.sim, self.run.plans
-        l2, counters, now = sim.l2, self.run.counters, sim.env.now
+        run = self.run
+        sim, plans = run.sim, run.plans
+        l2, counters, now = sim.l2, run.counters, sim.env._now
         fill = sim.rates.dram_latency_ticks
         chunk = self.plan.chunks[c]
-        runs = self.bh_runs()
+        runs = self._bh_runs if self._bh_runs is not None else self.bh_runs()
+        mixed = run.grid.mixed
         own_miss = shared_miss = fetches = 0
         own_ready = [now] * len(runs)
         shared_ready = [now] * len(runs)
         for j, ref in enumerate(chunk.reads):
-            if ref.own_rows:
-                for i, run in enumerate(runs):
-                    key, nbytes = self._own_key(c, j, False, run)
-                    miss, r = l2.read(key, nbytes * run[2], now, fill)
+            own_rows = ref.own_rows
+            if own_rows and not mixed:
+                # ``_own_key``, inlined (once per run and tile: a hot path); unmixed, every
+                # run is of the group's class, whose tile is ``ref``.
+                tensor, col0, nbytes = ref.tensor, ref.col0, ref.nbytes
+                row_at = ref.row0 - self.plan.rep_block * own_rows
+                for i, (bh, b0, n, _cls) in enumerate(runs):
+                    miss, r = l2.read((tensor, bh, row_at + b0 * own_rows, col0, n), nbytes * n,
+                                      now, fill)  # fmt: skip
                     own_miss += miss
-                    own_ready[i] = max(own_ready[i], r)
+                    if r > own_ready[i]:
+                        own_ready[i] = r
+            elif own_rows:
+                for i, one in enumerate(runs):
+                    key, nbytes = self._own_key(c, j, False, one)
+                    miss, r = l2.read(key, nbytes * one[2], now, fill)
+                    own_miss += miss
+                    if r > own_ready[i]:
+                        own_ready[i] = r
             else:
                 for key, (nbytes, readers) in self._shared_tiles(c, j, writes=False).items():
                     miss, r = l2.read(key, nbytes, now, fill)
@@ -302,7 +323,7 @@ class CtaGroup:
                     for i in readers:
                         shared_ready[i] = max(shared_ready[i], r)
         m = self.members
-        if self.run.grid.mixed:
+        if mixed:
             counters.global_read_bytes += sum(
                 n * plans[cls].chunks[c].read_bytes for _bh, _b, n, cls in runs
             )

@@ -28,7 +28,9 @@ that benchmark). Where the profile gives it, every CTA group's SM work is scaled
 ``1 + scatter * z``, z taken in turn from a fixed equidistributed sequence of standard
 normal quantiles (deterministic: the same run gives the same result), and the aggregated
 path lumps the SMs into :data:`SCATTER_STRATA` groups rather than one, so that groups of
-SMs can drift apart. Waves then no longer repeat, and the steady-state skip does not apply.
+SMs can drift apart. Waves then no longer repeat, and the steady-state skip does not apply;
+streaming kernels (CTAs that touch tiles of their own only) have a skip of their own
+(:mod:`gpusim.engine.stream_skip`).
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from gpusim.engine.lumped import LumpedGroup
 from gpusim.engine.plan import ClassPlan
 from gpusim.engine.rates import Rates
 from gpusim.engine.sm_group import SmGroup
+from gpusim.engine.stream_skip import StreamSkip, applies
 
 if TYPE_CHECKING:
     from gpusim.engine.sim import Sim
@@ -86,6 +89,7 @@ class KernelRun:
         l2_fetch_factor: float = 1.0,
         dram_cost: float = 1.0,
         kv_group: int = 1,
+        extrapolate_stream: bool = False,
     ):
         self.sim = sim
         #: consecutive batch-heads whose CTAs read one K/V head's K and V (GQA; 1: none):
@@ -125,6 +129,8 @@ class KernelRun:
             not r.own_rows for p in plans for c in p.chunks for r in c.reads + c.writes
         )
         self._freed: list[tuple[SmGroup, int]] = []
+        #: the skip of streaming kernels out of lockstep (stream_skip.py), where it applies
+        self._stream = StreamSkip(self) if extrapolate_stream and applies(self) else None
         self._dispatch_pending = False
         self._placing = False
 
@@ -181,6 +187,8 @@ class KernelRun:
         skip = self.sim.tracer is None and self.sim.may_extrapolate()
         if self.aggregated and skip and self._whole_gpu_free():
             self._steady_state()
+        if self._stream is not None and skip:
+            self._stream.at_dispatch()
         freed = sorted(self._freed, key=lambda e: (e[1], e[0].sm0))
         self._freed = []
         total = self.grid.total

@@ -81,8 +81,8 @@ class KernelSpec:
     aggregated: bool
     #: the kernel's own rates (its SM clock: rates.py, ``Rates.for_kernel``); None: the sim's
     rates: Rates | None = None
-    #: whether the grid lumps CTAs of different classes (lumped.py; ``Grid.lump``)
-    lumped: bool = False
+    #: skip the steady middle of a streaming kernel out of lockstep (stream_skip.py)
+    extrapolate_stream: bool = False
     #: bytes the SMs fetch from the L2 per byte the kernel reads (prepare.l2_fetch_factor)
     l2_fetch_factor: float = 1.0
     #: DRAM bandwidth a byte of the kernel takes over a byte's (prepare.py: bytes in flight)
@@ -110,6 +110,7 @@ def kernel_sequence(sim: Sim, specs: list[KernelSpec], runs: list[KernelRun]) ->
             spec.l2_fetch_factor,
             spec.dram_cost,
             spec.kv_group,
+            spec.extrapolate_stream,
         )
         runs.append(kr)
         kr.start()

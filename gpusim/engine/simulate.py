@@ -73,9 +73,8 @@ def simulate(
 
     ``on_chip`` maps kernel names to footprints that replace the algorithm's estimates
     (a compiled kernel's real registers and shared memory, as validation uses).
-    ``extrapolate=False`` turns off the lumping of kernels with many timing classes
-    (causal) on the aggregated path (:mod:`gpusim.engine.lumped`): their CTAs then run
-    one by one, within :data:`AGGREGATED_MAX_PHASES`.
+    ``extrapolate=False`` turns off the skip of streaming kernels out of lockstep on the
+    aggregated path (:mod:`gpusim.engine.stream_skip`), an approximation within 0.01 %.
     ``processes``: generator functions, each called with a
     :class:`~gpusim.engine.hook.GpuHandle` and run as a SimPy process beside the
     kernels (docs/engine.md).
@@ -125,6 +124,8 @@ def simulate(
                 f"{FULL_MAX_PHASES:,}); use detail 'aggregated' or a smaller workload"
             )
 
+    for p in prepared:
+        p.spec.extrapolate_stream = extrapolate and not want_full
     tracer = None
     if trace_path is not None:
         from gpusim.engine.trace_export import ChromeTracer
