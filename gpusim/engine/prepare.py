@@ -244,7 +244,7 @@ def prepare(
         # that start and end together would all collide. Each cut at a batch-head's end
         # splits the SMs for good, so a grid of many batch-heads, each of a wave of CTAs
         # or more, runs in plain waves instead: its batch-heads' ends are a small part of it.
-        plain = w.batch_heads > LUMP_MAX_CUTS and grid.blocks_per_bh >= slots
+        plain = kernel.grid_batch_heads > LUMP_MAX_CUTS and grid.blocks_per_bh >= slots
         grid.lump(grid.total, by_batch_head=not plain)
     spec = KernelSpec(kernel.name, grid, plans, occ.ctas_per_sm, aggregated, rates, lumped)
     spec.l2_fetch_factor = l2_fetch_factor(profile, kernel)
