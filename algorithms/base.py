@@ -21,6 +21,10 @@ from gpusim.errors import GpusimError
 from gpusim.schedule import Schedule
 from gpusim.workload import Workload
 
+#: The tensors the query heads of a GQA group share: one matrix per K/V head, read by a body
+#: at :meth:`~gpusim.workload.Workload.kv_bh` (``bh // group_size``).
+KV_TENSORS = ("K", "V")
+
 
 @dataclass(frozen=True)
 class OnChip:
@@ -89,6 +93,11 @@ class Kernel(ABC):
         """The compiled CUDA kernel instance whose code this kernel is (None: none is)."""
         return None
 
+    def uses_tile_instance(self) -> bool:
+        """Whether this kernel's code is the schedule's flash2 tile instance (gpusim/kernels)
+        or its main loop, so that the registers ptxas gives that instance are its own."""
+        return False
+
     def copies_into_padded_rows(self) -> bool:
         """Whether the kernel copies its tiles with 16-byte ``cp.async`` into shared-memory
         rows padded by 16 bytes (the L2 then sends the SMs more bytes than it asks for: the
@@ -101,9 +110,25 @@ class Kernel(ABC):
         return None
 
     @property
+    def grid_batch_heads(self) -> int:
+        """Batch-heads of the launch grid: the (batch, head) pairs, or the (batch, K/V head)
+        pairs for a kernel whose CTAs each take a whole GQA group's heads."""
+        return self.workload.batch_heads
+
+    def kv_group(self) -> int:
+        """Consecutive grid batch-heads whose CTAs read the same K and V (the GQA group of a
+        grid over query heads; 1 where each grid batch-head has K/V of its own)."""
+        return self.workload.group_size
+
+    def tensor_bh(self, tensor: str, bh: int) -> int:
+        """The batch-head of ``tensor`` that the CTAs of grid batch-head ``bh`` access (the
+        first of them, for rows packed over several): its K/V head for K and V."""
+        return bh // self.kv_group() if tensor in KV_TENSORS else bh
+
+    @property
     def num_ctas(self) -> int:
         """Total CTAs of the launch."""
-        return self.workload.batch_heads * self.blocks_per_bh()
+        return self.grid_batch_heads * self.blocks_per_bh()
 
 
 class Algorithm(ABC):

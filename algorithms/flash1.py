@@ -43,6 +43,7 @@ class Flash1(Algorithm):
     """FlashAttention-1 forward (K/V-outer, normalised state in HBM)."""
 
     name = "flash1"
+    supports_gqa = True  # its kernels read K and V at the query head's K/V head
     description = (
         "tiled, K/V-block outer loop, Q-block inner loop, O/l/m read and written in HBM "
         "each step (FlashAttention-1; seed 001 forward pseudocode)"

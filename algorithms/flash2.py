@@ -14,121 +14,88 @@ causal), ``k_i`` the valid keys in those tiles:
 - read: ``Q``: ``Nq·d·e``; ``K`` and ``V``: ``sum_i k_i·d·e`` each
   (``= Tr·Nk·d·e`` without causal: K and V once per Q block);
 - written: ``O``: ``Nq·d·e``.
+
+The schedule's long-context fields: ``kv_order`` (walk the K/V blocks forward from 0 or
+backward from the last visible one), ``q_order`` (launch order of the query blocks),
+``pack_gqa`` (a GQA group's heads in one tile's rows: :mod:`algorithms.q_outer`), and
+``kv_splits > 1``, which makes it two kernels (:mod:`algorithms.split_kv`). With grouped
+K/V heads, K and V are read at the query head's K/V head.
 """
 
 from __future__ import annotations
 
-from typing import Literal
-
-from algorithms.base import Algorithm, CompiledKernel, Kernel, OnChip, ceil_div
-from algorithms.recurrence import initial_state, scores, unnormalised_update
-from algorithms.register_estimate import FP32, register_estimate
+from algorithms.base import Algorithm, CompiledKernel, Kernel
+from algorithms.q_outer import (
+    COMPILED_VARIANT,
+    QOuterKernel,
+    attend,
+    barriers_per_step,
+    check_packing,
+    kv_walk,
+)
+from algorithms.register_estimate import register_estimate
+from algorithms.split_kv import check_splits, split_kernels
 from algorithms.tile_machine import TileMachine
 from algorithms.tiling import needs_mask, visible_kv_blocks
 from gpusim.schedule import Schedule
 from gpusim.workload import Workload
 
-#: The CUDA kernel of each storage type (gpusim/kernels/flash2_tc.cu, flash2_simt.cu).
-COMPILED_VARIANT: dict[str, Literal["tc", "simt"]] = {"fp16": "tc", "bf16": "tc", "fp32": "simt"}
+__all__ = [
+    "COMPILED_VARIANT",
+    "Flash2",
+    "Flash2Kernel",
+    "barriers_per_step",
+    "needs_mask",
+    "register_estimate",
+    "visible_kv_blocks",
+]
 
 
-def barriers_per_step(dtype: str, stages: int) -> int:
-    """``__syncthreads()`` per K/V step of the kernels (gpusim/kernels): the pipelined loop
-    waits once (its tile landed for every thread, and the oldest stage is free); with one
-    stage, flash2_tc.cu keeps a buffer each for K and V and waits three times (K landed, V
-    landed and K free, V free), flash2_simt.cu twice (the previous tile free, this one
-    landed). Their SASS agrees (``BAR`` in
-    data/sm90/2026-11-30_kernels_build/loop_paths.json.gz)."""
-    if stages > 1:
-        return 1
-    return 2 if dtype == "fp32" else 3
-
-
-__all__ = ["Flash2", "Flash2Kernel", "needs_mask", "register_estimate", "visible_kv_blocks"]
-
-
-class Flash2Kernel(Kernel):
-    """The single kernel of FlashAttention-2's forward pass."""
+class Flash2Kernel(QOuterKernel):
+    """The single kernel of FlashAttention-2's forward pass (without split-KV)."""
 
     def blocks_per_bh(self) -> int:
-        return ceil_div(self.workload.seq_len_q, self.schedule.block_m)
+        return self.q_blocks()
 
     def block_class(self, block: int):
-        w, s = self.workload, self.schedule
-        q0 = block * s.block_m
+        w, q = self.workload, self.rows.queries
         if w.causal:
             return block
-        return (q0 + s.block_m > w.seq_len_q,)
+        return (block * q + q > w.seq_len_q,)
 
     def body(self, tm: TileMachine, bh: int, block: int) -> None:
-        w, s = self.workload, self.schedule
-        br, bc = s.block_m, s.block_n
-        q0 = block * br
-        q = tm.load("Q", bh, q0, br)
-        m, den, acc = initial_state(tm, br, w.head_dim)
-        for j in range(visible_kv_blocks(w, q0, br, bc)):
-            k0 = j * bc
-            with tm.step():
-                k = tm.load("K", bh, k0, bc)
-                v = tm.load("V", bh, k0, bc)
-                sc = scores(tm, w, q, k, q0, k0, bc)
-                m, den, acc = unnormalised_update(tm, sc, v, m, den, acc)
-                for _ in range(barriers_per_step(w.dtype, s.stages)):
-                    tm.barrier()
-        tm.store("O", bh, q0, tm.div_rows(acc, den))
-
-    def last_blocks_first(self) -> bool:
-        # flash2_tc.cu and flash2_simt.cu: m_block = gridDim.x - 1 - blockIdx.x (q_order
-        # "last-first"), so that under a causal mask the longest CTAs start first and the
-        # grid's tail is short.
-        return self.schedule.q_order == "last-first"
+        w, s, rows = self.workload, self.schedule, self.rows
+        q0 = block * rows.queries
+        q_bh = self.tensor_bh("Q", bh)
+        q = tm.load("Q", q_bh, q0, s.block_m, heads=rows.heads)
+        visible = visible_kv_blocks(w, q0, rows.queries, s.block_n)
+        blocks = kv_walk(0, visible, s.kv_order)
+        _m, den, acc = attend(tm, self, q, self.tensor_bh("K", bh), q0, blocks, rows.heads)
+        tm.store("O", q_bh, q0, tm.div_rows(acc, den), heads=rows.heads)
 
     def compiled_kernel(self) -> CompiledKernel | None:
-        # Both CUDA kernels split the Q rows over the warps and keep S/P and O in registers;
-        # the other schedules of the model have no compiled counterpart.
-        w, s = self.workload, self.schedule
-        variant = COMPILED_VARIANT.get(w.dtype)
-        if variant is None or (s.warp_split, s.residency) != ("split-q", "registers"):
-            return None
-        if s.q_order != "last-first":
-            return None  # the CUDA kernels launch the last query blocks first
-        args = (w.head_dim, s.block_m, s.block_n, s.warps, s.stages)
-        return CompiledKernel(variant, w.dtype, *args)
-
-    def copies_into_padded_rows(self) -> bool:
-        # The fp32 kernel (flash2_simt.cu) copies its tiles with 16-byte cp.async into shared
-        # rows padded by 16 bytes (against bank conflicts of its float4 reads); the
-        # tensor-core kernel's rows are swizzled, not padded
-        # (data/h200/2026-11-30_calibration_l2_bytes).
-        return self.workload.dtype == "fp32"
-
-    def on_chip(self) -> OnChip:
-        w, s = self.workload, self.schedule
-        e, d = w.elem_bytes, w.head_dim
-        bufs = {
-            "Q": s.block_m * d * e,
-            "K": s.stages * s.block_n * d * e,
-            "V": s.stages * s.block_n * d * e,
-        }
-        if s.residency == "smem":
-            bufs |= {
-                "S": s.block_m * s.block_n * FP32,
-                "O": s.block_m * d * FP32,
-                "m_l": 2 * s.block_m * FP32,
-            }
-        return OnChip(bufs, 32 * s.warps, register_estimate(w, s))
+        return self.tile_instance()
 
 
 class Flash2(Algorithm):
-    """FlashAttention-2 forward (Q-outer, state on chip)."""
+    """FlashAttention-2 forward (Q-outer, state on chip); split-KV decoding with kv_splits."""
 
     name = "flash2"
-    supports_orders = frozenset({"q_order"})
+    supports_orders = frozenset({"q_order", "kv_order", "kv_splits", "pack_gqa"})
+    supports_gqa = True
     description = (
         "tiled, Q-block outer loop (one CTA per Q block), running m/den/O on chip, "
         "one final normalisation (FlashAttention-2; seed 000 flashattnV1_block)"
     )
 
+    def check(self, workload: Workload, schedule: Schedule) -> None:
+        super().check(workload, schedule)
+        check_packing(workload, schedule)
+        check_splits(workload, schedule)
+
     def kernels(self, workload: Workload, schedule: Schedule) -> list[Kernel]:
-        own = {"Q": schedule.block_m, "O": schedule.block_m}
+        if schedule.kv_splits > 1:
+            return split_kernels(workload, schedule)
+        queries = schedule.block_m // (workload.group_size if schedule.pack_gqa else 1)
+        own = {"Q": queries, "O": queries}
         return [Flash2Kernel("flash2_fwd", workload, schedule, own)]

@@ -36,6 +36,7 @@ class Flash2KVQ(Algorithm):
     """FlashAttention-2 recurrence, K/V outer and Q inner, state in HBM, final normalisation."""
 
     name = "flash2-kvq"
+    supports_gqa = True  # its kernels read K and V at the query head's K/V head
     description = (
         "the seed's K/V-outer variant of the FA2 recurrence with state in HBM "
         "(seed 000 flashattnV2_blockKVQ)"

@@ -44,6 +44,7 @@ class FlashNaiveKVQ(Algorithm):
     """Seed 000's naive K/V-outer order with the state in HBM."""
 
     name = "flash-naive-kvq"
+    supports_gqa = True  # its kernels read K and V at the query head's K/V head
     description = (
         "the swapped order: one key/value at a time against every query, "
         "m/l/o kept in HBM (seed 000)"

@@ -43,8 +43,8 @@ class NaiveQKVKernel(Kernel):
         m, den, o = initial_state(tm, 1, w.head_dim)
         for j in range(visible_kv_blocks(w, block, 1, bc)):
             with tm.step():
-                k = tm.load("K", bh, j * bc, bc)
-                v = tm.load("V", bh, j * bc, bc)
+                k = tm.load("K", self.tensor_bh("K", bh), j * bc, bc)
+                v = tm.load("V", self.tensor_bh("V", bh), j * bc, bc)
                 m, den, o = normalised_update(
                     tm, scores(tm, w, q, k, block, j * bc, bc), v, m, den, o
                 )
@@ -63,6 +63,7 @@ class FlashNaiveQKV(Algorithm):
     """Seed 000's naive Q-outer order: one query per CTA, state on chip."""
 
     name = "flash-naive-qkv"
+    supports_gqa = True  # its kernels read K and V at the query head's K/V head
     description = "1-pass single-query order: one query at a time against every key (seed 000)"
 
     def check(self, workload: Workload, schedule: Schedule) -> None:

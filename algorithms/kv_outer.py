@@ -20,7 +20,7 @@ from algorithms.materialised import RowBlockKernel
 from algorithms.recurrence import initial_state, normalised_update, scores, unnormalised_update
 from algorithms.register_estimate import BASE_REGS, FP32, register_estimate
 from algorithms.tile_machine import TileMachine
-from algorithms.tiling import q_blocks_visiting, visits_per_q_block
+from algorithms.tiling import needs_mask, q_blocks_visiting, runs_by, visits_per_q_block
 
 
 class KVOuterKernel(Kernel):
@@ -47,22 +47,30 @@ class KVOuterKernel(Kernel):
                 tm.store("O", bh, i * br, tm.full(br, d, 0.0))
         for j in range(max(visits, default=0)):
             k0 = j * bc
-            k = tm.load("K", bh, k0, bc)
-            v = tm.load("V", bh, k0, bc)
-            for i in q_blocks_visiting(visits, j):
+            k = tm.load("K", self.tensor_bh("K", bh), k0, bc)
+            v = tm.load("V", self.tensor_bh("V", bh), k0, bc)
+
+            # Q blocks alike for this K/V tile (mask, last visit, ragged rows) differ only
+            # by their rows: one compressed step each run when traced.
+            def kind(i: int, j: int = j) -> tuple[bool, bool, bool]:
                 q0 = i * br
-                with tm.step():
-                    q = tm.load("Q", bh, q0, br)
-                    if j == 0 and not self.reads_initial_state:
-                        m, den, o = initial_state(tm, br, d)
-                    else:
-                        m, den = tm.load("m", bh, q0, br), tm.load("l", bh, q0, br)
-                        o = tm.load("Oacc", bh, q0, br)
-                    m, den, o = update(tm, scores(tm, w, q, k, q0, k0, bc), v, m, den, o)
-                    tm.store("m", bh, q0, m)
-                    tm.store("l", bh, q0, den)
-                    last = j == visits[i] - 1
-                    tm.store("O" if last and self.writes_output else "Oacc", bh, q0, o)
+                return needs_mask(w, q0, j * bc, bc), j == visits[i] - 1, q0 + br > w.seq_len_q
+
+            for run in runs_by(q_blocks_visiting(visits, j), kind):
+                for i in tm.repeat(run):
+                    q0 = i * br
+                    with tm.step():
+                        q = tm.load("Q", bh, q0, br)
+                        if j == 0 and not self.reads_initial_state:
+                            m, den, o = initial_state(tm, br, d)
+                        else:
+                            m, den = tm.load("m", bh, q0, br), tm.load("l", bh, q0, br)
+                            o = tm.load("Oacc", bh, q0, br)
+                        m, den, o = update(tm, scores(tm, w, q, k, q0, k0, bc), v, m, den, o)
+                        tm.store("m", bh, q0, m)
+                        tm.store("l", bh, q0, den)
+                        last = j == visits[i] - 1
+                        tm.store("O" if last and self.writes_output else "Oacc", bh, q0, o)
             tm.barrier()  # the K/V buffer is refilled only after every warp is done with it
 
     def on_chip(self) -> OnChip:

@@ -62,12 +62,14 @@ class ScoresKernel(RowBlockKernel):
         br, bc = s.block_m, s.block_n
         q0 = block * br
         q = tm.load("Q", bh, q0, br)
-        for j in range(self.visits(block)):
-            with tm.step():
-                k = tm.load("K", bh, j * bc, bc)
-                tm.store(
-                    "S", bh, q0, tm.matmul(q, k, transpose_b=True, scale=w.head_dim**-0.5), j * bc
-                )
+        n = self.visits(block)
+        full = n - 1 if w.seq_len_k % bc else n  # the ragged K tile (fewer bytes) last
+        for js in (tm.repeat(range(full)), range(full, n)):
+            for j in js:
+                with tm.step():
+                    k = tm.load("K", self.tensor_bh("K", bh), j * bc, bc)
+                    s_tile = tm.matmul(q, k, transpose_b=True, scale=w.head_dim**-0.5)
+                    tm.store("S", bh, q0, s_tile, j * bc)
 
     def on_chip(self) -> OnChip:
         w, s = self.workload, self.schedule
@@ -86,11 +88,14 @@ class PVKernel(RowBlockKernel):
         br, bc = s.block_m, s.block_n
         q0 = block * br
         acc = tm.full(br, w.head_dim, 0.0)
-        for j in range(self.visits(block)):
-            with tm.step():
-                p = tm.load("P", bh, q0, br, j * bc, bc)
-                v = tm.load("V", bh, j * bc, bc)
-                acc = tm.matmul_acc(acc, p, v)
+        n = self.visits(block)
+        full = n - 1 if w.seq_len_k % bc else n  # the ragged V tile (fewer bytes) last
+        for js in (tm.repeat(range(full)), range(full, n)):
+            for j in js:
+                with tm.step():
+                    p = tm.load("P", bh, q0, br, j * bc, bc)
+                    v = tm.load("V", self.tensor_bh("V", bh), j * bc, bc)
+                    acc = tm.matmul_acc(acc, p, v)
         tm.store("O", bh, q0, acc)
 
     def on_chip(self) -> OnChip:
@@ -152,6 +157,8 @@ class RowSoftmaxKernel(RowBlockKernel):
 
 class MaterialisedAttention(Algorithm):
     """An attention algorithm that writes S and P to HBM; subclasses give the softmax kernel."""
+
+    supports_gqa = True  # kernels 1 and 3 read K and V at the query head's K/V head
 
     @abstractmethod
     def softmax_kernel(self, workload: Workload, schedule: Schedule) -> Kernel:

@@ -14,9 +14,10 @@ from algorithms.tile_machine import TileMachine
 from gpusim.schedule import Schedule
 from gpusim.workload import Workload
 
-VECTOR_TENSORS = ("m", "l")
-#: Running state kept in HBM between steps, always fp32 (the output accumulator ``Oacc`` too).
-FP32_STATE_TENSORS = (*VECTOR_TENSORS, "Oacc")
+VECTOR_TENSORS = ("m", "l", "LSE")
+#: Running state kept in HBM between steps, always fp32 (the output accumulator ``Oacc`` too),
+#: and split-KV decoding's partial outputs and log-sum-exps.
+FP32_STATE_TENSORS = ("m", "l", "Oacc", "Opart", "LSE")
 
 
 def round_to_storage(x: np.ndarray, dtype: str) -> np.ndarray:
@@ -45,32 +46,53 @@ def compute_type(dtype: str) -> type:
 class NumericMachine(TileMachine):
     """Executes tile operations on NumPy arrays held in ``tensors``."""
 
-    def __init__(self, workload: Workload, tensors: dict[str, np.ndarray]):
+    def __init__(self, workload: Workload, tensors: dict[str, np.ndarray], kv_splits: int = 1):
         self.w = workload
         self.tensors = tensors
         self.ct = compute_type(workload.dtype)
+        self.kv_splits = kv_splits
 
     # --- memory ---------------------------------------------------------------------
     def _array(self, tensor: str) -> np.ndarray:
         if tensor not in self.tensors:
-            w = self.w
+            w, n = self.w, self.kv_splits
+            bh, nq, nk, d = w.batch_heads, w.seq_len_q, w.seq_len_k, w.head_dim
             shapes = {
-                "S": (w.batch_heads, w.seq_len_q, w.seq_len_k),
-                "P": (w.batch_heads, w.seq_len_q, w.seq_len_k),
-                "O": (w.batch_heads, w.seq_len_q, w.head_dim),
-                "Oacc": (w.batch_heads, w.seq_len_q, w.head_dim),
-                "m": (w.batch_heads, w.seq_len_q),
-                "l": (w.batch_heads, w.seq_len_q),
+                "S": (bh, nq, nk),
+                "P": (bh, nq, nk),
+                "O": (bh, nq, d),
+                "Oacc": (bh, nq, d),
+                "m": (bh, nq),
+                "l": (bh, nq),
+                "Opart": (bh, nq, n * d),
+                "LSE": (bh, nq, n),
             }
             # Poisoned, so that a read before any write shows up as NaN in the output.
             self.tensors[tensor] = np.full(shapes[tensor], np.nan, dtype=self.ct)
         return self.tensors[tensor]
 
-    def load(self, tensor, bh, row0, nrows, col0=0, ncols=None):
+    def load(self, tensor, bh, row0, nrows, col0=0, ncols=None, *, heads=1):
+        if heads == 1:
+            return self._load_one(tensor, bh, row0, nrows, col0, ncols)
+        # Packed rows, query-major: tile row r is row row0 + r // heads of bh + r % heads.
+        parts = [
+            self._load_one(tensor, bh + i, row0, len(range(i, nrows, heads)), col0, ncols)
+            for i in range(heads)
+        ]
+        out = np.empty((nrows, *parts[0].shape[1:]), dtype=self.ct)
+        for i, part in enumerate(parts):
+            out[i::heads] = part
+        return out
+
+    def _load_one(self, tensor, bh, row0, nrows, col0, ncols):
         arr = self._array(tensor)
         if tensor in VECTOR_TENSORS:
-            out = np.full(nrows, -np.inf if tensor == "m" else 0.0, dtype=self.ct)
-            src = arr[bh, row0 : row0 + nrows]
+            out = np.full(nrows, 0.0 if tensor == "l" else -np.inf, dtype=self.ct)
+            src = (
+                arr[bh, row0 : row0 + nrows]
+                if arr.ndim == 2
+                else arr[bh, row0 : row0 + nrows, col0]
+            )
             out[: len(src)] = src
             return out
         ncols = arr.shape[2] - col0 if ncols is None else ncols
@@ -79,15 +101,22 @@ class NumericMachine(TileMachine):
         out[: src.shape[0], : src.shape[1]] = src
         return out
 
-    def store(self, tensor, bh, row0, tile, col0=0):
+    def store(self, tensor, bh, row0, tile, col0=0, *, heads=1):
+        for i in range(heads):
+            self._store_one(tensor, bh + i, row0, tile[i::heads], col0)
+
+    def _store_one(self, tensor, bh, row0, tile, col0):
         arr = self._array(tensor)
         n = min(tile.shape[0], arr.shape[1] - row0)
-        # State in HBM (m, l, O between steps) is fp32 in every kernel; S/P and the
-        # final O are stored in the storage type.
+        # State in HBM (m, l, O between steps, the split partials) is fp32 in every kernel;
+        # S/P and the final O are stored in the storage type.
         keep_fp32 = tensor in FP32_STATE_TENSORS
         vals = tile[:n] if keep_fp32 else round_to_storage(tile[:n], self.w.dtype)
         if tensor in VECTOR_TENSORS:
-            arr[bh, row0 : row0 + n] = vals
+            if arr.ndim == 2:
+                arr[bh, row0 : row0 + n] = vals
+            else:
+                arr[bh, row0 : row0 + n, col0] = vals
         else:
             c = min(tile.shape[1], arr.shape[2] - col0)
             arr[bh, row0 : row0 + n, col0 : col0 + c] = vals[:, :c]
@@ -121,8 +150,8 @@ class NumericMachine(TileMachine):
         out = t / (safe[:, None] if t.ndim == 2 else safe)
         return np.where((v == 0)[:, None] if t.ndim == 2 else v == 0, 0, out).astype(self.ct)
 
-    def mask(self, s, q0, k0):
-        rows = q0 + np.arange(s.shape[0])[:, None]
+    def mask(self, s, q0, k0, *, heads=1):
+        rows = q0 + np.arange(s.shape[0])[:, None] // heads
         cols = k0 + np.arange(s.shape[1])[None, :]
         visible = cols < self.w.seq_len_k
         if self.w.causal:
@@ -143,6 +172,10 @@ class NumericMachine(TileMachine):
         base = np.where(np.isneginf(b), 0, b)
         return np.exp(a - base).astype(self.ct)
 
+    def log(self, v):
+        with np.errstate(divide="ignore"):
+            return np.log(v).astype(self.ct)
+
     def barrier(self):
         pass
 
@@ -153,8 +186,13 @@ def random_inputs(workload: Workload, seed: int = 0) -> dict[str, np.ndarray]:
     w = workload
     ct = compute_type(w.dtype)
     out = {}
-    for name, n in (("Q", w.seq_len_q), ("K", w.seq_len_k), ("V", w.seq_len_k)):
-        x = rng.standard_normal((w.batch_heads, n, w.head_dim))
+    shapes = (
+        ("Q", w.batch_heads, w.seq_len_q),
+        ("K", w.batch_heads_kv, w.seq_len_k),  # one K and one V per K/V head (GQA)
+        ("V", w.batch_heads_kv, w.seq_len_k),
+    )
+    for name, bh, n in shapes:
+        x = rng.standard_normal((bh, n, w.head_dim))
         out[name] = round_to_storage(x, w.dtype).astype(ct)
     return out
 
@@ -165,17 +203,20 @@ def run(
     """Run every kernel of ``algorithm`` on ``inputs``; return O, shape (B*H, Nq, d)."""
     algorithm.check(workload, schedule)
     tensors = {k: v.copy() for k, v in inputs.items()}
-    tm = NumericMachine(workload, tensors)
+    tm = NumericMachine(workload, tensors, schedule.kv_splits)
     for kernel in algorithm.kernels(workload, schedule):
-        for bh in range(workload.batch_heads):
+        for bh in range(kernel.grid_batch_heads):
             for block in range(kernel.blocks_per_bh()):
                 kernel.body(tm, bh, block)
     return tensors["O"]
 
 
 def reference(workload: Workload, inputs: dict[str, np.ndarray]) -> np.ndarray:
-    """Attention in float64, straight from the definition, with the same causal convention."""
-    q, k, v = (inputs[n].astype(np.float64) for n in ("Q", "K", "V"))
+    """Attention in float64, straight from the definition, with the same causal convention
+    (and K/V head ``kv_bh(bh)`` for query head ``bh``)."""
+    kv = [workload.kv_bh(bh) for bh in range(workload.batch_heads)]
+    q = inputs["Q"].astype(np.float64)
+    k, v = (inputs[n].astype(np.float64)[kv] for n in ("K", "V"))
     s = q @ k.transpose(0, 2, 1) / np.sqrt(workload.head_dim)
     if workload.causal:
         i = np.arange(workload.seq_len_q)[:, None]

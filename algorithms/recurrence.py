@@ -22,10 +22,13 @@ from algorithms.tiling import needs_mask
 from gpusim.workload import Workload
 
 
-def scores(tm: TileMachine, w: Workload, q: Tile, k: Tile, q0: int, k0: int, bc: int) -> Tile:
-    """``S = Q K^T / sqrt(d)`` for tile (q0, k0), masked only where the tile needs it."""
+def scores(
+    tm: TileMachine, w: Workload, q: Tile, k: Tile, q0: int, k0: int, bc: int, heads: int = 1
+) -> Tile:
+    """``S = Q K^T / sqrt(d)`` for tile (q0, k0), masked only where the tile needs it
+    (``heads``: rows packed over that many heads, see :meth:`TileMachine.load`)."""
     s = tm.matmul(q, k, transpose_b=True, scale=1.0 / math.sqrt(w.head_dim))
-    return tm.mask(s, q0, k0) if needs_mask(w, q0, k0, bc) else s
+    return tm.mask(s, q0, k0, heads=heads) if needs_mask(w, q0, k0, bc) else s
 
 
 def unnormalised_update(

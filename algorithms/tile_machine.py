@@ -7,17 +7,30 @@ the engine times. A CTA sees one (batch, head) pair of 2-D tensors, named
 ``Q`` (Nq x d), ``K``, ``V`` (Nk x d), ``O`` (Nq x d), ``m``, ``l`` (Nq, row
 statistics), ``Oacc`` (Nq x d, the running output kept in HBM between steps by
 the K/V-outer algorithms), ``S``, ``P`` (Nq x Nk, for the algorithms that
-materialise them). ``m``, ``l`` and ``Oacc`` are stored in fp32, the rest in
-the workload's storage type.
+materialise them), and for split-KV decoding ``Opart`` (Nq x (kv_splits·d): split
+``s``'s normalised partial output in columns ``s·d ..``) and ``LSE`` (Nq x kv_splits:
+split ``s``'s log-sum-exp of each row in column ``s``). ``m``, ``l``, ``Oacc``,
+``Opart`` and ``LSE`` are stored in fp32, the rest in the workload's storage type.
+With grouped K/V heads (GQA), ``K`` and ``V`` exist once per K/V head: a body loads
+them with the K/V head's index (:meth:`gpusim.workload.Workload.kv_bh`).
 
 Tiles are opaque handles; only the machine looks inside. Elementwise ops
 broadcast a row vector (shape ``(r,)``) against a tile (shape ``(r, c)``) by rows.
+
+Loops. A plain Python loop is always right. A main loop of thousands of alike steps
+(the unmasked K/V tiles of a long causal row) may be written
+``for j in tm.repeat(range(...)):`` instead: a promise that every iteration is one
+``tm.step()`` doing the same work, whose accesses move by the same number of rows from
+one iteration to the next (forward or backward), and that the body keeps nothing per
+iteration besides the tiles it carries (no list of per-iteration tiles). The numeric
+interpreter runs every iteration; the tracer runs the first three and the last, checks
+the promise on them and records the rest as one compressed step (``Step.repeat``).
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -34,18 +47,33 @@ class TileMachine(ABC):
     # --- memory -------------------------------------------------------------------
     @abstractmethod
     def load(
-        self, tensor: str, bh: int, row0: int, nrows: int, col0: int = 0, ncols: int | None = None
+        self,
+        tensor: str,
+        bh: int,
+        row0: int,
+        nrows: int,
+        col0: int = 0,
+        ncols: int | None = None,
+        *,
+        heads: int = 1,
     ) -> Tile:
         """Load rows ``[row0, row0+nrows)`` (cols ``[col0, col0+ncols)``) of ``tensor``.
 
-        Rows past the tensor's end are padded (zeros; ``-inf`` for ``m``); the
-        bytes counted are those of the rows that exist. Vectors (``m``, ``l``)
-        ignore the column arguments.
+        Rows past the tensor's end are padded (zeros; ``-inf`` for ``m`` and ``LSE``);
+        the bytes counted are those of the rows that exist. Vectors ``m``, ``l`` ignore
+        the column arguments; ``LSE`` is a vector per column (``col0``: the split).
+
+        ``heads > 1`` packs the rows of the batch-heads ``bh .. bh + heads - 1`` into one
+        tile, query-major (tile row ``r`` is row ``row0 + r // heads`` of batch-head
+        ``bh + r % heads``; GQA packing): ``nrows`` counts the packed rows.
         """
 
     @abstractmethod
-    def store(self, tensor: str, bh: int, row0: int, tile: Tile, col0: int = 0) -> None:
-        """Store ``tile`` at rows ``[row0, ...)`` of ``tensor``, clipped to the tensor's end."""
+    def store(
+        self, tensor: str, bh: int, row0: int, tile: Tile, col0: int = 0, *, heads: int = 1
+    ) -> None:
+        """Store ``tile`` at rows ``[row0, ...)`` of ``tensor``, clipped to the tensor's end
+        (``heads``: packed rows, as :meth:`load` reads them)."""
 
     # --- tensor core ----------------------------------------------------------------
     @abstractmethod
@@ -82,10 +110,11 @@ class TileMachine(ABC):
         """``t / v[:, None]``; a row with ``v == 0`` (nothing visible) gives zeros, not NaN."""
 
     @abstractmethod
-    def mask(self, s: Tile, q0: int, k0: int) -> Tile:
+    def mask(self, s: Tile, q0: int, k0: int, *, heads: int = 1) -> Tile:
         """Set ``s[i, j] = -inf`` where key ``k0+j`` is past the keys' end or, if causal,
-        not visible to query ``q0+i``. Call it only on tiles that need it (ragged
-        last key tile, diagonal band): the engine charges it as FP32 work."""
+        not visible to query ``q0 + i // heads`` (``heads > 1``: packed rows, see
+        :meth:`load`). Call it only on tiles that need it (ragged last key tile, diagonal
+        band): the engine charges it as FP32 work."""
 
     @abstractmethod
     def full(self, nrows: int, ncols: int | None, value: float) -> Tile:
@@ -99,6 +128,17 @@ class TileMachine(ABC):
     @abstractmethod
     def exp_diff(self, a: Tile, b: Tile) -> Tile:
         """``exp(a - b)`` for row vectors, with ``b == -inf`` giving 1 (nothing seen yet)."""
+
+    @abstractmethod
+    def log(self, v: Tile) -> Tile:
+        """Natural log of a row vector, ``-inf`` where ``v == 0`` (a row that saw no key).
+        SFU (``MUFU.LG2``) and one FP32 multiply (by ln 2) per element."""
+
+    # --- loops ----------------------------------------------------------------------------
+    def repeat(self, iterations: Iterable[int]) -> Iterable[int]:
+        """The iterations of a loop of alike steps (see the module docstring); this machine
+        runs them all."""
+        return iterations
 
     # --- synchronisation and pipelining ------------------------------------------------------
     @abstractmethod

@@ -10,6 +10,8 @@ diagonal or run past the last key need :meth:`TileMachine.mask`.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable, Iterable
+
 from algorithms.base import ceil_div
 from gpusim.workload import Workload
 
@@ -67,3 +69,16 @@ def q_blocks_visiting(visits: list[int], j: int) -> range:
 def visible_tiles(w: Workload, br: int, bc: int) -> int:
     """Number of (Q block, K/V block) tiles computed per (batch, head)."""
     return sum(visits_per_q_block(w, br, bc))
+
+
+def runs_by(items: Iterable[int], kind: Callable[[int], Hashable]) -> list[list[int]]:
+    """``items`` cut into maximal runs of equal ``kind`` (each a candidate for ``tm.repeat``)."""
+    runs: list[list[int]] = []
+    last: object = object()
+    for i in items:
+        k = kind(i)
+        if not runs or k != last:
+            runs.append([])
+            last = k
+        runs[-1].append(i)
+    return runs

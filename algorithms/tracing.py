@@ -7,14 +7,15 @@ where S/P and O live) and its barriers, into the current :class:`Step`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from algorithms.base import Kernel
 from algorithms.program import Access, CtaClass, CtaProgram, Step
 from algorithms.tile_machine import TileMachine
 
-VECTOR_TENSORS = ("m", "l")
-FP32_STATE_TENSORS = (*VECTOR_TENSORS, "Oacc")  # running state in HBM, always fp32
+VECTOR_TENSORS = ("m", "l", "LSE")
+#: running state in HBM and split-KV decoding's partials, always fp32
+FP32_STATE_TENSORS = ("m", "l", "Oacc", "Opart", "LSE")
 FP32_BYTES = 4
 
 # Warp-instructions besides the matrix products, counted in the kernels' own code: the main
@@ -70,6 +71,9 @@ class TracingMachine(TileMachine):
         #: on the way through, and stores the normalised values straight from registers)
         self._fresh: Shape | None = None
         self._fresh_step = -1  # the step that produced it (a later step cannot fuse with it)
+        #: compressed loops (``repeat``): step index of the loop's head -> the indices of the
+        #: traced iterations it stands for, dropped from the program
+        self._folds: dict[int, list[int]] = {}
 
     @property
     def cur(self) -> Step:
@@ -86,6 +90,8 @@ class TracingMachine(TileMachine):
         return w.seq_len_q if tensor in ("Q", "O", "S", "P", *FP32_STATE_TENSORS) else w.seq_len_k
 
     def _cols_of(self, tensor: str) -> int:
+        if tensor == "Opart":
+            return self.s.kv_splits * self.w.head_dim
         return self.w.seq_len_k if tensor in ("S", "P") else self.w.head_dim
 
     def _use(self, *tiles: Shape) -> None:
@@ -107,15 +113,28 @@ class TracingMachine(TileMachine):
         return FP32_BYTES if tensor in FP32_STATE_TENSORS else self.esize
 
     # --- memory ---------------------------------------------------------------------
-    def load(self, tensor, bh, row0, nrows, col0=0, ncols=None):
-        valid = max(0, min(nrows, self._rows_of(tensor) - row0))
+    def _accesses(self, tensor, bh, row0, nrows, col0, row_bytes, heads) -> list[Access]:
+        """One access per batch-head the (packed) rows come from, with its bytes."""
+        rows = self._rows_of(tensor)
+        return [
+            Access(
+                tensor,
+                bh + i,
+                row0,
+                col0,
+                max(0, min(len(range(i, nrows, heads)), rows - row0)) * row_bytes,
+            )
+            for i in range(heads)
+        ]
+
+    def load(self, tensor, bh, row0, nrows, col0=0, ncols=None, *, heads=1):
         if tensor in VECTOR_TENSORS:
-            self.cur.reads.append(Access(tensor, bh, row0, 0, valid * FP32_BYTES))
+            self.cur.reads += self._accesses(tensor, bh, row0, nrows, col0, FP32_BYTES, heads)
             return Shape(nrows, None, False)
         ncols = self._cols_of(tensor) - col0 if ncols is None else ncols
         vcols = max(0, min(ncols, self._cols_of(tensor) - col0))
-        nbytes = valid * vcols * self._elem_bytes(tensor)
-        self.cur.reads.append(Access(tensor, bh, row0, col0, nbytes))
+        row_bytes = vcols * self._elem_bytes(tensor)
+        self.cur.reads += self._accesses(tensor, bh, row0, nrows, col0, row_bytes, heads)
         # Operand tiles land in shared memory (cp.async or ld/st), padded rows included;
         # they are fills, which the engine may charge the shared-memory lane less for.
         fill = nrows * ncols * self._elem_bytes(tensor)
@@ -123,12 +142,11 @@ class TracingMachine(TileMachine):
         self.cur.smem_fill_bytes += fill
         return self._made(Shape(nrows, ncols, True, len(self.steps) - 1))
 
-    def store(self, tensor, bh, row0, tile, col0=0):
+    def store(self, tensor, bh, row0, tile, col0=0, *, heads=1):
         self._use(tile)
-        valid = max(0, min(tile.rows, self._rows_of(tensor) - row0))
         vcols = 1 if tile.cols is None else max(0, min(tile.cols, self._cols_of(tensor) - col0))
-        nbytes = valid * vcols * self._elem_bytes(tensor)
-        self.cur.writes.append(Access(tensor, bh, row0, col0, nbytes))
+        row_bytes = vcols * self._elem_bytes(tensor)
+        self.cur.writes += self._accesses(tensor, bh, row0, tile.rows, col0, row_bytes, heads)
         if tile.in_smem and self._is_fresh(tile):
             # Stored from registers: the op that made it need not have written it back.
             self.cur.smem_bytes -= tile.elems * FP32_BYTES
@@ -229,7 +247,7 @@ class TracingMachine(TileMachine):
         self._elementwise(t)
         return self._made(Shape(t.rows, t.cols, t.in_smem))
 
-    def mask(self, s, q0, k0):
+    def mask(self, s, q0, k0, *, heads=1):
         if self.cur.mma_flops:
             # The masking path of the flash kernels' loop (SASS counts above), this tile only.
             simt = self.esize == 4
@@ -264,17 +282,93 @@ class TracingMachine(TileMachine):
         self.cur.fp32_ops += a.elems
         return a
 
+    def log(self, v):
+        # MUFU.LG2 on the SFU (counted with the exponentials), then a multiply by ln 2.
+        self._use(v)
+        self.cur.exp_ops += v.elems
+        self.cur.fp32_ops += v.elems
+        return Shape(v.rows, None, False)
+
     def barrier(self):
         self.cur.barriers += 1
 
+    # --- loops ------------------------------------------------------------------------
+    #: loops shorter than this are traced step by step (nothing to gain)
+    MIN_REPEAT = 4
+
+    def repeat(self, iterations):
+        """Trace iterations 0, 1, 2 and the last; record 1 .. last as one compressed step.
+
+        Iteration 0 stays a step of its own (it may differ: the first use of a tile that
+        stays in registers). Iterations 1 and 2 give each tensor's row stride; iteration 2
+        and the last must be iteration 1 moved by it, or the loop broke the promise of
+        :meth:`TileMachine.repeat` and tracing stops with an error.
+        """
+        items = list(iterations)
+        n = len(items)
+        if n < self.MIN_REPEAT:
+            yield from items
+            return
+        yield items[0]
+        traced = []
+        for j in (items[1], items[2], items[-1]):
+            mark = len(self.steps)
+            yield j
+            traced.append(self._iteration_step(mark, j))
+        (i1, s1), (_i2, s2), (_il, sl) = traced
+        strides = _strides(s1, s2)
+        if s2 != _moved(s1, strides, 1) or sl != _moved(s1, strides, n - 2):
+            raise ValueError(
+                f"tm.repeat in {self.k.name}: iterations {items[1]}, {items[2]} and "
+                f"{items[-1]} are not one step moved by fixed rows"
+            )
+        s1.repeat, s1.strides = n - 1, strides
+        self._folds[i1] = [i for i in range(i1 + 1, len(self.steps) - 1)]
+
+    def _iteration_step(self, mark: int, j: int) -> tuple[int, Step]:
+        """The one pipelined step iteration ``j`` recorded from step index ``mark`` on."""
+        made = self.steps[mark:]
+        if len(made) != 2 or not made[0].pipelined or _has_content(made[1]):
+            raise ValueError(
+                f"tm.repeat in {self.k.name}: iteration {j} is not exactly one tm.step()"
+            )
+        return mark, made[0]
+
     def program(self) -> CtaProgram:
-        """The recorded program, with empty steps dropped."""
-        keep = [
-            s
-            for s in self.steps
-            if s.reads or s.writes or s.mma_flops or s.fp32_ops or s.exp_ops or s.barriers
-        ]
+        """The recorded program, with empty steps dropped and compressed loops folded."""
+        drop: set[int] = set()
+        for head, folded in self._folds.items():
+            own = self.steps[head].own_buffers
+            if any(self.steps[i].own_buffers != own for i in folded if self.steps[i].pipelined):
+                raise ValueError(f"tm.repeat in {self.k.name}: a tile outlives its iteration")
+            drop.update(folded)
+        keep = [s for i, s in enumerate(self.steps) if i not in drop and _has_content(s)]
         return CtaProgram(keep)
+
+
+def _has_content(s: Step) -> bool:
+    return bool(s.reads or s.writes or s.mma_flops or s.fp32_ops or s.exp_ops or s.barriers)
+
+
+def _strides(s1: Step, s2: Step) -> tuple[tuple[str, int, int], ...]:
+    """Each tensor's (row, column) stride from one iteration's step to the next."""
+    out: dict[str, tuple[int, int] | None] = {}
+    pairs = list(zip(s1.reads, s2.reads, strict=False)) + list(
+        zip(s1.writes, s2.writes, strict=False)
+    )
+    for a, b in pairs:
+        d = (b.row0 - a.row0, b.col0 - a.col0)
+        if a.tensor == b.tensor and out.setdefault(a.tensor, d) != d:
+            out[a.tensor] = None  # inconsistent: the check below fails
+    return tuple(sorted((t, *d) for t, d in out.items() if d is not None and d != (0, 0)))
+
+
+def _moved(s: Step, strides: tuple[tuple[str, int, int], ...], r: int) -> Step:
+    return (
+        replace(s, repeat=1, strides=())
+        if not strides
+        else replace(s, strides=strides).repetition(r)
+    )
 
 
 def trace_cta(kernel: Kernel, bh: int, block: int) -> CtaProgram:
@@ -298,9 +392,14 @@ def trace_classes(kernel: Kernel) -> list[CtaClass]:
 
 
 def program_for(kernel: Kernel, cls: CtaClass, bh: int, block: int) -> CtaProgram:
-    """The program of CTA ``(bh, block)`` derived from its class representative."""
+    """The program of CTA ``(bh, block)`` derived from its class representative.
+
+    K and V are those of the query head's K/V head (``Workload.kv_bh``), the rest its own.
+    """
     delta = block - cls.representative_block
     shift = {t: delta * rows for t, rows in kernel.own_rows.items()}
     if not any(shift.values()) and bh == 0:
         return cls.program
-    return CtaProgram([s.relabelled(bh, shift) for s in cls.program.steps])
+    tensors = {a.tensor for s in cls.program.steps for a in (*s.reads, *s.writes)}
+    bh_of = {t: kernel.tensor_bh(t, bh) for t in tensors}
+    return CtaProgram([s.relabelled(bh, shift, bh_of) for s in cls.program.steps])

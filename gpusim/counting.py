@@ -146,7 +146,7 @@ def count_kernel(kernel: Kernel, budget: list[int] | None = None) -> KernelCount
         threads_per_cta=chip.threads,
         regs_per_thread=chip.regs_per_thread,
     )
-    bh = kernel.workload.batch_heads
+    bh = kernel.grid_batch_heads
     for cls in classes:
         times = cls.count_per_bh * bh
         totals = cls.program.totals()
@@ -180,6 +180,9 @@ class Counts:
     regs_per_thread: int
     bytes_by_tensor: dict[str, dict[str, int]]
     kernels: list[KernelCounts]
+    #: the tensor cores' FLOPs (every row and key of every tile computed, padded ones
+    #: included: Nq = 1 in a 128-row tile computes 128 rows) over the useful ``flops``
+    executed_per_useful_flop: float = 0.0
 
     def to_json_dict(self) -> dict[str, Any]:
         """A plain dict (ints, strings, lists, dicts) ready for ``json.dumps``."""
@@ -217,4 +220,6 @@ def count(algorithm_name: str, workload: Workload, schedule: Schedule) -> Counts
         regs_per_thread=max(k.regs_per_thread for k in kernels),
         bytes_by_tensor=by_tensor,
         kernels=kernels,
+        executed_per_useful_flop=sum(k.executed_mma_flops for k in kernels)
+        / workload.model_flops(),
     )

@@ -5,6 +5,11 @@ multiples of the blocks, head dims 16 to 256, causal with rows that see no
 key at all) with fp64 storage, where a correct schedule agrees with the
 reference to rounding (~1e-16). It also runs one mid-sized case in fp32, fp16
 and bf16 storage, whose errors show the precision of each storage type.
+
+Algorithms that implement the long-context fields also run :data:`LONG_CONTEXT_CASES`
+(those whose fields they implement): split-KV decoding with Nq = 1 and 16, splits that
+do not divide the key blocks, a split that some rows see no key of (bottom-right causal),
+Nq > Nk causal, grouped K/V heads (GQA, MQA), packed heads and a backward K/V walk.
 """
 
 from __future__ import annotations
@@ -34,14 +39,32 @@ class Case:
     causal: bool
     block_m: int
     block_n: int
+    heads_kv: int | None = None
+    kv_splits: int = 1
+    pack_gqa: bool = False
+    kv_order: str = "forward"
 
     def label(self) -> str:
-        """E.g. ``B1H2 Nq37 Nk53 d16 causal Br16 Bc32``."""
+        """E.g. ``B1H2 Nq37 Nk53 d16 causal Br16 Bc32`` (and the long-context fields set)."""
         c = " causal" if self.causal else ""
+        extra = (f" Hkv{self.heads_kv}" if self.heads_kv else "") + (
+            f" splits{self.kv_splits}" if self.kv_splits != 1 else ""
+        )
+        extra += (" pack-gqa" if self.pack_gqa else "") + (
+            f" kv-{self.kv_order}" if self.kv_order != "forward" else ""
+        )
         return (
             f"B{self.batch}H{self.heads} Nq{self.seq_len_q} Nk{self.seq_len_k} "
-            f"d{self.head_dim}{c} Br{self.block_m} Bc{self.block_n}"
+            f"d{self.head_dim}{c} Br{self.block_m} Bc{self.block_n}{extra}"
         )
+
+    def applies_to(self, algorithm: Algorithm) -> bool:
+        """Whether ``algorithm`` implements every long-context field this case sets."""
+        orders = {"kv_splits": self.kv_splits != 1, "pack_gqa": self.pack_gqa}
+        orders["kv_order"] = self.kv_order != "forward"
+        if self.heads_kv is not None and not algorithm.supports_gqa:
+            return False
+        return all(name in algorithm.supports_orders for name, on in orders.items() if on)
 
 
 #: Awkward shapes: ragged tiles everywhere; Nq > Nk causal leaves the first rows with no key.
@@ -53,6 +76,26 @@ CASES = (
     Case(1, 1, 33, 20, 16, True, 8, 8),
     Case(1, 1, 20, 24, 256, True, 16, 16),
 )
+
+#: The long-context fields on awkward shapes (key blocks Tc = ceil(Nk/Bc); a split's slice
+#: is blocks [s·Tc // N, (s+1)·Tc // N)).
+LONG_CONTEXT_CASES = (
+    # decode: Nq = 1, 3 splits of Tc = 7 (no divisor), ragged last key block (100 % 16)
+    Case(1, 2, 1, 100, 16, False, 16, 16, kv_splits=3),
+    # Nq = 16, causal offset 84: the last split (keys 88..99) sees no key for rows 0..3
+    Case(1, 2, 16, 100, 16, True, 16, 8, kv_splits=7),
+    # Nq > Nk causal: rows 0..26 see no key at all, early splits exit for whole tiles
+    Case(1, 1, 40, 13, 16, True, 8, 4, kv_splits=3),
+    # GQA (2 query heads per K/V head), causal, ragged, walking K/V backward
+    Case(2, 4, 37, 50, 16, True, 8, 8, heads_kv=2, kv_order="backward"),
+    # MQA with the group packed into the tile rows (2 queries x 4 heads) and 4 splits
+    Case(2, 4, 7, 50, 16, True, 8, 8, heads_kv=1, kv_splits=4, pack_gqa=True),
+    # a decode step with 4 heads per K/V head packed, 5 splits of Tc = 5, backward
+    Case(1, 8, 1, 77, 32, False, 16, 16, heads_kv=2, kv_splits=5, pack_gqa=True,
+         kv_order="backward"),
+    # GQA alone, for the algorithms that implement it but none of the schedule fields
+    Case(1, 6, 45, 70, 64, True, 32, 16, heads_kv=3),
+)  # fmt: skip
 
 #: fp64 storage: a correct schedule agrees with the reference to rounding (~1e-16).
 FP64_TOLERANCE = verify_tolerance.FP64_TOLERANCE
@@ -97,7 +140,18 @@ LOW_PRECISION_CASE = Case(1, 1, 61, 77, 64, True, 16, 32)
 def _schedule(algorithm: Algorithm, case: Case) -> Schedule:
     # One query per CTA is what flash-naive-qkv is.
     block_m = 1 if algorithm.name == "flash-naive-qkv" else case.block_m
-    return Schedule(block_m=block_m, block_n=case.block_n)
+    return Schedule(
+        block_m=block_m,
+        block_n=case.block_n,
+        kv_splits=case.kv_splits,
+        pack_gqa=case.pack_gqa,
+        kv_order=case.kv_order,
+    )
+
+
+def cases_for(algorithm: Algorithm) -> tuple[Case, ...]:
+    """:data:`CASES`, and the long-context cases whose fields ``algorithm`` implements."""
+    return CASES + tuple(c for c in LONG_CONTEXT_CASES if c.applies_to(algorithm))
 
 
 def run_case(algorithm: Algorithm, case: Case, dtype: str, seed: int) -> tuple[float, float, bool]:
@@ -110,6 +164,7 @@ def run_case(algorithm: Algorithm, case: Case, dtype: str, seed: int) -> tuple[f
         head_dim=case.head_dim,
         dtype=dtype,
         causal=case.causal and algorithm.supports_causal,
+        heads_kv=case.heads_kv,
     )
     inputs = random_inputs(w, seed)
     out = run(algorithm, w, _schedule(algorithm, case), inputs)
@@ -122,7 +177,8 @@ def run_case(algorithm: Algorithm, case: Case, dtype: str, seed: int) -> tuple[f
 def verify_algorithm(algorithm: Algorithm, seed: int = 0) -> dict:
     """The verification record of one algorithm."""
     rel, worst_abs, finite, worst = 0.0, 0.0, True, ""
-    for i, case in enumerate(CASES):
+    cases = cases_for(algorithm)
+    for i, case in enumerate(cases):
         r, a, ok = run_case(algorithm, case, "fp64", seed + i)
         finite &= ok
         if not ok or r > rel:
@@ -131,7 +187,7 @@ def verify_algorithm(algorithm: Algorithm, seed: int = 0) -> dict:
         worst_abs = max(worst_abs, a) if ok else float("nan")
     record = {
         "algorithm": algorithm.name,
-        "cases": len(CASES),
+        "cases": len(cases),
         "max_rel_err": rel,
         "max_abs_err": worst_abs,
         "nan_free": finite,

@@ -16,11 +16,14 @@ starts (fsynced at most once a second, so thousands of cheap points do not
 wait on the disk); a kill in the middle of a line leaves a partial last line,
 which the next run cuts off before appending. With ``jobs > 1`` points run in a process
 pool (forked where the platform can, so ``fn`` may be a closure; elsewhere it
-must be picklable) and lines are appended in completion order.
+must be picklable) and lines are appended in completion order. An ``executor`` runs the
+points elsewhere instead (a Dask cluster: :mod:`gpusim.explore.dask_executor`): it maps
+``fn`` and the points to be done onto records made by :func:`run_point`, in any order.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import multiprocessing as mp
 import os
@@ -33,12 +36,24 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    TextColumn,
+    TimeRemainingColumn,
+)
+from rich.text import Text
 
 from gpusim.jsonable import jsonable
 
 Point = Mapping[str, Any]
 PointFn = Callable[[Point], Any]
+#: Runs ``fn`` on the ``(key, point)`` pairs to do (an iterator, made as it is consumed) and
+#: yields their :func:`run_point` records as they finish; closing the iterator stops what is
+#: still running.
+Executor = Callable[[PointFn, Iterator[tuple[str, Point]]], Iterator[dict[str, Any]]]
 
 OK = "ok"
 ERROR = "error"
@@ -121,14 +136,19 @@ def load_results(path: str | os.PathLike[str]) -> dict[str, dict[str, Any]]:
     return {rec["key"]: rec for rec in iter_records(path)}
 
 
-def _finished_keys(path: Path, retry_failed: bool) -> set[str]:
-    latest: dict[str, str] = {}
+def key_digest(key: str) -> bytes:
+    """A point key's 16-byte digest: what sets of points hold (a key is hundreds of bytes)."""
+    return hashlib.blake2b(key.encode(), digest_size=16).digest()
+
+
+def _finished_digests(path: Path, retry_failed: bool) -> set[bytes]:
+    latest: dict[bytes, bool] = {}
     for rec in iter_records(path):
-        latest[rec["key"]] = rec.get("status", ERROR)
-    return {k for k, s in latest.items() if s == OK or not retry_failed}
+        latest[key_digest(rec["key"])] = rec.get("status", ERROR) == OK
+    return {k for k, ok in latest.items() if ok or not retry_failed}
 
 
-def _run_point(fn: PointFn, key: str, point: Point) -> dict[str, Any]:
+def run_point(fn: PointFn, key: str, point: Point) -> dict[str, Any]:
     """Run one point; always returns a record (errors become ``status: error``)."""
     t0 = time.perf_counter()
     try:
@@ -156,19 +176,22 @@ def _worker_init(fn: PointFn) -> None:
 
 def _pool_run(item: tuple[str, Point]) -> dict[str, Any]:
     assert _POOL_FN is not None
-    return _run_point(_POOL_FN, *item)
+    return run_point(_POOL_FN, *item)
 
 
-def _records(fn: PointFn, todo: list[tuple[str, Point]], jobs: int) -> Iterator[dict[str, Any]]:
-    """Records of the points in ``todo``, as they finish; closing it stops the workers."""
-    if jobs <= 1 or len(todo) <= 1:
+def _records(
+    fn: PointFn, todo: Iterator[tuple[str, Point]], n_todo: int, jobs: int
+) -> Iterator[dict[str, Any]]:
+    """Records of the ``n_todo`` points of ``todo``, as they finish; closing it stops the
+    workers."""
+    if jobs <= 1 or n_todo <= 1:
         for key, point in todo:
-            yield _run_point(fn, key, point)
+            yield run_point(fn, key, point)
         return
     # fork (where there is one) lets workers inherit fn, so closures work too; spawn pickles it.
     methods = mp.get_all_start_methods()
     ctx = mp.get_context("fork" if "fork" in methods else None)
-    pool = ctx.Pool(min(jobs, len(todo)), initializer=_worker_init, initargs=(fn,))
+    pool = ctx.Pool(min(jobs, n_todo), initializer=_worker_init, initargs=(fn,))
     try:
         yield from pool.imap_unordered(_pool_run, todo, chunksize=1)
         pool.close()
@@ -177,12 +200,21 @@ def _records(fn: PointFn, todo: list[tuple[str, Point]], jobs: int) -> Iterator[
         pool.join()
 
 
+class _RateColumn(ProgressColumn):
+    """Points finished per second by this run (rich's estimate over its recent updates)."""
+
+    def render(self, task) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text("-- points/s" if speed is None else f"{speed:.3g} points/s")
+
+
 def _progress(enabled: bool, console: Console | None) -> Progress:
     return Progress(
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
         TextColumn("{task.fields[failed]} failed"),
+        _RateColumn(),
         TimeRemainingColumn(),
         console=console or Console(stderr=True),
         disable=not enabled,
@@ -191,7 +223,7 @@ def _progress(enabled: bool, console: Console | None) -> Progress:
 
 
 def run_sweep(
-    points: Iterable[Point],
+    points: Iterable[Point] | Callable[[], Iterable[Point]],
     fn: PointFn,
     path: str | os.PathLike[str],
     *,
@@ -201,10 +233,14 @@ def run_sweep(
     description: str = "sweep",
     console: Console | None = None,
     fsync_interval_s: float = 1.0,
+    executor: Executor | None = None,
 ) -> SweepSummary:
     """Run ``fn`` on each point not yet in the JSONL file ``path``, appending each result.
 
-    Points are JSON-able mappings; duplicates run once. ``fn`` returns anything
+    Points are JSON-able mappings; duplicates run once. ``points`` may be a function that
+    returns them afresh on each call: then they are made twice (counted, then run) and never
+    held, so memory does not grow with the sweep (a set of 16-byte digests aside); an
+    iterable is held for the second pass. ``fn`` returns anything
     JSON-able (dicts, lists, numbers, pydantic models, dataclasses). Points whose
     latest record is an error are skipped too unless ``retry_failed``. A
     ``KeyboardInterrupt`` stops the run; what finished is on disk and the
@@ -212,23 +248,39 @@ def run_sweep(
     Every record is flushed to the OS when it is written (a killed process loses
     nothing finished); the file is fsynced at most every ``fsync_interval_s``
     and at the end (a power cut loses at most that much); 0 fsyncs every record.
+    ``executor`` (default: this machine's processes, ``jobs`` of them) runs the points.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.exists():
         _repair_tail(path)
-    done = _finished_keys(path, retry_failed)
-    unique: dict[str, Point] = {}
-    for p in points:
-        unique.setdefault(point_key(p), p)
-    todo = [(k, p) for k, p in unique.items() if k not in done]
-    summary = SweepSummary(path, len(unique), len(unique) - len(todo), 0, 0)
-    if not todo:
+    done = _finished_digests(path, retry_failed)
+    if callable(points):
+        make_points = points
+    else:  # one pass only: keep the points for the second
+        kept = list(points)
+        make_points = lambda: kept  # noqa: E731
+    seen: set[bytes] = set()
+    for p in make_points():
+        seen.add(key_digest(point_key(p)))
+    n_todo = len(seen - done)
+    summary = SweepSummary(path, len(seen), len(seen) - n_todo, 0, 0)
+    del seen
+    if not n_todo:
         return summary
 
-    records = _records(fn, todo, jobs)
+    def todo() -> Iterator[tuple[str, Point]]:
+        started: set[bytes] = set()
+        for p in make_points():
+            key = point_key(p)
+            digest = key_digest(key)
+            if digest not in done and digest not in started:
+                started.add(digest)
+                yield key, p
+
+    records = executor(fn, todo()) if executor else _records(fn, todo(), n_todo, jobs)
     with _progress(progress, console) as bar, open(path, "a", encoding="utf-8") as out:
-        task = bar.add_task(description, total=len(unique), completed=summary.skipped, failed=0)
+        task = bar.add_task(description, total=summary.total, completed=summary.skipped, failed=0)
         next_sync = time.monotonic()
         try:
             for rec in records:
@@ -253,7 +305,9 @@ def run_sweep(
                 highlight=False,
             )
         finally:
-            records.close()  # stops a pool at once instead of at garbage collection
+            close = getattr(records, "close", None)  # a generator: stops a pool or cluster now
+            if close is not None:
+                close()
             out.flush()
             os.fsync(out.fileno())
     return summary

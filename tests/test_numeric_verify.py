@@ -6,14 +6,14 @@ import pytest
 
 from algorithms import ALGORITHMS
 from gpusim.errors import GpusimError
-from gpusim.numeric_verify import CASES, verify
+from gpusim.numeric_verify import CASES, LONG_CONTEXT_CASES, cases_for, verify
 
 
 def test_every_algorithm_is_exact_in_fp64():
     results = verify()
     assert [r["algorithm"] for r in results] == list(ALGORITHMS)
     for r in results:
-        assert r["cases"] == len(CASES)
+        assert r["cases"] == len(cases_for(ALGORITHMS[r["algorithm"]]))
         assert r["nan_free"]
         assert r["max_rel_err"] < 1e-12, r
         assert r["rel_err_fp32"] < 1e-5
@@ -26,6 +26,19 @@ def test_cases_cover_the_awkward_shapes():
     assert any(c.seq_len_q % c.block_m and c.seq_len_k % c.block_n for c in CASES)
     assert {16, 40, 64, 256} <= {c.head_dim for c in CASES}
     assert {True, False} == {c.causal for c in CASES}
+
+
+def test_flash2_runs_every_long_context_case_and_the_others_the_gqa_ones():
+    assert cases_for(ALGORITHMS["flash2"]) == CASES + LONG_CONTEXT_CASES
+    gqa_only = [c for c in LONG_CONTEXT_CASES if c.heads_kv and c.kv_splits == 1]
+    gqa_only = [c for c in gqa_only if not c.pack_gqa and c.kv_order == "forward"]
+    assert cases_for(ALGORITHMS["flash1"]) == CASES + tuple(gqa_only)
+    lc = LONG_CONTEXT_CASES
+    assert any(c.seq_len_q == 1 and c.kv_splits > 1 for c in lc)
+    assert any(c.seq_len_q == 16 and c.kv_splits > 1 for c in lc)
+    assert any(-(-c.seq_len_k // c.block_n) % c.kv_splits for c in lc if c.kv_splits > 1)
+    assert any(c.seq_len_k % c.block_n and c.kv_splits > 1 for c in lc)
+    assert any(c.seq_len_q > c.seq_len_k and c.causal and c.kv_splits > 1 for c in lc)
 
 
 def test_one_algorithm_and_unknown_names():

@@ -184,3 +184,36 @@ def test_thousands_of_points_do_not_pile_up_in_memory(tmp_path):
     assert s.ran == 5000
     assert (tmp_path / "s.jsonl").stat().st_size > 10_000_000
     assert peak_bytes < 5_000_000  # well under the 10 MB of results
+
+
+def test_points_from_a_function_are_made_twice_and_never_held(tmp_path):
+    calls = []
+
+    def points():
+        calls.append(1)
+        return (p for p in POINTS)  # a fresh generator each call
+
+    path = tmp_path / "s.jsonl"
+    run_sweep(POINTS[:4], square, path, progress=False)
+    s = run_sweep(points, square, path, progress=False)
+    assert len(calls) == 2  # counted, then run
+    assert (s.total, s.skipped, s.ran) == (12, 4, 8)
+
+
+def test_an_executor_runs_the_points_to_do_and_its_records_are_written(tmp_path):
+    from gpusim.resumable_sweep import run_point
+
+    seen = []
+
+    def executor(fn, todo):
+        for key, point in reversed(list(todo)):  # any order
+            seen.append(point["n"])
+            yield run_point(fn, key, point)
+
+    path = tmp_path / "s.jsonl"
+    run_sweep(POINTS[:3], square, path, progress=False)
+    s = run_sweep(POINTS, square, path, executor=executor, progress=False)
+    assert seen == list(range(11, 2, -1)) and (s.ran, s.skipped) == (9, 3)
+    assert {r["point"]["n"]: r["result"]["sq"] for r in _lines(path)} == {
+        n: n * n for n in range(12)
+    }

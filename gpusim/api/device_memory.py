@@ -3,8 +3,10 @@
 Sizes follow the tile machine's conventions (``algorithms.tile_machine``): ``Q``
 and ``O`` are Nq x d, ``K`` and ``V`` Nk x d, ``S`` and ``P`` Nq x Nk, all in the
 storage type; ``m``, ``l`` (Nq) and ``Oacc`` (Nq x d) in fp32; each once per
-(batch, head). ``standard`` keeps S and P as two buffers, as seed 001 section 1
-describes (S written, read, P written), so its footprint grows with N².
+(batch, head), K and V once per (batch, K/V head). ``standard`` keeps S and P as two
+buffers, as seed 001 section 1 describes (S written, read, P written), so its footprint
+grows with N². A split-KV schedule adds its partial outputs and log-sum-exps (fp32,
+``kv_splits`` of each per query row).
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import cache
 
+from algorithms.base import KV_TENSORS
 from algorithms.tracing import FP32_BYTES, FP32_STATE_TENSORS, VECTOR_TENSORS
+from gpusim.schedule import Schedule
 from gpusim.workload import Workload
 
 
@@ -20,14 +24,15 @@ def tensor_bytes(workload: Workload, tensor: str) -> int:
     """Bytes of one tensor over all (batch, head) pairs."""
     w = workload
     elem = FP32_BYTES if tensor in FP32_STATE_TENSORS else w.elem_bytes
-    rows = w.seq_len_k if tensor in ("K", "V") else w.seq_len_q
+    kv = tensor in KV_TENSORS
+    rows = w.seq_len_k if kv else w.seq_len_q
     if tensor in VECTOR_TENSORS:
         cols = 1
     elif tensor in ("S", "P"):
         cols = w.seq_len_k
     else:
         cols = w.head_dim
-    return w.batch_heads * rows * cols * elem
+    return (w.batch_heads_kv if kv else w.batch_heads) * rows * cols * elem
 
 
 def hbm_footprint_bytes(workload: Workload, tensors: Iterable[str]) -> int:
@@ -39,7 +44,6 @@ def hbm_footprint_bytes(workload: Workload, tensors: Iterable[str]) -> int:
 def tensors_used(algorithm: str, causal: bool = False) -> tuple[str, ...]:
     """The tensors ``algorithm`` reads or writes (traced once on a tiny problem)."""
     from gpusim.counting import count
-    from gpusim.schedule import Schedule
     from gpusim.tuning.rules import default_schedule
 
     w = Workload(batch=1, heads=1, seq_len_q=64, seq_len_k=64, head_dim=16, causal=causal)
@@ -47,6 +51,13 @@ def tensors_used(algorithm: str, causal: bool = False) -> tuple[str, ...]:
     return tuple(sorted(count(algorithm, w, s).bytes_by_tensor))
 
 
-def algorithm_footprint_bytes(algorithm: str, workload: Workload) -> int:
-    """Device memory ``algorithm`` allocates for ``workload``, without simulating it."""
-    return hbm_footprint_bytes(workload, tensors_used(algorithm, workload.causal))
+def algorithm_footprint_bytes(
+    algorithm: str, workload: Workload, schedule: Schedule | None = None
+) -> int:
+    """Device memory ``algorithm`` allocates for ``workload`` (under ``schedule``, whose
+    split-KV partials count too), without simulating it."""
+    need = hbm_footprint_bytes(workload, tensors_used(algorithm, workload.causal))
+    splits = 1 if schedule is None else schedule.kv_splits
+    if splits > 1:  # Opart (d columns per split) and LSE (one per split), fp32
+        need += workload.batch_heads * workload.seq_len_q * splits * (workload.head_dim + 1) * 4
+    return need

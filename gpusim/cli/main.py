@@ -28,6 +28,7 @@ COMMANDS: tuple[str, ...] = (
     "kernel",
     "validate",
     "report",
+    "explore",
 )
 
 #: Exit status of bad input (unknown names, malformed numbers, impossible schedules).

@@ -18,12 +18,17 @@ from gpusim.workload import Workload
 CUDA_ALGORITHM = "flash2"
 
 
-def memory_keys(algorithm: str, workload: Workload, profile: HardwareProfile) -> dict[str, Any]:
-    """``buffers_bytes`` (Q, K, V, O and, for standard, S and P) against the profile's
-    ``dram_bytes``; ``exceeds_device_memory`` when they do not fit."""
+def memory_keys(
+    algorithm: str,
+    workload: Workload,
+    profile: HardwareProfile,
+    schedule: Schedule | None = None,
+) -> dict[str, Any]:
+    """``buffers_bytes`` (Q, K, V, O and, for standard, S and P; a split's partials) against
+    the profile's ``dram_bytes``; ``exceeds_device_memory`` when they do not fit."""
     from gpusim.api.device_memory import algorithm_footprint_bytes
 
-    need = algorithm_footprint_bytes(algorithm, workload)
+    need = algorithm_footprint_bytes(algorithm, workload, schedule)
     have = profile.dram_bytes.value
     return {
         "buffers_bytes": need,
@@ -49,7 +54,7 @@ def notes(
     algorithm: str, workload: Workload, schedule: Schedule, profile: HardwareProfile
 ) -> tuple[dict[str, Any], list[str]]:
     """The JSON keys of both checks and their warning lines (``warnings`` is among the keys)."""
-    keys = memory_keys(algorithm, workload, profile) | cuda_instance_keys(
+    keys = memory_keys(algorithm, workload, profile, schedule) | cuda_instance_keys(
         algorithm, workload, schedule
     )
     warnings = []

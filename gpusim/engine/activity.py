@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from simpy.core import NORMAL
 from simpy.events import Event, Timeout
 
 from gpusim.engine.environment import call_later
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
 WAIT = 0
 XFER = 1
 MEMBERS, LAYERS, ONE = "members", "layers", "one"
+_new_timeout = object.__new__
 
 
 class Activity:
@@ -46,39 +48,48 @@ class Activity:
         self._advance()
 
     def _advance(self, _event: Event | None = None) -> None:
-        # Also the callback of the activity's waits (a SimPy timeout), hence the event.
+        # The callback of the activity's waits (a SimPy timeout, hence the event) and of its
+        # jobs (``done()``, no argument): either way no job of it is in flight any more.
+        self.job = None
         g = self.group
         stages = self.stages
         while True:
             idx = self.idx = self.idx + 1
             if idx >= len(stages):
                 self.finished = True
-                self.job = None
-                g.activity_done()
+                # ``CtaGroup.activity_done``, inlined (once per activity: a hot path).
+                g.pending -= 1
+                if g.pending == 0 and not g._starting:
+                    g._next_phase()
                 return
             kind, arg = stages[idx]
             if kind == WAIT:
                 if arg > 0:
                     env = g.run.sim.env
-                    self.deadline = env.now + arg
-                    Timeout(env, arg).callbacks.append(self._advance)
+                    self.deadline = env._now + arg
+                    # ``Timeout(env, arg)`` with this callback, its body inlined as in
+                    # ``PSServer._set_timer``.
+                    timer = _new_timeout(Timeout)
+                    timer.env = env
+                    timer.callbacks = [self._advance]
+                    timer._value = None
+                    timer._delay = arg
+                    timer._ok = True
+                    env.schedule(timer, NORMAL, arg)
                     return
                 continue
             server_name, parts = arg
             # Weights as ``CtaGroup.weight`` gives them; only parts of kind ``one`` have a
             # count other than 0, and it is their weight (0: no shared tile to fetch).
             if server_name == "mem":
-                server = g.run.sim.memory
+                self.job = g.run.sim.memory.submit_kinds(parts, g.weights, self._advance)
             else:
-                server = g.smg.pipes
-                if g.work_scale != 1.0:  # this CTA's own pace (KernelRun._work_scale)
-                    parts = [(lane, kind, size * g.work_scale, n) for lane, kind, size, n in parts]
-            self.job = server.submit_kinds(parts, g.weights, self._job_done)
+                # The SM's work at this CTA group's own pace (KernelRun._work_scale).
+                self.job = g.smg.pipes.submit_kinds(parts, g.weights, self._advance, g.work_scale)
             if self.job is not None:
                 return
 
     def _job_done(self) -> None:
-        self.job = None
         self._advance()
 
     def clone_for(self, other: CtaGroup) -> Activity:

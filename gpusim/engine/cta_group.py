@@ -9,20 +9,25 @@ co-resident CTAs drift apart on the GPU, so the dispatcher no longer lumps
 them.) Their tiles are still told apart for the L2: tensors
 the CTA's own block indexes are looked up per run of consecutive CTAs (one
 entry per run, named after its first tile and its length), shared tiles
-(K, V) once per batch-head in the group, which is how a tile that the first
-CTA fetches from DRAM becomes an L2 hit for the others.
+(K, V) once per batch-head in the group (per K/V head for a GQA group's heads),
+which is how a tile that the first CTA fetches from DRAM becomes an L2 hit for
+the others. A timing class may hold classes that move other tiles of the same
+shapes (split-KV's key slices): each CTA run's tiles come from its own class.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from algorithms.base import KV_TENSORS
 from gpusim.engine.activity import LAYERS, MEMBERS, ONE, WAIT, XFER, Activity
 from gpusim.engine.plan import ClassPlan, Phase
 from gpusim.engine.ps_channel import PSServer
 from gpusim.engine.rates import SCHED_LANE, SM_LANES
 
 L2_LANE, DRAM_LANE = 0, 1
+
+
 PIPE_LANE = {p: i for i, p in enumerate((*SM_LANES, SCHED_LANE))}
 
 if TYPE_CHECKING:
@@ -47,7 +52,6 @@ class CtaGroup:
 
     __slots__ = (
         "_avg_bytes",
-        "_bh_counts",
         "_bh_runs",
         "_starting",
         "acts",
@@ -79,7 +83,6 @@ class CtaGroup:
         self.start_tick = run.sim.env.now
         self._starting = False
         self._bh_runs: list[tuple[int, int, int, int]] | None = None
-        self._bh_counts: dict[int, int] | None = None
         self._avg_bytes: dict[tuple[int, bool], float] = {}
         self.weights = self._weights()
         #: this group's SM work over its class's (CTA time scatter: KernelRun._work_scale)
@@ -118,12 +121,10 @@ class CtaGroup:
 
     def bh_counts(self) -> dict[int, int]:
         """CTAs of the group per batch-head."""
-        if self._bh_counts is None:
-            counts: dict[int, int] = {}
-            for bh, _b, n, _c in self.bh_runs():
-                counts[bh] = counts.get(bh, 0) + n
-            self._bh_counts = counts
-        return self._bh_counts
+        counts: dict[int, int] = {}
+        for bh, _b, n, _c in self.bh_runs():
+            counts[bh] = counts.get(bh, 0) + n
+        return counts
 
     def _bytes_per_cta(self, c: int, reads: bool) -> float:
         """Chunk ``c``'s read (or write) bytes per CTA, averaged over the group's classes.
@@ -186,14 +187,20 @@ class CtaGroup:
     def _load_stages(self, ph: Phase) -> list:
         lat = l2 = own = shared = 0.0
         fetches = 1
+        run = self.run
+        mixed = run.grid.mixed
+        chunks = self.plan.chunks
+        lookups = self.lookups
         for ld in ph.loads:
-            lk = self.lookups[ld.chunk]
+            c = ld.chunk
+            lk = lookups[c]
             lat += ld.latency_units * lk.latency
-            l2 += ld.frac * self._bytes_per_cta(ld.chunk, reads=True) * self.run.l2_fetch_factor
+            nbytes = self._bytes_per_cta(c, reads=True) if mixed else chunks[c].read_bytes
+            l2 += ld.frac * nbytes * run.l2_fetch_factor
             own += ld.frac * lk.own_dram
             shared += ld.frac * lk.shared_dram
             fetches = max(fetches, lk.fetches)
-        cost = self.run.dram_cost  # the kernel's bytes in flight cap its DRAM bandwidth
+        cost = run.dram_cost  # the kernel's bytes in flight cap its DRAM bandwidth
         parts = [
             (L2_LANE, MEMBERS, l2, 0),
             (DRAM_LANE, MEMBERS, own * cost, 0),
@@ -245,35 +252,78 @@ class CtaGroup:
         return [(XFER, ("mem", parts))]
 
     # --- L2 ---------------------------------------------------------------------------
-    def _own_key(self, ref, bh: int, block0: int, count: int) -> tuple:
-        row0 = ref.row0 + (block0 - self.plan.rep_block) * ref.own_rows
-        return (ref.tensor, bh, row0, ref.col0, count)
+    def _own_key(self, c: int, j: int, writes: bool, run: tuple[int, int, int, int]):
+        """``(L2 key, bytes per CTA)`` of own tile ``j`` of chunk ``c`` for the CTAs of
+        ``run`` (``bh``, first block, count, class), named after the first: from their own
+        class's program (a timing class may hold classes whose tiles sit elsewhere)."""
+        bh, block0, count, cls = run
+        plan = self.run.plans[cls]
+        chunk = plan.chunks[c]
+        ref = (chunk.writes if writes else chunk.reads)[j]
+        row0 = ref.row0 + (block0 - plan.rep_block) * ref.own_rows
+        return (ref.tensor, bh, row0, ref.col0, count), ref.nbytes
+
+    def _shared_tiles(self, c: int, j: int, writes: bool) -> dict[tuple, tuple[int, list[int]]]:
+        """The L2 keys of shared tile ``j`` of chunk ``c`` (read, or written) for the group's
+        CTAs: each with its bytes and the runs of :meth:`bh_runs` whose CTAs move it.
+
+        Shared tiles (K, V) are the same for every CTA of a batch-head in a class; a timing
+        class may hold classes that read other shared tiles of the same shapes (the slices
+        of split-KV decoding), so in a mixed grid each class names its own. A GQA group's
+        heads read one K/V head's tiles: one key for all of them."""
+        plans, runs = self.run.plans, self.bh_runs()
+        out: dict[tuple, tuple[int, list[int]]] = {}
+        for i, (bh, _b, _n, cls) in enumerate(runs):
+            chunk = plans[cls].chunks[c]
+            ref = (chunk.writes if writes else chunk.reads)[j]
+            group = self.run.kv_group if ref.tensor in KV_TENSORS else 1
+            key = (ref.tensor, bh // group, ref.row0, ref.col0)
+            if key not in out:
+                out[key] = (ref.nbytes, [])
+            out[key][1].append(i)
+        return out
 
     def _lookup_reads(self, c: int) -> Lookup:
         """Meet chunk ``c``'s reads with the L2; count them; what they cost this group."""
-        sim, plans = self.run.sim, self.run.plans
-        l2, counters, now = sim.l2, self.run.counters, sim.env.now
+        run = self.run
+        sim, plans = run.sim, run.plans
+        l2, counters, now = sim.l2, run.counters, sim.env._now
         fill = sim.rates.dram_latency_ticks
         chunk = self.plan.chunks[c]
-        runs = self.bh_runs()
+        runs = self._bh_runs if self._bh_runs is not None else self.bh_runs()
+        mixed = run.grid.mixed
         own_miss = shared_miss = fetches = 0
         own_ready = [now] * len(runs)
-        shared_ready: dict[int, int] = {}
+        shared_ready = [now] * len(runs)
         for j, ref in enumerate(chunk.reads):
-            if ref.own_rows:
-                for i, (bh, b0, n, cls) in enumerate(runs):
-                    nbytes = plans[cls].chunks[c].reads[j].nbytes
-                    miss, r = l2.read(self._own_key(ref, bh, b0, n), nbytes * n, now, fill)
+            own_rows = ref.own_rows
+            if own_rows and not mixed:
+                # ``_own_key``, inlined (once per run and tile: a hot path); unmixed, every
+                # run is of the group's class, whose tile is ``ref``.
+                tensor, col0, nbytes = ref.tensor, ref.col0, ref.nbytes
+                row_at = ref.row0 - self.plan.rep_block * own_rows
+                for i, (bh, b0, n, _cls) in enumerate(runs):
+                    miss, r = l2.read((tensor, bh, row_at + b0 * own_rows, col0, n), nbytes * n,
+                                      now, fill)  # fmt: skip
                     own_miss += miss
-                    own_ready[i] = max(own_ready[i], r)
+                    if r > own_ready[i]:
+                        own_ready[i] = r
+            elif own_rows:
+                for i, one in enumerate(runs):
+                    key, nbytes = self._own_key(c, j, False, one)
+                    miss, r = l2.read(key, nbytes * one[2], now, fill)
+                    own_miss += miss
+                    if r > own_ready[i]:
+                        own_ready[i] = r
             else:
-                for bh in self.bh_counts():
-                    miss, r = l2.read((ref.tensor, bh, ref.row0, ref.col0), ref.nbytes, now, fill)
+                for key, (nbytes, readers) in self._shared_tiles(c, j, writes=False).items():
+                    miss, r = l2.read(key, nbytes, now, fill)
                     shared_miss += miss
                     fetches += miss > 0
-                    shared_ready[bh] = max(shared_ready.get(bh, now), r)
+                    for i in readers:
+                        shared_ready[i] = max(shared_ready[i], r)
         m = self.members
-        if self.run.grid.mixed:
+        if mixed:
             counters.global_read_bytes += sum(
                 n * plans[cls].chunks[c].read_bytes for _bh, _b, n, cls in runs
             )
@@ -284,8 +334,8 @@ class CtaGroup:
         # moves as one, waits for the average CTA.
         floor = sim.rates.l2_latency_ticks
         wait = sum(
-            n * max(floor, max(own_ready[i], shared_ready.get(bh, now)) - now)
-            for i, (bh, _b, n, _c) in enumerate(runs)
+            n * max(floor, max(own_ready[i], shared_ready[i]) - now)
+            for i, (_bh, _b, n, _c) in enumerate(runs)
         )
         return Lookup(own_miss / m, float(shared_miss), fetches, wait / m)
 
@@ -298,13 +348,12 @@ class CtaGroup:
         own_dirty = shared_dirty = fetches = 0
         for j, ref in enumerate(chunk.writes):
             if ref.own_rows:
-                for bh, b0, n, cls in self.bh_runs():
-                    nbytes = plans[cls].chunks[c].writes[j].nbytes
-                    own_dirty += l2.write(self._own_key(ref, bh, b0, n), nbytes * n, now)
+                for run in self.bh_runs():
+                    key, nbytes = self._own_key(c, j, True, run)
+                    own_dirty += l2.write(key, nbytes * run[2], now)
             else:
-                for bh in self.bh_counts():
-                    key = (ref.tensor, bh, ref.row0, ref.col0)
-                    dirty = l2.write(key, ref.nbytes, now)
+                for key, (nbytes, _writers) in self._shared_tiles(c, j, writes=True).items():
+                    dirty = l2.write(key, nbytes, now)
                     shared_dirty += dirty
                     fetches += dirty > 0
         m = self.members
@@ -317,18 +366,13 @@ class CtaGroup:
         counters.dram_write_bytes += own_dirty + shared_dirty
         return own_dirty / m, float(shared_dirty), fetches
 
-    def rename_bh(self, shift: int) -> None:
-        """Move the group's CTAs ``shift`` grid places on (whole batch-heads: bh_skip.py)."""
-        self.starts = [s + shift for s in self.starts]
-        self._bh_runs = self._bh_counts = None
-
     # --- splitting --------------------------------------------------------------------
     def split(self, offset: int, old_size: int, new_smg: SmGroup) -> CtaGroup:
         """Hand the CTAs on SMs ``offset ..`` of the old SM group (now ``new_smg``) to a new group.
 
         ``self.smg`` has already shrunk to ``offset`` SMs; ``old_size`` was its size.
         """
-        other = CtaGroup.__new__(CtaGroup)
+        other = type(self).__new__(type(self))
         other.run = self.run
         other.plan = self.plan
         other.smg = new_smg
@@ -338,8 +382,8 @@ class CtaGroup:
         other.work_scale = self.work_scale
         other.start_tick = self.start_tick
         other._starting = False
-        other._bh_runs = other._bh_counts = None
-        self._bh_runs = self._bh_counts = None
+        other._bh_runs = None
+        self._bh_runs = None
         other._avg_bytes = {}
         self._avg_bytes = {}
         self.weights = self._weights()
@@ -347,6 +391,10 @@ class CtaGroup:
         other.lookups = {
             c: Lookup(lk.own_dram, 0.0, 0, lk.latency) for c, lk in self.lookups.items()
         }
+        self._split_extra(other)
         other.acts = [a.clone_for(other) for a in self.acts if not a.finished]
         other.pending = len(other.acts)
         return other
+
+    def _split_extra(self, other: CtaGroup) -> None:
+        """Copy what a subclass keeps besides the fields above to ``other`` (lumped.py)."""

@@ -13,8 +13,9 @@ For each kernel, with ``c`` CTAs resident per SM and ``n`` CTAs in flight
   DRAM bytes at ``1/n`` of DRAM's), and a compute its busiest pipe at ``1/c``
   of the SM's rate, plus barriers;
 - every tile a CTA touches comes from DRAM (or is written back) once: its own
-  tiles (Q, O, S, ...) once per CTA, shared tiles (K, V) once per batch-head
-  (perfect L2 reuse, no capacity misses); every load waits a DRAM latency;
+  tiles (Q, O, S, ...) once per CTA, shared tiles (K, V) once per batch-head,
+  or per K/V head with grouped heads (perfect L2 reuse, no capacity misses);
+  every load waits a DRAM latency;
 - ``pipeline = ceil(CTAs / (c x SMs)) x`` the longest CTA;
 - ``roofline`` = the largest of work over peak for each pipe, DRAM bytes over
   DRAM bandwidth and SM-to-L2 bytes over L2 bandwidth;
@@ -34,6 +35,7 @@ from dataclasses import dataclass, field
 from math import ceil
 
 from algorithms import get_algorithm
+from algorithms.base import KV_TENSORS
 from gpusim.counting import MAX_TRACED_STEPS
 from gpusim.engine.clock import TICKS_PER_S, seconds
 from gpusim.engine.plan import ClassPlan
@@ -56,7 +58,7 @@ class KernelEstimate:
     pipeline_s: float
     roofline_s: dict[str, float]
     duration_s: float
-    dram_bytes: int  # compulsory: own tiles, shared tiles once per batch-head, writes
+    dram_bytes: int  # compulsory: own tiles, shared tiles once per batch-head (K/V head), writes
     global_bytes: int
 
     @property
@@ -140,7 +142,7 @@ def estimate(
     for kernel in alg.kernels(workload, schedule):
         prep = prepare(kernel, profile, base, False, [MAX_TRACED_STEPS])
         rates = prep.spec.rates or base  # at the kernel's own SM clock
-        plans, bh = prep.spec.plans, workload.batch_heads
+        plans, bh = prep.spec.plans, kernel.grid_batch_heads
         c = prep.occupancy.ctas_per_sm
         ctas = kernel.num_ctas
         n = max(1, min(ctas, c * sms))
@@ -161,7 +163,9 @@ def estimate(
                 work[pipe] += times * amount
             glob += times * (t["read_bytes"] + t["write_bytes"])
             dram += times * _compulsory_own_bytes(p, shared)
-        dram += bh * sum(shared.values())
+        # Shared tiles once per batch-head; K and V once per GQA group of batch-heads.
+        kv_bh = bh // kernel.kv_group()
+        dram += sum(n * (kv_bh if k[0] in KV_TENSORS else bh) for k, n in shared.items())
         roofline = {pipe: work[pipe] / rates.peak_per_s(pipe) for pipe in PIPES}
         roofline["dram"] = dram / rates.dram_bytes_per_s
         roofline["l2"] = glob / rates.l2_bytes_per_s

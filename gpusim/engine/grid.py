@@ -15,6 +15,14 @@ block) share one, and CTAs are grouped by timing class.
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Callable
+
+#: The timing class of lumped CTAs (no class's index).
+LUMPED = -1
+
+
+def _itself(bh: int) -> int:
+    return bh
 
 
 class _Runs:
@@ -54,6 +62,7 @@ class Grid:
         block_classes: list[int],
         timing_of_class: list[int] | None = None,
         last_first: bool = False,
+        kv_of: Callable[[int], int] | None = None,
     ):
         if len(block_classes) != blocks_per_bh:
             raise ValueError("one class per block is needed")
@@ -67,9 +76,26 @@ class Grid:
         self._timing = _Runs([timing[c] for c in order])
         #: whether some timing class holds more than one class
         self.mixed = len(set(timing)) < len(timing)
+        #: the batch-head whose K and V batch-head ``bh`` reads (``Workload.kv_bh``: query
+        #: heads of a GQA group share them); itself without grouped heads
+        self.kv_of: Callable[[int], int] = kv_of or _itself
+        #: CTAs ``[0, lump_end)`` have the timing class :data:`LUMPED`: any of them that one
+        #: dispatch hands out together run as one lumped group (lumped.py)
+        self.lump_end = 0
+        self.lump_by_bh = True
+
+    def lump(self, ctas: int, by_batch_head: bool = True) -> None:
+        """Lump the first ``ctas`` CTAs (the rest keep their timing classes); with
+        ``by_batch_head``, CTAs of different batch-heads are not lumped together."""
+        self.lump_end = max(0, min(ctas, self.total))
+        self.lump_by_bh = by_batch_head
+        if self.lump_end:
+            self.mixed = True  # groups hold CTAs of several classes
 
     def class_at(self, n: int) -> int:
-        """Timing class of CTA ``n``."""
+        """Timing class of CTA ``n`` (:data:`LUMPED` or below for the lumped ones)."""
+        if n < self.lump_end:
+            return LUMPED - n // self.blocks_per_bh % 2 if self.lump_by_bh else LUMPED
         return self._timing.values[n % self.blocks_per_bh]
 
     def block_class(self, b: int) -> int:
@@ -82,7 +108,14 @@ class Grid:
 
     def class_runs(self, start: int, end: int) -> list[tuple[int, int, int]]:
         """Maximal runs ``(first, last + 1, timing class)`` among CTAs ``[start, end)``."""
-        return self._timing.runs(start, end, self.blocks_per_bh)
+        cut = min(max(start, self.lump_end), end)
+        lumped = []
+        n, bpb = start, self.blocks_per_bh
+        while n < cut:  # lumped CTAs group within a batch-head: their lengths jump between
+            stop = min(cut, (n // bpb + 1) * bpb) if self.lump_by_bh else cut
+            lumped.append((n, stop, self.class_at(n)))
+            n = stop
+        return lumped + (self._timing.runs(cut, end, self.blocks_per_bh) if end > cut else [])
 
     def bh_runs(self, start: int, count: int) -> list[tuple[int, int, int, int]]:
         """CTAs ``[start, start + count)`` as ``(bh, first block, count, class)`` runs."""

@@ -28,7 +28,9 @@ that benchmark). Where the profile gives it, every CTA group's SM work is scaled
 ``1 + scatter * z``, z taken in turn from a fixed equidistributed sequence of standard
 normal quantiles (deterministic: the same run gives the same result), and the aggregated
 path lumps the SMs into :data:`SCATTER_STRATA` groups rather than one, so that groups of
-SMs can drift apart. Waves then no longer repeat, and the steady-state skip does not apply.
+SMs can drift apart. Waves then no longer repeat, and the steady-state skip does not apply;
+streaming kernels (CTAs that touch tiles of their own only) have a skip of their own
+(:mod:`gpusim.engine.stream_skip`).
 """
 
 from __future__ import annotations
@@ -40,14 +42,15 @@ from typing import TYPE_CHECKING
 
 from simpy.events import Event
 
-from gpusim.engine.bh_skip import BhMarks, per_bh_counters, shift_l2
 from gpusim.engine.counters import Counters
 from gpusim.engine.cta_group import CtaGroup
 from gpusim.engine.environment import call_later
-from gpusim.engine.grid import Grid
+from gpusim.engine.grid import LUMPED, Grid
+from gpusim.engine.lumped import LumpedGroup
 from gpusim.engine.plan import ClassPlan
 from gpusim.engine.rates import Rates
 from gpusim.engine.sm_group import SmGroup
+from gpusim.engine.stream_skip import StreamSkip, applies
 
 if TYPE_CHECKING:
     from gpusim.engine.sim import Sim
@@ -61,6 +64,10 @@ PERIODS = (1, 2, 4)
 PERIOD_TOLERANCE_TICKS = 2
 #: SM groups of the aggregated path when CTAs' durations scatter (each drifts on its own).
 SCATTER_STRATA = 4
+#: SM groups of the aggregated path when it lumps CTAs of different lengths (lumped.py): the
+#: groups drift apart as their CTAs' lengths differ, as the GPU's SMs do, so that the loads
+#: and stores of CTAs that start and end together do not all collide.
+LUMP_STRATA = 8
 #: Step of the equidistributed sequence of the scatter's quantiles (the golden ratio's
 #: fractional part: successive draws cover (0, 1) evenly in any stretch of the run).
 _GOLDEN = 0.6180339887498949
@@ -79,11 +86,15 @@ class KernelRun:
         ctas_per_sm: int,
         aggregated: bool,
         rates: Rates | None = None,
-        extrapolate_bh: bool = False,
         l2_fetch_factor: float = 1.0,
         dram_cost: float = 1.0,
+        kv_group: int = 1,
+        extrapolate_stream: bool = False,
     ):
         self.sim = sim
+        #: consecutive batch-heads whose CTAs read one K/V head's K and V (GQA; 1: none):
+        #: their K/V tiles are one set of tiles in the L2 (cta_group.py)
+        self.kv_group = kv_group
         #: DRAM bandwidth one byte of this kernel takes, over one byte's (above 1 when its
         #: threads keep too few bytes in flight to reach the DRAM's bandwidth)
         self.dram_cost = dram_cost
@@ -107,10 +118,10 @@ class KernelRun:
         self.start_tick = sim.env.now
         self.end_tick: int | None = None
         self.waves_skipped = 0
-        #: batch-heads skipped by steady-state extrapolation (bh_skip.py)
+        #: batch-heads skipped by extrapolation (none since causal grids are lumped)
         self.bh_skipped = 0
-        slots = ctas_per_sm * sim.rates.sm_count
-        self._bh = BhMarks(grid.blocks_per_bh, slots) if extrapolate_bh and aggregated else None
+        #: what the lumped groups of this kernel look up once (lumped.py)
+        self.lumped_cache: dict = {}
         self.sm_groups: list[SmGroup] = []
         self._waves: list[tuple[int, int, tuple]] = []  # (tick, next CTA, counters) per wave start
         # Periods must cover whole batch-heads when CTAs share tiles or classes differ by block.
@@ -118,6 +129,8 @@ class KernelRun:
             not r.own_rows for p in plans for c in p.chunks for r in c.reads + c.writes
         )
         self._freed: list[tuple[SmGroup, int]] = []
+        #: the skip of streaming kernels out of lockstep (stream_skip.py), where it applies
+        self._stream = StreamSkip(self) if extrapolate_stream and applies(self) else None
         self._dispatch_pending = False
         self._placing = False
 
@@ -125,8 +138,12 @@ class KernelRun:
         """Make the SM groups and dispatch the first wave."""
         n = self.sim.rates.sm_count
         self.start_tick = self.sim.now
-        if self.aggregated and self.rates.cta_scatter > 0:
-            cuts = sorted({round(i * n / SCATTER_STRATA) for i in range(SCATTER_STRATA + 1)})
+        strata = max(
+            SCATTER_STRATA if self.rates.cta_scatter > 0 else 1,
+            LUMP_STRATA if self.grid.lump_end and self.grid.lump_by_bh else 1,
+        )
+        if self.aggregated and strata > 1:
+            cuts = sorted({round(i * n / strata) for i in range(strata + 1)})
             sm_groups = [SmGroup(self, a, b - a, self.ctas_per_sm) for a, b in pairwise(cuts)]
         elif self.aggregated:
             sm_groups = [SmGroup(self, 0, n, self.ctas_per_sm)]
@@ -170,8 +187,8 @@ class KernelRun:
         skip = self.sim.tracer is None and self.sim.may_extrapolate()
         if self.aggregated and skip and self._whole_gpu_free():
             self._steady_state()
-        if self._bh is not None and skip and self.next_cta < self.grid.total:
-            self._skip_bh()
+        if self._stream is not None and skip:
+            self._stream.at_dispatch()
         freed = sorted(self._freed, key=lambda e: (e[1], e[0].sm0))
         self._freed = []
         total = self.grid.total
@@ -213,7 +230,7 @@ class KernelRun:
             if delta != tuple(y - x for x, y in zip(a[2], b[2], strict=True)):
                 continue
             ctas = c[1] - b[1]
-            if self._aligned and ctas % self.grid.blocks_per_bh:
+            if self._aligned and ctas % (self.grid.blocks_per_bh * self.kv_group):
                 continue
             skip = (self.grid.total - self.next_cta) // ctas - 1
             if ctas <= 0 or skip < 1:
@@ -225,32 +242,6 @@ class KernelRun:
             self.waves_skipped += skip * p
             self._waves.clear()
             return
-
-    def _skip_bh(self) -> None:
-        """Jump whole batch-heads ahead once the dispatch rate is steady (bh_skip.py)."""
-        c = self.counters
-        m, ticks, dram_r, dram_w = self._bh.jump(
-            self.next_cta, self.grid.total, self.sim.env.now, c
-        )
-        if m < 1:
-            return
-        per = per_bh_counters(self.grid, self.plans)
-        for f in c.__dataclass_fields__:
-            setattr(c, f, getattr(c, f) + m * getattr(per, f))
-        c.dram_read_bytes += round(m * per.global_read_bytes * dram_r)
-        c.dram_write_bytes += round(m * per.global_write_bytes * dram_w)
-        self.sim.skipped_ticks += round(m * ticks)
-        shift = m * self.grid.blocks_per_bh
-        self.next_cta += shift
-        seen: set[int] = set()
-        for smg in self.sm_groups:
-            for g in smg.slots:
-                if g is None or id(g) in seen:
-                    continue
-                seen.add(id(g))
-                g.rename_bh(shift)
-        shift_l2(self.sim.l2, m)
-        self.bh_skipped += m
 
     def _place(self, smg: SmGroup, items: list[tuple[int, int, int]]) -> None:
         """Start CTAs ``items`` = [(slot, first CTA, count)] on ``smg``, splitting it as needed."""
@@ -282,7 +273,9 @@ class KernelRun:
                 starts.append(start + offset)
             for key, (layers, starts) in by_class.items():
                 cls = key[0]
-                g = CtaGroup(self, self.plans[cls], piece, layers, starts)
+                # (A lumped group picks its plan from its members: lumped.py.)
+                kind = LumpedGroup if cls <= LUMPED else CtaGroup
+                g = kind(self, self.plans[cls], piece, layers, starts)
                 g.work_scale = self._work_scale()
                 for layer in layers:
                     piece.slots[layer] = g

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from math import ceil
 
-from algorithms.program import Access, CtaProgram, Step
+from algorithms.program import CtaProgram, Step
 from gpusim.engine.plan_types import Chunk, ClassPlan, Load, Phase, TileRef
 from gpusim.engine.rates import SM_LANES, Rates
 
@@ -44,6 +44,11 @@ __all__ = ["Chunk", "ClassPlan", "Load", "Phase", "TileRef", "build_plan"]
 CHUNKS_PER_RUN = 16
 #: A CTA's chunks in the aggregated path stay below this when runs allow (flash1 has many runs).
 MAX_CHUNKS_PER_CTA = 64
+
+
+#: A chunk's steps: ``(step, count, first repetition)`` pieces, ``count`` repetitions of a
+#: (compressed) step from ``first`` on; a step of its own is ``(step, 1, 0)``.
+Piece = tuple[Step, int, int]
 
 
 def _runs(steps: list[Step]) -> list[list[Step]]:
@@ -56,13 +61,35 @@ def _runs(steps: list[Step]) -> list[list[Step]]:
     return runs
 
 
+def _run_length(run: list[Step]) -> int:
+    return sum(s.repeat for s in run)
+
+
+def _slices(run: list[Step], k: int) -> list[list[Piece]]:
+    """``run`` cut into chunks of ``k`` steps (the last one shorter), compressed steps split
+    between chunks where a chunk boundary falls inside them."""
+    chunks: list[list[Piece]] = [[]]
+    room = k
+    for s in run:
+        done = 0
+        while done < s.repeat:
+            if room == 0:
+                chunks.append([])
+                room = k
+            take = min(room, s.repeat - done)
+            chunks[-1].append((s, take, done))
+            done += take
+            room -= take
+    return chunks
+
+
 def chunk_size(
     programs: list[CtaProgram], detailed: bool, chunks_per_run: int = CHUNKS_PER_RUN
 ) -> int:
     """Steps per chunk for a kernel whose classes have ``programs`` (1 when ``detailed``)."""
     if detailed:
         return 1
-    runs = [[len(r) for r in _runs(p.steps)] for p in programs]
+    runs = [[_run_length(r) for r in _runs(p.steps)] for p in programs]
     longest = max((n for rs in runs for n in rs), default=1)
     k = max(1, ceil(longest / chunks_per_run))
     while k < longest and max(sum(ceil(n / k) for n in rs) for rs in runs) > MAX_CHUNKS_PER_CTA:
@@ -70,14 +97,17 @@ def chunk_size(
     return k
 
 
-def _merge(accesses: list[Access], own_rows: dict[str, int]) -> tuple[TileRef, ...]:
+def _merge(pieces: list[Piece], reads: bool, own_rows: dict[str, int]) -> tuple[TileRef, ...]:
+    """Each tensor's accesses of a chunk as one tile, named after its first (in order)."""
     merged: dict[str, list] = {}
-    for a in accesses:
-        m = merged.get(a.tensor)
-        if m is None:
-            merged[a.tensor] = [a.row0, a.col0, a.nbytes]
-        else:
-            m[2] += a.nbytes
+    for s, count, first in pieces:
+        for a in s.reads if reads else s.writes:
+            m = merged.get(a.tensor)
+            if m is None:
+                dr, dc = s.stride_of(a.tensor) if first else (0, 0)
+                merged[a.tensor] = [a.row0 + first * dr, a.col0 + first * dc, count * a.nbytes]
+            else:
+                m[2] += count * a.nbytes
     return tuple(
         TileRef(t, r0, c0, n, own_rows.get(t, 0)) for t, (r0, c0, n) in merged.items() if n > 0
     )
@@ -109,36 +139,40 @@ def _step_times(s: Step, rates: Rates, memo: dict) -> tuple[float, float]:
     return got
 
 
-def _chunk(steps: list[Step], own_rows: dict[str, int], rates: Rates, memo: dict) -> Chunk:
-    reads = _merge([a for s in steps for a in s.reads], own_rows)
-    writes = _merge([a for s in steps for a in s.writes], own_rows)
+def _chunk(pieces: list[Piece], own_rows: dict[str, int], rates: Rates, memo: dict) -> Chunk:
+    # Sums over the pieces times their counts; a program without compressed steps has
+    # pieces of one step each, and these are the step-by-step sums (the same floats).
+    reads = _merge(pieces, True, own_rows)
+    writes = _merge(pieces, False, own_rows)
     read_bytes = sum(r.nbytes for r in reads)
-    loading = [s for s in steps if s.read_bytes > 0]
-    head = loading[0].read_bytes / read_bytes if loading and read_bytes else 0.0
+    loading = [(s, n) for s, n, _ in pieces if s.read_bytes > 0]
+    head = loading[0][0].read_bytes / read_bytes if loading and read_bytes else 0.0
     work = rates.work(
-        sum(s.mma_flops for s in steps),
-        sum(s.fp32_ops for s in steps),
-        sum(s.exp_ops for s in steps),
-        sum(s.smem_bytes for s in steps),
-        sum(s.smem_fill_bytes for s in steps),
+        sum(n * s.mma_flops for s, n, _ in pieces),
+        sum(n * s.fp32_ops for s, n, _ in pieces),
+        sum(n * s.exp_ops for s, n, _ in pieces),
+        sum(n * s.smem_bytes for s, n, _ in pieces),
+        sum(n * s.smem_fill_bytes for s, n, _ in pieces),
     )
-    work["issue"] = rates.issue(sum(s.mma_flops for s in steps), sum(s.instrs for s in steps))
-    both = [_step_times(s, rates, memo) for s in steps]
-    times = [t for t, _ in both]
-    total_time = sum(times)
-    second = sum(sp for _, sp in both)
+    work["issue"] = rates.issue(
+        sum(n * s.mma_flops for s, n, _ in pieces), sum(n * s.instrs for s, n, _ in pieces)
+    )
+    both = [(n, _step_times(s, rates, memo)) for s, n, _ in pieces]
+    total_time = sum(n * t for n, (t, _) in both)
+    second = sum(n * sp for n, (_, sp) in both)
     return Chunk(
         reads=reads,
         writes=writes,
         read_bytes=read_bytes,
         write_bytes=sum(w.nbytes for w in writes),
         work=tuple((p, work[p]) for p in SM_LANES if work[p] > 0),
-        barriers=sum(s.barriers for s in steps),
-        micros=len(steps),
-        load_micros=len(loading),
+        barriers=sum(n * s.barriers for s, n, _ in pieces),
+        micros=sum(n for _, n, _ in pieces),
+        load_micros=sum(n for _, n in loading),
         head_frac=head,
-        tail_frac=times[-1] / total_time if total_time > 0 else 1.0,
+        tail_frac=both[-1][1][0] / total_time if total_time > 0 else 1.0,
         second_product_frac=min(1.0, second / total_time) if total_time > 0 else 0.0,
+        compute_ticks=total_time,
     )
 
 
@@ -269,9 +303,9 @@ def build_plan(
     run_ids: list[tuple[bool, list[int]]] = []
     for run in _runs(program.steps):
         ids = []
-        for i in range(0, len(run), k):
+        for pieces in _slices(run, k):
             ids.append(len(chunks))
-            chunks.append(_chunk(run[i : i + k], own_rows, rates, memo))
+            chunks.append(_chunk(pieces, own_rows, rates, memo))
         run_ids.append((run[0].pipelined, ids))
     b = _PhaseBuilder(chunks)
     for (pipelined, ids), run in zip(run_ids, _runs(program.steps), strict=True):
@@ -295,7 +329,7 @@ def build_plan(
             b.add(lookups=(c,), loads=(Load(c, 1.0, float(cur.load_micros)),))
             b.add(compute=(c, 1.0), computes_last=c)
     totals = program.totals()
-    return ClassPlan(key, index, rep_block, blocks_per_bh, chunks, b.finish(), totals)
+    return ClassPlan(key, index, rep_block, blocks_per_bh, chunks, b.finish(), totals, program)
 
 
 def min_cta_phases(program: CtaProgram) -> int:
@@ -303,21 +337,18 @@ def min_cta_phases(program: CtaProgram) -> int:
     chunk: every step that computes has a phase of its own (its loads may share another's),
     and a program with any step has at least one."""
     computing = sum(
-        1 for s in program.steps if s.mma_flops or s.fp32_ops or s.exp_ops or s.smem_bytes
+        s.repeat for s in program.steps if s.mma_flops or s.fp32_ops or s.exp_ops or s.smem_bytes
         or s.barriers
     )  # fmt: skip
     return max(computing, 1 if program.steps else 0)
 
 
-def _refs_shape(refs: tuple[TileRef, ...], rep_block: int) -> tuple:
-    # Own tiles may differ in size (a ragged last block) and sit at the block's own rows;
-    # shared ones must be the same tiles.
-    return tuple(
-        (r.tensor, r.row0 - rep_block * r.own_rows, r.col0, r.own_rows)
-        if r.own_rows
-        else (r.tensor, r.row0, r.col0, 0, r.nbytes)
-        for r in refs
-    )
+def _refs_shape(refs: tuple[TileRef, ...]) -> tuple:
+    # Which tiles a class moves is not timing: a CTA group looks each class's own tiles up
+    # in the L2 (cta_group.py), so classes alike but for where their tiles sit (the slices
+    # of split-KV decoding) time as one. Own tiles may differ in size (a ragged last
+    # block); shared ones must have the same sizes.
+    return tuple((r.tensor, r.own_rows) if r.own_rows else (r.tensor, 0, r.nbytes) for r in refs)
 
 
 def timing_signature(plan: ClassPlan) -> tuple:
@@ -335,8 +366,8 @@ def timing_signature(plan: ClassPlan) -> tuple:
                 c.load_micros,
                 c.work,
                 c.barriers,
-                _refs_shape(c.reads, plan.rep_block),
-                _refs_shape(c.writes, plan.rep_block),
+                _refs_shape(c.reads),
+                _refs_shape(c.writes),
             )
             for c in plan.chunks
         ),

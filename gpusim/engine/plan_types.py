@@ -8,6 +8,10 @@ the builder.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from algorithms.program import CtaProgram
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +42,8 @@ class Chunk:
     #: share of the compute time in the second product (P V: half the products' work),
     #: which a one-stage pipeline overlaps with the next step's first load
     second_product_frac: float = 0.0
+    #: the chunk's steps' compute time at full rates, one after another (lumped.py)
+    compute_ticks: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,3 +76,10 @@ class ClassPlan:
     chunks: list[Chunk]
     phases: list[Phase]
     totals: dict[str, int] = field(default_factory=dict)  # per CTA: bytes and work
+    #: the traced program the plan was built from (lumped groups walk its shared tiles)
+    program: CtaProgram | None = None
+
+    @property
+    def compute_ticks(self) -> float:
+        """The CTA's compute time at full rates, step after step (what lumping averages)."""
+        return sum(c.compute_ticks for c in self.chunks)

@@ -4,9 +4,10 @@ How coarse the aggregated path makes a kernel depends on how alike its CTAs
 are. When a few timing classes cover the grid, CTAs dispatched together run
 as one group however many there are, and runs of steps become up to
 :data:`~gpusim.engine.plan.CHUNKS_PER_RUN` chunks. When the classes are many
-(causal masking gives every Q block its own program), groups fall apart to
-single CTAs; the chunks per run are then cut so that the CTAs' phases stay
-near :data:`CTA_PHASE_BUDGET` (at least :data:`MIN_CHUNKS_PER_RUN` per run).
+(causal masking gives every Q block its own program), the CTAs one dispatch hands out
+run as one lumped group (:mod:`gpusim.engine.lumped`); without lumping, groups fall
+apart to single CTAs and the chunks per run are cut so that the CTAs' phases stay near
+:data:`CTA_PHASE_BUDGET` (at least :data:`MIN_CHUNKS_PER_RUN` per run).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 
 from algorithms.base import Kernel, OnChip
-from algorithms.program import CtaClass, Step
+from algorithms.program import CtaClass, CtaProgram, Step
 from gpusim.counting import traced_classes
 from gpusim.curves import share_at
 from gpusim.engine.clock import TICKS_PER_S
@@ -42,6 +43,18 @@ CTA_PHASE_BUDGET = 40_000
 MIN_CHUNKS_PER_RUN = 2
 #: Phases a CTA has besides its main loop's chunks (prologue, epilogue, pipeline ends).
 FIXED_PHASES = 4
+#: Many-class kernels are lumped only when their grid is longer than this many waves: in a
+#: short grid the order in which single CTAs end decides the time (the tail is a large part
+#: of it), and running them one by one is cheap.
+LUMP_MIN_WAVES = 8
+#: Lumped grids of more batch-heads than this, each of a wave of CTAs or more, run in plain
+#: waves (``prepare``; the row softmax of standard attention: 256 batch-heads of 2048 rows).
+LUMP_MAX_CUTS = 64
+#: Chunks per run of a lumped kernel (fewer than :data:`CHUNKS_PER_RUN`: its groups are
+#: many; within 0.2 % of the detailed path on the cases docs/limits.md lists, as with 16).
+LUMP_CHUNKS_PER_RUN = 4
+#: Kernels whose traced classes count at most this many steps are planned step by step.
+EXPAND_MAX_STEPS = 200_000
 #: The least share of the DRAM bandwidth a kernel is charged for (keeps the cost finite for a
 #: curve that starts at zero).
 MIN_DRAM_SHARE = 1e-3
@@ -100,7 +113,10 @@ def steady_step(steps: list[Step]) -> Step:
     taking it overstated the pipe model's step, by 5-15 % at d128.
     """
     full = max(s.mma_flops for s in steps)
-    kinds = Counter(step_kind(s) for s in steps if s.mma_flops == full)
+    kinds: Counter = Counter()
+    for s in steps:
+        if s.mma_flops == full:
+            kinds[step_kind(s)] += s.repeat
     common = max(kinds.values())
     return min(
         (s for s in steps if s.mma_flops == full and kinds[step_kind(s)] == common),
@@ -129,6 +145,11 @@ def _core_step_cycles(
     return cycles_per_step(key, ctas, warps, dict(cycles), smem_bytes_per_clk, schedulers)
 
 
+def _kv_of(group: int):
+    """The grid's map from a batch-head to the K/V batch-head it reads (None: itself)."""
+    return None if group == 1 else (lambda bh: bh // group)
+
+
 def prepare(
     kernel: Kernel,
     profile: HardwareProfile,
@@ -137,13 +158,17 @@ def prepare(
     budget: list[int],
     chip: OnChip | None = None,
     classes: list[CtaClass] | None = None,
+    lump: bool = True,
 ) -> PreparedKernel:
     """Occupancy, one traced program per class, plans and grid of ``kernel``.
 
     ``chip`` replaces the kernel's own footprint estimate (validation passes a compiled
     kernel's real registers and shared memory); ``classes`` are the kernel's traced
     classes when the caller has them already. ``rates`` are moved to the kernel's own SM
-    clock (:meth:`~gpusim.engine.rates.Rates.for_kernel`).
+    clock (:meth:`~gpusim.engine.rates.Rates.for_kernel`). ``lump``: on the aggregated
+    path, a kernel with more than :data:`MANY_CLASSES` timing classes (causal) runs the CTAs
+    one dispatch hands out together as one lumped group (:mod:`gpusim.engine.lumped`);
+    without it they run one by one, in fewer, coarser chunks.
     """
     chip = chip or kernel.on_chip()
     occ = occupancy(
@@ -151,7 +176,7 @@ def prepare(
     )
     if classes is None:
         classes = traced_classes(kernel, budget)
-    programs = [c.program for c in classes]
+    programs = planned_programs(classes)
     # The SM clock follows the load: tensor-core kernels run at the clock under HMMA load.
     products = any(s.mma_flops for p in programs for s in p.steps)
     rates = rates.for_kernel(products)
@@ -167,7 +192,11 @@ def prepare(
             rates = replace(rates, sched_scale=1.0 / core, barrier_ticks=0)
         else:
             rates = rates.at_efficiency(step_efficiency(profile, occ.ctas_per_sm * warps))
+    slots = occ.ctas_per_sm * rates.sm_count
+    lumpable = aggregated and lump and kernel.num_ctas > LUMP_MIN_WAVES * slots
     per_run = CHUNKS_PER_RUN
+    if lumpable and len(classes) > MANY_CLASSES:
+        per_run = LUMP_CHUNKS_PER_RUN
     k = chunk_size(programs, detailed=not aggregated, chunks_per_run=per_run)
     memo: dict = {}  # step times at these rates, shared by every plan built below
     while True:
@@ -177,7 +206,7 @@ def prepare(
                 i,
                 c.representative_block,
                 len(c.blocks),
-                c.program,
+                programs[i],
                 kernel.own_rows,
                 k,
                 kernel.schedule.stages,
@@ -188,6 +217,9 @@ def prepare(
         ]
         timing = _timing_classes(plans)
         n_timing = len(set(timing))
+        lumped = lumpable and n_timing > MANY_CLASSES
+        if lumped:
+            break
         if not aggregated or n_timing <= MANY_CLASSES or per_run <= MIN_CHUNKS_PER_RUN:
             break
         fit = CTA_PHASE_BUDGET // max(1, kernel.num_ctas) - FIXED_PHASES
@@ -201,13 +233,33 @@ def prepare(
         for b in c.blocks:
             block_classes[b] = i
     grid = Grid(
-        kernel.blocks_per_bh(), kernel.workload.batch_heads, block_classes, timing,
-        last_first=kernel.last_blocks_first(),
+        kernel.blocks_per_bh(), kernel.grid_batch_heads, block_classes, timing,
+        last_first=kernel.last_blocks_first(), kv_of=_kv_of(kernel.kv_group()),
     )  # fmt: skip
-    spec = KernelSpec(kernel.name, grid, plans, occ.ctas_per_sm, aggregated, rates)
+    if lumped:
+        # Lumped groups stay within a batch-head: across its end the lengths jump (short
+        # CTAs beside long ones), and the SMs of the short ones get new work at once, where
+        # a group that lumped them would hold them at the mean. And the SMs are lumped in
+        # strata that drift apart (kernel_run.LUMP_STRATA): the loads and stores of CTAs
+        # that start and end together would all collide. Each cut at a batch-head's end
+        # splits the SMs for good, so a grid of many batch-heads, each of a wave of CTAs
+        # or more, runs in plain waves instead: its batch-heads' ends are a small part of it.
+        plain = kernel.grid_batch_heads > LUMP_MAX_CUTS and grid.blocks_per_bh >= slots
+        grid.lump(grid.total, by_batch_head=not plain)
+    spec = KernelSpec(kernel.name, grid, plans, occ.ctas_per_sm, aggregated, rates, lumped)
     spec.l2_fetch_factor = l2_fetch_factor(profile, kernel)
     spec.dram_cost = dram_cost(profile, kernel, chip.threads * occ.ctas_per_sm)
+    spec.kv_group = kernel.kv_group()
     return PreparedKernel(spec, occ, k, chip.smem_bytes, n_timing)
+
+
+def planned_programs(classes: list[CtaClass]) -> list[CtaProgram]:
+    """The programs the plans are built from: step by step where the kernel's classes count
+    at most :data:`EXPAND_MAX_STEPS` steps (the plans the tracer gave before it compressed
+    loops, float for float), compressed otherwise."""
+    if sum(c.program.step_count for c in classes) > EXPAND_MAX_STEPS:
+        return [c.program for c in classes]
+    return [c.expanded_program() for c in classes]
 
 
 def l2_fetch_factor(profile: HardwareProfile, kernel: Kernel) -> float:

@@ -35,6 +35,7 @@ from collections.abc import Callable, Sequence
 from heapq import heappop, heappush
 
 import simpy
+from simpy.core import NORMAL
 from simpy.events import Event, Timeout
 
 from gpusim.engine.ps_lane import (
@@ -59,6 +60,7 @@ Done = Callable[[], None]
 
 _INF = math.inf
 _ceil = math.ceil
+_new_timeout = object.__new__
 
 
 class PSServer:
@@ -118,7 +120,7 @@ class PSServer:
 
     # --- time -------------------------------------------------------------------------
     def _advance(self) -> None:
-        now = self.env.now
+        now = self.env._now
         t = self.t
         dt = now - t
         if dt <= 0:
@@ -131,6 +133,8 @@ class PSServer:
         for lane in self.lanes:
             if lane.w > 0:
                 lane.advance(fdt, done)
+            else:
+                lane.idle += dt
         self.t = now
 
     def _record_busy(self, t: int, now: int) -> None:
@@ -162,7 +166,7 @@ class PSServer:
         dt = _ceil(nxt)
         if dt < 0:
             dt = 0
-        now = self.env.now
+        now = self.env._now
         old = self._target
         if old is not None and now <= old <= now + dt:
             return  # the pending timer fires first; it will look again then
@@ -170,10 +174,17 @@ class PSServer:
 
     def _set_timer(self, dt: int) -> None:
         """The one pending timer, ``dt`` ticks from now (any older one becomes stale)."""
+        # ``Timeout(env, dt)`` with the callback in place, ``Timeout.__init__``'s body inlined
+        # (one timer per event of the engine; the call and the callback list's append cost).
         env = self.env
-        self._target = env.now + dt
-        timer = self._timer = Timeout(env, dt)
-        timer.callbacks.append(self._fire_cb)
+        self._target = env._now + dt
+        timer = self._timer = _new_timeout(Timeout)
+        timer.env = env
+        timer.callbacks = [self._fire_cb]
+        timer._value = None
+        timer._delay = dt
+        timer._ok = True
+        env.schedule(timer, NORMAL, dt)
 
     def _fire(self, event: Event) -> None:
         if event is not self._timer:
@@ -186,7 +197,7 @@ class PSServer:
         self._target = None
         self._timer = None
         self._clean = False
-        now = self.env.now
+        now = self.env._now
         t = self.t
         dt = now - t
         fdt = float(dt)
@@ -198,6 +209,7 @@ class PSServer:
         for lane in self.lanes:
             heap = lane.heap
             if not heap:
+                lane.idle += dt
                 continue  # no weight in flight (every part weighs at least 1)
             v = lane.v
             w = lane.w
@@ -285,7 +297,7 @@ class PSServer:
 
     def submit(self, parts: Sequence[tuple[int, int, float, str]], done: Done) -> Job | None:
         """Start ``(lane, weight, size, kind)`` parts; ``done()`` when all end (None: no work)."""
-        if self.env.now != self.t:
+        if self.env._now != self.t:
             self._advance()
         job = [done, 0, []]
         lanes = self.lanes
@@ -308,11 +320,16 @@ class PSServer:
         return job
 
     def submit_kinds(
-        self, parts: Sequence[tuple[int, str, float, int]], weights: dict[str, int], done: Done
+        self,
+        parts: Sequence[tuple[int, str, float, int]],
+        weights: dict[str, int],
+        done: Done,
+        scale: float = 1.0,
     ) -> Job | None:
         """:meth:`submit` for ``(lane, kind, size, count)`` parts: the weight is ``count``
-        when it is not 0, else ``weights[kind]`` (the caller's hot path builds no list)."""
-        if self.env.now != self.t:
+        when it is not 0, else ``weights[kind]``, and the size is ``size * scale`` (the
+        caller's hot path builds no list)."""
+        if self.env._now != self.t:
             self._advance()
         job = [done, 0, []]
         lanes = self.lanes
@@ -320,6 +337,8 @@ class PSServer:
         seq = self._seq
         for lane_idx, kind, size, count in parts:
             weight = count or weights[kind]
+            if scale != 1.0:
+                size = size * scale
             if weight > 0 and size > 0:
                 lane = lanes[lane_idx]
                 key = lane.v + size
@@ -347,7 +366,7 @@ class PSServer:
         dt = _ceil(nxt)
         if dt < 0:
             dt = 0
-        now = self.env.now
+        now = self.env._now
         old = self._target
         if now <= old <= now + dt:
             return job  # the pending timer fires first; it will look again then

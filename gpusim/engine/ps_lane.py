@@ -41,7 +41,7 @@ DONE, LEFT, PARTS = range(3)
 class Lane:
     """Virtual-time state of one shared resource."""
 
-    __slots__ = ("busy", "capacity", "heap", "name", "v", "w")
+    __slots__ = ("busy", "capacity", "heap", "idle", "name", "v", "w")
 
     def __init__(self, name: str, capacity_per_tick: float, record: bool):
         self.name = name
@@ -50,6 +50,10 @@ class Lane:
         self.v = 0.0  # work served per unit of weight so far
         self.w = 0  # total weight in flight
         self.heap: list[Part] = []
+        #: ticks with nothing in flight, counted from one event of its server to the next
+        #: (a lane that empties between two events counts from the second: at most a tick
+        #: late, as the server's timer fires at the first tick after a completion)
+        self.idle = 0
         #: busy intervals ``[t0, t1]`` (ticks) when recording for a trace, else None
         self.busy: list[list[int]] | None = [] if record else None
 

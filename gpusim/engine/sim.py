@@ -81,12 +81,14 @@ class KernelSpec:
     aggregated: bool
     #: the kernel's own rates (its SM clock: rates.py, ``Rates.for_kernel``); None: the sim's
     rates: Rates | None = None
-    #: skip the steady middle of the grid batch-head-wise (bh_skip.py; causal kernels)
-    extrapolate_bh: bool = False
+    #: skip the steady middle of a streaming kernel out of lockstep (stream_skip.py)
+    extrapolate_stream: bool = False
     #: bytes the SMs fetch from the L2 per byte the kernel reads (prepare.l2_fetch_factor)
     l2_fetch_factor: float = 1.0
     #: DRAM bandwidth a byte of the kernel takes over a byte's (prepare.py: bytes in flight)
     dram_cost: float = 1.0
+    #: consecutive grid batch-heads that read the same K/V (GQA group; Kernel.kv_group)
+    kv_group: int = 1
 
 
 def kernel_sequence(sim: Sim, specs: list[KernelSpec], runs: list[KernelRun]) -> Generator:
@@ -105,9 +107,10 @@ def kernel_sequence(sim: Sim, specs: list[KernelSpec], runs: list[KernelRun]) ->
             spec.ctas_per_sm,
             spec.aggregated,
             spec.rates,
-            spec.extrapolate_bh,
             spec.l2_fetch_factor,
             spec.dram_cost,
+            spec.kv_group,
+            spec.extrapolate_stream,
         )
         runs.append(kr)
         kr.start()

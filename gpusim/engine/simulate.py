@@ -38,7 +38,8 @@ DETAILS = ("auto", "aggregated", "full")
 AUTO_FULL_MAX_PHASES = 4_000
 #: The detailed path refuses more CTA-phases than this (minutes of wall time).
 FULL_MAX_PHASES = 2_000_000
-#: The aggregated path refuses kernels whose CTAs it would have to run one by one past this.
+#: Without lumping (``extrapolate=False``), the aggregated path refuses kernels whose CTAs it
+#: would have to run one by one past this.
 AGGREGATED_MAX_PHASES = 1_000_000
 
 
@@ -50,7 +51,7 @@ def _check_detail(detail: str) -> None:
 def _min_full_phases(kernels: list, traced: list) -> int:
     """A lower bound on the detailed path's CTA-phases, without building its plans."""
     return sum(
-        min_cta_phases(c.program) * c.count_per_bh * k.workload.batch_heads
+        min_cta_phases(c.program) * c.count_per_bh * k.grid_batch_heads
         for k, classes in zip(kernels, traced, strict=True)
         for c in classes
     )
@@ -72,8 +73,8 @@ def simulate(
 
     ``on_chip`` maps kernel names to footprints that replace the algorithm's estimates
     (a compiled kernel's real registers and shared memory, as validation uses).
-    ``extrapolate=False`` turns off the batch-head extrapolation of kernels with many
-    timing classes on the aggregated path (:mod:`gpusim.engine.bh_skip`).
+    ``extrapolate=False`` turns off the skip of streaming kernels out of lockstep on the
+    aggregated path (:mod:`gpusim.engine.stream_skip`), an approximation within 0.01 %.
     ``processes``: generator functions, each called with a
     :class:`~gpusim.engine.hook.GpuHandle` and run as a SimPy process beside the
     kernels (docs/engine.md).
@@ -92,7 +93,7 @@ def simulate(
     def prepare_all(aggregated: bool) -> list[PreparedKernel]:
         """Every kernel ready for one path."""
         return [
-            prepare(k, profile, rates, aggregated, budget, real.get(k.name), classes)
+            prepare(k, profile, rates, aggregated, budget, real.get(k.name), classes, extrapolate)
             for k, classes in zip(kernels, traced, strict=True)
         ]
 
@@ -105,7 +106,9 @@ def simulate(
         if sum(p.cta_phases for p in full) <= AUTO_FULL_MAX_PHASES:
             prepared, want_full = full, True
     if not want_full:
-        alone = sum(p.cta_phases for p in prepared if p.timing_classes > MANY_CLASSES)
+        alone = sum(
+            p.cta_phases for p in prepared if p.timing_classes > MANY_CLASSES and not p.spec.lumped
+        )
         if alone > AGGREGATED_MAX_PHASES:
             raise GpusimError(
                 f"{algorithm} on this workload has CTAs of many different programs (causal "
@@ -122,7 +125,7 @@ def simulate(
             )
 
     for p in prepared:
-        p.spec.extrapolate_bh = extrapolate and not want_full and p.timing_classes > MANY_CLASSES
+        p.spec.extrapolate_stream = extrapolate and not want_full
     tracer = None
     if trace_path is not None:
         from gpusim.engine.trace_export import ChromeTracer

@@ -211,11 +211,49 @@ def rejected_instances(
     return out
 
 
+def unimplemented(workload: Workload, schedule: Schedule) -> dict[str, object]:
+    """The long-context fields of ``workload``/``schedule``, with their values, that the CUDA
+    kernels do not implement yet (they are modelled: algorithms/split_kv.py,
+    algorithms/q_outer.py); empty when they implement them all.
+
+    A split-KV schedule would run the tile instance as its split kernel plus a combine
+    kernel; neither that form nor a combine kernel is compiled, nor are GQA, packed heads,
+    a backward K/V walk or first-first launch order."""
+    s, defaults = schedule, Schedule()
+    out: dict[str, object] = {
+        name: getattr(s, name)
+        for name in ("kv_splits", "kv_order", "q_order")
+        if getattr(s, name) != getattr(defaults, name)
+    }
+    if workload.heads_kv is not None:
+        out["heads_kv"] = workload.heads_kv
+    if s.pack_gqa:
+        out["pack_gqa"] = True
+    return out
+
+
+def unimplemented_fields(workload: Workload, schedule: Schedule) -> str | None:
+    """:func:`unimplemented` as one line (None: nothing is missing)."""
+    missing = unimplemented(workload, schedule)
+    if not missing:
+        return None
+    parts = [
+        "--pack-gqa" if k == "pack_gqa" else f"--{k.replace('_', '-')} {v}"
+        for k, v in missing.items()
+    ]
+    if "kv_splits" in missing:
+        parts[0] += " (split and combine kernels)"
+    return f"the CUDA kernels do not implement {', '.join(parts)} yet (modelled only)"
+
+
 def instance_for(
     workload: Workload, schedule: Schedule, smem_limit_bytes: int = SMEM_PER_BLOCK_OPTIN_BYTES
 ) -> KernelInstance:
     """The kernel instance that runs flash2's ``schedule`` on ``workload``; GpusimError if none
     can (the CUDA kernel implements flash2 only: its callers hold the algorithm's name)."""
+    why_not = unimplemented_fields(workload, schedule)
+    if why_not is not None:
+        raise GpusimError(why_not)
     if schedule.warp_split != "split-q" or schedule.residency != "registers":
         raise GpusimError(
             "the CUDA kernel implements warp_split='split-q' with residency='registers'; "

@@ -28,6 +28,8 @@ class Footprint:
     smem_bytes_per_cta: int
     regs_per_thread: int
     threads_per_cta: int
+    #: the kernel is the tile instance's code: the instance's compiled registers are its own
+    tile_instance: bool = False
 
 
 @dataclass(frozen=True)
@@ -49,8 +51,11 @@ def footprint(algorithm: str, workload: Workload, schedule: Schedule) -> list[Fo
     """Shared memory, registers and threads of one CTA of each kernel, in launch order."""
     from algorithms import get_algorithm  # late: algorithms imports gpusim, not the reverse
 
-    chips = [k.on_chip() for k in get_algorithm(algorithm).kernels(workload, schedule)]
-    return [Footprint(c.smem_bytes, c.regs_per_thread, c.threads) for c in chips]
+    kernels = get_algorithm(algorithm).kernels(workload, schedule)
+    return [
+        Footprint(c.smem_bytes, c.regs_per_thread, c.threads, k.uses_tile_instance())
+        for k, c in ((k, k.on_chip()) for k in kernels)
+    ]
 
 
 def _worst(fps: list[Footprint]) -> Footprint:
@@ -98,10 +103,12 @@ def check(
     except GpusimError as e:
         return Verdict(schedule, None, str(e))
     if compiled is not None:
-        fps = [replace(f, regs_per_thread=compiled.registers) for f in fps]
+        fps = [
+            replace(f, regs_per_thread=compiled.registers) if f.tile_instance else f for f in fps
+        ]
     worst = _worst(fps)
     for fp in fps:
-        why = _reason(fp, profile, compiled)
+        why = _reason(fp, profile, compiled if fp.tile_instance else None)
         if why is not None:
             return Verdict(schedule, worst, why)
     try:

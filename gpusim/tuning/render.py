@@ -39,7 +39,7 @@ def _workload(r: TuneResult) -> str:
 
 
 #: Columns the ranking leaves out, in this order, when the terminal is too narrow for all.
-NARROW_DROPS = ("TFLOP/s", "DRAM wr")
+NARROW_DROPS = ("TFLOP/s", "DRAM wr", "exec", "SM-L2")
 
 
 def _table(rows: list[list[str]], left: set[str], width: int) -> list[str]:
@@ -72,6 +72,17 @@ def _wrap(line: str, width: int) -> list[str]:
     return textwrap.wrap(line, width, subsequent_indent=indent, break_long_words=False) or [""]
 
 
+_EXEC_NOTE = (
+    "(exec: tensor-core FLOPs executed per useful FLOP: whole tiles, padded rows and keys "
+    "included; TFLOP/s counts the useful ones)"
+)
+
+
+def _executed(c, useful_flops: int) -> str:
+    """Executed over useful FLOPs, e.g. ``64x`` for one query in a 64-row tile."""
+    return f"{c.executed_mma_flops / useful_flops:.3g}x" if c.executed_mma_flops else "-"
+
+
 def _ctas(c) -> str:
     """CTAs per SM as launched; ``1 of 2`` when the launch keeps some off (faster so)."""
     if c.smem_per_sm_budget_bytes is None:
@@ -94,21 +105,33 @@ def render_text(r: TuneResult, width: int | None = None) -> str:
         f"searched in {r.wall_s:.2f} s",
         "",
     ]
+    splits = any(c.schedule.kv_splits != 1 for c in r.candidates)
+    packs = any(c.schedule.pack_gqa for c in r.candidates)
     head = [
-        "#", "Br", "Bc", "w", "st", "smem", "regs", "runtime", "TFLOP/s",
-        "DRAM rd", "DRAM wr", "SM-L2", "CTA/SM", "bound",
+        "#", "Br", "Bc", "w", "st", *(["split"] if splits else []), *(["pack"] if packs else []),
+        "smem", "regs", "runtime", "TFLOP/s", "exec", "DRAM rd", "DRAM wr", "SM-L2", "CTA/SM",
+        "bound",
     ]  # fmt: skip
     rows = [head]
+    useful = r.workload.model_flops()
     for i, c in enumerate(r.candidates, 1):
         s = c.schedule
         rows.append([
             str(i), str(s.block_m), str(s.block_n), str(s.warps), str(s.stages),
-            f"{c.smem_bytes_per_cta / KIB:g} KiB", str(c.regs_per_thread), _time(c.runtime_s),
-            f"{c.tflops:.1f}", _bytes(c.dram_read_bytes), _bytes(c.dram_write_bytes),
-            _bytes(c.l2_bytes), _ctas(c), c.bound,
+            *([str(s.kv_splits)] if splits else []),
+            *(["yes" if s.pack_gqa else "-"] if packs else []),
+            f"{c.smem_bytes_per_cta / KIB:g} KiB", str(c.regs_per_thread),
+            _time(c.runtime_s) + ("*" if c.modelled else ""),
+            f"{c.tflops:.1f}", _executed(c, useful), _bytes(c.dram_read_bytes),
+            _bytes(c.dram_write_bytes), _bytes(c.l2_bytes), _ctas(c), c.bound,
         ])  # fmt: skip
     table = _table(rows, left={"bound"}, width=width)
     notes = table[len(rows) :]
+    if not any("exec" in line for line in notes):  # the column is shown: say what it is
+        notes.insert(0, _EXEC_NOTE)
+    modelled = sorted({c.modelled for c in r.candidates if c.modelled})
+    for what in modelled:
+        notes.append(f"(runtime*: {what})")
     extrapolated = sum(1 for c in r.candidates if c.batch_heads_extrapolated)
     if extrapolated:
         out.append(
@@ -137,7 +160,10 @@ def render_text(r: TuneResult, width: int | None = None) -> str:
         out += ["", f"Rejected ({len(r.rejected)}):"]
         for x in r.rejected:
             s = x.schedule
-            out.append(f"  Br {s.block_m:>3} Bc {s.block_n:>3} w{s.warps} s{s.stages}: {x.reason}")
+            split = f" splits {s.kv_splits}" if s.kv_splits != 1 else ""
+            out.append(
+                f"  Br {s.block_m:>3} Bc {s.block_n:>3} w{s.warps} s{s.stages}{split}: {x.reason}"
+            )
     head_lines = [w for line in out[:4] for w in _wrap(line, width)]
     rest = [w for line in notes + out[4:] for w in _wrap(line, width)]
     return "\n".join(line.rstrip() for line in head_lines + table[: len(rows)] + rest)

@@ -56,12 +56,16 @@ def rule_tiles(workload: Workload, sram_bytes: int) -> dict[str, tuple[int, int]
 
 
 def rule_picks(
-    workload: Workload, sram_bytes: int, ranked: Sequence[tuple[Schedule, float]]
+    workload: Workload,
+    sram_bytes: int,
+    ranked: Sequence[tuple[Schedule, float]],
+    best_runtime_s: float | None = None,
 ) -> list[RulePick]:
-    """Each rule's pick among ``ranked`` (schedule, runtime) pairs, best first, and its loss."""
+    """Each rule's pick among ``ranked`` (schedule, runtime) pairs, best first, and its loss
+    against ``best_runtime_s`` (default: the best of ``ranked``)."""
     if not ranked:
         return []
-    best_s = min(t for _, t in ranked)
+    best_s = min(t for _, t in ranked) if best_runtime_s is None else best_runtime_s
     tiles = [(s.block_m, s.block_n) for s, _ in ranked]
     picks = []
     for name, raw in rule_tiles(workload, sram_bytes).items():

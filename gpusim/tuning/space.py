@@ -7,6 +7,10 @@ kernel has no instance for (a tile that does not split over the warps, too many
 accumulator registers) stay in the space as rejections, with the kernel's own
 reason; shared memory is judged later against the SRAM size being asked about.
 Other algorithms, and head dims without an instance, get a model-only grid.
+
+The tuner's space for flash2 also has the inference schedules of
+:mod:`gpusim.tuning.inference_space` (split-KV, packed GQA heads), *modelled*: no CUDA
+kernel runs them yet, which ``modelled`` says for each.
 """
 
 from __future__ import annotations
@@ -42,6 +46,8 @@ class SearchSpace:
     kernel_instances: bool  # True: every schedule not in ``unsupported`` is a kernel instance
     unsupported: dict[Schedule, str] = field(default_factory=dict)  # schedule -> kernel's reason
     instance_keys: dict[Schedule, str] = field(default_factory=dict)  # schedule -> instance key
+    #: schedules the model ranks that no CUDA kernel runs (yet), each with what it is
+    modelled: dict[Schedule, str] = field(default_factory=dict)
 
 
 def _schedules(algorithm: str, ms, ns, warps, stages) -> tuple[Schedule, ...]:
@@ -92,7 +98,8 @@ def _kernel_space(workload: Workload) -> SearchSpace:
 
 
 def search_space(algorithm: str, workload: Workload) -> SearchSpace:
-    """Every schedule the tuner considers for ``algorithm`` on ``workload``."""
+    """Every schedule of ``algorithm``'s grid for ``workload`` (the tuner adds flash2's
+    inference schedules: :func:`gpusim.tuning.inference_space.tuning_space`)."""
     if algorithm == "flash2":
         return _kernel_space(workload)
     grid = _schedules(algorithm, MODEL_BLOCK_M, MODEL_BLOCK_N, MODEL_WARPS, MODEL_STAGES)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 from gpusim.errors import GpusimError
@@ -23,113 +23,18 @@ from gpusim.kernel_catalog.compiled import Compiled, compiled_footprints
 from gpusim.parallel_map import pmap
 from gpusim.profiles.schema import HardwareProfile
 from gpusim.schedule import Schedule
+from gpusim.tuning.candidates import SCHEDULE_KEYS, Candidate, Rejected, TuneResult
 from gpusim.tuning.feasibility import Verdict, check
+from gpusim.tuning.inference_space import tuning_space
 from gpusim.tuning.launch_caps import LaunchCap, launch_caps
-from gpusim.tuning.rule_snap import RulePick, rule_picks
-from gpusim.tuning.space import SearchSpace, search_space
+from gpusim.tuning.rule_snap import rule_picks
+from gpusim.tuning.space import SearchSpace
 from gpusim.tuning.sram import KIB, with_sram_bytes
 from gpusim.workload import Workload
 
-SCHEDULE_KEYS = ("block_m", "block_n", "warps", "stages")
 #: Where a candidate's registers per thread come from (see :mod:`gpusim.kernel_catalog.compiled`).
 FOOTPRINTS = ("compiled", "estimate")
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """One feasible schedule and what the model predicts for it."""
-
-    schedule: Schedule
-    smem_bytes_per_cta: int
-    regs_per_thread: int
-    runtime_s: float
-    tflops: float  # model FLOPs (4·B·H·Nq·Nk·d, halved if causal) / runtime / 1e12
-    dram_read_bytes: int
-    dram_write_bytes: int
-    l2_bytes: int  # SM-to-L2 traffic, read + written
-    ctas_per_sm: int  # as launched (the main kernel's)
-    bound: str
-    ctas_per_sm_max: int = 0  # as many as fit (the main kernel's); > ctas_per_sm when capped
-    #: the launch's shared memory per SM when capped below what fits (None: not capped)
-    smem_per_sm_budget_bytes: int | None = None
-    #: batch-heads the engine extrapolated instead of simulating (causal grids; 0: none)
-    batch_heads_extrapolated: int = 0
-
-    def to_dict(self) -> dict:
-        """The JSON object of ``gpusim tune``'s ``candidates`` list."""
-        d = {k: getattr(self.schedule, k) for k in SCHEDULE_KEYS}
-        d |= {k: v for k, v in asdict(self).items() if k != "schedule"}
-        d["schedule"] = self.schedule.model_dump()
-        return d
-
-
-@dataclass(frozen=True)
-class Rejected:
-    """A schedule that cannot run, and why."""
-
-    schedule: Schedule
-    reason: str
-    smem_bytes_per_cta: int | None
-
-    def to_dict(self) -> dict:
-        """The JSON object of ``gpusim tune``'s ``rejected`` list."""
-        d = {k: getattr(self.schedule, k) for k in SCHEDULE_KEYS}
-        return d | {
-            "smem_bytes_per_cta": self.smem_bytes_per_cta,
-            "reason": self.reason,
-            "schedule": self.schedule.model_dump(),
-        }
-
-
-@dataclass
-class TuneResult:
-    """The ranking for one algorithm, workload and profile (with its SRAM size)."""
-
-    algorithm: str
-    workload: Workload
-    profile: str
-    sram_bytes: int
-    sram_overridden: bool
-    space_source: str
-    kernel_instances: bool
-    candidates: list[Candidate]
-    rejected: list[Rejected]
-    rules: list[RulePick]
-    footprints: str = "estimate"  # where registers per thread came from
-    wall_s: float = 0.0
-    stats: dict = field(default_factory=dict)
-
-    @property
-    def best(self) -> Candidate:
-        """The schedule with the lowest predicted runtime."""
-        return self.candidates[0]
-
-    def to_dict(self) -> dict:
-        """The JSON object of ``gpusim tune --json``."""
-        return {
-            "algorithm": self.algorithm,
-            "workload": self.workload.model_dump(),
-            "profile": self.profile,
-            "sram_bytes": self.sram_bytes,
-            "sram_overridden": self.sram_overridden,
-            "search_space": self.space_source,
-            "kernel_instances": self.kernel_instances,
-            "footprints": self.footprints,
-            "candidates": [c.to_dict() for c in self.candidates],
-            "rejected": [r.to_dict() for r in self.rejected],
-            "rules": [
-                {
-                    "rule": p.rule,
-                    "raw_block_m": p.raw_block_m,
-                    "raw_block_n": p.raw_block_n,
-                    **{k: getattr(p.schedule, k) for k in SCHEDULE_KEYS},
-                    "runtime_s": p.runtime_s,
-                    "slower_than_best": p.slower_than_best,
-                }
-                for p in self.rules
-            ],
-            "tune_wall_s": self.wall_s,
-        }
+__all__ = ["FOOTPRINTS", "SCHEDULE_KEYS", "Candidate", "Rejected", "TuneResult", "tune"]
 
 
 #: The engine's entry point: (algorithm, workload, schedule, profile, detail=...) -> SimResult.
@@ -172,6 +77,7 @@ def _launch(
         batch_heads_extrapolated=sum(
             getattr(k, "batch_heads_extrapolated", 0) for k in getattr(r, "kernels", ())
         ),
+        executed_mma_flops=getattr(r, "count", {}).get("executed_mma_flops", 0),
     )
 
 
@@ -185,7 +91,7 @@ def _chips(
     comp = compiled.get(v.schedule)
     return {
         k.name: replace(k.on_chip(), regs_per_thread=comp.registers)
-        if comp is not None
+        if comp is not None and k.uses_tile_instance()
         else k.on_chip()
         for k in get_algorithm(algorithm).kernels(w, v.schedule)
     }
@@ -250,6 +156,18 @@ def _predict_all(
     for (i, _cap), c in zip(launches, done, strict=True):
         by_schedule[i].append(c)  # the full launch first, then the caps in order
     return [_faster_launch(c[0], c[1:]) for c in by_schedule]
+
+
+def _without_split_twins(verdicts: list[Verdict]) -> list[Verdict]:
+    """The verdicts but those of split-KV schedules whose tile (``kv_splits`` 1) does not fit
+    either: the split kernel is that tile's kernel, so they fail alike (listed once)."""
+    rejected = {v.schedule for v in verdicts if not v.fits}
+    return [
+        v
+        for v in verdicts
+        if v.schedule.kv_splits == 1
+        or v.schedule.model_copy(update={"kv_splits": 1}) not in rejected
+    ]
 
 
 #: (schedule, profile) -> Verdict, with the algorithm, workload and footprints bound.
@@ -340,14 +258,14 @@ def tune(
     if overridden:
         profile = with_sram_bytes(profile, sram_bytes)
     sram = profile.smem_per_block_bytes.value
-    space = search_space(algorithm, workload)
+    space = tuning_space(algorithm, workload, profile.sm_count.value)
     schedules = _restrict(space.schedules, fixed or {})
     compiled = _compiled(space, profile) if footprints == "compiled" else {}
 
     def checker(s: Schedule, p: HardwareProfile) -> Verdict:
         return check(algorithm, workload, s, p, compiled.get(s))
 
-    verdicts = [checker(s, profile) for s in schedules]
+    verdicts = _without_split_twins([checker(s, profile) for s in schedules])
     if not any(v.fits for v in verdicts if v.schedule not in space.unsupported):
         supported = [v for v in verdicts if v.schedule not in space.unsupported]
         what = f"{algorithm} (head_dim {workload.head_dim}, {workload.dtype})"
@@ -367,16 +285,24 @@ def tune(
         jobs=jobs,
         on_done=on_done,
     )
+    predicted = [replace(c, modelled=space.modelled.get(c.schedule)) for c in predicted]
     cands = sorted(
         predicted,
-        key=lambda c: (c.runtime_s, -c.schedule.block_m * c.schedule.block_n, c.schedule.stages),
+        key=lambda c: (
+            c.runtime_s,
+            -c.schedule.block_m * c.schedule.block_n,
+            c.schedule.stages,
+            c.schedule.kv_splits,
+        ),
     )
     rejected = [
         Rejected(v.schedule, v.reason, v.footprint.smem_bytes_per_cta if v.footprint else None)
         for v in verdicts
         if not v.fits
     ]
-    picks = rule_picks(workload, sram, [(c.schedule, c.runtime_s) for c in cands])
+    # The rules choose a tile; each is given the best warps and stages, not splits.
+    plain = [(c.schedule, c.runtime_s) for c in cands if c.schedule.kv_splits == 1]
+    picks = rule_picks(workload, sram, plain, cands[0].runtime_s if cands else None)
     t2 = time.perf_counter()
     return TuneResult(
         algorithm=algorithm,

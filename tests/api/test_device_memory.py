@@ -41,3 +41,15 @@ def test_seed_001_example_attention_matrix():
     w = Workload(batch=8, heads=32, seq_len_q=2048, seq_len_k=2048, head_dim=128)
     s_and_p = algorithm_footprint_bytes("standard", w) - algorithm_footprint_bytes("flash2", w)
     assert s_and_p == 8 * 32 * 2048 * 2048 * 4
+
+
+def test_grouped_heads_keep_one_kv_per_kv_head_and_splits_add_their_partials():
+    from gpusim.schedule import Schedule
+
+    w = Workload(batch=2, heads=8, heads_kv=2, seq_len_q=1, seq_len_k=4096, head_dim=64)
+    e = w.elem_bytes
+    qo = 2 * w.batch_heads * w.seq_len_q * w.head_dim * e
+    kv = 2 * w.batch_heads_kv * w.seq_len_k * w.head_dim * e
+    assert algorithm_footprint_bytes("flash2", w) == qo + kv
+    split = algorithm_footprint_bytes("flash2", w, Schedule(kv_splits=4))
+    assert split - (qo + kv) == w.batch_heads * 4 * (w.head_dim + 1) * 4

@@ -78,7 +78,8 @@ def test_default_schedule_is_one_the_tuner_accepts():
         )
         if inputs.schedule not in search_space("flash2", inputs.workload).instance_keys:
             continue  # no instance of any tile at this head_dim: the model-only grid
-        fixed = {k: getattr(inputs.schedule, k) for k in ("block_m", "block_n", "warps", "stages")}
+        pinned = ("block_m", "block_n", "warps", "stages", "kv_splits")
+        fixed = {k: getattr(inputs.schedule, k) for k in pinned}
         result = tune("flash2", inputs.workload, inputs.profile, fixed=fixed, caps=False)
         assert [c.schedule for c in result.candidates] == [inputs.schedule], (head_dim, dtype)
 

@@ -191,3 +191,16 @@ def test_a_capacity_must_be_positive_and_finite():
     for bad in (0.0, -1.0, math.inf, math.nan):
         with pytest.raises(ValueError):
             s.set_capacity(0, bad)
+
+
+def test_a_lane_counts_the_ticks_it_had_nothing_in_flight():
+    # Lane 0: busy 0-100, idle 100-300, busy 300-350. Lane 1 has work 0-50 only: the
+    # server's timer fires at that part's end, and the lane idles from then to the end.
+    env, s = _server(1.0, 1.0)
+    log = {}
+    _submit_at(env, s, 0, [(0, 1, 100.0, "m"), (1, 1, 50.0, "m")], log, "a")
+    _submit_at(env, s, 300, [(0, 1, 50.0, "m")], log, "b")
+    env.run()
+    assert log == {"a": 100, "b": 350}
+    assert s.lanes[0].idle == 200
+    assert s.lanes[1].idle == 350 - 50

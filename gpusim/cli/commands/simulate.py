@@ -179,6 +179,12 @@ def _summary_table(results: list[dict[str, Any]]) -> Table:
         ("Br x Bc", lambda d: f"{d['schedule']['block_m']} x {d['schedule']['block_n']}"),
         ("runtime", lambda d: fmt_time(d["runtime_s"])),
         ("TFLOP/s", lambda d: f"{d['tflops']:.1f}"),
+        # Useful: the workload's model FLOPs; executed: the tensor cores' (padded rows too).
+        ("FLOPs useful", lambda d: f"{d['flops']:.3g}"),
+        (
+            "FLOPs executed",
+            lambda d: f"{d['executed_mma_flops']:.3g} ({d['executed_per_useful_flop']:.3g}x)",
+        ),
         ("DRAM read", lambda d: fmt_bytes(d["dram_read_bytes"])),
         ("DRAM write", lambda d: fmt_bytes(d["dram_write_bytes"])),
         ("SM-to-L2 read", lambda d: fmt_bytes(d["global_read_bytes"])),

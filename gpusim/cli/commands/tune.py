@@ -46,8 +46,9 @@ FootprintsOption = Annotated[
     ),
 ]
 
-#: Schedule options that pin a dimension of the search instead of choosing a schedule.
-PINNABLE = ("block_m", "block_n", "warps", "stages")
+#: Schedule options that pin a dimension of the search instead of choosing a schedule (the
+#: long-context ones too: a value the space does not have is refused, never ignored).
+PINNABLE = ("block_m", "block_n", "warps", "stages", "kv_splits", "kv_order", "q_order", "pack_gqa")
 
 
 #: Schedule options as tune takes them: each left out is searched, each given pins it.

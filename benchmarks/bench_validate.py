@@ -1,0 +1,89 @@
+"""Cold ``gpusim validate --from`` timings, side by side with a baseline commit (ee38197).
+
+    python benchmarks/bench_validate.py [--repeat N] [--baseline COMMIT] [--dataset PATH]
+
+Target (issue 17): ``gpusim validate --from
+data/h200/2026-11-30_validation_dram21/h200-dataset.json`` in under 15 s on the 2-core
+machine, cold (an empty prediction cache: ``GPUSIM_CACHE_DIR`` set to a fresh folder).
+
+Each run is a whole ``gpusim validate --from DATASET --json`` command, on this checkout and
+on ``--baseline`` (exported with ``git archive``, as ``bench_simulate.py`` does), alternating
+so that both see the same load; the report goes to a temporary folder. It prints the best
+wall time and the CPU time of that run (user + system, its worker processes included), the
+ratio of the wall times, the two runtime and DRAM MAPEs, and whether the two comparisons
+are identical (every row's predictions). Wall times depend on what else the machine runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench_simulate import export_baseline
+
+ROOT = Path(__file__).resolve().parents[1]
+DATASET = "data/h200/2026-11-30_validation_dram21/h200-dataset.json"
+#: The commit before the engine's hot path was reworked for this benchmark.
+BASELINE = "ee38197"
+
+
+def _children_cpu_s() -> float:
+    use = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return use.ru_utime + use.ru_stime
+
+
+def cold_validate(dataset: Path, code: Path | None, work: Path) -> tuple[float, float, dict]:
+    """Wall and CPU seconds of one cold ``validate --from`` run, and its comparison."""
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    if code is not None:
+        env["PYTHONPATH"] = str(code)  # ahead of the installed (editable) package
+    cache = Path(tempfile.mkdtemp(prefix="cache_", dir=work))
+    out = Path(tempfile.mkdtemp(prefix="report_", dir=work))
+    env["GPUSIM_CACHE_DIR"] = str(cache)  # empty: every run simulated
+    cmd = [sys.executable, "-m", "gpusim.cli.main", "validate", "--from", str(dataset)]
+    cmd += ["--out", str(out), "--json"]
+    cpu0, t0 = _children_cpu_s(), time.perf_counter()
+    # cwd: a folder that puts neither tree on sys.path
+    run = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True, check=True)
+    wall, cpu = time.perf_counter() - t0, _children_cpu_s() - cpu0
+    comparison = json.loads((out / "comparison.json").read_text())
+    return wall, cpu, json.loads(run.stdout) | {"rows": comparison["rows"]}
+
+
+def main() -> None:
+    """Time this checkout and the baseline, alternating; print one line each and the ratio."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=1, help="runs per tree (best wall kept)")
+    ap.add_argument("--baseline", default=BASELINE, help="commit to compare against")
+    ap.add_argument("--dataset", default=DATASET, help="recorded dataset to compare")
+    args = ap.parse_args()
+    dataset = (ROOT / args.dataset).resolve()
+    best: dict[str, tuple[float, float, dict]] = {}
+    with tempfile.TemporaryDirectory(prefix="gpusim_bench_validate_") as tmp:
+        base = export_baseline(args.baseline, Path(tmp) / "tree")
+        for _ in range(args.repeat):
+            for key, code in (("this checkout", None), (args.baseline, base)):
+                got = cold_validate(dataset, code, Path(tmp))
+                if key not in best or got[0] < best[key][0]:
+                    best[key] = got
+    print(f"gpusim validate --from {args.dataset}, cold, best of {args.repeat}")
+    print(f"  {'tree':14} {'wall s':>7} {'CPU s':>7} {'runtime MAPE':>18} {'DRAM MAPE':>20}")
+    for key, (wall, cpu, res) in best.items():
+        print(f"  {key:14} {wall:7.1f} {cpu:7.1f} {res['runtime_mape']!r:>18}"
+              f" {res['dram_bytes_mape']!r:>20}")  # fmt: skip
+    new, old = best["this checkout"], best[args.baseline]
+    same = new[2]["rows"] == old[2]["rows"]
+    print(f"  wall ratio {new[0] / old[0]:.2f}; predictions "
+          f"{'identical' if same else 'DIFFER'} ({len(new[2]['rows'])} runs)")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,69 @@
+"""The long-context options on the command line: split-KV, GQA, packing, K/V order."""
+
+from __future__ import annotations
+
+import pytest
+
+DECODE = ["--seq-len", "1", "--seq-len-k", "4096", "--batch", "1", "--heads", "8"]
+TILE = ["--block-m", "64", "--block-n", "64", "--warps", "4", "--stages", "2"]
+
+
+def test_count_shows_both_kernels_of_a_split(gpusim):
+    d = gpusim("count", "-a", "flash2", "--kv-splits", "8", *DECODE, *TILE, "--json").json()
+    split, combine = d["kernels"]
+    assert (split["name"], combine["name"]) == ("flash2_split", "flash2_combine")
+    assert split["bytes_by_tensor"]["Opart"]["write_bytes"] == 8 * 8 * 128 * 4
+    assert combine["bytes_by_tensor"]["Opart"]["read_bytes"] == 8 * 8 * 128 * 4
+    assert d["global_read_bytes"] == split["global_read_bytes"] + combine["global_read_bytes"]
+    assert d["executed_per_useful_flop"] == 64
+
+
+def test_simulate_runs_two_kernels_and_says_there_is_no_cuda_instance(gpusim):
+    r = gpusim("simulate", "-a", "flash2", "--kv-splits", "4", *DECODE, *TILE, "--json")
+    d = r.json()
+    assert [k["name"] for k in d["kernels"]] == ["flash2_split", "flash2_combine"]
+    assert d["cuda_instance"] is None and "--kv-splits 4" in d["cuda_instance_missing"]
+    assert "modelled only" in r.err
+
+
+def test_simulate_table_shows_useful_and_executed_flops(gpusim):
+    out = gpusim("simulate", "-a", "flash2", *DECODE, *TILE).out
+    assert "FLOPs useful" in out and "FLOPs executed" in out and "(64x)" in out
+
+
+def test_gqa_and_packing(gpusim):
+    base = ["simulate", "-a", "flash2", *DECODE, *TILE, "--heads-kv", "2", "--json"]
+    plain, packed = gpusim(*base).json(), gpusim(*base, "--pack-gqa").json()
+    assert packed["kernels"][0]["ctas"] == plain["kernels"][0]["ctas"] // 4
+    assert packed["global_read_bytes"] < plain["global_read_bytes"]
+    assert packed["workload"]["heads_kv"] == 2 and packed["schedule"]["pack_gqa"]
+
+
+def test_tune_pins_and_lists_splits(gpusim):
+    d = gpusim("tune", *DECODE, *TILE, "--dtype", "bf16", "--json").json()
+    # 8 CTAs on 132 SMs, 64 key blocks: every power of two up to 32 (2 CTAs per SM: 33)
+    assert {c["kv_splits"] for c in d["candidates"]} == {1, 2, 4, 8, 16, 32}
+    assert d["candidates"][0]["kv_splits"] > 1
+    pinned = gpusim("tune", *DECODE, *TILE, "--dtype", "bf16", "--kv-splits", "4", "--json")
+    assert [c["kv_splits"] for c in pinned.json()["candidates"]] == [4]
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragments"),
+    [
+        (["count", *DECODE, "--block-n", "1024", "--kv-splits", "8"], ["--kv-splits 8", "4 key"]),
+        (["simulate", *DECODE, "-a", "flash2", "--pack-gqa"], ["--pack-gqa needs grouped"]),
+        (["count", "--heads", "6", "--heads-kv", "4"], ["not a multiple"]),
+        (["count", "-a", "flash1", "--kv-splits", "2"], ["flash1", "--kv-splits 2"]),
+        (["count", "--kv-order", "sideways"], ["--kv-order"]),
+        (["tune", *DECODE, *TILE, "--kv-splits", "3"], ["--kv-splits 3 is not in the search"]),
+        (["tune", *DECODE, "--kv-order", "backward"], ["--kv-order backward is not in"]),
+    ],
+)
+def test_bad_long_context_input_is_one_line(gpusim, argv, fragments):
+    r = gpusim(*argv)
+    assert r.code == 2 and r.out == ""
+    lines = r.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("gpusim: error: ")
+    for f in fragments:
+        assert f in lines[0], lines[0]

@@ -1,0 +1,67 @@
+"""The Dask executor: the same results as local processes; a bad cluster fails before any
+point runs."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from gpusim.errors import GpusimError
+from gpusim.explore import explore, load_plan
+from gpusim.explore.dask_executor import DaskExecutor
+from gpusim.explore.run import JOURNAL
+from tests.explore.conftest import SMALL_SPEC, write_spec
+
+pytest.importorskip("distributed")
+
+
+def test_a_local_cluster_gives_the_local_executors_results(tmp_path):
+    plan = load_plan(write_spec(tmp_path, SMALL_SPEC))
+    local = explore(plan, tmp_path / "local", jobs=2, figures=False)
+    dask = explore(plan, tmp_path / "dask", executor="dask", workers=2, figures=False)
+    assert dask.summary["executor"] == "Dask LocalCluster of 2 workers"
+    assert dask.table.num_rows == 4 and dask.summary["ok"] == 4
+    # Identical, point by point and column by column, but the wall time each search took.
+    assert dask.table.drop_columns(["sim_wall_s"]).equals(local.table.drop_columns(["sim_wall_s"]))
+    assert (tmp_path / "dask" / "points.csv").read_text().count("\n") == 5
+
+
+def _unused_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_an_unreachable_scheduler_fails_quickly_before_any_point(tmp_path):
+    plan = load_plan(write_spec(tmp_path, SMALL_SPEC))
+    address = f"tcp://127.0.0.1:{_unused_port()}"
+    with pytest.raises(GpusimError) as e:
+        explore(plan, tmp_path / "out", executor="dask", scheduler=address, connect_timeout_s=0.5)
+    assert f"cannot reach the Dask scheduler at {address} within 0.5 s" in str(e.value)
+    assert "\n" not in str(e.value)
+    assert not (tmp_path / "out" / JOURNAL).exists()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "expected"),
+    [
+        ({"scheduler": "not an address"}, "is not a scheduler address"),
+        ({"scheduler": "tcp://h:1", "workers": 2}, "exclude each other"),
+        ({"workers": 0}, "at least 1"),
+        ({"connect_timeout_s": 0}, "must be positive"),
+    ],
+)
+def test_bad_cluster_options_are_one_line(kwargs, expected):
+    with pytest.raises(GpusimError, match=expected):
+        DaskExecutor(**kwargs)
+
+
+def test_cluster_options_need_the_dask_executor(tmp_path):
+    plan = load_plan(write_spec(tmp_path, SMALL_SPEC))
+    with pytest.raises(GpusimError, match="need --executor dask"):
+        explore(plan, tmp_path / "out", workers=2)
+    with pytest.raises(GpusimError, match="takes --workers"):
+        explore(plan, tmp_path / "out", executor="dask", jobs=2)
+    with pytest.raises(GpusimError, match="unknown executor"):
+        explore(plan, tmp_path / "out", executor="ray")
