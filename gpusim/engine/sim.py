@@ -81,6 +81,8 @@ class KernelSpec:
     aggregated: bool
     #: the kernel's own rates (its SM clock: rates.py, ``Rates.for_kernel``); None: the sim's
     rates: Rates | None = None
+    #: whether the grid lumps CTAs of different classes (lumped.py; ``Grid.lump``)
+    lumped: bool = False
     #: skip the steady middle of a streaming kernel out of lockstep (stream_skip.py)
     extrapolate_stream: bool = False
     #: bytes the SMs fetch from the L2 per byte the kernel reads (prepare.l2_fetch_factor)
