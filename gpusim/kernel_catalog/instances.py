@@ -213,20 +213,23 @@ def rejected_instances(
 
 def unimplemented(workload: Workload, schedule: Schedule) -> dict[str, object]:
     """The long-context fields of ``workload``/``schedule``, with their values, that the CUDA
-    kernels do not implement yet (they are modelled: algorithms/split_kv.py,
+    kernels do not implement (they are modelled: algorithms/split_kv.py,
     algorithms/q_outer.py); empty when they implement them all.
 
-    A split-KV schedule would run the tile instance as its split kernel plus a combine
-    kernel; neither that form nor a combine kernel is compiled, nor are GQA, packed heads,
-    a backward K/V walk or first-first launch order."""
+    The tensor-core kernel (fp16/bf16) implements split-KV (its split form plus
+    flash2_combine.cu), grouped K/V heads, the backward K/V walk and first-first launch
+    order as template switches; no kernel packs a group's heads into one tile's rows, and
+    the fp32 kernel has none of them."""
     s, defaults = schedule, Schedule()
-    out: dict[str, object] = {
-        name: getattr(s, name)
-        for name in ("kv_splits", "kv_order", "q_order")
-        if getattr(s, name) != getattr(defaults, name)
-    }
-    if workload.heads_kv is not None:
-        out["heads_kv"] = workload.heads_kv
+    out: dict[str, object] = {}
+    if workload.dtype == "fp32":
+        out = {
+            name: getattr(s, name)
+            for name in ("kv_splits", "kv_order", "q_order")
+            if getattr(s, name) != getattr(defaults, name)
+        }
+        if workload.heads_kv is not None:
+            out["heads_kv"] = workload.heads_kv
     if s.pack_gqa:
         out["pack_gqa"] = True
     return out
@@ -243,7 +246,8 @@ def unimplemented_fields(workload: Workload, schedule: Schedule) -> str | None:
     ]
     if "kv_splits" in missing:
         parts[0] += " (split and combine kernels)"
-    return f"the CUDA kernels do not implement {', '.join(parts)} yet (modelled only)"
+    kernel = "fp32 kernel does" if workload.dtype == "fp32" else "CUDA kernels do"
+    return f"the {kernel} not implement {', '.join(parts)} (modelled only)"
 
 
 def instance_for(
@@ -260,7 +264,7 @@ def instance_for(
             f"got {schedule.warp_split!r}/{schedule.residency!r}"
         )
     variant = variant_of(workload.dtype)
-    features = long_context_features(workload, schedule, variant)
+    features = long_context_features(workload, schedule)
     inst = KernelInstance(
         variant,
         workload.dtype,
@@ -283,26 +287,16 @@ def instance_for(
     return inst
 
 
-def long_context_features(
-    workload: Workload, schedule: Schedule, variant: Variant
-) -> tuple[bool, bool, bool, bool]:
-    """The kernel switches (KV_BACK, Q_FIRST, GQA, SPLIT) a workload and schedule ask for;
-    GpusimError where no CUDA code does what they ask."""
-    if schedule.pack_gqa:
-        raise GpusimError(
-            "pack_gqa has no CUDA kernel: flash2_tc gives each query head its own CTAs"
-        )
+def long_context_features(workload: Workload, schedule: Schedule) -> tuple[bool, bool, bool, bool]:
+    """The kernel switches (KV_BACK, Q_FIRST, GQA, SPLIT) a workload and schedule ask for
+    (what no kernel implements is refused before: :func:`unimplemented`); GpusimError for
+    more splits than key blocks."""
     features = (
         schedule.kv_order == "backward",
         schedule.q_order == "first-first",
         workload.kv_heads != workload.heads,
         schedule.kv_splits > 1,
     )
-    if variant == "simt" and any(features):
-        raise GpusimError(
-            "the fp32 kernel (flash2_simt) implements kv_order forward, q_order last-first, "
-            "one K/V head per query head and kv_splits 1 only; use fp16 or bf16"
-        )
     key_blocks = -(-workload.seq_len_k // schedule.block_n)
     if schedule.kv_splits > key_blocks:
         raise GpusimError(

@@ -1,36 +1,43 @@
-"""Split-KV (FlashDecoding) as the CUDA kernels run it: the key slices and the combine kernel.
+"""Split-KV (FlashDecoding) as the CUDA kernels run it, which is as the model has it.
 
-``flash2_tc.cu`` with ``SPLIT`` gives each (query block, batch*head) ``kv_splits`` CTAs; CTA
-``s`` walks slice ``s`` of the key blocks its query block sees (all of them, or up to the
-diagonal under a causal mask), the slices as even as possible: the first ``total % splits``
-slices hold one block more (:func:`split_slices`, the same rule as ``flash2_split_slice`` in
-``flash2_common.cuh``). A slice can be empty when a causal query block sees fewer blocks
-than there are splits; its CTA still writes O = 0 and a log-sum-exp of -inf for its rows.
-``flash2_combine.cu`` then merges the slices of each row (:class:`CombineInstance`).
+``flash2_tc.cu`` with ``SPLIT`` gives each (query block, batch*head) ``kv_splits`` CTAs;
+CTA ``s`` walks split ``s``'s slice of the key blocks, ``[s*Tc // N, (s+1)*Tc // N)``
+(``Tc = ceil(Nk / Bc)``), clipped to the blocks its query block sees; a CTA with nothing left
+exits at once and writes nothing, and ``flash2_combine.cu`` reads only the splits that have
+keys for a row's query block. These are the rules of :mod:`algorithms.split_kv` (the
+model's split and combine kernels); :func:`slice_blocks` and :func:`combine_rows_of` read
+them from there, so that the kernels' checks and the model cannot drift apart.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-#: Rows (warps) per CTA of the combine kernel, and its threads.
-COMBINE_ROWS_PER_CTA = 4
-COMBINE_THREADS = 32 * COMBINE_ROWS_PER_CTA
+from algorithms.q_outer import q_rows
+from algorithms.split_kv import combine_rows, split_slice, splits_with_keys
+from algorithms.tiling import visible_kv_blocks
+from gpusim.schedule import Schedule
+from gpusim.workload import Workload
+
+#: Warps of a combine CTA (as algorithms.split_kv.COMBINE_WARPS), and its threads.
+COMBINE_THREADS = 128
 
 
-def visible_key_blocks(q0: int, rows: int, nq: int, nk: int, causal: bool, block_n: int) -> int:
-    """Key blocks the query block of ``rows`` rows at ``q0`` visits (``flash2_kv_tiles``):
-    all ``ceil(nk / block_n)``, or under a causal mask those up to its last row's diagonal
-    (bottom-right: query ``i`` sees keys ``j <= i + nk - nq``); 0 when it sees no key."""
-    last_row = min(q0 + rows, nq) - 1
-    last_key = min(nk - 1, last_row + nk - nq) if causal else nk - 1
-    return 0 if last_key < 0 else last_key // block_n + 1
+def slice_blocks(w: Workload, s: Schedule, split: int, q0: int) -> range:
+    """The key blocks split ``split`` walks for the query block at ``q0`` (maybe none)."""
+    keys = split_slice(w, s, split)
+    visible = visible_kv_blocks(w, q0, s.block_m, s.block_n)
+    return range(keys.start, max(keys.start, min(keys.stop, visible)))
 
 
-def split_slices(total_blocks: int, splits: int) -> list[tuple[int, int]]:
-    """``(first block, block count)`` of each slice of ``total_blocks`` key blocks."""
-    base, rem = divmod(total_blocks, splits)
-    return [(s * base + min(s, rem), base + (1 if s < rem else 0)) for s in range(splits)]
+def splits_for_block(w: Workload, s: Schedule, q0: int) -> int:
+    """How many splits (the first ones) have keys for the query block at ``q0``."""
+    return splits_with_keys(w, s, visible_kv_blocks(w, q0, s.block_m, s.block_n))
+
+
+def combine_rows_of(w: Workload, s: Schedule) -> int:
+    """Query rows per combine CTA: a divisor of the query block's rows (one block per CTA)."""
+    return combine_rows(q_rows(w, s).queries)
 
 
 @dataclass(frozen=True, order=True)
@@ -60,9 +67,9 @@ class CombineInstance:
         """Dynamic shared memory (none)."""
         return 0
 
-    def grid_ctas(self, rows: int) -> int:
-        """CTAs for ``rows`` output rows (batch*heads*queries), one warp per row."""
-        return -(-rows // COMBINE_ROWS_PER_CTA)
+    def grid(self, w: Workload, rows: int) -> tuple[int, int, int]:
+        """(row blocks of ``rows`` queries, batch*heads, 1)."""
+        return (-(-w.seq_len_q // rows), w.batch_heads, 1)
 
     def as_dict(self) -> dict:
         """Plain fields plus the derived ones a results file wants."""

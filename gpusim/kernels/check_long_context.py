@@ -11,8 +11,10 @@ fresh random normals; the output and, for split runs, the fp32 workspace are poi
 NaN first. The output is compared element by element with the float64 reference
 (:func:`gpusim.kernels.check.check_workload`: no NaN, guard intact, and within twice
 PyTorch's error in the same dtype when PyTorch is there, else the sweep's relative-error
-limit). Split runs also check every slice's log-sum-exp against the float64 one (exactly
--inf where the slice sees no key of the row) and every partial output.
+limit). Split runs also check every split's log-sum-exp against the float64 one (exactly -inf
+where the split sees no key of the row) and every partial output, and that the CTAs of
+splits with no keys for their query block wrote nothing (their workspace stays NaN, and
+the combine kernel does not read it).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from gpusim.kernel_catalog.instances import KernelInstance
-from gpusim.kernel_catalog.split_kv import split_slices, visible_key_blocks
+from gpusim.kernel_catalog.split_kv import slice_blocks
 from gpusim.kernels.check import as_float, check_workload, expand_kv_heads, visible_mask
 from gpusim.kernels.runner import Flash2Runner
 from gpusim.workload import Workload
@@ -85,51 +87,62 @@ def case_workload(inst: KernelInstance, case: tuple) -> tuple[Workload, int]:
 
 
 def split_reference(cp: Any, w: Workload, inst: KernelInstance, q: Any, k: Any, v: Any, s: int):
-    """float64 (lse, partial O) of every slice: (s, B*H, Nq) and (s, B*H, Nq, d)."""
+    """float64 ``(lse, part, written)`` of every split, laid out as the kernel writes them:
+    (B*H, Nq, s), (B*H, Nq, s, d), and whether the split's CTA for that row's query block
+    runs (has keys; the others exit and write nothing)."""
+    sched = inst.schedule(kv_splits=s)
     k, v = (expand_kv_heads(cp, x, w.heads) for x in (k, v))
     q, k, v = (x.astype(cp.float64).reshape(-1, x.shape[2], w.head_dim) for x in (q, k, v))
     scores = cp.matmul(q, k.swapaxes(-1, -2)) / math.sqrt(w.head_dim)
     seen = visible_mask(cp, w.seq_len_q, w.seq_len_k, w.causal)
-    lse = cp.full((s, q.shape[0], w.seq_len_q), -cp.inf)
-    part = cp.zeros((s, q.shape[0], w.seq_len_q, w.head_dim))
+    bh, nq, bn = q.shape[0], w.seq_len_q, inst.block_n
+    lse = cp.full((bh, nq, s), -cp.inf)
+    part = cp.zeros((bh, nq, s, w.head_dim))
+    written = cp.zeros((bh, nq, s), dtype=bool)
     keys = cp.arange(w.seq_len_k)
-    for q0 in range(0, w.seq_len_q, inst.block_m):
-        rows = slice(q0, min(q0 + inst.block_m, w.seq_len_q))
-        total = visible_key_blocks(q0, inst.block_m, w.seq_len_q, w.seq_len_k, w.causal,
-                                   inst.block_n)  # fmt: skip
-        for n, (first, count) in enumerate(split_slices(total, s)):
-            lo, hi = first * inst.block_n, (first + count) * inst.block_n
-            mask = seen[rows] & ((keys >= lo) & (keys < hi))[None, :]
-            sc = cp.where(mask[None], scores[:, rows], -cp.inf)
+    for q0 in range(0, nq, inst.block_m):
+        rows = slice(q0, min(q0 + inst.block_m, nq))
+        for n in range(s):
+            blocks = slice_blocks(w, sched, n, q0)
+            if not blocks:
+                continue
+            written[:, rows, n] = True
+            in_slice = (keys >= blocks.start * bn) & (keys < blocks.stop * bn)
+            sc = cp.where((seen[rows] & in_slice[None, :])[None], scores[:, rows], -cp.inf)
             m = sc.max(axis=-1, keepdims=True)
             p = cp.exp(sc - cp.where(cp.isfinite(m), m, 0.0))
             den = p.sum(axis=-1)
-            with_keys = den > 0
-            lse[n, :, rows] = cp.where(with_keys, cp.log(cp.where(with_keys, den, 1.0)) + m[..., 0],
-                                       -cp.inf)  # fmt: skip
-            part[n, :, rows] = cp.matmul(p, v) / cp.where(with_keys, den, 1.0)[..., None]
-    return lse, part
+            some = den > 0
+            lse[:, rows, n] = cp.where(some, cp.log(cp.where(some, den, 1.0)) + m[..., 0], -cp.inf)
+            part[:, rows, n] = cp.matmul(p, v) / cp.where(some, den, 1.0)[..., None]
+    return lse, part, written
 
 
 def check_split_workspace(cp: Any, w, inst, split, q, k, v) -> dict:
-    """The workspace a split run left against the float64 slices."""
-    lse_ref, part_ref = split_reference(cp, w, inst, q, k, v, split.splits)
+    """The workspace a split run left (poisoned with NaN before it) against the float64
+    splits: written where the split has keys (-inf and 0 for rows that see none of its
+    keys), untouched where its CTA exits."""
+    lse_ref, part_ref, written = split_reference(cp, w, inst, q, k, v, split.splits)
     lse = split.lse.astype(cp.float64)
     part = split.o_part.astype(cp.float64).reshape(part_ref.shape)
-    empty = cp.isinf(lse_ref)
-    finite = ~empty
+    empty = written & cp.isinf(lse_ref)
+    finite = written & ~empty
     lse_err = float(cp.abs(cp.where(finite, lse - lse_ref, 0.0)).max())
-    num = cp.sqrt(((part - part_ref) ** 2).sum())
+    diff = cp.where(written[..., None], part - part_ref, 0.0)
+    ref_norm = float(cp.sqrt((cp.where(written[..., None], part_ref, 0.0) ** 2).sum()))
     rec = {
-        "workspace_nan": int(cp.isnan(lse).sum() + cp.isnan(part).sum()),
+        "workspace_nan_where_written": int(cp.isnan(cp.where(written, lse, 0.0)).sum()),
+        "unwritten_left_alone": bool(cp.all(cp.where(written, True, cp.isnan(lse)))),
         "empty_rows_lse_minus_inf": bool(cp.all(cp.where(empty, lse == -cp.inf, True))),
         "empty_rows_o_zero": bool(cp.all(cp.where(empty[..., None], part == 0, True))),
         "lse_max_abs_err": lse_err,
-        "part_rel_err": float(num / max(float(cp.sqrt((part_ref**2).sum())), 1e-300)),
+        "part_rel_err": float(cp.sqrt((diff**2).sum())) / max(ref_norm, 1e-300),
         "empty_slice_rows": int(empty.sum()),
+        "exited_split_rows": int((~written).sum()),
     }
     rec["workspace_ok"] = bool(
-        rec["workspace_nan"] == 0
+        rec["workspace_nan_where_written"] == 0
+        and rec["unwritten_left_alone"]
         and rec["empty_rows_lse_minus_inf"]
         and rec["empty_rows_o_zero"]
         and lse_err <= LSE_ABS_TOL

@@ -103,14 +103,23 @@ __device__ __forceinline__ bool flash2_tile_needs_mask(int q0, int k0, int nq, i
   return (k0 + bc > nk) || (causal && k0 + bc - 1 > q0 + nk - nq);
 }
 
-// Split-KV (FlashDecoding): slice `split` of `n_splits` over `total` key blocks, as even as
-// possible: the first total % n_splits slices get one block more. A slice may be empty (fewer
-// visible blocks than splits, under a causal mask); gpusim.kernel_catalog.split_kv mirrors it.
-__device__ __forceinline__ void flash2_split_slice(int total, int n_splits, int split,
-                                                   int& first, int& count) {
-  const int base = total / n_splits, rem = total % n_splits;
-  first = split * base + min(split, rem);
-  count = base + (split < rem ? 1 : 0);
+// Split-KV (FlashDecoding), as algorithms/split_kv.py models it: split `split` of `n_splits`
+// covers the key blocks [split * tc / n_splits, (split + 1) * tc / n_splits) of the
+// tc = ceil(nk / bc) blocks (whole blocks, sizes differing by at most one), clipped to the
+// `visible` blocks its query block sees; `count` is 0 when nothing is left.
+__device__ __forceinline__ void flash2_split_slice(int tc, int visible, int n_splits,
+                                                   int split, int& first, int& count) {
+  first = (int)((long long)split * tc / n_splits);
+  const int end = min((int)((long long)(split + 1) * tc / n_splits), visible);
+  count = max(end - first, 0);
+}
+
+// How many splits have keys for a query block that sees its first `visible` key blocks
+// (the slices are in order, so those are splits 0 ..): algorithms.split_kv.splits_with_keys.
+__device__ __forceinline__ int flash2_splits_with_keys(int tc, int visible, int n_splits) {
+  int n = 0;
+  while (n < n_splits && (long long)n * tc / n_splits < visible) ++n;
+  return n;
 }
 
 // GQA/MQA: the (batch, K/V head) whose K and V the query (batch, head) `bh` reads; the query

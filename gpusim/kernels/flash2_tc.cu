@@ -13,11 +13,14 @@
 // - KV_BACK (kv_order "backward"): walk the visible K/V blocks from the last one down;
 // - Q_FIRST (q_order "first-first"): m_block = blockIdx.x instead of gridDim.x - 1 - blockIdx.x;
 // - GQA: K/V pointers by K/V head (heads / group of them), see flash2_kv_bh;
-// - SPLIT (kv_splits > 1, FlashDecoding): grid (m blocks, n_splits, B*H) as FlashAttention-2's
-//   split kernel; CTA (m, s, bh) walks slice s of its visible key blocks (flash2_split_slice)
-//   and writes its partial O (divided by its own l) and its row log-sum-exp (natural log, of
-//   the scaled scores) in fp32: o_part[s][bh][row][D], lse[s][bh][row]; a slice or row that
-//   sees no key writes O = 0 and lse = -inf. flash2_combine.cu merges the slices.
+// - SPLIT (kv_splits > 1, FlashDecoding, as algorithms/split_kv.py models it): grid
+//   (m blocks, n_splits, B*H); within a batch-head, block b = split * m_blocks + m_block is
+//   launched in the same order as the query blocks (last first unless Q_FIRST). CTA
+//   (m, split, bh) walks its split's slice of the key blocks clipped to what its query block
+//   sees (flash2_split_slice); with nothing left it exits at once and writes nothing. Else it
+//   writes its partial O (divided by its own l) and its rows' log-sum-exps (natural log, of
+//   the scaled scores) in fp32: o_part[bh][row][split][D], lse[bh][row][split] (a row that
+//   sees no key of the slice: O = 0, lse = -inf). flash2_combine.cu merges the splits.
 #include "flash2_common.cuh"
 
 // Element offset of 16-byte chunk c of row r in a tile with D columns (XOR swizzle).
@@ -97,6 +100,8 @@ __global__ void __launch_bounds__(WARPS * 32)
   // Last query blocks first: causal ones are the longest, so the tail of the grid is short.
   int m_block = gridDim.x - 1 - blockIdx.x;
   if constexpr (Q_FIRST) m_block = blockIdx.x;
+  int split = 0;  // with SPLIT: counted down with the query blocks, as the model launches them
+  if constexpr (SPLIT) split = Q_FIRST ? blockIdx.y : gridDim.y - 1 - blockIdx.y;
   const int q0 = m_block * BR;
   long long bh = blockIdx.y;
   if constexpr (SPLIT) bh = blockIdx.z;
@@ -109,7 +114,10 @@ __global__ void __launch_bounds__(WARPS * 32)
   const int diag = nk - nq;
   int n_tiles = flash2_kv_tiles(q0, BR, nq, nk, causal, BC);
   int kb0 = 0;  // first key block this CTA walks (its slice's, with SPLIT)
-  if constexpr (SPLIT) flash2_split_slice(n_tiles, n_splits, blockIdx.y, kb0, n_tiles);
+  if constexpr (SPLIT) {
+    flash2_split_slice((nk + BC - 1) / BC, n_tiles, n_splits, split, kb0, n_tiles);
+    if (n_tiles == 0) return;  // the combine kernel reads only the splits with keys
+  }
   // First key row of the j-th block this CTA visits, in its walking order. Where the blocks
   // are simply 0, 1, 2, ... (!WALKS) the loop keeps its own j * BC: even inlined, a call
   // here changed the register allocation of 36 of the 182 grid instances (default_loop_check).
@@ -321,9 +329,7 @@ __global__ void __launch_bounds__(WARPS * 32)
   if constexpr (SPLIT) {
     // Partial O / l and the row's log-sum-exp, fp32, straight from the fragments: each
     // quad writes 32 contiguous bytes of a row per n8 tile (one sector).
-    const long long slice = (long long)blockIdx.y * gridDim.z + bh;
-    float* op = o_part + slice * nq * D;
-    float* lp = lse + slice * nq;
+    const long long row0 = bh * nq;  // rows of this batch-head in [bh][row][split]
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
@@ -337,12 +343,13 @@ __global__ void __launch_bounds__(WARPS * 32)
             float2 v;
             v.x = o[mt][dt][2 * h] * inv;
             v.y = o[mt][dt][2 * h + 1] * inv;
-            *reinterpret_cast<float2*>(op + (long long)grow * D + dt * 8 + 2 * t) = v;
+            const long long at = ((row0 + grow) * n_splits + split) * D + dt * 8 + 2 * t;
+            *reinterpret_cast<float2*>(o_part + at) = v;
           }
           // ln(sum_j exp(s_ij * scale)) = ln2 * (m * scale_log2 + log2 l); no key: -inf.
           if (t == 0)
-            lp[grow] = l > 0.f ? 0.69314718056f * fmaf(m_i[mt][h], scale_log2, log2f(l))
-                               : -F2_INF;
+            lse[(row0 + grow) * n_splits + split] =
+                l > 0.f ? 0.69314718056f * fmaf(m_i[mt][h], scale_log2, log2f(l)) : -F2_INF;
         }
       }
   } else {

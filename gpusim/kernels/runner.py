@@ -20,7 +20,7 @@ from typing import Any
 
 from gpusim.errors import GpusimError
 from gpusim.kernel_catalog.instances import KernelInstance, instance_for
-from gpusim.kernel_catalog.split_kv import CombineInstance
+from gpusim.kernel_catalog.split_kv import CombineInstance, combine_rows_of
 from gpusim.kernels.build import elf_function_symbols
 from gpusim.kernels.source import CXX_OPTIONS, kernel_source
 from gpusim.schedule import Schedule
@@ -72,14 +72,15 @@ class LoadedKernel:
 
 @dataclass
 class SplitWorkspace:
-    """What a split-KV run needs besides its inputs: the slices' fp32 partial outputs
-    ``o_part`` (splits, B*H, Nq, d), their log-sum-exps ``lse`` (splits, B*H, Nq), and the
-    loaded combine kernel."""
+    """What a split-KV run needs besides its inputs: the splits' fp32 partial outputs
+    ``o_part`` (B*H, Nq, splits, d), their log-sum-exps ``lse`` (B*H, Nq, splits), the loaded
+    combine kernel and its query rows per CTA."""
 
     splits: int
     o_part: Any
     lse: Any
     combine: LoadedKernel
+    combine_rows: int
 
     def attributes(self) -> dict:
         """Registers, static/dynamic shared memory, local memory (spills) and limits."""
@@ -180,11 +181,11 @@ class Flash2Runner:
         w, s = workload, schedule.kv_splits
         combine = self.load(CombineInstance(w.dtype, w.head_dim))
         try:
-            o_part = self.cp.empty((s, w.batch_heads, w.seq_len_q, w.head_dim), self.cp.float32)
-            lse = self.cp.empty((s, w.batch_heads, w.seq_len_q), self.cp.float32)
+            o_part = self.cp.empty((w.batch_heads, w.seq_len_q, s, w.head_dim), self.cp.float32)
+            lse = self.cp.empty((w.batch_heads, w.seq_len_q, s), self.cp.float32)
         except Exception as exc:  # CuPy's OutOfMemoryError
             raise GpusimError(f"no device memory for the split-KV workspace: {exc}") from exc
-        return SplitWorkspace(s, o_part, lse, combine)
+        return SplitWorkspace(s, o_part, lse, combine, combine_rows_of(w, schedule))
 
     def check_arrays(self, workload: Workload, q: Any, k: Any, v: Any, out: Any) -> None:
         """Raise GpusimError unless q, k, v, out are contiguous CuPy arrays of the right shape."""
@@ -262,10 +263,12 @@ class Flash2Runner:
             smem = max(inst.smem_bytes, shared_mem_bytes or 0)
             loaded.function(grid, (inst.threads, 1, 1), tuple(args), shared_mem=smem)
             if split:
-                rows = w.batch_heads * w.seq_len_q
-                comb = split.combine.instance
-                cargs = (split.o_part, split.lse, out, np.int64(rows), np.int32(split.splits))
-                split.combine.function((comb.grid_ctas(rows), 1, 1), (comb.threads, 1, 1), cargs)
+                comb, n = split.combine.instance, np.int32
+                cargs = (split.o_part, split.lse, out, n(w.seq_len_q), n(w.seq_len_k))
+                cargs += (n(1 if w.causal else 0), n(split.splits), n(inst.block_m))
+                cargs += (n(inst.block_n), n(split.combine_rows))
+                cgrid = comb.grid(w, split.combine_rows)
+                split.combine.function(cgrid, (comb.threads, 1, 1), cargs)
         except Exception as exc:
             raise GpusimError(f"launch of {inst.key} failed: {exc}") from exc
 

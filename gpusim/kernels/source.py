@@ -17,7 +17,7 @@ _TC_PARAMS = (
     "const u16*, const u16*, const u16*, u16*, int, int, int, float, float*, float*, int, int, int"
 )
 _SIMT_PARAMS = "const float*, const float*, const float*, float*, int, int, int, float"
-_COMBINE_PARAMS = "const float*, const float*, u16*, long long, int"
+_COMBINE_PARAMS = "const float*, const float*, u16*, int, int, int, int, int, int, int"
 
 
 def kernel_source() -> str:

@@ -4,9 +4,8 @@ Each configuration is simulated through the public API (:func:`gpusim.api.simula
 ``flash2`` algorithm with the configuration's workload and schedule) on each profile; for
 PyTorch's runs the schedule is the one its flash backend runs (tiles, split count, walking
 orders, packed GQA queries), as the manifest holds it. A configuration the model refuses
-gets its one-line reason instead of numbers: today that is every schedule with a field the
-engine does not simulate yet (``kv_splits`` > 1, ``kv_order`` backward, ``pack_gqa``, grouped
-K/V heads where refused), which the other branches of issue 18 add.
+gets its one-line reason instead of numbers (past a limit, say), and one the model fails on
+with an internal error gets that error, marked ``internal``: the others are still predicted.
 """
 
 from __future__ import annotations
@@ -32,6 +31,12 @@ def predict_one(c: LongContextConfig, profile: str, detail: str = "auto") -> dic
         r = simulate("flash2", c.workload, c.schedule, profile, detail=detail)
     except GpusimError as exc:
         return {"error": str(exc), "sim_wall_s": time.perf_counter() - t0}
+    except Exception as exc:  # a bug of the model: recorded as one, the other configs go on
+        return {
+            "error": f"internal error: {type(exc).__name__}: {exc}",
+            "internal": True,
+            "sim_wall_s": time.perf_counter() - t0,
+        }
     return {
         "runtime_s": r.runtime_s,
         "dram_read_bytes": r.dram_read_bytes,

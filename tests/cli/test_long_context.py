@@ -18,11 +18,18 @@ def test_count_shows_both_kernels_of_a_split(gpusim):
     assert d["executed_per_useful_flop"] == 64
 
 
-def test_simulate_runs_two_kernels_and_says_there_is_no_cuda_instance(gpusim):
+def test_simulate_runs_two_kernels_and_names_the_split_cuda_instance(gpusim):
     r = gpusim("simulate", "-a", "flash2", "--kv-splits", "4", *DECODE, *TILE, "--json")
     d = r.json()
     assert [k["name"] for k in d["kernels"]] == ["flash2_split", "flash2_combine"]
-    assert d["cuda_instance"] is None and "--kv-splits 4" in d["cuda_instance_missing"]
+    assert d["cuda_instance"] == "tc_fp16_d128_m64_n64_w4_s2_split"
+    assert "modelled only" not in r.err
+
+
+def test_packed_heads_say_there_is_no_cuda_instance(gpusim):
+    args = ["simulate", "-a", "flash2", *DECODE, *TILE, "--heads-kv", "2", "--pack-gqa"]
+    r = gpusim(*args, "--json")
+    assert r.json()["cuda_instance"] is None and "--pack-gqa" in r.json()["cuda_instance_missing"]
     assert "modelled only" in r.err
 
 

@@ -137,7 +137,7 @@ def test_long_context_fields_select_the_switches():
 @pytest.mark.parametrize(
     ("workload", "schedule", "needle"),
     [
-        (Workload(dtype="bf16"), Schedule(pack_gqa=True), "pack_gqa"),
+        (Workload(dtype="bf16", heads_kv=8), Schedule(pack_gqa=True), "pack-gqa"),
         (Workload(dtype="fp32", head_dim=64), Schedule(block_m=64, warps=8, kv_splits=2), "fp32"),
         (Workload(dtype="fp32", head_dim=64, heads_kv=8), Schedule(block_m=64, warps=8), "fp32"),
         (Workload(dtype="bf16", seq_len_k=100), Schedule(kv_splits=3), "2 key blocks"),

@@ -9,13 +9,15 @@ from gpusim.kernels.check import reference_attention
 from gpusim.kernels.check_long_context import CASES, case_workload, split_reference, variants
 
 
-def _combine(lse, part):
-    """flash2_combine.cu's merge, restated: weights exp(L_s - max L), 0 where no slice saw."""
-    mx = lse.max(axis=0)
-    safe = np.where(np.isfinite(mx), mx, 0.0)
-    w = np.where(np.isfinite(lse), np.exp(lse - safe), 0.0)
-    den = w.sum(axis=0)
-    return (w[..., None] * part).sum(axis=0) / np.where(den > 0, den, 1.0)[..., None]
+def _combine(lse, part, written):
+    """flash2_combine.cu's merge, restated: over the splits written for the row's query
+    block, weights exp(L_s - max L), 0 where no split saw a key."""
+    lse = np.where(written, lse, -np.inf)
+    mx = lse.max(axis=-1, keepdims=True)
+    w = np.where(np.isfinite(lse), np.exp(lse - np.where(np.isfinite(mx), mx, 0.0)), 0.0)
+    den = w.sum(axis=-1)
+    part = np.where(written[..., None], part, 0.0)
+    return (w[..., None] * part).sum(axis=-2) / np.where(den > 0, den, 1.0)[..., None]
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -25,14 +27,14 @@ def test_slices_merge_into_the_full_attention(case):
     rng = np.random.default_rng(1)
     q = rng.standard_normal((w.batch, w.heads, w.seq_len_q, 32))
     k, v = (rng.standard_normal((w.batch, w.kv_heads, w.seq_len_k, 32)) for _ in range(2))
-    lse, part = split_reference(np, w, inst, q, k, v, splits)
+    lse, part, written = split_reference(np, w, inst, q, k, v, splits)
     assert not np.isnan(lse).any() and not np.isnan(part).any()
-    got = _combine(lse, part).reshape(q.shape)
+    got = _combine(lse, part, written).reshape(q.shape)
     want = reference_attention(np, q, k, v, w.causal)
     assert np.allclose(got, want, atol=1e-10)
 
 
-def test_some_case_has_empty_slices_and_rows_that_see_nothing():
+def test_some_case_has_exited_splits_and_rows_that_see_nothing():
     inst = KernelInstance("tc", "bf16", 32, 64, 32, 4, 2, split=True)
     empties = []
     for case in CASES:
@@ -40,8 +42,8 @@ def test_some_case_has_empty_slices_and_rows_that_see_nothing():
         rng = np.random.default_rng(2)
         q = rng.standard_normal((w.batch, w.heads, w.seq_len_q, 32))
         k, v = (rng.standard_normal((w.batch, w.kv_heads, w.seq_len_k, 32)) for _ in range(2))
-        lse, _ = split_reference(np, w, inst, q, k, v, splits)
-        empties.append(np.isinf(lse).all(axis=0).any())  # a row no slice sees
+        lse, _, written = split_reference(np, w, inst, q, k, v, splits)
+        empties.append(np.isinf(lse).all(axis=-1).any() and not written.all())
     assert any(empties)
 
 

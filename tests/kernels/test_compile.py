@@ -140,9 +140,6 @@ def test_default_instances_compile_to_the_recorded_main_loop():
     # python -m gpusim.kernels.default_loop_check does all 182 grid instances.
     from gpusim.kernels.default_loop_check import check_defaults
 
-    insts = [
-        KernelInstance("tc", "bf16", 128, 128, 64, 4, 2),
-        KernelInstance("tc", "bf16", 64, 128, 64, 4, 2),
-    ]
-    for key, rec in check_defaults(insts, jobs=2).items():
+    insts = [KernelInstance("tc", "bf16", 64, 128, 64, 4, 2)]  # one that a call had changed
+    for key, rec in check_defaults(insts, jobs=1).items():
         assert rec["loop_counts_equal"] and rec["steady_step_equal"] and rec["ptxas_equal"], key

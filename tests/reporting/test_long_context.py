@@ -53,3 +53,14 @@ def test_a_manifest_that_is_not_one_is_a_one_line_error(tmp_path, capsys):
     bad.write_text("{}")
     assert main(["predict", "--manifest", str(bad), "--out", str(tmp_path / "p.json")]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_a_model_bug_is_recorded_for_its_config_and_the_others_go_on(monkeypatch):
+    import gpusim.reporting.long_context_predict as lp
+
+    def broken(*a, **k):
+        raise AttributeError("'KernelSpec' object has no attribute 'lumped'")
+
+    monkeypatch.setattr(lp, "simulate", broken)
+    got = lp.predict_one(_configs()[0], "h200-sxm")
+    assert got["internal"] and got["error"].startswith("internal error: AttributeError")
