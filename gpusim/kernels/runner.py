@@ -69,6 +69,13 @@ class LoadedKernel:
     function: Any
     source: str  # "nvrtc" or the cubin path
 
+    def attributes(self) -> dict:
+        """Registers, static/dynamic shared memory, local memory (spills) and limits."""
+        attrs = {a: int(getattr(self.function, a)) for a in FUNCTION_ATTRIBUTES}
+        attrs["dynamic_smem_bytes"] = self.instance.smem_bytes
+        attrs["built_by"] = self.source
+        return attrs
+
 
 @dataclass
 class SplitWorkspace:
@@ -81,13 +88,6 @@ class SplitWorkspace:
     lse: Any
     combine: LoadedKernel
     combine_rows: int
-
-    def attributes(self) -> dict:
-        """Registers, static/dynamic shared memory, local memory (spills) and limits."""
-        attrs = {a: int(getattr(self.function, a)) for a in FUNCTION_ATTRIBUTES}
-        attrs["dynamic_smem_bytes"] = self.instance.smem_bytes
-        attrs["built_by"] = self.source
-        return attrs
 
 
 class Flash2Runner:
