@@ -5,9 +5,9 @@ waits for a worker and checks that the workers run this gpusim version, so that 
 address, an empty cluster or a stale install is a one-line error before any point runs.
 Called as a :data:`gpusim.resumable_sweep.Executor`, it keeps a bounded window of tasks
 in flight (memory does not grow with the sweep), each a batch of points sized from their
-measured wall times, and yields each record as it finishes. A
-worker lost mid-point is Dask's to handle: the scheduler runs the point again elsewhere; a
-point that kills workers repeatedly is recorded as failed with Dask's reason.
+measured wall times, and yields each record as it finishes. A worker lost mid-task is
+Dask's to handle: the scheduler runs the task again elsewhere; a task that kills workers
+repeatedly has its points recorded as failed with Dask's reason.
 """
 
 from __future__ import annotations
