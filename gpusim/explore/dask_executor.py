@@ -3,10 +3,11 @@
 :class:`DaskExecutor` is a context manager. Entering it connects (with a short timeout),
 waits for a worker and checks that the workers run this gpusim version, so that a wrong
 address, an empty cluster or a stale install is a one-line error before any point runs.
-Called as a :data:`gpusim.resumable_sweep.Executor`, it keeps a bounded window of points
-in flight (memory does not grow with the sweep) and yields each record as it finishes. A
-worker lost mid-point is Dask's to handle: the scheduler runs the point again elsewhere; a
-point that kills workers repeatedly is recorded as failed with Dask's reason.
+Called as a :data:`gpusim.resumable_sweep.Executor`, it keeps a bounded window of tasks
+in flight (memory does not grow with the sweep), each a batch of points sized from their
+measured wall times, and yields each record as it finishes. A worker lost mid-task is
+Dask's to handle: the scheduler runs the task again elsewhere; a task that kills workers
+repeatedly has its points recorded as failed with Dask's reason.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import logging
+import math
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -23,8 +25,12 @@ from gpusim.resumable_sweep import ERROR, Point, PointFn, run_point
 
 #: Seconds to reach the scheduler and to see a worker, unless told otherwise.
 CONNECT_TIMEOUT_S = 5.0
-#: Points in flight per worker thread: enough to keep each busy while results come back.
-IN_FLIGHT_PER_THREAD = 4
+#: Tasks in flight per worker thread: enough to keep each busy while results come back.
+IN_FLIGHT_PER_THREAD = 3
+#: A task's wall time to aim for: Dask's own cost per task (about 1 ms of the scheduler,
+#: more on the client and worker) is then a few per cent at most.
+TASK_TARGET_S = 0.25
+MAX_POINTS_PER_TASK = 64
 _ADDRESS = re.compile(r"^(tcp|tls|inproc|ucx|ws|wss)://\S+$|^[\w.\-\[\]:]+:\d+$")
 
 
@@ -44,8 +50,8 @@ def _worker_version() -> str:
     return gpusim.__version__
 
 
-def _record(fn: PointFn, key: str, point: Point) -> dict[str, Any]:
-    return run_point(fn, key, point)
+def _records(fn: PointFn, batch: list[tuple[str, Point]]) -> list[dict[str, Any]]:
+    return [run_point(fn, key, point) for key, point in batch]
 
 
 class DaskExecutor:
@@ -143,34 +149,54 @@ class DaskExecutor:
         return max(1, sum(self.client.nthreads().values()))
 
     def __call__(self, fn: PointFn, todo: Iterator[tuple[str, Point]]) -> Iterator[dict[str, Any]]:
-        """Records of ``todo``'s points as they finish; closing it cancels the rest."""
+        """Records of ``todo``'s points as they finish; closing it cancels the rest.
+
+        Points go in batches (one Dask task each) sized so that a task takes about
+        :data:`TASK_TARGET_S`, from the points' own wall times: a task costs the cluster
+        milliseconds of its own, which would otherwise dominate cheap points, and the
+        first tasks (one point each) measure them.
+        """
         distributed = _import_distributed()
         client = self.client
         [fn_on_cluster] = client.scatter([fn], broadcast=True, hash=False)
         pending = iter(todo)
         window = IN_FLIGHT_PER_THREAD * self.threads()
-        running: dict[Any, tuple[str, Point]] = {}
+        running: dict[Any, list[tuple[str, Point]]] = {}
+        walls = {"n": 0, "s": 0.0}
 
-        def submit(n: int) -> list[Any]:
+        def batch_size() -> int:
+            if walls["n"] < window:  # not measured yet: one point per task
+                return 1
+            mean_s = max(walls["s"] / walls["n"], 1e-6)
+            return max(1, min(MAX_POINTS_PER_TASK, math.ceil(TASK_TARGET_S / mean_s)))
+
+        def submit(n_tasks: int) -> list[Any]:
             new = []
-            for key, point in itertools.islice(pending, n):
-                fut = client.submit(_record, fn_on_cluster, key, point, pure=False)
-                running[fut] = (key, point)
+            for _ in range(n_tasks):
+                batch = list(itertools.islice(pending, batch_size()))
+                if not batch:
+                    break
+                fut = client.submit(_records, fn_on_cluster, batch, pure=False)
+                running[fut] = batch
                 new.append(fut)
             return new
 
         done_stream = distributed.as_completed(submit(window))
         try:
             for fut in done_stream:
-                key, point = running.pop(fut)
+                batch = running.pop(fut)
                 try:
-                    rec = fut.result()
-                except Exception as e:  # KilledWorker: the point took down its workers
+                    recs = fut.result()
+                except Exception as e:  # KilledWorker: the points took down their workers
                     msg = " ".join(str(e).split())
-                    rec = {"key": key, "point": point, "status": ERROR,
-                           "error": f"{type(e).__name__}: {msg}", "wall_s": 0.0}  # fmt: skip
+                    recs = [{"key": key, "point": point, "status": ERROR,
+                             "error": f"{type(e).__name__}: {msg}", "wall_s": 0.0}
+                            for key, point in batch]  # fmt: skip
                 fut.release()
-                yield rec
+                for rec in recs:
+                    walls["n"] += 1
+                    walls["s"] += rec["wall_s"]
+                    yield rec
                 for new in submit(1):
                     done_stream.add(new)
         finally:

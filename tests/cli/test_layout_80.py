@@ -16,6 +16,7 @@ COMMANDS = [
     ("simulate", "--batch", "1", "--heads", "2", "--seq-len", "256"),
     ("tune", "--batch", "1", "--heads", "2", "--seq-len", "256"),
     ("verify", "-a", "flash2"),
+    ("explore", "--fields"),
 ]
 
 #: A number and the unit after it, as a person reads it in a cell.

@@ -16,15 +16,22 @@ from tests.explore.conftest import SMALL_SPEC, write_spec
 pytest.importorskip("distributed")
 
 
+#: 16 points: past the first window of one-point tasks, so later tasks carry batches.
+BATCHED_SPEC = """
+vary: {sm_count: [8, 16, 33, 66, 99, 132, 40, 50]}
+workloads: [{batch: 1, heads: [1, 2], seq_len: 128, head_dim: 64}]
+"""
+
+
 def test_a_local_cluster_gives_the_local_executors_results(tmp_path):
-    plan = load_plan(write_spec(tmp_path, SMALL_SPEC))
+    plan = load_plan(write_spec(tmp_path, BATCHED_SPEC))
     local = explore(plan, tmp_path / "local", jobs=2, figures=False)
     dask = explore(plan, tmp_path / "dask", executor="dask", workers=2, figures=False)
     assert dask.summary["executor"] == "Dask LocalCluster of 2 workers"
-    assert dask.table.num_rows == 4 and dask.summary["ok"] == 4
+    assert dask.table.num_rows == 16 and dask.summary["ok"] == 16
     # Identical, point by point and column by column, but the wall time each search took.
     assert dask.table.drop_columns(["sim_wall_s"]).equals(local.table.drop_columns(["sim_wall_s"]))
-    assert (tmp_path / "dask" / "points.csv").read_text().count("\n") == 5
+    assert (tmp_path / "dask" / "points.csv").read_text().count("\n") == 17
 
 
 def _unused_port() -> int:

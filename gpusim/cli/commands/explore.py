@@ -189,7 +189,15 @@ def explore(
         from gpusim.api import load_profile
         from gpusim.explore.fields import describe_fields
 
-        emit({"profile": profile, "fields": describe_fields(load_profile(profile))}, json_out)
+        rows = describe_fields(load_profile(profile))
+        if not json_out:  # four columns fit 80: the range as one cell
+            rows = [
+                {"field": r["field"], "type": r["type"], "value": r["value"],
+                 "plausible": "-" if r["plausible_min"] is None
+                 else f"{r['plausible_min']:g} .. {r['plausible_max']:g}"}
+                for r in rows
+            ]  # fmt: skip
+        emit({"profile": profile, "fields": rows}, json_out)
         return
     if spec is None:
         raise GpusimError("explore needs a SPEC.yaml (or --fields to list what it may vary)")
