@@ -116,7 +116,7 @@ def side_by_side(base: Path, commit: str, repeat: int, quick: bool) -> None:
             walls: dict[str, float] = {"new": float("inf"), "old": float("inf")}
             outs: dict[str, str] = {}
             for _ in range(repeat):  # alternate, so that both see the same load
-                for key, code in (("new", None), ("old", base)):
+                for key, code in (("new", ROOT), ("old", base)):
                     wall, out = _command(argv, code, neutral)
                     walls[key] = min(walls[key], wall)
                     outs[key] = out

@@ -39,12 +39,12 @@ def _children_cpu_s() -> float:
     return use.ru_utime + use.ru_stime
 
 
-def cold_validate(dataset: Path, code: Path | None, work: Path) -> tuple[float, float, dict]:
-    """Wall and CPU seconds of one cold ``validate --from`` run, and its comparison."""
+def cold_validate(dataset: Path, code: Path, work: Path) -> tuple[float, float, dict]:
+    """Wall and CPU seconds of one cold ``validate --from`` run of the tree ``code``, and its
+    comparison."""
     env = dict(os.environ)
-    env.pop("PYTHONPATH", None)
-    if code is not None:
-        env["PYTHONPATH"] = str(code)  # ahead of the installed (editable) package
+    # Ahead of the installed (editable) package, which may be another checkout's.
+    env["PYTHONPATH"] = str(code)
     cache = Path(tempfile.mkdtemp(prefix="cache_", dir=work))
     out = Path(tempfile.mkdtemp(prefix="report_", dir=work))
     env["GPUSIM_CACHE_DIR"] = str(cache)  # empty: every run simulated
@@ -70,7 +70,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="gpusim_bench_validate_") as tmp:
         base = export_baseline(args.baseline, Path(tmp) / "tree")
         for _ in range(args.repeat):
-            for key, code in (("this checkout", None), (args.baseline, base)):
+            for key, code in (("this checkout", ROOT), (args.baseline, base)):
                 got = cold_validate(dataset, code, Path(tmp))
                 if key not in best or got[0] < best[key][0]:
                     best[key] = got
