@@ -76,11 +76,27 @@ def test_a_million_tokens_on_the_aggregated_path():
     assert out["dram_write_bytes"] >= 32 * MILLION * 128 * 2
 
 
+def test_a_million_causal_tokens_on_the_aggregated_path():
+    # Every Q block its own program, traced in a few steps (compressed loops) and lumped
+    # with the others of its wave; one head keeps the test short (docs/limits.md has 16).
+    argv = ["simulate", "-a", "flash2", "--batch", "1", "--heads", "1", "--causal"]
+    r = run_bounded([*argv, "--seq-len", str(MILLION), "--json"])
+    assert r["code"] == 0, r["err"]
+    out = strict_json(r["out"])
+    tally("scale: a million tokens simulated")
+    assert out["detail"] == "aggregated"
+    assert out["runtime_s"] > 0
+    # Causal: half the pairs of the full square, two products of 2 d FLOPs per pair.
+    assert out["flops"] == pytest.approx(2 * MILLION * MILLION * 128, rel=1e-3)
+    assert out["dram_write_bytes"] >= MILLION * 128 * 2
+
+
 @pytest.mark.parametrize(
     ("extra", "fragment"),
     [
         (["--detail", "full"], "CTA-phases"),  # one-by-one: refused before it starts
-        (["--causal"], "tile steps"),  # a class per diagonal block: over the trace budget
+        # 65,536 Q blocks of 16 rows, a few traced steps each: over the trace budget
+        (["--causal", "--block-m", "16", "--block-n", "16"], "tile steps"),
     ],
 )
 def test_a_million_tokens_that_cannot_scale_is_a_one_line_error(extra, fragment):
