@@ -67,7 +67,7 @@ SCATTER_STRATA = 4
 LUMP_STRATA = 8
 #: A lumped grid's cuts at batch-heads' ends stop once the SMs are split into this many
 #: groups (they never merge again): past it, the grid lumps across batch-heads.
-LUMP_MAX_SM_GROUPS = 4 * LUMP_STRATA
+LUMP_MAX_SM_GROUPS = 2 * LUMP_STRATA
 #: Step of the equidistributed sequence of the scatter's quantiles (the golden ratio's
 #: fractional part: successive draws cover (0, 1) evenly in any stretch of the run).
 _GOLDEN = 0.6180339887498949

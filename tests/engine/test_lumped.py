@@ -95,4 +95,3 @@ def test_what_is_still_past_the_limits_is_refused_in_one_line(h200, monkeypatch)
     with pytest.raises(GpusimError, match="CTA-phases, limit") as e:
         simulate("standard", w, s, h200, extrapolate=False)
     assert "\n" not in str(e.value)
-
