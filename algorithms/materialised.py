@@ -63,7 +63,7 @@ class ScoresKernel(RowBlockKernel):
         q0 = block * br
         q = tm.load("Q", bh, q0, br)
         n = self.visits(block)
-        full = n - 1 if w.seq_len_k % bc else n  # the ragged K tile (fewer bytes) last
+        full = max(0, n - 1) if w.seq_len_k % bc else n  # the ragged K tile (fewer bytes) last
         for js in (tm.repeat(range(full)), range(full, n)):
             for j in js:
                 with tm.step():
@@ -89,7 +89,7 @@ class PVKernel(RowBlockKernel):
         q0 = block * br
         acc = tm.full(br, w.head_dim, 0.0)
         n = self.visits(block)
-        full = n - 1 if w.seq_len_k % bc else n  # the ragged V tile (fewer bytes) last
+        full = max(0, n - 1) if w.seq_len_k % bc else n  # the ragged V tile (fewer bytes) last
         for js in (tm.repeat(range(full)), range(full, n)):
             for j in js:
                 with tm.step():

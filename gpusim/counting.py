@@ -2,9 +2,11 @@
 
 ``count`` is what ``gpusim count`` prints. Global bytes are the traffic between
 the SMs and the memory system (the FlashAttention papers' "HBM accesses"); what
-reaches DRAM after the L2 is the engine's business. Tracing is bounded: a
-schedule whose representative programs would exceed :data:`MAX_TRACED_STEPS`
-steps raises a :class:`GpusimError` asking for larger blocks instead of hanging.
+reaches DRAM after the L2 is the engine's business. Programs come compressed (a loop of
+alike steps is one step with a count, :mod:`algorithms.program`), so the counts are
+exact sums without tracing every step. Tracing is bounded: a schedule whose
+representative programs would need more than :data:`MAX_TRACED_STEPS` traced steps
+raises a :class:`GpusimError` asking for larger blocks instead of hanging.
 """
 
 from __future__ import annotations
@@ -21,8 +23,9 @@ from gpusim.errors import GpusimError
 from gpusim.schedule import Schedule
 from gpusim.workload import Workload
 
-#: Pipelined steps the tracer may record for one ``count`` (a few seconds of tracing at most;
-#: causal flash2 at 64k tokens with 128x64 tiles is about 260k).
+#: Pipelined steps the tracer may run for one ``count`` (a few seconds of tracing at most).
+#: A compressed loop (``tm.repeat``) costs four however long it is: causal flash2 at 1M
+#: tokens with 128x64 tiles runs about 49,000 for its 8192 Q blocks (67M steps counted out).
 MAX_TRACED_STEPS = 200_000
 
 

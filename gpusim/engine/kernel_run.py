@@ -68,6 +68,9 @@ SCATTER_STRATA = 4
 #: groups drift apart as their CTAs' lengths differ, as the GPU's SMs do, so that the loads
 #: and stores of CTAs that start and end together do not all collide.
 LUMP_STRATA = 8
+#: A lumped grid's cuts at batch-heads' ends stop once the SMs are split into this many
+#: groups (they never merge again): past it, the grid lumps across batch-heads.
+LUMP_MAX_SM_GROUPS = 2 * LUMP_STRATA
 #: Step of the equidistributed sequence of the scatter's quantiles (the golden ratio's
 #: fractional part: successive draws cover (0, 1) evenly in any stretch of the run).
 _GOLDEN = 0.6180339887498949
@@ -245,6 +248,8 @@ class KernelRun:
 
     def _place(self, smg: SmGroup, items: list[tuple[int, int, int]]) -> None:
         """Start CTAs ``items`` = [(slot, first CTA, count)] on ``smg``, splitting it as needed."""
+        if self.grid.lump_by_bh and len(self.sm_groups) >= LUMP_MAX_SM_GROUPS:
+            self.grid.lump_by_bh = False  # cut often enough: lump across batch-heads (lumped.py)
         cuts = set()
         for _layer, start, take in items:
             if take < smg.size:

@@ -17,7 +17,7 @@ def _loop_instrs(causal: bool, seq: int) -> list[float]:
     s = Schedule(block_m=64, block_n=64, warps=4, stages=2)
     (kernel,) = get_algorithm("flash2").kernels(w, s)
     last = max(trace_classes(kernel), key=lambda c: c.representative_block)
-    return [st.instrs for st in last.program.steps if st.pipelined]
+    return [st.instrs for st in last.program.iter_steps() if st.pipelined]
 
 
 def test_unmasked_tiles_cost_the_same_and_masked_ones_more():
