@@ -48,6 +48,7 @@ def _run(args: list[str], code: Path | None, cwd: Path) -> tuple[float, dict | s
     """Wall seconds of one ``gpusim simulate --json`` and its JSON (or its error line)."""
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
+    env["GPUSIM_CACHE_DIR"] = "off"
     if code is not None:
         env["PYTHONPATH"] = str(code)
     cmd = [sys.executable, "-m", "gpusim.cli.main", "simulate", *args, "--json"]
@@ -98,8 +99,8 @@ def detailed(lengths: tuple[int, ...]) -> None:
         dr = agg.runtime_s / full.runtime_s - 1
         dd = agg.dram_read_bytes / full.dram_read_bytes - 1
         print(f"  N{n:<7} full {t1 - t0:6.1f} s {full.events:>10,} events  aggregated "
-              f"{t2 - t1:5.2f} s {agg.events:>8,} events  "
-              f"runtime {dr:+.3%}  DRAM {dd:+.3%}")  # fmt: skip
+              f"{t2 - t1:5.2f} s {agg.events:>8,} events  runtime {dr:+.3%}"
+              f"  DRAM {dd:+.3%}")  # fmt: skip
 
 
 def main() -> None:

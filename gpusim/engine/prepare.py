@@ -43,10 +43,13 @@ CTA_PHASE_BUDGET = 40_000
 MIN_CHUNKS_PER_RUN = 2
 #: Phases a CTA has besides its main loop's chunks (prologue, epilogue, pipeline ends).
 FIXED_PHASES = 4
-#: Many-class kernels are lumped only when their grid is longer than this many waves: in a
-#: short grid the order in which single CTAs end decides the time (the tail is a large part
-#: of it), and running them one by one is cheap.
+#: Many-class kernels are lumped only when their grid is longer than this many waves (in a
+#: short grid the order in which single CTAs end decides the time: the tail is a large part
+#: of it) and has more than this many CTAs: below, running them one by one costs at most a
+#: few seconds and stays closer to the detailed path (the validation sweep's causal runs,
+#: 2048 to 8192 CTAs, with several CTAs per SM and the calibrated CTA scatter).
 LUMP_MIN_WAVES = 8
+LUMP_MIN_CTAS = 10_000
 #: Lumped grids of more batch-heads than this, each of a wave of CTAs or more, run in plain
 #: waves (``prepare``; the row softmax of standard attention: 256 batch-heads of 2048 rows).
 LUMP_MAX_CUTS = 64
@@ -193,7 +196,7 @@ def prepare(
         else:
             rates = rates.at_efficiency(step_efficiency(profile, occ.ctas_per_sm * warps))
     slots = occ.ctas_per_sm * rates.sm_count
-    lumpable = aggregated and lump and kernel.num_ctas > LUMP_MIN_WAVES * slots
+    lumpable = aggregated and lump and kernel.num_ctas > max(LUMP_MIN_WAVES * slots, LUMP_MIN_CTAS)
     per_run = CHUNKS_PER_RUN
     if lumpable and len(classes) > MANY_CLASSES:
         per_run = LUMP_CHUNKS_PER_RUN

@@ -1,4 +1,4 @@
-"""Compressed loops (``tm.repeat``): the tracer's programs are the step-by-step ones, counted."""
+"""Compressed loops (``tm.repeat``): traced programs are the step-by-step ones, counted out."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from gpusim.counting import count
-from gpusim.engine import simulate
+from gpusim.engine import prepare, simulate
 from gpusim.engine.lumped import LumpedGroup
 from gpusim.errors import GpusimError
 from gpusim.schedule import Schedule
@@ -23,6 +23,12 @@ TILES = Schedule(block_m=128, block_n=64, warps=8, stages=2)
 @pytest.fixture(scope="module")
 def gpu16(h200):
     return small_gpu(h200, 16)
+
+
+@pytest.fixture(autouse=True)
+def lump_small_grids(monkeypatch):
+    """Lump grids of a few hundred CTAs too (the engine lumps from 10,000 on)."""
+    monkeypatch.setattr(prepare, "LUMP_MIN_CTAS", 0)
 
 
 @pytest.mark.parametrize(
