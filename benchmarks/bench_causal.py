@@ -98,7 +98,8 @@ def detailed(lengths: tuple[int, ...]) -> None:
         dr = agg.runtime_s / full.runtime_s - 1
         dd = agg.dram_read_bytes / full.dram_read_bytes - 1
         print(f"  N{n:<7} full {t1 - t0:6.1f} s {full.events:>10,} events  aggregated "
-              f"{t2 - t1:5.2f} s {agg.events:>8,} events  runtime {dr:+.3%}  DRAM {dd:+.3%}")  # fmt: skip
+              f"{t2 - t1:5.2f} s {agg.events:>8,} events  "
+              f"runtime {dr:+.3%}  DRAM {dd:+.3%}")  # fmt: skip
 
 
 def main() -> None:
