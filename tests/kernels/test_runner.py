@@ -37,3 +37,16 @@ def test_missing_cupy_message(monkeypatch):
     monkeypatch.setattr(builtins, "__import__", fake_import)
     with pytest.raises(GpusimError, match="CuPy is not installed"):
         runner_mod.import_cupy()
+
+
+def test_a_loaded_kernel_reports_its_attributes_without_a_gpu():
+    # A merge once left attributes() under the class after LoadedKernel; every sweep run
+    # failed on the GPU. The attributes come from the function object alone.
+    from gpusim.kernel_catalog.instances import KernelInstance
+    from gpusim.kernel_catalog.split_kv import CombineInstance
+
+    fn = type("Fn", (), dict.fromkeys(runner_mod.FUNCTION_ATTRIBUTES, 7))()
+    for inst in (KernelInstance("tc", "bf16", 128, 64, 64, 4, 2, split=True),
+                 CombineInstance("bf16", 128)):  # fmt: skip
+        attrs = runner_mod.LoadedKernel(inst, fn, "nvrtc").attributes()
+        assert attrs["num_regs"] == 7 and attrs["dynamic_smem_bytes"] == inst.smem_bytes
