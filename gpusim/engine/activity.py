@@ -15,10 +15,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from simpy.core import NORMAL
-from simpy.events import Event, Timeout
+from simpy.events import Event
 
-from gpusim.engine.environment import call_later
+from gpusim.engine.environment import call_later, timer
 from gpusim.engine.ps_lane import KIND, Part
 
 if TYPE_CHECKING:
@@ -27,7 +26,6 @@ if TYPE_CHECKING:
 WAIT = 0
 XFER = 1
 MEMBERS, LAYERS, ONE = "members", "layers", "one"
-_new_timeout = object.__new__
 
 
 class Activity:
@@ -67,15 +65,7 @@ class Activity:
                 if arg > 0:
                     env = g.run.sim.env
                     self.deadline = env._now + arg
-                    # ``Timeout(env, arg)`` with this callback, its body inlined as in
-                    # ``PSServer._set_timer``.
-                    timer = _new_timeout(Timeout)
-                    timer.env = env
-                    timer.callbacks = [self._advance]
-                    timer._value = None
-                    timer._delay = arg
-                    timer._ok = True
-                    env.schedule(timer, NORMAL, arg)
+                    timer(env, arg, self._advance)
                     return
                 continue
             server_name, parts = arg

@@ -35,9 +35,9 @@ from collections.abc import Callable, Sequence
 from heapq import heappop, heappush
 
 import simpy
-from simpy.core import NORMAL
-from simpy.events import Event, Timeout
+from simpy.events import Event
 
+from gpusim.engine.environment import timer
 from gpusim.engine.ps_lane import (
     DONE,
     JOB,
@@ -60,7 +60,6 @@ Done = Callable[[], None]
 
 _INF = math.inf
 _ceil = math.ceil
-_new_timeout = object.__new__
 
 
 class PSServer:
@@ -174,17 +173,9 @@ class PSServer:
 
     def _set_timer(self, dt: int) -> None:
         """The one pending timer, ``dt`` ticks from now (any older one becomes stale)."""
-        # ``Timeout(env, dt)`` with the callback in place, ``Timeout.__init__``'s body inlined
-        # (one timer per event of the engine; the call and the callback list's append cost).
         env = self.env
         self._target = env._now + dt
-        timer = self._timer = _new_timeout(Timeout)
-        timer.env = env
-        timer.callbacks = [self._fire_cb]
-        timer._value = None
-        timer._delay = dt
-        timer._ok = True
-        env.schedule(timer, NORMAL, dt)
+        self._timer = timer(env, dt, self._fire_cb)
 
     def _fire(self, event: Event) -> None:
         if event is not self._timer:

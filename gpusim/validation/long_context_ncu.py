@@ -25,11 +25,11 @@ from typing import Any
 from gpusim import atomic
 from gpusim.ncu import MARKER_KERNEL
 from gpusim.validation.long_context_configs import LongContextConfig, read_manifest
+from gpusim.validation.ncu_driver import launch_marked, marker_kernel
 
 #: Our kernels (flash2_tc, flash2_combine), PyTorch's (flash_fwd_kernel,
 #: flash_fwd_splitkv_kernel, flash_fwd_splitkv_combine_kernel) and the markers.
 KERNEL_FILTER = f"regex:{MARKER_KERNEL}|flash"
-_MARKER_SRC = f'extern "C" __global__ void {MARKER_KERNEL}(int i) {{}}'
 
 
 def _launches(runner: Any, c: LongContextConfig) -> tuple[list[Callable[[], Any]], list]:
@@ -61,7 +61,6 @@ def driver_main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ids-file", type=Path, required=True)
     ap.add_argument("--cubin-dir", type=Path, default=None)
     args = ap.parse_args(argv)
-    import numpy as np
 
     from gpusim.kernels.runner import Flash2Runner
 
@@ -69,17 +68,12 @@ def driver_main(argv: list[str] | None = None) -> int:
     by_id = {c.config_id: c for c in read_manifest(args.manifest)}
     runner = Flash2Runner(cubin_dir=args.cubin_dir)
     cp = runner.cp
-    marker = cp.RawKernel(_MARKER_SRC, MARKER_KERNEL)
+    marker = marker_kernel(cp)
     for index, cid in enumerate(ids):
         keep: list = []
         try:
             launches, keep = _launches(runner, by_id[cid])
-            cp.cuda.Device().synchronize()
-            marker((2 * index + 1,), (1,), (np.int32(index),))
-            for f in launches:
-                f()
-            marker((2 * index + 2,), (1,), (np.int32(index),))
-            cp.cuda.Device().synchronize()
+            launch_marked(cp, marker, index, launches)
             print(f"ncu driver: {cid} launched", file=sys.stderr, flush=True)
         except Exception as exc:  # one config failing must not stop the others
             print(f"ncu driver: {cid} failed: {exc}", file=sys.stderr, flush=True)

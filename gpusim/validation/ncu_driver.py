@@ -14,10 +14,28 @@ import argparse
 import sys
 from pathlib import Path
 
+import numpy as np
+
 from gpusim.ncu import MARKER_KERNEL
 from gpusim.validation.configs import sweep_configs
 
 _MARKER_SRC = f'extern "C" __global__ void {MARKER_KERNEL}(int i) {{}}'
+
+
+def marker_kernel(cp):
+    """The empty kernel whose launches bracket one config's kernels in ncu's report."""
+    return cp.RawKernel(_MARKER_SRC, MARKER_KERNEL)
+
+
+def launch_marked(cp, marker, index: int, launches) -> None:
+    """Run ``launches`` between markers ``2 index + 1`` and ``2 index + 2`` (grid sizes that
+    name the config), the GPU idle before and after, so ncu's ids split by config."""
+    cp.cuda.Device().synchronize()
+    marker((2 * index + 1,), (1,), (np.int32(index),))
+    for f in launches:
+        f()
+    marker((2 * index + 2,), (1,), (np.int32(index),))
+    cp.cuda.Device().synchronize()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -27,8 +45,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cubin-dir", type=Path, default=None)
     args = ap.parse_args(argv)
 
-    import numpy as np
-
     from gpusim.kernels.runner import Flash2Runner
     from gpusim.kernels.schedule_timing import random_inputs
     from gpusim.validation.standard_gpu import StandardAttention
@@ -37,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     by_id = {c.config_id: c for c in sweep_configs()}
     runner = Flash2Runner(cubin_dir=args.cubin_dir)
     cp = runner.cp
-    marker = cp.RawKernel(_MARKER_SRC, MARKER_KERNEL)
+    marker = marker_kernel(cp)
     standard = None
     for index, cid in enumerate(ids):
         c = by_id.get(cid)
@@ -57,12 +73,7 @@ def main(argv: list[str] | None = None) -> int:
                     standard = StandardAttention(cp, cubin)
                 bufs = standard.buffers(c.workload)
                 launches = list(standard.launchers(c.workload, bufs).values())
-            cp.cuda.Device().synchronize()
-            marker((2 * index + 1,), (1,), (np.int32(index),))
-            for f in launches:
-                f()
-            marker((2 * index + 2,), (1,), (np.int32(index),))
-            cp.cuda.Device().synchronize()
+            launch_marked(cp, marker, index, launches)
             print(f"ncu driver: {cid} launched", file=sys.stderr, flush=True)
         except Exception as exc:  # one config failing must not stop the others
             print(f"ncu driver: {cid} failed: {exc}", file=sys.stderr, flush=True)
