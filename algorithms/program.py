@@ -21,10 +21,6 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field, replace
 
-#: The tensors shared by the query heads of a K/V group (GQA): relabelled through
-#: ``Workload.kv_bh``; every other tensor belongs to the query head's own ``bh``.
-KV_TENSORS = ("K", "V")
-
 
 @dataclass(frozen=True, slots=True)
 class Access:

@@ -15,14 +15,9 @@ block) share one, and CTAs are grouped by timing class.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Callable
 
 #: The timing class of lumped CTAs (no class's index).
 LUMPED = -1
-
-
-def _itself(bh: int) -> int:
-    return bh
 
 
 class _Runs:
@@ -62,7 +57,6 @@ class Grid:
         block_classes: list[int],
         timing_of_class: list[int] | None = None,
         last_first: bool = False,
-        kv_of: Callable[[int], int] | None = None,
     ):
         if len(block_classes) != blocks_per_bh:
             raise ValueError("one class per block is needed")
@@ -76,9 +70,6 @@ class Grid:
         self._timing = _Runs([timing[c] for c in order])
         #: whether some timing class holds more than one class
         self.mixed = len(set(timing)) < len(timing)
-        #: the batch-head whose K and V batch-head ``bh`` reads (``Workload.kv_bh``: query
-        #: heads of a GQA group share them); itself without grouped heads
-        self.kv_of: Callable[[int], int] = kv_of or _itself
         #: CTAs ``[0, lump_end)`` have the timing class :data:`LUMPED`: any of them that one
         #: dispatch hands out together run as one lumped group (lumped.py)
         self.lump_end = 0

@@ -39,7 +39,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from typing import TYPE_CHECKING
 
-from algorithms.program import KV_TENSORS
+from algorithms.base import KV_TENSORS
 from gpusim.engine.cta_group import CtaGroup, Lookup
 
 if TYPE_CHECKING:
@@ -155,7 +155,7 @@ class LumpedGroup(CtaGroup):
             # A member waits for the tiles it reads in this chunk: the same share of its
             # own (shorter) walk, which the longest member's lookups have fetched by now.
             for i, (bh, _b, _n, cls) in enumerate(runs):
-                owner = run.grid.kv_of(bh) if kv else bh
+                owner = bh // run.kv_group if kv else bh
                 keys, starts, lead_bytes = walks[owner]
                 mine = _tensor_bytes(run, run.plans[cls]).get(ref.tensor, (0, 0))[0]
                 f = mine / lead_bytes if lead_bytes else 1.0
@@ -180,7 +180,7 @@ class LumpedGroup(CtaGroup):
         plans = run.plans
         lead: dict[int, tuple[int, int]] = {}
         for bh, _b, _n, cls in self.bh_runs():
-            owner = run.grid.kv_of(bh) if tensor in KV_TENSORS else bh
+            owner = bh // run.kv_group if tensor in KV_TENSORS else bh
             size = _tensor_bytes(run, plans[cls]).get(tensor, (0, 0))[0]
             best = lead.get(owner)
             if best is None or size > best[0]:

@@ -148,11 +148,6 @@ def _core_step_cycles(
     return cycles_per_step(key, ctas, warps, dict(cycles), smem_bytes_per_clk, schedulers)
 
 
-def _kv_of(group: int):
-    """The grid's map from a batch-head to the K/V batch-head it reads (None: itself)."""
-    return None if group == 1 else (lambda bh: bh // group)
-
-
 def prepare(
     kernel: Kernel,
     profile: HardwareProfile,
@@ -237,7 +232,7 @@ def prepare(
             block_classes[b] = i
     grid = Grid(
         kernel.blocks_per_bh(), kernel.grid_batch_heads, block_classes, timing,
-        last_first=kernel.last_blocks_first(), kv_of=_kv_of(kernel.kv_group()),
+        last_first=kernel.last_blocks_first(),
     )  # fmt: skip
     if lumped:
         # Lumped groups stay within a batch-head: across its end the lengths jump (short
