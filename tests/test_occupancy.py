@@ -10,7 +10,7 @@ from gpusim.errors import GpusimError
 from gpusim.occupancy import allocated_smem_bytes, check_fits, occupancy, regs_per_warp
 from gpusim.profiles import list_profiles, load_profile
 
-H200 = load_profile("h200-sxm")
+H200 = load_profile("h200-sxm-datasheet")
 A100 = load_profile("a100-sxm4-80gb")
 RTX = load_profile("rtx-4090")
 
@@ -63,11 +63,11 @@ def test_carveout_is_the_smallest_step_that_holds_the_ctas():
     [
         (
             (245_760, 128, 64),
-            "schedule needs 245,760 bytes of shared memory per CTA; h200-sxm allows 232,448",
+            "schedule needs 245,760 bytes of shared memory per CTA; h200-sxm-datasheet allows 232,448",
         ),
         ((1024, 2048, 32), "more than the 1,024 max threads per block of h200-sxm"),
         ((0, 1024, 255), "32 warps x 255 registers (262,144 as allocated) exceed the 65,536"),
-        ((0, 128, 256), "schedule needs 256 registers per thread; h200-sxm allows 255"),
+        ((0, 128, 256), "schedule needs 256 registers per thread; h200-sxm-datasheet allows 255"),
         ((0, 0, 32), "threads > 0"),
     ],
 )

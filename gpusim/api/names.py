@@ -10,7 +10,7 @@ from algorithms import ALGORITHMS, get_algorithm
 from algorithms.base import Algorithm
 from gpusim.errors import GpusimError
 from gpusim.profiles import HardwareProfile, list_profiles, load_profile
-from gpusim.profiles.loader import PROFILE_SUFFIXES
+from gpusim.profiles.loader import FORMER_NAMES, PROFILE_SUFFIXES
 
 #: Suggestions an unknown name gets, closest first.
 MAX_SUGGESTIONS = 3
@@ -51,7 +51,7 @@ def check_profile_name(text: str) -> None:
     """A one-line error, the closest shipped names suggested, unless ``text`` is a shipped
     profile's name or names a file (which the loader judges)."""
     known = list_profiles()
-    if text and not is_profile_file(text) and text not in known:
+    if text and not is_profile_file(text) and text not in known and text not in FORMER_NAMES:
         raise _unknown("profile", text, known)
 
 

@@ -27,7 +27,7 @@ def default_paths(base_profile: str, out: Path | None, results: Path | None) -> 
 
 def calibrate(
     out: Path | None = None,
-    base_profile: str = "h200-sxm",
+    base_profile: str = "h200-sxm-datasheet",
     results_path: Path | None = None,
     from_results: Path | None = None,
     only: str | None = None,

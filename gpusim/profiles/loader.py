@@ -20,8 +20,18 @@ from pydantic import ValidationError
 from gpusim.errors import GpusimError
 from gpusim.profiles.schema import HardwareProfile
 
-#: The profile the CLI uses when ``--profile`` is not given.
+#: The profile the CLI uses when ``--profile`` is not given: the H200 as measured by
+#: ``gpusim calibrate`` (its datasheet-only sibling is ``h200-sxm-datasheet``).
 DEFAULT_PROFILE = "h200-sxm"
+
+#: Names profiles had before: the same file under its present name, so that recorded
+#: commands and reports that name them still run. Not listed by :func:`list_profiles`.
+FORMER_NAMES = {"h200-sxm-calibrated": "h200-sxm"}
+
+
+def canonical_profile_name(name: str) -> str:
+    """A profile's present name, for one it had before (recorded files keep the old one)."""
+    return FORMER_NAMES.get(name, name)
 
 PROFILE_SUFFIXES = (".yaml", ".yml", ".json")
 
@@ -61,6 +71,7 @@ def profile_path(name_or_path: str | Path) -> Path:
         if len(path.parts) == 1 and path.stem in list_profiles():
             return profile_path(path.stem)  # "h200-sxm.yaml" given as a name
         raise GpusimError(f"profile file {text!r} not found")
+    text = FORMER_NAMES.get(text, text)
     for suffix in (".yaml", ".yml"):
         path = _package_dir() / f"{text}{suffix}"
         try:

@@ -19,7 +19,7 @@ from gpusim.errors import GpusimError
 from gpusim.source_commit import git_commit
 from gpusim.validation.long_context_configs import LongContextConfig, manifest_doc
 
-PROFILES = ("h200-sxm-calibrated", "h200-sxm-core", "h200-sxm")
+PROFILES = ("h200-sxm", "h200-sxm-core", "h200-sxm-datasheet")
 PREDICTIONS_KIND = "gpusim.long_context_predictions"
 
 

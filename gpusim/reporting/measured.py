@@ -35,7 +35,7 @@ TUNING_PREDICTIONS_KIND = "gpusim tuning proof predictions"
 #: ``predictions`` in the facts when no comparison is recorded and the runs were simulated here.
 SIMULATED_HERE = "simulated by gpusim report"
 #: Profile a dataset is judged with when no comparison names one (gpusim validate's default).
-JUDGING_PROFILE = "h200-sxm-calibrated"
+JUDGING_PROFILE = "h200-sxm"
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,8 @@ PROFILE_COLOURS = {
     "a100-sxm4-80gb": "#1f77b4",
     "h100-sxm5": "#2ca02c",
     "h200-sxm": "#d62728",
-    "h200-sxm-calibrated": "#9467bd",
+    "h200-sxm-datasheet": "#9467bd",
+    "h200-sxm-core": "#ff7f0e",
     "l40s": "#8c564b",
     "rtx-4090": "#e377c2",
 }

@@ -7,7 +7,7 @@ copy is reports/tuning/caps/), never beside the measurement.
 
 For every launch in data/h200/2026-11-30_tuning_caps/h200_caps.json (an instance at its
 full CTAs per SM and at every smaller count), the engine's runtime with the default
-profile (h200-sxm-calibrated) and the SM core model's (h200-sxm-core), at the instance's
+profile (h200-sxm) and the SM core model's (h200-sxm-core), at the instance's
 compiled registers and that many CTAs per SM: the launch the tuner's caps describe. The
 figures compared are each capped launch's time over the same instance's full launch,
 measured and predicted, so a model's overall level does not enter.
@@ -32,7 +32,7 @@ from gpusim.tuning.proof_report import model_commit
 from gpusim.workload import Workload
 
 MEASURED = TUNING_CAPS / "h200_caps.json"
-PROFILES = ("h200-sxm-calibrated", "h200-sxm-core")
+PROFILES = ("h200-sxm", "h200-sxm-core")
 
 
 def predict(w: Workload, s: Schedule, key: str, ctas: int, profile) -> float:

@@ -21,7 +21,7 @@ from gpusim.validation.dataset import check_profile, load_dataset, merge_records
 from gpusim.validation.predicted_vs_measured import compare_records, summary
 from gpusim.validation.report import write_report
 
-DEFAULT_PROFILE = "h200-sxm-calibrated"
+DEFAULT_PROFILE = "h200-sxm"
 
 
 def compare_dataset(

@@ -39,7 +39,7 @@ def test_tile_loads_are_fills():
 
 
 def test_fills_charge_the_lane_at_the_profile_cost():
-    cal = rates_for(load_profile("h200-sxm-calibrated"), "fp16")
-    full = rates_for(load_profile("h200-sxm"), "fp16")
+    cal = rates_for(load_profile("h200-sxm"), "fp16")
+    full = rates_for(load_profile("h200-sxm-datasheet"), "fp16")
     assert cal.work(0, 0, 0, 1000, 400)["smem"] == 600  # measured cost 0: fills are free
     assert full.work(0, 0, 0, 1000, 400)["smem"] == 1000

@@ -17,8 +17,8 @@ W = gpusim.Workload(batch=2, heads=4, seq_len_q=1024, seq_len_k=1024, head_dim=6
 
 
 def test_simulate_is_the_engine_with_the_default_rule_filled_in():
-    r = gpusim.simulate("flash2", W, profile="h200-sxm")
-    w, s, p, _ = build_inputs("flash2", "h200-sxm", 2, 4, 1024, head_dim=64)
+    r = gpusim.simulate("flash2", W, profile="h200-sxm-datasheet")
+    w, s, p, _ = build_inputs("flash2", "h200-sxm-datasheet", 2, 4, 1024, head_dim=64)
     direct = engine_simulate("flash2", w, s, p)
     assert r.schedule == s
     assert (r.runtime_s, r.dram_read_bytes, r.bound) == (
@@ -49,7 +49,7 @@ def test_count_and_a_profile_object():
 def test_a_schedule_that_does_not_fit_is_refused():
     big = gpusim.Schedule(block_m=512, block_n=512)
     with pytest.raises(GpusimError, match="shared memory per CTA"):
-        gpusim.simulate("flash2", W, big, "h200-sxm")
+        gpusim.simulate("flash2", W, big, "h200-sxm-datasheet")
 
 
 def test_unknown_names_and_wrong_types_are_one_line_errors():
@@ -64,7 +64,7 @@ def test_unknown_names_and_wrong_types_are_one_line_errors():
 
 
 def test_tune_ranks_with_a_pinned_dimension():
-    res = gpusim.tune(W, "h200-sxm", fixed={"block_m": 64, "warps": 4}, jobs=1)
+    res = gpusim.tune(W, "h200-sxm-datasheet", fixed={"block_m": 64, "warps": 4}, jobs=1)
     assert isinstance(res, gpusim.TuneResult) and res.candidates
     assert all(c.schedule.block_m == 64 for c in res.candidates)
     runtimes = [c.runtime_s for c in res.candidates]

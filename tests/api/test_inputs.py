@@ -24,7 +24,7 @@ def test_build_inputs_defaults_match_the_tuner_rule():
 
 
 def test_build_inputs_uses_the_profile_smem_for_defaults():
-    big = build_inputs(head_dim=256, profile="h200-sxm")
+    big = build_inputs(head_dim=256, profile="h200-sxm-datasheet")
     small = build_inputs(head_dim=256, profile="rtx-4090")
     assert (
         small.schedule.block_m * small.schedule.block_n

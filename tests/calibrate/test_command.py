@@ -74,9 +74,9 @@ def test_table_output_names_values_and_failures(tmp_path, capsys):
 
 
 def test_default_paths_sit_beside_each_other():
-    out, res = command.default_paths("h200-sxm", None, None)
-    assert out.name == "h200-sxm-calibrated.yaml"
-    assert res.name == "h200-sxm-calibrated.results.json"
+    out, res = command.default_paths("h200-sxm-datasheet", None, None)
+    assert out.name == "h200-sxm-datasheet-calibrated.yaml"
+    assert res.name == "h200-sxm-datasheet-calibrated.results.json"
 
 
 class _FakeCupy:

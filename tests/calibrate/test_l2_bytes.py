@@ -26,7 +26,7 @@ def test_without_ncu_it_says_so_in_one_line(monkeypatch, tmp_path, capsys):
 
 
 def test_the_model_factor_is_the_recorded_one():
-    factor = load_profile("h200-sxm").l2_fetch_bytes_per_byte_padded_row_copy.value
+    factor = load_profile("h200-sxm-datasheet").l2_fetch_bytes_per_byte_padded_row_copy.value
     recs = json.loads(RECORD.read_text())["records"]
     copies = [r for r in recs if r["kernel"] == "ldgsts_copy"]
     assert len(copies) == len(l2_bytes.COPIES)

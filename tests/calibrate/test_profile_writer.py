@@ -30,13 +30,13 @@ DRAM_MLP = calibration_run("dram_mlp") / "dram-mlp-h200.json"
 
 
 def _base() -> dict:
-    return yaml.safe_load(profile_writer.base_profile_path("h200-sxm").read_text())
+    return yaml.safe_load(profile_writer.base_profile_path("h200-sxm-datasheet").read_text())
 
 
 def test_every_mapped_field_is_replaced_with_its_measured_source():
     profile, replaced = profile_writer.build_profile(sample_results(), _base())
     model = HardwareProfile.model_validate(profile)
-    assert model.name == "h200-sxm-calibrated"
+    assert model.name == "h200-sxm-datasheet-calibrated"
     assert model.note is not None and model.note.startswith("Calibrated by gpusim calibrate")
     assert model.mma_sync_flops_per_clk_per_sm.fp16.value == 2660.0
     assert model.mma_sync_flops_per_clk_per_sm.fp16.source.startswith("measured on Test GPU")
@@ -79,10 +79,10 @@ def test_written_yaml_loads_through_the_profile_loader(tmp_path):
     results.write_text(json.dumps(sample_results()))
     out = tmp_path / "cal.yaml"
     profile_writer.write_profile(
-        profile_writer.load_results(results), "h200-sxm", out, str(results)
+        profile_writer.load_results(results), "h200-sxm-datasheet", out, str(results)
     )
     assert out.read_text().startswith("# Written by `gpusim calibrate`")
-    assert load_profile(out).name == "h200-sxm-calibrated"
+    assert load_profile(out).name == "h200-sxm-datasheet-calibrated"
 
 
 def test_not_a_results_file_is_a_one_line_error(tmp_path):
@@ -101,7 +101,7 @@ def test_recorded_h200_results_give_a_valid_profile():
     assert model.sm_count.value == 132
 
 
-COMMITTED = Path(__file__).resolve().parents[2] / "hardware_profiles" / "h200-sxm-calibrated.yaml"
+COMMITTED = Path(__file__).resolve().parents[2] / "hardware_profiles" / "h200-sxm.yaml"
 CORE = COMMITTED.with_name("h200-sxm-core.yaml")
 SASS_TIMING = calibration_run("sass_timing") / "sass-timing-h200.json"
 
@@ -132,7 +132,7 @@ def _recorded_profile(name: str | None = None, sass_timing: dict | None = None) 
 
 
 def test_committed_calibrated_profile_is_what_the_recorded_results_give():
-    assert yaml.safe_load(COMMITTED.read_text()) == _recorded_profile()
+    assert yaml.safe_load(COMMITTED.read_text()) == _recorded_profile("h200-sxm")
 
 
 def test_committed_core_profile_adds_the_core_cycles_and_nothing_else():
@@ -158,7 +158,7 @@ def test_a_bad_stand_alone_record_is_a_one_line_error(tmp_path, option, content,
     results = profile_writer.load_results(RECORDED)
     with pytest.raises(GpusimError, match=message) as err:
         profile_writer.write_profile(
-            results, "h200-sxm", tmp_path / "p.yaml", None, **{option: path}
+            results, "h200-sxm-datasheet", tmp_path / "p.yaml", None, **{option: path}
         )
     assert "\n" not in str(err.value)
 
@@ -169,5 +169,5 @@ def test_l2_survive_records_need_the_records_key(tmp_path):
     results = profile_writer.load_results(RECORDED)
     with pytest.raises(GpusimError, match="not a l2_bytes record"):
         profile_writer.write_profile(
-            results, "h200-sxm", tmp_path / "p.yaml", None, l2_survive_paths=[path]
+            results, "h200-sxm-datasheet", tmp_path / "p.yaml", None, l2_survive_paths=[path]
         )

@@ -25,7 +25,7 @@ def record():
 
 
 def test_every_shape_ran_with_finite_outputs_below_the_fp32_peak(record):
-    peak = load_profile("h200-sxm-calibrated").fp32_flops_per_clk_per_sm.value
+    peak = load_profile("h200-sxm").fp32_flops_per_clk_per_sm.value
     assert {(r["head_dim"], r["block_m"], r["block_n"], r["warps"]) for r in record["rows"]} == {
         (64, 64, 64, 8), (128, 64, 32, 8), (64, 64, 32, 4), (64, 64, 64, 4),
         (64, 128, 32, 8), (64, 128, 64, 8), (128, 64, 64, 8),
@@ -39,12 +39,12 @@ def test_the_profile_rate_is_the_median_at_full_occupancy(record):
     entry = profile_entry(record)
     assert entry["value"] == 154.5
     assert "7 tile shapes" in entry["note"]
-    assert load_profile("h200-sxm-calibrated").simt_mma_flops_per_clk_per_sm.value == 154.5
+    assert load_profile("h200-sxm").simt_mma_flops_per_clk_per_sm.value == 154.5
 
 
 def test_fp32_products_take_their_own_phase_at_the_measured_rate():
-    cal = rates_for(load_profile("h200-sxm-calibrated"), "fp32")
-    plain = rates_for(load_profile("h200-sxm"), "fp32")
+    cal = rates_for(load_profile("h200-sxm"), "fp32")
+    plain = rates_for(load_profile("h200-sxm-datasheet"), "fp32")
     assert (cal.mma_pipe, plain.mma_pipe) == ("simt", "fp32")
     work = cal.work(mma_flops=1e6, fp32_ops=1e4, exp_ops=1e3, smem_bytes=0)
     assert work["tensor"] == 1e6 and work["fp32"] == 1e4

@@ -38,14 +38,14 @@ def test_fills_never_cost_more_than_a_third_of_a_read_byte(record):
 
 def test_the_calibrated_profile_carries_the_recorded_cost(record):
     entry = profile_entries(record)["smem_fill_cost_per_byte"]
-    prof = load_profile("h200-sxm-calibrated")
+    prof = load_profile("h200-sxm")
     assert prof.smem_fill_cost_per_byte.value == entry["value"] == 0.0
     assert rates_for(prof, "bf16").smem_fill_cost == 0.0
 
 
 def test_a_profile_without_the_measurement_charges_fills_in_full():
-    assert load_profile("h200-sxm").smem_fill_cost_per_byte is None
-    assert rates_for(load_profile("h200-sxm"), "bf16").smem_fill_cost == 1.0
+    assert load_profile("h200-sxm-datasheet").smem_fill_cost_per_byte is None
+    assert rates_for(load_profile("h200-sxm-datasheet"), "bf16").smem_fill_cost == 1.0
 
 
 def test_cost_formula_on_a_synthetic_record():
@@ -96,6 +96,6 @@ def test_bad_fill_records_fail_with_one_line(tmp_path, content, message):
     )
     with pytest.raises(GpusimError, match=message) as err:
         profile_writer.write_profile(
-            results, "h200-sxm", tmp_path / "p.yaml", None, smem_fill_path=path
+            results, "h200-sxm-datasheet", tmp_path / "p.yaml", None, smem_fill_path=path
         )
     assert "\n" not in str(err.value)

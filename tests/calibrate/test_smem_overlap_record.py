@@ -38,7 +38,7 @@ def per_warp_cycles():
 
 
 def _pipe_cycles(nld: int, nmma: int):
-    p = load_profile("h200-sxm-calibrated")
+    p = load_profile("h200-sxm")
     tensor = nmma * HMMA_FLOPS / (p.mma_sync_flops_per_clk_per_sm.fp16.value / SCHEDULERS)
     smem = nld * LDSM_X4_BYTES / (p.smem_bandwidth_bytes_per_clk_per_sm.value / SCHEDULERS)
     softmax = EX2_PER_WARP_ITER / (p.sfu_exp_per_clk_per_sm.value / SCHEDULERS)
@@ -88,6 +88,6 @@ def test_step_efficiency_with_few_warps_comes_from_the_load_product_softmax_loop
     one = entries["step_efficiency_1_warp_per_scheduler"]["value"]
     two = entries["step_efficiency_2_warps_per_scheduler"]["value"]
     assert (one, two) == (0.676, 0.917)
-    cal = load_profile("h200-sxm-calibrated")
+    cal = load_profile("h200-sxm")
     assert cal.step_efficiency_1_warp_per_scheduler.value == one
     assert cal.step_efficiency_2_warps_per_scheduler.value == two

@@ -22,7 +22,7 @@ def test_profiles_json(gpusim):
             "dram_bandwidth_bytes_per_s",
         ):
             assert key in p
-    h200 = next(p for p in data["profiles"] if p["name"] == "h200-sxm")
+    h200 = next(p for p in data["profiles"] if p["name"] == "h200-sxm-datasheet")
     assert h200["sm_count"] == 132
     assert h200["l2_bytes"] == 62_914_560
     assert "details" not in data

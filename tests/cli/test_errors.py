@@ -24,7 +24,7 @@ def _assert_one_line_error(result, *fragments: str) -> None:
 @pytest.mark.parametrize(
     ("argv", "fragments"),
     [
-        (["count", "--profile", "h300"], ["unknown profile 'h300'", "h200-sxm"]),
+        (["count", "--profile", "h300"], ["unknown profile 'h300'", "h200-sxm-datasheet"]),
         (["count", "--algorithm", "flash9"], ["unknown algorithm 'flash9'", "flash2"]),
         (["verify", "--algorithm", "flash9"], ["unknown algorithm 'flash9'"]),
         (["profiles", "h300"], ["unknown profile 'h300'"]),
@@ -65,7 +65,7 @@ def test_schedule_that_fits_a_larger_gpu_fails_on_a_smaller_one(gpusim):
 
 @pytest.fixture
 def bad_profile(tmp_path) -> Path:
-    data = yaml.safe_load(profile_path("h200-sxm").read_text())
+    data = yaml.safe_load(profile_path("h200-sxm-datasheet").read_text())
     data["sm_count"]["value"] = 0
     path = tmp_path / "bad.yaml"
     path.write_text(yaml.safe_dump(data))

@@ -11,7 +11,7 @@ from gpusim.profiles.schema import HardwareProfile, Sourced
 @pytest.fixture(scope="session")
 def h200() -> HardwareProfile:
     """The H200 profile as shipped."""
-    return load_profile("h200-sxm")
+    return load_profile("h200-sxm-datasheet")
 
 
 def small_gpu(base: HardwareProfile, sms: int = 4) -> HardwareProfile:
@@ -43,7 +43,7 @@ def small(h200) -> HardwareProfile:
     return small_gpu(h200)
 
 
-def inputs(algorithm: str, profile: str = "h200-sxm", **kw):
+def inputs(algorithm: str, profile: str = "h200-sxm-datasheet", **kw):
     """Workload and schedule as the CLI builds them for ``profile`` (default blocks filled in)."""
     from gpusim.api import build_inputs
 

@@ -14,7 +14,7 @@ from gpusim.workload import Workload
 
 @pytest.fixture(scope="module")
 def calibrated():
-    return load_profile("h200-sxm-calibrated")
+    return load_profile("h200-sxm")
 
 
 def test_the_calibrated_profile_has_both_measured_clocks(calibrated):

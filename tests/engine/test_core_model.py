@@ -111,7 +111,7 @@ def test_committed_paths_agree_with_the_committed_counts():
 def test_the_core_profile_carries_the_measured_cycles():
     t = CoreTiming.from_profile(load_profile("h200-sxm-core"))
     assert t is not None and 5.5 < t.pipe_cycles["tensor"] < 7  # 4096 FLOP / ~680 per clock
-    assert CoreTiming.from_profile(load_profile("h200-sxm-calibrated")) is None
+    assert CoreTiming.from_profile(load_profile("h200-sxm")) is None
 
 
 def test_with_the_core_profile_a_kernel_is_no_faster_than_its_replayed_loop():
@@ -130,7 +130,7 @@ def test_with_the_core_profile_a_kernel_is_no_faster_than_its_replayed_loop():
     rounds = -(-(2048 // 128) * 32 // (132 * r.ctas_per_sm))  # waves of the grid
     floor = rounds * (2048 // 128) * cycles / p.sm_clock_tensor_load_hz.value
     assert r.runtime_s >= 0.98 * floor
-    plain = simulate("flash2", w, s, load_profile("h200-sxm-calibrated"))
+    plain = simulate("flash2", w, s, load_profile("h200-sxm"))
     assert plain.runtime_s != r.runtime_s
 
 

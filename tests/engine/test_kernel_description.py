@@ -51,7 +51,7 @@ def _renamed(monkeypatch, name: str) -> None:
 
 @pytest.mark.parametrize(
     ("dtype", "profile"),
-    [("bf16", "h200-sxm-core"), ("fp32", "h200-sxm"), ("fp16", "a100-sxm4-80gb")],
+    [("bf16", "h200-sxm-core"), ("fp32", "h200-sxm-datasheet"), ("fp16", "a100-sxm4-80gb")],
 )
 def test_a_renamed_kernel_simulates_identically(monkeypatch, dtype, profile):
     before = _run(dtype, profile)
@@ -67,10 +67,10 @@ def test_the_compiled_kernel_field_not_the_name_selects_the_core_model(monkeypat
 
 
 def test_the_padded_row_copy_field_sets_the_l2_fetch(monkeypatch):
-    p = load_profile("h200-sxm")
-    padded = _run("fp32", "h200-sxm")
+    p = load_profile("h200-sxm-datasheet")
+    padded = _run("fp32", "h200-sxm-datasheet")
     monkeypatch.setattr(Flash2Kernel, "copies_into_padded_rows", lambda self: False)
-    plain = _run("fp32", "h200-sxm")
+    plain = _run("fp32", "h200-sxm-datasheet")
     factor = padded["sm_l2_read_bytes"] / plain["sm_l2_read_bytes"]
     assert factor == pytest.approx(p.l2_fetch_bytes_per_byte_padded_row_copy.value, rel=1e-6)
 

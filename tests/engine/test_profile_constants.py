@@ -22,7 +22,7 @@ def _with(profile, **values):
 
 @pytest.fixture(scope="module")
 def h200():
-    return load_profile("h200-sxm")
+    return load_profile("h200-sxm-datasheet")
 
 
 def test_the_issue_lane_follows_the_schedulers_and_their_issue_rate(h200):
@@ -46,7 +46,7 @@ def test_the_barrier_cost_is_the_profiles_fit(h200):
 def test_step_efficiency_counts_warps_per_the_profiles_schedulers():
     from gpusim.engine.rates import step_efficiency
 
-    p = load_profile("h200-sxm-calibrated")
+    p = load_profile("h200-sxm")
     one = p.step_efficiency_1_warp_per_scheduler.value
     assert step_efficiency(p, 4) == one  # one warp on each of 4 schedulers
     assert step_efficiency(_with(p, warp_schedulers_per_sm=2), 4) > one  # two on each of 2

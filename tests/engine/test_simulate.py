@@ -26,7 +26,7 @@ def _stable(d: dict) -> dict:
     return {k: v for k, v in d.items() if k not in WALL_KEYS}
 
 
-@pytest.mark.parametrize("profile_name", ["h200-sxm", "a100-sxm4-80gb", "h100-sxm5"])
+@pytest.mark.parametrize("profile_name", ["h200-sxm-datasheet", "a100-sxm4-80gb", "h100-sxm5"])
 @pytest.mark.parametrize("algorithm", list(ALGORITHMS))
 def test_runtime_is_never_below_any_resource_at_its_peak(algorithm, profile_name):
     profile = load_profile(profile_name)
@@ -240,7 +240,7 @@ def test_padded_row_copies_fetch_half_again_from_l2():
     from gpusim.schedule import Schedule
     from gpusim.workload import Workload
 
-    prof = load_profile("h200-sxm-calibrated")
+    prof = load_profile("h200-sxm")
     s = Schedule(block_m=64, block_n=64, warps=4, stages=2)
     for dtype, factor in (("fp32", 1.5), ("bf16", 1.0)):
         w = Workload(

@@ -10,7 +10,7 @@ from gpusim.profiles import load_profile
 from gpusim.schedule import Schedule
 from gpusim.workload import Workload
 
-CAL = load_profile("h200-sxm-calibrated")
+CAL = load_profile("h200-sxm")
 
 
 @pytest.mark.parametrize(
@@ -23,7 +23,7 @@ def test_measured_points_and_linear_between(warps_per_sm, expected):
 
 
 def test_profiles_without_the_measurement_run_at_full_rate():
-    assert step_efficiency(load_profile("h200-sxm"), 4) == 1.0
+    assert step_efficiency(load_profile("h200-sxm-datasheet"), 4) == 1.0
 
 
 def test_rates_scale_the_sm_lanes_not_the_memory():

@@ -20,8 +20,8 @@ def _calibrated_small(sms: int) -> HardwareProfile:
     """The calibrated H200 (CTA time scatter, L2 loss curve, DRAM cap of few bytes in flight)
     cut to ``sms`` SMs, its L2's loss curve at depths in proportion too: a small grid is many
     waves, and a score matrix of a few MiB is too deep to survive for the row softmax."""
-    base = small_gpu(load_profile("h200-sxm-calibrated"), sms)
-    frac = sms / load_profile("h200-sxm-calibrated").sm_count.value
+    base = small_gpu(load_profile("h200-sxm"), sms)
+    frac = sms / load_profile("h200-sxm").sm_count.value
     curve = base.l2_loss_by_depth
     scaled = [(depth * frac, share) for depth, share in curve.value]
     return base.model_copy(
@@ -77,7 +77,7 @@ def test_the_jump_agrees_with_every_wave_simulated(heads, seq_len, dtype):
 def test_kernels_in_lockstep_or_with_shared_tiles_are_left_alone():
     w = Workload(batch=1, heads=4, seq_len_q=1024, seq_len_k=1024, head_dim=64, dtype="fp16")
     # No scatter (the datasheet profile): the wave skip applies, this one does not.
-    lockstep = small_gpu(load_profile("h200-sxm"), sms=8)
+    lockstep = small_gpu(load_profile("h200-sxm-datasheet"), sms=8)
     a, b = _both(w, lockstep)
     assert a.runtime_s == b.runtime_s and a.events == b.events
     # Flash2's CTAs share K and V tiles: never skipped this way.

@@ -15,7 +15,7 @@ from gpusim.explore.fields import (
 from gpusim.profiles.schema import PLAUSIBLE
 from gpusim.tuning.sram import with_sram_bytes
 
-BASE = gpusim.load_profile("h200-sxm")
+BASE = gpusim.load_profile("h200-sxm-datasheet")
 
 
 def test_numeric_fields_are_variable_and_typed():

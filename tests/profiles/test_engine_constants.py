@@ -29,7 +29,7 @@ BARRIER = ROOT / "data" / "h200" / "2026-11-30_barrier_cost" / "barrier_cost_h20
 
 
 def _h200_data() -> dict:
-    return yaml.safe_load(profile_path("h200-sxm").read_text())
+    return yaml.safe_load(profile_path("h200-sxm-datasheet").read_text())
 
 
 def _load(tmp_path: Path, data: dict):
@@ -82,7 +82,7 @@ def test_every_profile_has_the_fields_and_says_where_they_come_from(name):
 
 @pytest.mark.parametrize("name", [n for n in list_profiles() if not n.startswith("h200")])
 def test_values_borrowed_from_the_h200_say_so(name):
-    p, h200 = load_profile(name), load_profile("h200-sxm")
+    p, h200 = load_profile(name), load_profile("h200-sxm-datasheet")
     for field in ("barrier_base_cycles", "barrier_cycles_per_warp",
                   "l2_fetch_bytes_per_byte_padded_row_copy"):  # fmt: skip
         if getattr(p, field).value == getattr(h200, field).value:
@@ -91,6 +91,6 @@ def test_values_borrowed_from_the_h200_say_so(name):
 
 def test_the_h200_barrier_cost_fits_its_measurement():
     rows = json.loads(BARRIER.read_text())["by_warps_per_cta"]
-    p = load_profile("h200-sxm")
+    p = load_profile("h200-sxm-datasheet")
     for warps, row in rows.items():
         assert barrier_cycles(p, int(warps)) == pytest.approx(row["barrier_cycles"], abs=0.6)

@@ -12,11 +12,11 @@ from gpusim.errors import GpusimError
 from gpusim.profiles import DEFAULT_PROFILE, list_profiles, load_profile, profile_path
 from gpusim.profiles.schema import HardwareProfile
 
-REQUIRED = {"a100-sxm4-80gb", "h100-sxm5", "h200-sxm"}
+REQUIRED = {"a100-sxm4-80gb", "h100-sxm5", "h200-sxm-datasheet"}
 
 
 def _h200_data() -> dict:
-    return yaml.safe_load(profile_path("h200-sxm").read_text())
+    return yaml.safe_load(profile_path("h200-sxm-datasheet").read_text())
 
 
 def _write(tmp_path: Path, data: dict, name: str = "custom.yaml") -> Path:
@@ -34,16 +34,16 @@ def test_required_profiles_ship_and_default_exists():
 
 
 def test_load_by_name_is_cached_and_typed():
-    p = load_profile("h200-sxm")
+    p = load_profile("h200-sxm-datasheet")
     assert isinstance(p, HardwareProfile)
-    assert load_profile("h200-sxm") is p
+    assert load_profile("h200-sxm-datasheet") is p
 
 
 def test_load_by_path_yaml_and_json(tmp_path):
     data = _h200_data()
     from_yaml = load_profile(_write(tmp_path, data))
     from_json = load_profile(str(_write(tmp_path, data, "custom.json")))
-    assert from_yaml == from_json == load_profile("h200-sxm")
+    assert from_yaml == from_json == load_profile("h200-sxm-datasheet")
 
 
 def test_edited_file_is_read_again(tmp_path):

@@ -61,7 +61,7 @@ DATASHEET = {
     "rtx-4090": {"mma_fp16_tflops": 165.2, "fp32_tflops": 82.6},
     "l40s": {"mma_fp16_tflops": 362.05, "fp32_tflops": 91.6},
     "h100-sxm5": {"wgmma_fp16_tflops": 989.4, "fp32_tflops": 66.9},
-    "h200-sxm": {"wgmma_fp16_tflops": 989.4, "fp32_tflops": 66.9},
+    "h200-sxm-datasheet": {"wgmma_fp16_tflops": 989.4, "fp32_tflops": 66.9},
 }
 
 
@@ -83,7 +83,7 @@ def test_per_clock_rates_reproduce_datasheet_peaks(name):
 
 
 def test_hopper_mma_sync_is_slower_than_wgmma():
-    for name in ("h100-sxm5", "h200-sxm"):
+    for name in ("h100-sxm5", "h200-sxm-datasheet"):
         p = load_profile(name)
         assert p.wgmma_flops_per_clk_per_sm is not None
         assert p.mma_sync_flops_per_clk_per_sm.fp16.value < p.wgmma_flops_per_clk_per_sm.fp16.value
@@ -93,7 +93,7 @@ def test_hopper_mma_sync_is_slower_than_wgmma():
 def test_h200_matches_what_the_device_reported():
     measured = json.loads(MEASURED.read_text())
     attrs = measured["attributes"]
-    p = load_profile("h200-sxm")
+    p = load_profile("h200-sxm-datasheet")
     assert p.sm_count.value == attrs["multiProcessorCount"] == 132
     assert p.sm_clock_hz.value == attrs["clockRate"] * 1e3
     assert p.l2_bytes.value == attrs["l2CacheSize"] == 62_914_560

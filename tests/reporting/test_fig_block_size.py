@@ -17,7 +17,7 @@ def test_hbm_accesses_fall_as_blocks_grow(small):
         assert glob == sorted(glob, reverse=True) and glob[0] > glob[-1]
         # Doubling the tile roughly halves the re-reads (K/V for flash2, Q/O/l/m for flash1).
         assert glob[0] / glob[1] > 1.4
-    s = data.summary["h200-sxm"]["flash2"]
+    s = data.summary["h200-sxm-datasheet"]["flash2"]
     assert s["blocks"] == [
         r["block"] for r in data.rows if r["algorithm"] == "flash2" and r["fits"]
     ]

@@ -12,7 +12,7 @@ def test_flash2_moves_least_and_the_hbm_state_orders_write_their_state(small):
     data = fig.build(results)
     by = {r["algorithm"]: r for r in data.rows}
     assert set(by) == set(LOOP_ORDERS)
-    s = data.summary["h200-sxm"]
+    s = data.summary["h200-sxm-datasheet"]
     assert s["order_by_global_bytes"][0] == "flash2"
     o_bytes = fig.batch * fig.heads * fig.seq_len * fig.head_dim * 2  # O once, fp16
     assert by["flash2"]["global_write_bytes"] == o_bytes
@@ -41,5 +41,5 @@ def test_description_ranks_by_runtime(small):
     fig, results = small["LoopOrders"]
     data = fig.build(results)
     text = fig.describe(data)
-    ranked = data.summary["h200-sxm"]["order_by_runtime"]
+    ranked = data.summary["h200-sxm-datasheet"]["order_by_runtime"]
     assert "Ranked by predicted runtime: " + ranked[0] in text

@@ -13,7 +13,7 @@ from gpusim.workload import Workload
 from .helpers import read_csv, simulate_json, slope
 
 
-def _series(data, alg, key, profile="h200-sxm"):
+def _series(data, alg, key, profile="h200-sxm-datasheet"):
     rows = [
         r
         for r in data.rows
@@ -35,7 +35,7 @@ def test_standard_grows_quadratically_flash_linearly(small):
     assert slope(n, std_mem) > 1.7
     assert slope(n, fl_mem) == 1.0
     # The table and the summary say the same.
-    s = data.summary["profiles"]["h200-sxm"]["by_seq_len"]["1024"]
+    s = data.summary["profiles"]["h200-sxm-datasheet"]["by_seq_len"]["1024"]
     assert s["dram_ratio"] == std[-1] / fl[-1]
     assert len(data.table_rows) == 4
 
@@ -45,7 +45,7 @@ def test_csv_row_matches_gpusim_simulate(small, tmp_path, capsys):
     fig.write(fig.build(results), tmp_path)
     rows = read_csv(tmp_path / f"{fig.name}.csv")
     row = next(r for r in rows if r["algorithm"] == "standard" and r["seq_len_q"] == "512")
-    point = Point("standard", "h200-sxm", 1, 2, 512, 64)
+    point = Point("standard", "h200-sxm-datasheet", 1, 2, 512, 64)
     sim = simulate_json(point, capsys)
     assert int(row["dram_bytes"]) == sim["dram_read_bytes"] + sim["dram_write_bytes"]
     assert int(row["global_bytes"]) == sim["global_read_bytes"] + sim["global_write_bytes"]
@@ -57,7 +57,7 @@ def test_csv_row_matches_gpusim_simulate(small, tmp_path, capsys):
 def test_a_standard_run_that_does_not_fit_is_not_simulated():
     # 2 x 40960 x 1024^2 x 2 bytes of S and P = 172 GB > the H200's 141 GB.
     fig = StandardVsFlash(
-        profiles=("h200-sxm",), seq_lens=(1024,), batch=320, heads=128, head_dim=64
+        profiles=("h200-sxm-datasheet",), seq_lens=(1024,), batch=320, heads=128, head_dim=64
     )
     points = fig.points()
     assert [p.algorithm for p in points] == ["flash2"]
@@ -67,7 +67,7 @@ def test_a_standard_run_that_does_not_fit_is_not_simulated():
     std = next(r for r in data.rows if r["algorithm"] == "standard")
     assert std["fits_hbm"] is False and std["source"] == "does not fit"
     assert "runtime_s" not in std
-    assert data.summary["profiles"]["h200-sxm"]["standard_does_not_fit_from"] == 1024
+    assert data.summary["profiles"]["h200-sxm-datasheet"]["standard_does_not_fit_from"] == 1024
     assert "no longer fit" in fig.describe(data)
 
 
@@ -81,7 +81,7 @@ def _run(alg, n, measured_s, sched):
         w,
         s,
         "NVIDIA H200",
-        "h200-sxm",
+        "h200-sxm-datasheet",
         measured_s,
         measured_s * 1.1,
         "tensor",
@@ -97,7 +97,7 @@ def test_measured_points_use_one_schedule_per_length_and_are_labelled(tmp_path):
         _run("flash2", 2048, 3e-3, (64, 64)),  # a schedule sweep at one length: left out
         _run("standard", 1024, 5e-3, (128, 128)),
     ]
-    fig = StandardVsFlash(profiles=("h200-sxm",), seq_lens=(), measured=runs)
+    fig = StandardVsFlash(profiles=("h200-sxm-datasheet",), seq_lens=(), measured=runs)
     chosen = fig.measured_runs()
     assert sorted((r.algorithm, r.workload.seq_len_q, r.schedule.block_m) for r in chosen) == [
         ("flash2", 1024, 128),

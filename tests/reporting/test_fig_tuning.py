@@ -28,7 +28,7 @@ def _record():
     return {
         "kind": "gpusim tuning proof",
         "provenance": {"gpu_name": "NVIDIA H200"},
-        "profile": "h200-sxm",
+        "profile": "h200-sxm-datasheet",
         "workloads": [entry],
     }
 

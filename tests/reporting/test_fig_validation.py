@@ -21,7 +21,7 @@ def _run(i, variant, measured_s, predicted_s, dram=None, dram_pred=None):
         w,
         Schedule(),
         "NVIDIA H200",
-        "h200-sxm",
+        "h200-sxm-datasheet",
         measured_s,
         predicted_s,
         "tensor",
@@ -36,7 +36,7 @@ def test_errors_per_run_and_overall():
         _run(1, "tc", 2.0, 1.8),
         _run(2, "simt", 4.0, 4.0),
     ]
-    fig = PredictedVsMeasured(runs=runs, facts={"gpu": "NVIDIA H200", "profile": "h200-sxm"})
+    fig = PredictedVsMeasured(runs=runs, facts={"gpu": "NVIDIA H200", "profile": "h200-sxm-datasheet"})
     data = fig.build({})
     assert data.drawable
     errs = {r["config_id"]: r["runtime_err"] for r in data.rows}

@@ -20,9 +20,9 @@ def _configs():
 
 def test_predict_one_gives_numbers_or_a_reason_never_both():
     for c in _configs():
-        got = predict_one(c, "h200-sxm")
+        got = predict_one(c, "h200-sxm-datasheet")
         assert ("runtime_s" in got) != ("error" in got)
-    first = predict_one(_configs()[0], "h200-sxm")
+    first = predict_one(_configs()[0], "h200-sxm-datasheet")
     assert first["runtime_s"] > 0 and first["dram_bytes"] > 0
 
 
@@ -32,18 +32,18 @@ def test_predict_then_compare_end_to_end(tmp_path, capsys):
     manifest.write_text(json.dumps(manifest_doc(configs)))
     pred = tmp_path / "pred.json"
     args = ["--manifest", str(manifest)]
-    assert main(["predict", *args, "--out", str(pred), "--profiles", "h200-sxm"]) == 0
+    assert main(["predict", *args, "--out", str(pred), "--profiles", "h200-sxm-datasheet"]) == 0
     doc = json.loads(pred.read_text())
     assert doc["manifest_configs_sha256"] == manifest_doc(configs)["configs_sha256"]
     measured = tmp_path / "run"
     store = RecordStore(measured / "sweep.jsonl")
-    runtime = doc["by_config"][configs[0].config_id]["h200-sxm"]["runtime_s"]
+    runtime = doc["by_config"][configs[0].config_id]["h200-sxm-datasheet"]["runtime_s"]
     store.add(configs[0].as_dict() | {"status": "ok", "median_s": runtime * 2})
     out = tmp_path / "cmp.json"
     rc = main(["compare", *args, "--measured", str(measured), "--predictions", str(pred),
                "--out", str(out)])  # fmt: skip
     assert rc == 0
-    cmp = json.loads(out.read_text())["profiles"]["h200-sxm"]
+    cmp = json.loads(out.read_text())["profiles"]["h200-sxm-datasheet"]
     assert cmp["model"]["project"]["mean_signed"] == -0.5
     assert "model" in capsys.readouterr().out
 
@@ -62,5 +62,5 @@ def test_a_model_bug_is_recorded_for_its_config_and_the_others_go_on(monkeypatch
         raise AttributeError("'KernelSpec' object has no attribute 'lumped'")
 
     monkeypatch.setattr(lp, "simulate", broken)
-    got = lp.predict_one(_configs()[0], "h200-sxm")
+    got = lp.predict_one(_configs()[0], "h200-sxm-datasheet")
     assert got["internal"] and got["error"].startswith("internal error: AttributeError")

@@ -131,7 +131,7 @@ def test_a_recorded_comparison_is_read_not_recomputed(tmp_path):
     folder.mkdir(parents=True)
     (folder / "dataset.json").write_text(json.dumps(data))
     (folder / "comparison.json").write_text(
-        json.dumps({"profile": "h200-sxm-calibrated", "summary": {}, "rows": [row]})
+        json.dumps({"profile": "h200-sxm", "summary": {}, "rows": [row]})
     )
     assert validation_work(tmp_path) == 0
     [run], facts = validation_runs(tmp_path)
@@ -139,7 +139,7 @@ def test_a_recorded_comparison_is_read_not_recomputed(tmp_path):
     assert run.workload.seq_len_k == 1024 and run.workload.causal  # from the dataset record
     assert (run.runtime_s, run.predicted_runtime_s) == (2e-3, 1e-3)
     assert (run.dram_bytes, run.predicted_dram_bytes) == (10.0, 11)
-    assert run.profile == "h200-sxm-calibrated"
+    assert run.profile == "h200-sxm"
 
 
 def test_a_later_dataset_supersedes_an_earlier_measurement(tmp_path):
@@ -184,7 +184,7 @@ def test_a_later_dataset_supersedes_an_earlier_measurement(tmp_path):
         (tmp_path / "validation" / name / "d.json").write_text(json.dumps(dataset(date, t, ids)))
     rows = [{"id": i, "kind": "flash2", "measured_s": 0.0, "predicted_s": 1.0} for i in ("x", "y")]
     (tmp_path / "validation" / "comparison.json").write_text(
-        json.dumps({"profile": "h200-sxm", "summary": {}, "rows": rows})
+        json.dumps({"profile": "h200-sxm-datasheet", "summary": {}, "rows": rows})
     )
     assert [p.parent.name for p in find_validation_datasets(tmp_path)] == ["b_first", "a_second"]
     runs, facts = validation_runs(tmp_path)

@@ -7,7 +7,7 @@ import pytest
 def h200():
     """The H200 profile as shipped."""
     loader = pytest.importorskip("gpusim.profiles.loader")
-    return loader.load_profile("h200-sxm")
+    return loader.load_profile("h200-sxm-datasheet")
 
 
 def closed_form_simulate(algorithm, w, s, profile, detail="aggregated", on_chip=None):

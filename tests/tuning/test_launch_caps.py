@@ -11,7 +11,7 @@ from gpusim.profiles import load_profile
 from gpusim.tuning.launch_caps import launch_caps
 from gpusim.tuning.sram import with_sram_bytes
 
-H200 = load_profile("h200-sxm")
+H200 = load_profile("h200-sxm-datasheet")
 
 
 def _chip(smem: int, threads: int = 128, regs: int = 64) -> OnChip:

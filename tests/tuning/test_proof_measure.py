@@ -46,7 +46,7 @@ def test_measure_only_then_predictions_on_the_cpu(monkeypatch, h200):
     w = Workload(batch=1, heads=2, seq_len_q=256, seq_len_k=256, head_dim=64, dtype="bf16")
     entry = mod.run_workload(w, h200, repeats=1, log=lambda m: None, runner=None)
     assert all(r["predicted_s"] is None for r in entry["schedules"])
-    record = {"profile": "h200-sxm", "workloads": [entry]}
+    record = {"profile": "h200-sxm-datasheet", "workloads": [entry]}
     merged = with_predictions(record, predict_record(record, jobs=1))
     assert any(r["predicted_s"] for r in merged["workloads"][0]["schedules"])
     figures = proof.evaluate(merged)

@@ -42,7 +42,7 @@ def test_split_schedules_run_on_the_cuda_kernel_and_reuse_their_tiles_instance()
 def decode_result():
     from gpusim.profiles.loader import load_profile
 
-    return tune("flash2", DECODE, load_profile("h200-sxm"), fixed=TILE, caps=False)
+    return tune("flash2", DECODE, load_profile("h200-sxm-datasheet"), fixed=TILE, caps=False)
 
 
 def test_the_tuner_picks_a_split_for_a_decode_step(decode_result):

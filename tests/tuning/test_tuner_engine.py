@@ -21,7 +21,7 @@ SMALL_CAUSAL = Workload(
 def small_result():
     from gpusim.profiles.loader import load_profile
 
-    return tune("flash2", SMALL, load_profile("h200-sxm"))
+    return tune("flash2", SMALL, load_profile("h200-sxm-datasheet"))
 
 
 def test_ranked_by_predicted_runtime_with_engine_counters(small_result):
@@ -77,7 +77,7 @@ def test_a_launch_with_fewer_ctas_per_sm_wins_where_the_last_wave_is_worse():
     from gpusim.profiles.loader import load_profile
 
     w = Workload(batch=2, heads=3, seq_len_q=256, seq_len_k=256, head_dim=64)
-    h200 = load_profile("h200-sxm")
+    h200 = load_profile("h200-sxm-datasheet")
     small = tune("flash-naive-qkv", w, h200, 64 * 1024, jobs=1)
     large = tune("flash-naive-qkv", w, h200, None, jobs=1)
     full_only = tune("flash-naive-qkv", w, h200, None, jobs=1, caps=False)

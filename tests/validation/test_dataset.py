@@ -65,8 +65,8 @@ def test_gpu_model(name, model):
 
 def test_profile_of_the_same_gpu_is_accepted():
     data = make_dataset()
-    check_profile(data, load_profile("h200-sxm-calibrated"))
     check_profile(data, load_profile("h200-sxm"))
+    check_profile(data, load_profile("h200-sxm-datasheet"))
 
 
 def test_profile_of_another_gpu_is_refused():
@@ -75,14 +75,14 @@ def test_profile_of_another_gpu_is_refused():
         check_profile(data, load_profile("h100-sxm5"))
     data["provenance"]["gpu_name"] = "NVIDIA H100 80GB HBM3"
     with pytest.raises(GpusimError, match="use a profile of that GPU"):
-        check_profile(data, load_profile("h200-sxm"))
+        check_profile(data, load_profile("h200-sxm-datasheet"))
 
 
 def test_device_figures_must_match_the_profile():
     data = make_dataset()
     data["provenance"]["l2_bytes"] = 52428800
     with pytest.raises(GpusimError, match="l2_bytes"):
-        check_profile(data, load_profile("h200-sxm-calibrated"))
+        check_profile(data, load_profile("h200-sxm"))
 
 
 def test_later_dataset_supersedes_same_ids():

@@ -16,7 +16,7 @@ from gpusim.validation.long_context_compare import (
 from gpusim.validation.long_context_configs import LongContextConfig
 from gpusim.workload import Workload
 
-HW = load_profile("h200-sxm")
+HW = load_profile("h200-sxm-datasheet")
 
 
 def _cfg(kernel, nq=1, nk=4096, splits=1):
@@ -57,12 +57,12 @@ def test_compare_counts_misses_and_judges_model_and_baselines():
     }
     predictions = {
         "by_config": {
-            a.config_id: {"h200-sxm": {"runtime_s": 3e-5}},
-            b.config_id: {"h200-sxm": {"error": "kv_splits is not simulated yet"}},
+            a.config_id: {"h200-sxm-datasheet": {"runtime_s": 3e-5}},
+            b.config_id: {"h200-sxm-datasheet": {"error": "kv_splits is not simulated yet"}},
         }
     }
-    doc = compare([a, b, c], measured, predictions, {"h200-sxm": HW}, {"h200-sxm": (0.5, 10)})
-    per = doc["profiles"]["h200-sxm"]
+    doc = compare([a, b, c], measured, predictions, {"h200-sxm-datasheet": HW}, {"h200-sxm-datasheet": (0.5, 10)})
+    per = doc["profiles"]["h200-sxm-datasheet"]
     assert per["model"]["project"]["n"] == 1
     assert per["model"]["project"]["mape"] == pytest.approx(0.5)
     assert {m["id"] for m in per["missing"]} == {b.config_id, c.config_id}
@@ -71,15 +71,15 @@ def test_compare_counts_misses_and_judges_model_and_baselines():
     assert ce["predicted"] == pytest.approx(roofline_s(a.workload, HW) / 0.5) or ce[
         "predicted"
     ] == pytest.approx(roofline_s(b.workload, HW) / 0.5)
-    assert "h200-sxm" in table(doc)
+    assert "h200-sxm-datasheet" in table(doc)
 
 
 def test_dram_bytes_are_judged_against_ncu():
     a = _cfg("project")
     ncu = {"by_config": {a.config_id: {"dram_read_bytes": 100.0, "dram_write_bytes": 20.0}}}
-    pred = {"by_config": {a.config_id: {"h200-sxm": {"runtime_s": 1.0, "dram_bytes": 132}}}}
-    doc = compare([a], {}, pred, {"h200-sxm": HW}, None, ncu)
-    rows = doc["profiles"]["h200-sxm"]["dram_bytes"]["rows"]
+    pred = {"by_config": {a.config_id: {"h200-sxm-datasheet": {"runtime_s": 1.0, "dram_bytes": 132}}}}
+    doc = compare([a], {}, pred, {"h200-sxm-datasheet": HW}, None, ncu)
+    rows = doc["profiles"]["h200-sxm-datasheet"]["dram_bytes"]["rows"]
     assert rows[0]["err"] == pytest.approx(0.1)
 
 

@@ -13,7 +13,7 @@ from gpusim.api import simulate
 from gpusim.data.layout import LONG_CONTEXT
 from gpusim.validation.long_context_configs import read_manifest
 
-PROFILE = "h200-sxm-calibrated"
+PROFILE = "h200-sxm"
 #: One run of each kind the sweep has: decode with and without splits, GQA decode, GQA
 #: prefill, non-causal and causal prefill, PyTorch's split decode and its prefill.
 SAMPLE = (

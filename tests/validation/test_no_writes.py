@@ -76,7 +76,7 @@ def test_the_cli_on_the_smallest_dataset_leaves_git_status_clean(tmp_path, cold_
     before = _status()
     out = subprocess.run(
         [sys.executable, "-m", "gpusim.cli.main", "validate", "--from", str(smallest),
-         "--profile", "h200-sxm", "--out", str(tmp_path / "v"), "--json"],
+         "--profile", "h200-sxm-datasheet", "--out", str(tmp_path / "v"), "--json"],
         capture_output=True, text=True, check=True, cwd=REPO_ROOT,
     ).stdout  # fmt: skip
     doc = json.loads(out)

@@ -39,7 +39,7 @@ def test_real_footprint_from_records():
 
 
 def test_compare_record_uses_the_real_registers():
-    profile = load_profile("h200-sxm-calibrated")
+    profile = load_profile("h200-sxm")
     rec = make_dataset()["records"][0]
     few = compare_record(rec, profile)
     rec["attributes"]["num_regs"] = 255  # 128 threads x 255 regs: fewer CTAs fit
@@ -51,7 +51,7 @@ def test_compare_record_uses_the_real_registers():
 
 
 def test_summary_and_targets():
-    profile = load_profile("h200-sxm-calibrated")
+    profile = load_profile("h200-sxm")
     recs = [r for r in make_dataset()["records"] if r["status"] == "ok"]
     rows = [compare_record(r, profile) for r in recs]
     for r, scale in zip(rows, (1.05, 0.8), strict=True):
@@ -71,7 +71,7 @@ def test_summary_and_targets():
 def test_parallel_comparison_matches_serial():
     from gpusim.validation.predicted_vs_measured import compare_records
 
-    profile = load_profile("h200-sxm-calibrated")
+    profile = load_profile("h200-sxm")
     recs = make_dataset()["records"]
     serial = compare_records(recs, profile, jobs=1)
     parallel = compare_records(recs, profile, jobs=2)
@@ -80,7 +80,7 @@ def test_parallel_comparison_matches_serial():
 
 
 def test_l2_bytes_judged_at_the_sms_end_when_recorded():
-    profile = load_profile("h200-sxm-calibrated")
+    profile = load_profile("h200-sxm")
     rec = make_dataset()["records"][0]
     slices_only = compare_record(rec, profile).ncu
     assert slices_only["l2_end"] == "slices"

@@ -13,7 +13,7 @@ def _ok(dataset_file):
 
 
 def test_a_second_run_reads_the_same_rows_without_simulating(dataset_file, monkeypatch):
-    profile = load_profile("h200-sxm-calibrated")
+    profile = load_profile("h200-sxm")
     first = compare.compare_records(_ok(dataset_file), profile, jobs=1)
 
     def no_simulation(*args, **kwargs):

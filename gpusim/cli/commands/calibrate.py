@@ -28,7 +28,7 @@ def calibrate(
     base_profile: Annotated[
         str,
         typer.Option("--base-profile", help="Profile whose unmeasured values are kept."),
-    ] = "h200-sxm",
+    ] = "h200-sxm-datasheet",
     results: Annotated[
         Path | None,
         typer.Option("--results", help="Raw results JSON (default: beside --out)."),
