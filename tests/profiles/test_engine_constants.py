@@ -73,8 +73,10 @@ def test_every_profile_has_the_fields_and_says_where_they_come_from(name):
     for field in FIELDS:
         q = getattr(p, field)
         assert len(q.source) > 20, f"{name}: {field}"
+        # An H200 measurement in another GPU's profile says that it was not measured there.
         measured = "measured on NVIDIA H200" in q.source
-        assert not measured or p.name.startswith("h200"), f"{name}: {field} claims the H200"
+        borrowed = q.source.startswith(("not measured on", "derived:"))
+        assert not measured or p.name.startswith("h200") or borrowed, f"{name}: {field}"
     # Warps are allocated one slot per sub-partition, and each sub-partition has a scheduler.
     assert p.warp_alloc_granularity.value == p.warp_schedulers_per_sm.value
     assert p.max_threads_per_sm == p.warp_size_threads.value * p.max_warps_per_sm.value

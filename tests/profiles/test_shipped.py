@@ -60,7 +60,6 @@ DATASHEET = {
     "a100-sxm4-80gb": {"mma_fp16_tflops": 312.0, "fp32_tflops": 19.5},
     "rtx-4090": {"mma_fp16_tflops": 165.2, "fp32_tflops": 82.6},
     "l40s": {"mma_fp16_tflops": 362.05, "fp32_tflops": 91.6},
-    "h100-sxm5": {"wgmma_fp16_tflops": 989.4, "fp32_tflops": 66.9},
     "h200-sxm-datasheet": {"wgmma_fp16_tflops": 989.4, "fp32_tflops": 66.9},
 }
 
