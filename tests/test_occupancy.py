@@ -63,7 +63,8 @@ def test_carveout_is_the_smallest_step_that_holds_the_ctas():
     [
         (
             (245_760, 128, 64),
-            "schedule needs 245,760 bytes of shared memory per CTA; h200-sxm-datasheet allows 232,448",
+            "schedule needs 245,760 bytes of shared memory per CTA; "
+            "h200-sxm-datasheet allows 232,448",
         ),
         ((1024, 2048, 32), "more than the 1,024 max threads per block of h200-sxm"),
         ((0, 1024, 255), "32 warps x 255 registers (262,144 as allocated) exceed the 65,536"),

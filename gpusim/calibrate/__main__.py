@@ -18,7 +18,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--out", type=Path, help="profile YAML to write (default <base>-calibrated.yaml)"
     )
-    p.add_argument("--base-profile", default="h200-sxm-datasheet", help="profile whose other values are kept")
+    p.add_argument(
+        "--base-profile", default="h200-sxm-datasheet", help="profile whose other values are kept"
+    )
     p.add_argument("--results", type=Path, help="raw results JSON (default beside --out)")
     p.add_argument("--from", dest="from_results", type=Path, help="rebuild from recorded results")
     p.add_argument("--only", help="comma-separated benchmarks to run (default all)")

@@ -72,6 +72,12 @@ class PreparedKernel:
     chunk_steps: int
     smem_bytes_per_cta: int
     timing_classes: int
+    #: what timed the SM's steps: "sass-replay" (the core model replayed the kernel's compiled
+    #: loop) or "pipe" (the pipe model and the profile's step efficiencies)
+    timing_model: str = "pipe"
+    #: why a profile with core cycles could not replay this kernel (None: it did, or the
+    #: profile has none); the output says so rather than passing one model off as the other
+    timing_note: str | None = None
 
     @property
     def cta_phases(self) -> int:
@@ -178,6 +184,7 @@ def prepare(
     # The SM clock follows the load: tensor-core kernels run at the clock under HMMA load.
     products = any(s.mma_flops for p in programs for s in p.steps)
     rates = rates.for_kernel(products)
+    timing_model, timing_note = "pipe", None
     if products:
         # Too few warps per scheduler expose the load, product and softmax latencies; the
         # efficiency was measured on such loops, so only kernels that do products get it.
@@ -188,8 +195,15 @@ def prepare(
             # the core model's time (its CTAs' phases queue there, so a round of steps of
             # every resident CTA takes the core model's cycles, barriers' waits included).
             rates = replace(rates, sched_scale=1.0 / core, barrier_ticks=0)
+            timing_model = "sass-replay"
         else:
             rates = rates.at_efficiency(step_efficiency(profile, occ.ctas_per_sm * warps))
+            if profile.sass_core_cycles is not None:
+                timing_note = (
+                    f"{kernel.name}: {profile.name} replays only the committed SASS loops "
+                    "(gpusim/kernel_catalog) and has none for this kernel and launch shape; "
+                    "its steps are timed by the pipe model"
+                )
     slots = occ.ctas_per_sm * rates.sm_count
     lumpable = aggregated and lump and kernel.num_ctas > max(LUMP_MIN_WAVES * slots, LUMP_MIN_CTAS)
     per_run = CHUNKS_PER_RUN
@@ -248,7 +262,7 @@ def prepare(
     spec.l2_fetch_factor = l2_fetch_factor(profile, kernel)
     spec.dram_cost = dram_cost(profile, kernel, chip.threads * occ.ctas_per_sm)
     spec.kv_group = kernel.kv_group()
-    return PreparedKernel(spec, occ, k, chip.smem_bytes, n_timing)
+    return PreparedKernel(spec, occ, k, chip.smem_bytes, n_timing, timing_model, timing_note)
 
 
 def planned_programs(classes: list[CtaClass]) -> list[CtaProgram]:

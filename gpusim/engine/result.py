@@ -69,6 +69,9 @@ class KernelResult:
     utilisation: dict[str, float]
     bound: str
     groups: int  # CTA groups simulated (= CTAs on the detailed path)
+    #: what timed the SM's steps: "pipe" or "sass-replay" (engine.prepare.PreparedKernel)
+    timing_model: str = "pipe"
+    timing_note: str | None = None  # why a core-model profile fell to the pipe model
     waves_extrapolated: int = 0  # steady-state waves skipped (see kernel_run.py)
     #: batch-heads whose time was extrapolated, not simulated (bh_skip.py; an approximation)
     batch_heads_extrapolated: int = 0

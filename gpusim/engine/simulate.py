@@ -164,6 +164,8 @@ def simulate(
                 utilisation=util,
                 bound=bound_of(util),
                 groups=run.groups_made,
+                timing_model=prep.timing_model,
+                timing_note=prep.timing_note,
                 waves_extrapolated=run.waves_skipped,
                 batch_heads_extrapolated=run.bh_skipped,
             )

@@ -154,3 +154,26 @@ def test_the_pipe_models_steady_step_is_not_the_first_one(block_m, warps, q_in_r
     own = chosen.smem_bytes - chosen.smem_fill_bytes
     assert own == kv_ldsm + (0 if q_in_registers else q_bytes)
     assert first.smem_bytes - chosen.smem_bytes == (q_bytes if q_in_registers else 0)
+
+
+def test_the_result_says_which_model_timed_each_kernel():
+    """No silent fallback: where the core-model profile has no SASS loop to replay, the
+    kernel's result says that the pipe model timed it, and why."""
+    from gpusim.engine import simulate
+    from gpusim.schedule import Schedule
+    from gpusim.workload import Workload
+
+    core = load_profile("h200-sxm-core")
+    w = Workload(batch=2, heads=8, seq_len_q=1024, seq_len_k=1024, head_dim=128)
+    (k,) = simulate("flash2", w, Schedule(block_m=128, block_n=64), core).kernels
+    assert (k.timing_model, k.timing_note) == ("sass-replay", None)
+    decode = Workload(batch=2, heads=8, seq_len_q=1, seq_len_k=8192, head_dim=128)
+    split, combine = simulate(
+        "flash2", decode, Schedule(block_m=64, block_n=64, kv_splits=4), core
+    ).kernels
+    assert split.timing_model == "pipe" and "timed by the pipe model" in split.timing_note
+    assert combine.timing_note is None  # no products: the pipe model is the only one
+    (plain,) = simulate(
+        "flash2", w, Schedule(block_m=128, block_n=64), load_profile("h200-sxm")
+    ).kernels
+    assert (plain.timing_model, plain.timing_note) == ("pipe", None)

@@ -67,7 +67,9 @@ def _softmax_kernel():
 def test_few_bytes_in_flight_cost_dram_bandwidth_by_the_measured_share():
     curve = SourcedCurve(value=[(2048.0, 0.3), (12288.0, 0.8), (65536.0, 1.0)],
                          source="test: a curve shaped like the H200's")  # fmt: skip
-    profile = load_profile("h200-sxm-datasheet").model_copy(update={"dram_share_by_inflight": curve})
+    profile = load_profile("h200-sxm-datasheet").model_copy(
+        update={"dram_share_by_inflight": curve}
+    )
     k = _softmax_kernel()
     assert k.load_bytes_in_flight_per_thread() == 32  # two 16-byte loads (its SASS)
     # 3 CTAs of 128 threads keep 3 x 128 x 32 = 12 KiB in flight per SM: 80 % of the bandwidth.

@@ -16,9 +16,15 @@ def small_figures(tmp_path=None):
     """Every simulated figure at a size that runs in about a second in all."""
     return [
         StandardVsFlash(
-            profiles=("h200-sxm-datasheet",), seq_lens=(128, 256, 512, 1024), batch=1, heads=2, head_dim=64
+            profiles=("h200-sxm-datasheet",),
+            seq_lens=(128, 256, 512, 1024),
+            batch=1,
+            heads=2,
+            head_dim=64,
         ),
-        BlockSize(profiles=("h200-sxm-datasheet",), blocks=(16, 32, 64), batch=2, heads=2, seq_len=256),
+        BlockSize(
+            profiles=("h200-sxm-datasheet",), blocks=(16, 32, 64), batch=2, heads=2, seq_len=256
+        ),
         LoopOrders(profiles=("h200-sxm-datasheet",), batch=1, heads=2, seq_len=256, block=32),
         Roofline(profiles=("a100-sxm4-80gb",), batch=1, heads=2, seq_len=256, head_dim=64),
         Timeline(batch=2, heads=4, seq_len=1024, head_dim=64),

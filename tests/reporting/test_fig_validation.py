@@ -36,7 +36,9 @@ def test_errors_per_run_and_overall():
         _run(1, "tc", 2.0, 1.8),
         _run(2, "simt", 4.0, 4.0),
     ]
-    fig = PredictedVsMeasured(runs=runs, facts={"gpu": "NVIDIA H200", "profile": "h200-sxm-datasheet"})
+    fig = PredictedVsMeasured(
+        runs=runs, facts={"gpu": "NVIDIA H200", "profile": "h200-sxm-datasheet"}
+    )
     data = fig.build({})
     assert data.drawable
     errs = {r["config_id"]: r["runtime_err"] for r in data.rows}

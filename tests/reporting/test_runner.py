@@ -47,7 +47,8 @@ def test_two_runs_give_the_same_bytes_and_a_readme(tmp_path):
     summary = json.loads((tmp_path / "a" / "summary.json").read_text())
     assert summary["fig6a_predicted_vs_measured"]["summary"] == {"recorded": False}
     assert (
-        summary["fig3_loop_orders"]["summary"]["h200-sxm-datasheet"]["order_by_global_bytes"][0] == "flash2"
+        summary["fig3_loop_orders"]["summary"]["h200-sxm-datasheet"]["order_by_global_bytes"][0]
+        == "flash2"
     )
 
 

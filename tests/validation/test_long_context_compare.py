@@ -61,7 +61,13 @@ def test_compare_counts_misses_and_judges_model_and_baselines():
             b.config_id: {"h200-sxm-datasheet": {"error": "kv_splits is not simulated yet"}},
         }
     }
-    doc = compare([a, b, c], measured, predictions, {"h200-sxm-datasheet": HW}, {"h200-sxm-datasheet": (0.5, 10)})
+    doc = compare(
+        [a, b, c],
+        measured,
+        predictions,
+        {"h200-sxm-datasheet": HW},
+        {"h200-sxm-datasheet": (0.5, 10)},
+    )
     per = doc["profiles"]["h200-sxm-datasheet"]
     assert per["model"]["project"]["n"] == 1
     assert per["model"]["project"]["mape"] == pytest.approx(0.5)
@@ -77,7 +83,9 @@ def test_compare_counts_misses_and_judges_model_and_baselines():
 def test_dram_bytes_are_judged_against_ncu():
     a = _cfg("project")
     ncu = {"by_config": {a.config_id: {"dram_read_bytes": 100.0, "dram_write_bytes": 20.0}}}
-    pred = {"by_config": {a.config_id: {"h200-sxm-datasheet": {"runtime_s": 1.0, "dram_bytes": 132}}}}
+    pred = {
+        "by_config": {a.config_id: {"h200-sxm-datasheet": {"runtime_s": 1.0, "dram_bytes": 132}}}
+    }
     doc = compare([a], {}, pred, {"h200-sxm-datasheet": HW}, None, ncu)
     rows = doc["profiles"]["h200-sxm-datasheet"]["dram_bytes"]["rows"]
     assert rows[0]["err"] == pytest.approx(0.1)

@@ -151,6 +151,8 @@ def _run_all(
         d["defaults_used"] = inputs.filled
         keys, warnings = notes(name, inputs.workload, inputs.schedule, inputs.profile)
         d.update(keys)
+        warnings += [k["timing_note"] for k in d["kernels"] if k.get("timing_note")]
+        d["warnings"] = warnings
         for line in warnings:
             warn(line)
         debug(
