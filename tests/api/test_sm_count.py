@@ -24,9 +24,9 @@ def test_a_compute_bound_grid_slows_with_the_sms_it_loses():
 
 def test_count_and_tune_take_it_and_refuse_it_out_of_range():
     assert gpusim.count("flash2", W, S, sm_count=8).flops == gpusim.count("flash2", W, S).flops
-    with pytest.raises(GpusimError, match="outside 1..132"):
+    with pytest.raises(GpusimError, match=r"outside 1\.\.132"):
         gpusim.count("flash2", W, S, sm_count=200)
-    with pytest.raises(GpusimError, match="outside 1..132"):
+    with pytest.raises(GpusimError, match=r"outside 1\.\.132"):
         gpusim.simulate("flash2", W, S, sm_count=0)
-    with pytest.raises(GpusimError, match="outside 1..132"):
+    with pytest.raises(GpusimError, match=r"outside 1\.\.132"):
         gpusim.tune(W, sm_count=133)

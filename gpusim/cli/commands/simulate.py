@@ -137,9 +137,7 @@ def _run_all(
 
     results: list[dict[str, Any]] = []
     for name in algorithms:
-        inputs = build_inputs(
-            **(dataclasses.asdict(opts) | {"algorithm": name}), sm_count=sm_count
-        )
+        inputs = build_inputs(**(dataclasses.asdict(opts) | {"algorithm": name}), sm_count=sm_count)
         path = _trace_path(trace, name, scratch)
         # A causal grid is the slow case (CTAs of many programs): say what is running.
         spin = shows_progress(json_out) and inputs.workload.causal
