@@ -53,6 +53,16 @@ METHOD = {
 }
 
 
+def build(configs: list[PartitionConfig], cubin_dir: Path, jobs: int) -> dict[str, dict]:
+    """nvcc-built cubins of the project's instances (as the long-context sweep ran them);
+    ptxas's report per instance."""
+    from gpusim.kernel_catalog.instances import instance_for
+    from gpusim.kernels.build import build_cubins
+
+    insts = {instance_for(c.workload, c.schedule) for c in configs if c.kernel == "project"}
+    return build_cubins(sorted(insts, key=lambda i: i.key), cubin_dir, jobs=jobs)
+
+
 class PartitionMeasurer(LongContextMeasurer):
     """The long-context measurer with each config's work on its partition's stream."""
 
@@ -90,8 +100,10 @@ def measure(
     out_dir: Path,
     deadline: float | None,
     log: Callable[[str], None],
+    cubin_dir: Path | None = None,
 ) -> Path:
-    """Time every config not in ``out_dir/sweep.jsonl`` yet, on its partition."""
+    """Time every config not in ``out_dir/sweep.jsonl`` yet, on its partition (the project's
+    kernels from ``cubin_dir``'s cubins where there are, else built by NVRTC)."""
     from gpusim.calibrate.clocks import SmiSampler
     from gpusim.kernels.measurement_provenance import provenance
     from gpusim.kernels.runner import import_cupy
@@ -110,7 +122,7 @@ def measure(
     doc = {"provenance": prov, "method": dict(METHOD), "partitions": facts}
     atomic.write_text(out_dir / PROVENANCE_FILE, json.dumps(doc, indent=1))
     store = RecordStore(out_dir / SWEEP_FILE)
-    measurer = PartitionMeasurer(store, parts, deadline=deadline, log=log)
+    measurer = PartitionMeasurer(store, parts, cubin_dir=cubin_dir, deadline=deadline, log=log)
     t0 = time.perf_counter()
     with SmiSampler(period_ms=200) as smi:
         m0 = time.monotonic()
@@ -150,6 +162,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--budget-s", type=float, default=None)
     ap.add_argument("--only", default="", help="comma-separated parts of config ids")
+    ap.add_argument("--cubin-dir", type=Path, default=None, help="nvcc-built cubins")
+    ap.add_argument("--build-jobs", type=int, default=0, help="build the cubins first")
     ap.add_argument("--dry-run", action="store_true")
     args = ap.parse_args(argv)
 
@@ -173,7 +187,14 @@ def main(argv: list[str] | None = None) -> int:
         if args.out is None:
             raise GpusimError("--out is required unless --dry-run")
         deadline = time.time() + args.budget_s if args.budget_s else None
-        path = measure(configs, args.manifest, args.out, deadline, log)
+        if args.build_jobs and args.cubin_dir:
+            t0 = time.perf_counter()
+            try:
+                report = build(configs, args.cubin_dir, args.build_jobs)
+                log(f"built {sorted(report)} in {time.perf_counter() - t0:.1f} s")
+            except Exception as exc:  # NVRTC builds them then; provenance says which ran
+                log(f"nvcc build failed ({type(exc).__name__}: {exc}); NVRTC instead")
+        path = measure(configs, args.manifest, args.out, deadline, log, args.cubin_dir)
     except GpusimError as exc:
         print(f"partitions_device: error: {exc}", file=sys.stderr)
         return 2
