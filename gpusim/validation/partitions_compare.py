@@ -97,6 +97,27 @@ def rows(
     return {"rows": out, "missing": missing, "sm_mismatch": mismatched, "efficiency": eff}
 
 
+def scaling_rows(model_rows: list[dict]) -> list[dict]:
+    """The slowdown a partition causes, predicted against measured: per run on fewer SMs,
+    ``(predicted(N) / predicted(132)) / (measured(N) / measured(132)) - 1`` for the same
+    kernel and workload. Near 0 where the model scales right even if it misses both."""
+    full = {
+        r["id"].replace(f"_sm{H200_SMS}_", "_"): r for r in model_rows if r["sm_count"] == H200_SMS
+    }
+    out = []
+    for r in model_rows:
+        f = full.get(r["id"].replace(f"_sm{r['sm_count']}_", "_"))
+        if r["sm_count"] == H200_SMS or f is None:
+            continue
+        measured = r["measured"] / f["measured"]
+        predicted = r["predicted"] / f["predicted"]
+        out.append(
+            {k: r[k] for k in ("id", "kernel", "group", "sm_count")}
+            | {"measured": measured, "predicted": predicted, "err": predicted / measured - 1}
+        )
+    return out
+
+
 def in_target(r: dict) -> bool:
     """Whether a row's partition is in the target's range (8 to 72 SMs)."""
     return TARGET_SMS[0] <= r["sm_count"] <= TARGET_SMS[1]
@@ -134,6 +155,13 @@ def compare(
                         for g in sorted({r["group"] for r in mine})
                     },
                 }
+        per["both_kernels_target_range"] = {
+            m: summarise([r for r in rs if in_target(r)]) for m, rs in got["rows"].items()
+        }
+        scaling = scaling_rows(got["rows"]["model"])
+        per["slowdown_vs_132"] = {
+            k: summarise([r for r in scaling if r["kernel"] == k]) for k in ("project", "torch")
+        }
         per["rows"] = got["rows"]["model"]
         doc["profiles"][name] = per
     return doc
