@@ -19,6 +19,7 @@ from gpusim.counting import Counts
 from gpusim.engine.result import SimResult
 from gpusim.errors import GpusimError
 from gpusim.profiles import DEFAULT_PROFILE, HardwareProfile
+from gpusim.profiles.sm_count import with_sm_count
 from gpusim.schedule import Schedule
 from gpusim.tuning.tuner import TuneResult
 from gpusim.workload import Workload
@@ -36,11 +37,16 @@ def _workload(workload: Workload) -> Workload:
 
 
 def _inputs(
-    algorithm: str, workload: Workload, schedule: Schedule | None, profile: ProfileLike
+    algorithm: str,
+    workload: Workload,
+    schedule: Schedule | None,
+    profile: ProfileLike,
+    sm_count: int | None = None,
 ) -> tuple[Workload, Schedule, HardwareProfile]:
-    """Validated inputs, the schedule defaulted when None, checked to fit one CTA per SM."""
+    """Validated inputs, the schedule defaulted when None, checked to fit one CTA per SM;
+    the profile with ``sm_count`` SMs when given."""
     alg = algorithm_named(algorithm)
-    hw = profile_named(profile)
+    hw = with_sm_count(profile_named(profile), sm_count)
     w = _workload(workload)
     if schedule is None:
         schedule, _ = resolve_schedule(algorithm, w, hw, {})
@@ -60,14 +66,17 @@ def simulate(
     detail: str = "auto",
     trace_path: str | Path | None = None,
     processes: Sequence[Callable[..., Any]] | None = None,
+    sm_count: int | None = None,
 ) -> SimResult:
     """Predict runtime, DRAM and SM-to-L2 traffic, occupancy and the bound of ``algorithm``.
 
     ``detail`` is ``"auto"``, ``"aggregated"`` or ``"full"`` (as ``gpusim simulate --detail``);
     ``trace_path`` also writes the timeline as a Chrome trace; ``processes`` are SimPy process
     functions of your own, started beside the model's in the same ``simpy.Environment`` (the
-    engine's hook, :func:`gpusim.engine.simulate.simulate`). ``result.schedule`` is the
-    schedule that ran. Example::
+    engine's hook, :func:`gpusim.engine.simulate.simulate`); ``sm_count`` runs it on that many
+    of the profile's SMs (:func:`gpusim.profiles.sm_count.with_sm_count`: a green-context
+    partition; memory system, L2 and clocks unchanged; ``result.sm_count`` says how many).
+    ``result.schedule`` is the schedule that ran. Example::
 
         w = gpusim.Workload(batch=4, heads=16, seq_len_q=4096, seq_len_k=4096, head_dim=128)
         r = gpusim.simulate("flash2", w, gpusim.Schedule(block_m=128, block_n=64), "h200-sxm")
@@ -75,7 +84,7 @@ def simulate(
     """
     from gpusim.engine.simulate import simulate as engine_simulate
 
-    w, s, hw = _inputs(algorithm, workload, schedule, profile)
+    w, s, hw = _inputs(algorithm, workload, schedule, profile, sm_count)
     return engine_simulate(
         algorithm, w, s, hw, trace_path=trace_path, detail=detail, processes=processes
     )
@@ -86,15 +95,18 @@ def count(
     workload: Workload,
     schedule: Schedule | None = None,
     profile: ProfileLike = DEFAULT_PROFILE,
+    *,
+    sm_count: int | None = None,
 ) -> Counts:
     """FLOPs, SM-to-L2 bytes by tensor, and on-chip needs of ``algorithm``, without timing.
 
     ``profile`` only sets the default schedule's shared-memory limit when ``schedule`` is
-    None. Example: ``gpusim.count("flash1", gpusim.Workload(seq_len_q=1024, seq_len_k=1024))``.
+    None (``sm_count``, as :func:`simulate` takes it, is checked the same way). Example:
+    ``gpusim.count("flash1", gpusim.Workload(seq_len_q=1024, seq_len_k=1024))``.
     """
     from gpusim.counting import count as count_traced
 
-    w, s, _ = _inputs(algorithm, workload, schedule, profile)
+    w, s, _ = _inputs(algorithm, workload, schedule, profile, sm_count)
     return count_traced(algorithm, w, s)
 
 
@@ -108,13 +120,15 @@ def tune(
     footprints: str = "compiled",
     jobs: int | None = None,
     on_done: Callable[[int, int], None] | None = None,
+    sm_count: int | None = None,
 ) -> TuneResult:
     """Rank every schedule of ``algorithm`` on ``workload`` by predicted runtime, best first.
 
     ``sram_kib`` is the shared memory one CTA may use (default: the profile's), ``fixed`` pins
     schedule fields (``{"block_m": 128}``), ``footprints`` is ``"compiled"`` (ptxas's
     registers) or ``"estimate"``, ``jobs`` the processes (None: one per core);
-    ``on_done(done, total)`` hears of each launch simulated (progress). Example:
+    ``on_done(done, total)`` hears of each launch simulated (progress); ``sm_count`` ranks
+    them on that many of the profile's SMs (as :func:`simulate`). Example:
     ``gpusim.tune(w, "h200-sxm", sram_kib=100).candidates[0].schedule``.
     """
     from gpusim.tuning.space import SINGLE_QUERY_ALGORITHMS
@@ -122,7 +136,7 @@ def tune(
     from gpusim.tuning.tuner import tune as rank_schedules
 
     alg = algorithm_named(algorithm)
-    hw = profile_named(profile)
+    hw = with_sm_count(profile_named(profile), sm_count)
     w = _workload(workload)
     # The algorithm's own limits (causal support ...) on a placeholder: the search picks tiles.
     alg.check(w, Schedule(block_m=1 if algorithm in SINGLE_QUERY_ALGORITHMS else 64))

@@ -20,6 +20,7 @@ from gpusim.errors import GpusimError
 from gpusim.occupancy import check_fits
 from gpusim.profiles import DEFAULT_PROFILE, HardwareProfile
 from gpusim.profiles.loader import validation_summary
+from gpusim.profiles.sm_count import with_sm_count
 from gpusim.schedule import Schedule
 from gpusim.workload import Workload
 
@@ -112,6 +113,7 @@ def build_inputs(
     q_order: str | None = None,
     pack_gqa: bool | None = None,
     *,
+    sm_count: int | None = None,
     check: bool = True,
 ) -> Inputs:
     """Validate the options into ``(Workload, Schedule, HardwareProfile, filled)``.
@@ -122,10 +124,12 @@ def build_inputs(
     come from the default rule (:func:`resolve_schedule`);
     ``filled`` maps each to the value used. With ``check``, a schedule that cannot run one
     CTA on the profile's SM is a one-line :class:`GpusimError` (what it needs, what the limit
-    is). Example: ``w, s, p, filled = build_inputs("flash2", "h200-sxm", seq_len=4096)``.
+    is). ``sm_count`` replaces the profile's SM count (:func:`with_sm_count`; beyond the
+    profile's, or below 1, a one-line error). Example:
+    ``w, s, p, filled = build_inputs("flash2", "h200-sxm", seq_len=4096)``.
     """
     alg = algorithm_named(algorithm)
-    hw = profile_named(profile)
+    hw = with_sm_count(profile_named(profile), sm_count)
     workload = _model(
         Workload,
         batch=batch,

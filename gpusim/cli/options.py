@@ -184,6 +184,16 @@ PackGqaOption = Annotated[
     ),
 ]
 
+SmCountOption = Annotated[
+    int | None,
+    typer.Option(
+        "--sm-count",
+        help="Run on N of the profile's SMs (a green-context partition, or a smaller GPU of "
+        "the family): memory system, L2 and clocks unchanged; 1 to the profile's count.",
+        show_default=False,
+    ),
+]
+
 
 @dataclass(frozen=True)
 class WorkloadOptions:
@@ -210,9 +220,9 @@ class WorkloadOptions:
     q_order: str | None = None
     pack_gqa: bool | None = None
 
-    def build(self, *, check: bool = True) -> Inputs:
-        """:func:`build_inputs` of these options."""
-        return build_inputs(**asdict(self), check=check)
+    def build(self, *, check: bool = True, sm_count: int | None = None) -> Inputs:
+        """:func:`build_inputs` of these options (on ``sm_count`` SMs when given)."""
+        return build_inputs(**asdict(self), check=check, sm_count=sm_count)
 
 
 #: Annotation of each shared option, in --help order.

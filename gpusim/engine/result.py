@@ -106,6 +106,7 @@ class SimResult:
     engine_wall_s: float
     kernels: list[KernelResult] = field(default_factory=list)
     trace_path: str | None = None
+    sm_count: int = 0  # the SMs it ran on (the profile's, or --sm-count's)
 
     # The attributes callers use most, as on the JSON.
     @property
@@ -154,6 +155,7 @@ class SimResult:
         c = self.counters
         d.update(
             profile=self.profile,
+            sm_count=self.sm_count,
             detail=self.detail,
             runtime_s=self.runtime_s,
             tflops=self.tflops,

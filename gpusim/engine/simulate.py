@@ -189,6 +189,7 @@ def simulate(
         sim_wall_s=0.0,
         engine_wall_s=engine_wall_s,
         kernels=kresults,
+        sm_count=profile.sm_count.value,
     )
     if tracer is not None:
         result.trace_path = str(trace_path)

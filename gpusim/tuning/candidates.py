@@ -85,6 +85,7 @@ class TuneResult:
     footprints: str = "estimate"  # where registers per thread came from
     wall_s: float = 0.0
     stats: dict = field(default_factory=dict)
+    sm_count: int = 0  # the SMs ranked on (the profile's, or --sm-count's)
 
     @property
     def best(self) -> Candidate:
@@ -97,6 +98,7 @@ class TuneResult:
             "algorithm": self.algorithm,
             "workload": self.workload.model_dump(),
             "profile": self.profile,
+            "sm_count": self.sm_count,
             "sram_bytes": self.sram_bytes,
             "sram_overridden": self.sram_overridden,
             "search_space": self.space_source,

@@ -98,7 +98,7 @@ def render_text(r: TuneResult, width: int | None = None) -> str:
     )
     total = len(r.candidates) + len(r.rejected)
     out = [
-        f"gpusim tune: {r.algorithm} on {r.profile}, shared memory {sram}",
+        f"gpusim tune: {r.algorithm} on {r.profile} ({r.sm_count} SMs), shared memory {sram}",
         f"workload: {_workload(r)}",
         f"search space: {r.space_source}: {total} schedules, {len(r.candidates)} feasible, "
         f"{len(r.rejected)} rejected; registers per thread: {r.footprints}; "

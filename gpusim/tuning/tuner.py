@@ -308,6 +308,7 @@ def tune(
         algorithm=algorithm,
         workload=workload,
         profile=profile.name,
+        sm_count=profile.sm_count.value,
         sram_bytes=sram,
         sram_overridden=overridden,
         space_source=space.source,

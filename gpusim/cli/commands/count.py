@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from gpusim.cli.app import app
 from gpusim.cli.notes import notes
-from gpusim.cli.options import JsonOption, WorkloadOptions, workload_options
+from gpusim.cli.options import JsonOption, SmCountOption, WorkloadOptions, workload_options
 from gpusim.cli.output import emit, warn
 from gpusim.occupancy import occupancy
 
@@ -20,11 +20,13 @@ PER_KERNEL_KEYS = (
 
 @app.command()
 @workload_options
-def count(opts: WorkloadOptions, json_out: JsonOption = False) -> None:
+def count(
+    opts: WorkloadOptions, sm_count: SmCountOption = None, json_out: JsonOption = False
+) -> None:
     """Count FLOPs, global (SM <-> L2) bytes and on-chip needs of one schedule."""
     from gpusim.api import count as run_count
 
-    workload, schedule, profile, filled = opts.build()
+    workload, schedule, profile, filled = opts.build(sm_count=sm_count)
     counts = run_count(opts.algorithm, workload, schedule, profile).to_json_dict()
     for k in counts["kernels"]:
         occ = occupancy(
@@ -33,6 +35,8 @@ def count(opts: WorkloadOptions, json_out: JsonOption = False) -> None:
         k["ctas_per_sm"] = occ.ctas_per_sm
         k["occupancy"] = occ.as_dict()
     counts["profile"] = profile.name
+    counts["sm_count"] = profile.sm_count.value
+    counts["sm_count_overridden"] = sm_count is not None
     counts["defaults_used"] = filled
     counts["ctas_per_sm"] = min(k["ctas_per_sm"] for k in counts["kernels"])
     keys, warnings = notes(opts.algorithm, workload, schedule, profile)

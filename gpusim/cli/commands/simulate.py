@@ -26,6 +26,7 @@ from gpusim.cli.app import app
 from gpusim.cli.notes import notes
 from gpusim.cli.options import (
     JsonOption,
+    SmCountOption,
     VerboseOption,
     WorkloadOptions,
     algorithm_names,
@@ -85,6 +86,7 @@ def simulate(
     ctx: typer.Context,
     trace: TraceOption = None,
     detail: DetailOption = Detail.auto,  # type: ignore[assignment]
+    sm_count: SmCountOption = None,
     verbose: VerboseOption = False,
     json_out: JsonOption = False,
 ) -> None:
@@ -101,7 +103,7 @@ def simulate(
     several = len(algorithms) > 1
     with tempfile.TemporaryDirectory(prefix="gpusim-trace-") as tmp:
         scratch = Path(tmp) if several and trace is not None else None
-        results = _run_all(opts, algorithms, trace, scratch, detail, json_out)
+        results = _run_all(opts, algorithms, trace, scratch, detail, json_out, sm_count)
         if scratch is not None and trace is not None:
             from gpusim.engine.trace_export import write_combined
 
@@ -128,13 +130,14 @@ def _run_all(
     scratch: Path | None,
     detail: Any,
     json_out: bool,
+    sm_count: int | None = None,
 ) -> list[dict[str, Any]]:
-    """Each algorithm's JSON dict, simulated in turn."""
+    """Each algorithm's JSON dict, simulated in turn (on ``sm_count`` SMs when given)."""
     from gpusim.engine import simulate as run_simulate
 
     results: list[dict[str, Any]] = []
     for name in algorithms:
-        inputs = build_inputs(**(dataclasses.asdict(opts) | {"algorithm": name}))
+        inputs = build_inputs(**(dataclasses.asdict(opts) | {"algorithm": name}), sm_count=sm_count)
         path = _trace_path(trace, name, scratch)
         # A causal grid is the slow case (CTAs of many programs): say what is running.
         spin = shows_progress(json_out) and inputs.workload.causal
@@ -149,6 +152,7 @@ def _run_all(
             )
         d = r.to_json_dict()
         d["defaults_used"] = inputs.filled
+        d["sm_count_overridden"] = sm_count is not None
         keys, warnings = notes(name, inputs.workload, inputs.schedule, inputs.profile)
         d.update(keys)
         warnings += [k["timing_note"] for k in d["kernels"] if k.get("timing_note")]
@@ -239,8 +243,9 @@ def _kernels_table(d: dict[str, Any]) -> Table:
 def _print_table(results: list[dict[str, Any]]) -> None:
     first = results[0]
     w = first["workload"]
+    sms = f" on {first['sm_count']} SMs" if first.get("sm_count_overridden") else ""
     title = (
-        f"{first['profile']}: B{w['batch']} H{w['heads']} Nq{w['seq_len_q']} "
+        f"{first['profile']}{sms}: B{w['batch']} H{w['heads']} Nq{w['seq_len_q']} "
         f"Nk{w['seq_len_k']} d{w['head_dim']} {w['dtype']}{' causal' if w['causal'] else ''}"
     )
     console = Console(highlight=False)

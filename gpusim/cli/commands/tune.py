@@ -14,6 +14,7 @@ from gpusim.cli.options import (
     SEARCHED,
     JsonOption,
     Residency,
+    SmCountOption,
     VerboseOption,
     WarpSplit,
     WorkloadOptions,
@@ -83,6 +84,7 @@ def tune(
     sram_kib: SramOption = None,
     plot: PlotOption = None,
     footprints: FootprintsOption = "compiled",
+    sm_count: SmCountOption = None,
     verbose: VerboseOption = False,
     json_out: JsonOption = False,
 ) -> None:
@@ -104,7 +106,9 @@ def tune(
         warps=4,
         stages=1,
     )
-    inputs = build_inputs(**(dataclasses.asdict(opts) | placeholder), check=False)
+    inputs = build_inputs(
+        **(dataclasses.asdict(opts) | placeholder), check=False, sm_count=sm_count
+    )
     with progress_bar("tune", shows_progress(json_out)) as update:
         result = run_tune(
             inputs.workload,
@@ -122,6 +126,7 @@ def tune(
         f"{stats.get('simulate_s', 0):.2f} s, checks {stats.get('check_s', 0):.2f} s"
     )
     out = result.to_dict()
+    out["sm_count_overridden"] = sm_count is not None
     if plot is not None:
         out["plot"] = str(_plot(result, plot))
         log(f"wrote {plot}")
