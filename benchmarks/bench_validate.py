@@ -1,4 +1,4 @@
-"""Cold ``gpusim validate --from`` timings, side by side with a baseline commit (ee38197).
+"""Cold ``gpusim validate --from`` timings, side by side with a baseline commit (0f5ef1e).
 
     python benchmarks/bench_validate.py [--repeat N] [--baseline COMMIT] [--dataset PATH]
 
@@ -30,8 +30,9 @@ from bench_simulate import export_baseline
 
 ROOT = Path(__file__).resolve().parents[1]
 DATASET = "data/h200/2026-11-30_validation_dram21/h200-dataset.json"
-#: The commit before the engine's hot path was reworked for this benchmark.
-BASELINE = "ee38197"
+#: The last commit before the cold validate was made faster (plans built once per kernel,
+#: jobs freed without the cyclic garbage collector).
+BASELINE = "0f5ef1e"
 
 
 def _children_cpu_s() -> float:
@@ -81,7 +82,7 @@ def main() -> None:
               f" {res['dram_bytes_mape']!r:>20}")  # fmt: skip
     new, old = best["this checkout"], best[args.baseline]
     same = new[2]["rows"] == old[2]["rows"]
-    print(f"  wall ratio {new[0] / old[0]:.2f}; predictions "
+    print(f"  wall ratio {new[0] / old[0]:.2f}, CPU ratio {new[1] / old[1]:.2f}; predictions "
           f"{'identical' if same else 'DIFFER'} ({len(new[2]['rows'])} runs)")  # fmt: skip
 
 
