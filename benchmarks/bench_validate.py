@@ -1,4 +1,4 @@
-"""Cold ``gpusim validate --from`` timings, side by side with a baseline commit (ee38197).
+"""Cold ``gpusim validate --from`` timings, side by side with a baseline commit (0f5ef1e).
 
     python benchmarks/bench_validate.py [--repeat N] [--baseline COMMIT] [--dataset PATH]
 
@@ -11,7 +11,8 @@ on ``--baseline`` (exported with ``git archive``, as ``bench_simulate.py`` does)
 so that both see the same load; the report goes to a temporary folder. It prints the best
 wall time and the CPU time of that run (user + system, its worker processes included), the
 ratio of the wall times, the two runtime and DRAM MAPEs, and whether the two comparisons
-are identical (every row's predictions). Wall times depend on what else the machine runs.
+are identical (every row's predictions), else the largest relative move of each prediction.
+Wall times depend on what else the machine runs: the CPU ratio is the steadier figure.
 """
 
 from __future__ import annotations
@@ -30,8 +31,9 @@ from bench_simulate import export_baseline
 
 ROOT = Path(__file__).resolve().parents[1]
 DATASET = "data/h200/2026-11-30_validation_dram21/h200-dataset.json"
-#: The commit before the engine's hot path was reworked for this benchmark.
-BASELINE = "ee38197"
+#: The last commit before the cold validate was made faster (plans built once per kernel,
+#: jobs freed without the cyclic garbage collector).
+BASELINE = "0f5ef1e"
 
 
 def _children_cpu_s() -> float:
@@ -81,8 +83,37 @@ def main() -> None:
               f" {res['dram_bytes_mape']!r:>20}")  # fmt: skip
     new, old = best["this checkout"], best[args.baseline]
     same = new[2]["rows"] == old[2]["rows"]
-    print(f"  wall ratio {new[0] / old[0]:.2f}; predictions "
-          f"{'identical' if same else 'DIFFER'} ({len(new[2]['rows'])} runs)")  # fmt: skip
+    print(f"  wall ratio {new[0] / old[0]:.2f}, CPU ratio {new[1] / old[1]:.2f}; predictions "
+          f"{'identical' if same else 'differ'} ({len(new[2]['rows'])} runs)")  # fmt: skip
+    if not same:
+        for what, moved in largest_moves(old[2]["rows"], new[2]["rows"]).items():
+            print(f"  largest move of {what}: {moved[0]:.2e} relative ({moved[1]})")
+
+
+def _predicted(row: dict) -> dict[str, float]:
+    """What the model predicted for a compared run (measured values and errors left out)."""
+    out = {"runtime": row["predicted_s"]}
+    ncu = row.get("ncu") or {}
+    for key in ("dram_bytes_predicted", "l2_bytes_predicted", "kernel_time_predicted_s"):
+        if ncu.get(key) is not None:
+            out[key] = ncu[key]
+    return out
+
+
+def largest_moves(old: list[dict], new: list[dict]) -> dict[str, tuple[float, str]]:
+    """For each prediction, the largest relative move between two comparisons' rows and the
+    run it is in (only those that moved)."""
+    moves: dict[str, tuple[float, str]] = {}
+    for a, b in zip(old, new, strict=True):
+        pa, pb = _predicted(a), _predicted(b)
+        for key, x in pa.items():
+            y = pb.get(key)
+            if y is None or x == y:
+                continue
+            rel = abs(y - x) / abs(x) if x else float("inf")
+            if rel > moves.get(key, (0.0, ""))[0]:
+                moves[key] = (rel, a["id"])
+    return moves
 
 
 if __name__ == "__main__":

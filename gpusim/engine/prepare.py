@@ -24,6 +24,7 @@ from gpusim.engine.clock import TICKS_PER_S
 from gpusim.engine.grid import Grid
 from gpusim.engine.plan import (
     CHUNKS_PER_RUN,
+    ClassPlan,
     build_plan,
     chunk_size,
     step_kind,
@@ -211,8 +212,9 @@ def prepare(
         per_run = LUMP_CHUNKS_PER_RUN
     k = chunk_size(programs, detailed=not aggregated, chunks_per_run=per_run)
     memo: dict = {}  # step times at these rates, shared by every plan built below
-    while True:
-        plans = [
+
+    def plans_at(k: int) -> list[ClassPlan]:
+        return [
             build_plan(
                 c.key,
                 i,
@@ -227,19 +229,32 @@ def prepare(
             )
             for i, c in enumerate(classes)
         ]
+
+    if aggregated and not lumpable and _never_few_timing_classes(programs):
+        # No chunk size makes this kernel's timing classes few, so the search below would
+        # build every class's plans at each coarser size only to find that again (15 times
+        # for a causal N16384 kernel of 128 classes: most of its preparation). The sizes it
+        # would try, and the one it would end at, follow from ``chunk_size`` alone.
+        k = _coarsest_chunk_size(programs, kernel.num_ctas, k, per_run)
+        plans = plans_at(k)
         timing = _timing_classes(plans)
         n_timing = len(set(timing))
-        lumped = lumpable and n_timing > MANY_CLASSES
-        if lumped:
-            break
-        if not aggregated or n_timing <= MANY_CLASSES or per_run <= MIN_CHUNKS_PER_RUN:
-            break
-        fit = CTA_PHASE_BUDGET // max(1, kernel.num_ctas) - FIXED_PHASES
-        per_run = max(MIN_CHUNKS_PER_RUN, min(per_run - 1, fit))
-        k_new = chunk_size(programs, detailed=False, chunks_per_run=per_run)
-        if k_new == k:
-            break
-        k = k_new
+        lumped = False
+    else:
+        while True:
+            plans = plans_at(k)
+            timing = _timing_classes(plans)
+            n_timing = len(set(timing))
+            lumped = lumpable and n_timing > MANY_CLASSES
+            if lumped:
+                break
+            if not aggregated or n_timing <= MANY_CLASSES or per_run <= MIN_CHUNKS_PER_RUN:
+                break
+            per_run = _fewer_chunks(per_run, kernel.num_ctas)
+            k_new = chunk_size(programs, detailed=False, chunks_per_run=per_run)
+            if k_new == k:
+                break
+            k = k_new
     block_classes = [0] * kernel.blocks_per_bh()
     for i, c in enumerate(classes):
         for b in c.blocks:
@@ -263,6 +278,33 @@ def prepare(
     spec.dram_cost = dram_cost(profile, kernel, chip.threads * occ.ctas_per_sm)
     spec.kv_group = kernel.kv_group()
     return PreparedKernel(spec, occ, k, chip.smem_bytes, n_timing, timing_model, timing_note)
+
+
+def _fewer_chunks(per_run: int, num_ctas: int) -> int:
+    """The next chunks per run the search of ``prepare`` tries: one fewer, or as many as
+    keep the CTAs' phases near :data:`CTA_PHASE_BUDGET`, never below the minimum."""
+    fit = CTA_PHASE_BUDGET // max(1, num_ctas) - FIXED_PHASES
+    return max(MIN_CHUNKS_PER_RUN, min(per_run - 1, fit))
+
+
+def _never_few_timing_classes(programs: list[CtaProgram]) -> bool:
+    """Whether every chunk size leaves more than :data:`MANY_CLASSES` timing classes: a
+    timing signature holds each chunk's step count, so programs of different lengths never
+    share one, whatever the chunks."""
+    return len({p.step_count for p in programs}) > MANY_CLASSES
+
+
+def _coarsest_chunk_size(programs: list[CtaProgram], num_ctas: int, k: int, per_run: int) -> int:
+    """The chunk size at which the search of ``prepare`` stops for a kernel whose timing
+    classes stay many: coarser sizes until the minimum chunks per run, or one that no
+    longer changes."""
+    while per_run > MIN_CHUNKS_PER_RUN:
+        per_run = _fewer_chunks(per_run, num_ctas)
+        k_new = chunk_size(programs, detailed=False, chunks_per_run=per_run)
+        if k_new == k:
+            break
+        k = k_new
+    return k
 
 
 def planned_programs(classes: list[CtaClass]) -> list[CtaProgram]:

@@ -52,6 +52,8 @@ from gpusim.engine.ps_lane import (
     Job,
     Lane,
     Part,
+    next_shared_ticks,
+    next_ticks,
 )
 
 __all__ = ["Job", "Lane", "PSServer", "Part"]
@@ -69,6 +71,7 @@ class PSServer:
         "_clean",
         "_done",
         "_fire_cb",
+        "_quiet",
         "_record",
         "_seq",
         "_target",
@@ -85,6 +88,7 @@ class PSServer:
         name: str,
         capacities: Sequence[tuple[str, float]],
         record: bool = False,
+        quiet_lone_parts: bool = False,
     ):
         self.env = env
         self.name = name
@@ -98,6 +102,8 @@ class PSServer:
         self._fire_cb = self._fire
         #: nothing has moved since the last ``_reschedule`` (so another would change nothing)
         self._clean = True
+        #: no timer for a part that ends alone in its lane (``ps_lane.next_shared_ticks``)
+        self._quiet = quiet_lone_parts and not record
 
     def lane(self, name: str) -> int:
         """Index of the lane called ``name``."""
@@ -151,13 +157,7 @@ class PSServer:
         if self._done:
             nxt = 0.0
         else:
-            nxt = _INF
-            for lane in self.lanes:
-                heap = lane.heap
-                if heap:
-                    d = (heap[0][0] - lane.v) * lane.w / lane.capacity
-                    if d < nxt:
-                        nxt = d
+            nxt = (next_shared_ticks if self._quiet else next_ticks)(self.lanes)
             if nxt == _INF:
                 self._target = None
                 self._timer = None
@@ -259,6 +259,10 @@ class PSServer:
         if done:
             self._done = []
             for job in done:
+                # Its parts point back at it: dropped, job and parts are freed as they go out
+                # of use, not left to the cyclic garbage collector (whose passes over every
+                # live object were a quarter of a causal run's time).
+                job[PARTS] = ()
                 job[DONE]()
             if not self._clean:
                 # (Clean: a submit during the callbacks has rescheduled on this very state.)
@@ -269,6 +273,8 @@ class PSServer:
             return
         # As ``_reschedule`` with nothing done: no timer is pending (this one just fired).
         self._clean = True
+        if self._quiet:
+            nxt = next_shared_ticks(self.lanes)
         if nxt == _INF:
             return
         dt = _ceil(nxt)
@@ -347,13 +353,16 @@ class PSServer:
             return job
         # ``_reschedule``, inlined for its common case: a timer is pending and nothing is done.
         self._clean = True
-        nxt = _INF
-        for lane in lanes:
-            heap = lane.heap
-            if heap:
-                d = (heap[0][0] - lane.v) * lane.w / lane.capacity
-                if d < nxt:
-                    nxt = d
+        if self._quiet:
+            nxt = next_shared_ticks(self.lanes)
+        else:
+            nxt = _INF
+            for lane in lanes:
+                heap = lane.heap
+                if heap:
+                    d = (heap[0][0] - lane.v) * lane.w / lane.capacity
+                    if d < nxt:
+                        nxt = d
         dt = _ceil(nxt)
         if dt < 0:
             dt = 0

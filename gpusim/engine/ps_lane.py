@@ -120,3 +120,68 @@ class Lane:
                 done.append(job)
         if not heap:
             self.w = 0
+
+
+def next_ticks(lanes: list[Lane]) -> float:
+    """Ticks to the first end of a part in ``lanes`` if nothing changes (inf when idle)."""
+    nxt = math.inf
+    for lane in lanes:
+        heap = lane.heap
+        if heap:
+            d = (heap[0][0] - lane.v) * lane.w / lane.capacity
+            if d < nxt:
+                nxt = d
+    return nxt
+
+
+def next_shared_ticks(lanes: list[Lane]) -> float:
+    """Ticks to the next completion that changes anything, on a quiet server
+    (:class:`~gpusim.engine.ps_channel.PSServer`) with ``lanes``.
+
+    A part that ends alone in its lane while its job has parts in flight elsewhere
+    changes nothing: no other transfer shares the lane, so no rate moves, and its job
+    is not done. Its end is left to the next timer, whose pass over the lanes retires
+    every part it reaches, in order. The timer is set for the first end of a part that
+    shares its lane or is its job's last, or for the end of a job whose live parts are
+    all alone in their lanes (the latest of them), whichever comes first. (An SM's
+    compute step has parts on three to five pipes and most end alone: a third of a
+    causal run's events.)
+    """
+    nxt = math.inf
+    lone_job = None
+    lone_d = 0.0
+    lone_n = 0
+    lone: dict[int, list] | None = None
+    for lane in lanes:
+        heap = lane.heap
+        if not heap:
+            continue
+        part = heap[0]
+        d = (part[0] - lane.v) * lane.w / lane.capacity
+        job = part[JOB]
+        if len(heap) > 1 or job[LEFT] == 1:
+            if d < nxt:
+                nxt = d
+            continue
+        if lone_job is None or lone_job is job:
+            lone_job = job
+            if d > lone_d:
+                lone_d = d
+            lone_n += 1
+            continue
+        if lone is None:
+            lone = {}
+        got = lone.get(id(job))
+        if got is None:
+            lone[id(job)] = [d, 1, job]
+        else:
+            if d > got[0]:
+                got[0] = d
+            got[1] += 1
+    if lone_job is not None and lone_n == lone_job[LEFT] and lone_d < nxt:
+        nxt = lone_d
+    if lone is not None:
+        for d, n, job in lone.values():
+            if n == job[LEFT] and d < nxt:
+                nxt = d
+    return nxt

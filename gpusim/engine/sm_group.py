@@ -30,7 +30,8 @@ class SmGroup:
         self.slots: list[CtaGroup | None] = [None] * slots
         # Per-SM capacity: every group on the SM group has the same CTAs on each of its SMs.
         lanes = [(p, rates.pipe_per_tick[p]) for p in SM_LANES]
-        self.pipes = PSServer(env, f"sm{sm0}", [*lanes, (SCHED_LANE, 1.0)])
+        # Quiet (ps_lane.next_shared_ticks): nothing reads an SM's lanes' idle ticks.
+        self.pipes = PSServer(env, f"sm{sm0}", [*lanes, (SCHED_LANE, 1.0)], quiet_lone_parts=True)
 
     def split(self, run: KernelRun, offset: int) -> SmGroup:
         """Keep SMs ``[0, offset)`` here; return a new SM group for the rest, CTAs and all."""

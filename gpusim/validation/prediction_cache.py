@@ -35,7 +35,10 @@ NOT_MODEL = (
     "gpusim/data/",
     "gpusim/validation/",
 )
-MODEL_IN_VALIDATION = ("gpusim/validation/compare.py", "gpusim/validation/footprint.py")
+MODEL_IN_VALIDATION = (
+    "gpusim/validation/predicted_vs_measured.py",
+    "gpusim/validation/measured_footprint.py",
+)
 
 
 def cache_dir() -> Path | None:

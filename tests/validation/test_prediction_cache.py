@@ -38,3 +38,14 @@ def test_off_stores_nothing(dataset_file, monkeypatch, tmp_path):
     assert prediction_cache.cache_dir() is None
     prediction_cache.store("ab" * 32, {"id": "x"})
     assert prediction_cache.load("ab" * 32) is None
+
+
+def test_the_validation_files_the_rows_come_from_are_in_the_fingerprint():
+    # A renamed module would drop out of the fingerprint unseen: its edits would keep
+    # stale rows (compare.py and footprint.py were renamed once, and were).
+    from gpusim.data.layout import REPO_ROOT
+
+    for relative in prediction_cache.MODEL_IN_VALIDATION:
+        assert (REPO_ROOT / relative).is_file(), relative
+        assert prediction_cache._is_model(relative)
+    assert compare.__file__.endswith(prediction_cache.MODEL_IN_VALIDATION[0])
