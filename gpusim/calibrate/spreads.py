@@ -10,6 +10,7 @@ boot, another clock state) may scatter more. Curves get a low/high per point.
 from __future__ import annotations
 
 import copy
+import statistics
 from collections.abc import Callable
 from typing import Any
 
@@ -117,16 +118,27 @@ def scatter(record: dict[str, Any]) -> Entries:
 
 def dram(record: dict[str, Any]) -> Entries:
     entry = dram_mlp.profile_entry(record)
-    curves = []
-    for end in (min, max):
-        rec = copy.deepcopy(record)
-        for row in rec["rows"]:
-            row["bandwidth_bytes_per_s"] = row["bytes_moved"] / end(row["times_s"])
-        curves.append(dram_mlp.share_curve(rec, copy=True))
-    lows = [min(a[1], b[1]) for a, b in zip(*curves, strict=True)]
-    highs = [max(a[1], b[1]) for a, b in zip(*curves, strict=True)]
-    how = "per point, the curve with every launch at its shortest (longest) time"
+    best = _fitted(record, statistics.median)[-1]
+    # Every launch at its longest (shortest) time, over the same best: the fit is monotone
+    # in its input, so the median curve lies between.
+    lows, highs = (
+        [round(min(1.0, v / best), 4) for v in _fitted(record, end)] for end in (max, min)
+    )
+    how = "per point, every launch at its longest (shortest) time, over the median curve's best"
     return {"dram_share_by_inflight": entry | {"low": lows, "high": highs, "spread": how}}
+
+
+def _fitted(record: dict[str, Any], time_of: Callable[[list[float]], float]) -> list[float]:
+    """The copy mode's bandwidth by bytes in flight, each launch's time ``time_of`` its
+    repeats, averaged per amount and made non-decreasing (as :func:`dram_mlp.share_curve`)."""
+    by_x: dict[int, list[float]] = {}
+    for r in record["rows"]:
+        if r["copy"]:
+            bw = r["bytes_moved"] / time_of(r["times_s"])
+            by_x.setdefault(r["read_bytes_in_flight_per_sm"], []).append(bw)
+    xs = sorted(by_x)
+    means = [sum(by_x[x]) / len(by_x[x]) for x in xs]
+    return l2_loss.isotonic(means, [float(len(by_x[x])) for x in xs])
 
 
 def l2(record: dict[str, Any]) -> Entries:
