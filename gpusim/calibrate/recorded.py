@@ -116,11 +116,19 @@ def _l2_under_ncu(ctx: BenchContext) -> dict[str, Any]:
 def run(ctx: BenchContext, name: str) -> dict[str, Any]:
     """The suite's record of one record benchmark: derived values, the raw record, kernels."""
     record = measure(ctx, name)
-    values = {}
-    for field, entry in entries(name, record).items():
-        values[field] = {k: v for k, v in entry.items() if k != "note"} | {"method": entry["note"]}
-        ctx.log(f"{name} {field}: {_short(entry['value'])}")
+    values = values_of(name, record)
+    for field, val in values.items():
+        ctx.log(f"{name} {field}: {_short(val['value'])}")
     return {"values": values, "record": record, "kernels": record.get("kernels", {})}
+
+
+def values_of(name: str, record: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The results' ``values`` of a record benchmark: each field's value, bracket and note
+    (as ``method``)."""
+    return {
+        field: {k: v for k, v in entry.items() if k != "note"} | {"method": entry["note"]}
+        for field, entry in entries(name, record).items()
+    }
 
 
 def _short(value: Any) -> str:
