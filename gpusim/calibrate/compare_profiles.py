@@ -23,7 +23,7 @@ from typing import Any
 import yaml
 
 from gpusim import atomic
-from gpusim.calibrate import completeness, profile_writer
+from gpusim.calibrate import completeness, profile_writer, recorded
 from gpusim.curves import share_at
 from gpusim.errors import GpusimError
 
@@ -53,12 +53,12 @@ def brackets(results: dict[str, Any]) -> dict[str, tuple[float, float, str]]:
             if v and "min" in v:
                 out[field] = (v["min"], v["max"], f"min..max over the {bench} run's SMs")
                 break
-    for rec in benches.values():
-        if rec.get("status") != "ok" or "record" not in rec:
+    for name, rec in benches.items():
+        if rec.get("status") != "ok" or name not in recorded.RECORD_BENCHMARKS:
             continue
-        for field, v in rec.get("values", {}).items():
-            if "low" in v:
-                out[field] = (v["low"], v["high"], v.get("spread", ""))
+        # Derived afresh from the raw record, as the profile writer derives the values.
+        for field, v in recorded.entries(name, rec["record"]).items():
+            out[field] = (v["low"], v["high"], v["spread"])
     return out
 
 
@@ -140,6 +140,10 @@ def _num(x: Any) -> str:
     return f"{x:.4g}" if isinstance(x, float) else str(x)
 
 
+def _bytes(x: float) -> str:
+    return f"{x / 2**20:.1f} MiB" if x >= 2**20 else f"{x / 1024:.0f} KiB"
+
+
 def markdown(rows: list[dict[str, Any]], new_name: str, old_name: str) -> str:
     """The comparison as a Markdown table, curves summarised by their worst point."""
     lines = [
@@ -153,7 +157,7 @@ def markdown(rows: list[dict[str, Any]], new_name: str, old_name: str) -> str:
         if r.get("curve"):
             lines.append(
                 f"| {r['field']} | curve | curve | max abs diff {r['max_abs_diff']:.3f} at "
-                f"x={r['at_x']:.4g} | {r['spread']} | {r['status']} "
+                f"{_bytes(r['at_x'])} | {r['spread']} | {r['status']} "
                 f"({r['points_outside']} of {len(r['points'])} points outside) |"
             )
             continue

@@ -207,8 +207,8 @@ def padded_copy_factor(records: list[dict[str, Any]]) -> dict[str, Any]:
     plain = ", ".join(f"{x:.3f}" for x in sorted(ratios[False])) or "none measured"
     return {
         "value": round(median, 3),
-        "low": padded[0],
-        "high": padded[-1],
+        "low": round(padded[0], 3),  # rounded as the value
+        "high": round(padded[-1], 3),
         "note": (
             "l1tex__m_xbar2l1tex_read_bytes over requested bytes of 16-byte cp.async.cg copies "
             f"into shared rows padded by 16 bytes, median of {len(padded)} (row lengths 64 and "

@@ -96,12 +96,16 @@ def barrier(record: dict[str, Any]) -> Entries:
             else:
                 row["barrier_cycles"] = max(with_b) - min(without)
         fits.append(barrier_cost.fit(rec))
-    how = "the fit through every warp count's cost at its lowest (highest) repeat difference"
+    how = (
+        "the fits through every warp count's cost at its lowest and highest repeat difference, "
+        "and the value (a line's intercept and slope need not move with the costs' ends)"
+    )
+    base, per_warp = out["barrier_base_cycles"], out["barrier_cycles_per_warp"]
+    base_ends = [round(f[0], 2) for f in fits] + [base["value"]]
+    slope_ends = [round(f[1], 3) for f in fits] + [per_warp["value"]]
     return {
-        "barrier_base_cycles": _bracket(out["barrier_base_cycles"], fits[0][0], fits[1][0], how),
-        "barrier_cycles_per_warp": _bracket(
-            out["barrier_cycles_per_warp"], fits[0][1], fits[1][1], how
-        ),
+        "barrier_base_cycles": _bracket(base, min(base_ends), max(base_ends), how),
+        "barrier_cycles_per_warp": _bracket(per_warp, min(slope_ends), max(slope_ends), how),
     }
 
 
@@ -113,7 +117,8 @@ def scatter(record: dict[str, Any]) -> Entries:
         if la["loop"] == cta_scatter.STEP_LOOP
     ]
     how = f"the smallest (largest) of the {len(per_repeat)} launches' own scatter"
-    return {"cta_duration_scatter": _bracket(entry, min(per_repeat), max(per_repeat), how)}
+    lo, hi = round(min(per_repeat), 4), round(max(per_repeat), 4)  # rounded as the value
+    return {"cta_duration_scatter": _bracket(entry, lo, hi, how)}
 
 
 def dram(record: dict[str, Any]) -> Entries:

@@ -8,16 +8,27 @@ import types
 
 import pytest
 
-from gpusim.calibrate import l2_bytes, recorded, spreads, suite
+from gpusim.calibrate import l2_bytes, profile_writer, recorded, spreads, suite
 from gpusim.calibrate.context import BenchContext
+from gpusim.data.layout import H200
 from gpusim.errors import GpusimError
 from tests.calibrate.recorded_results import recorded_results
 from tests.calibrate.test_command import _FakeCupy
 
+RUN = H200 / "2026-12-02_calibration"
+RESULTS = {
+    "2026-11-30 runs": recorded_results,
+    "2026-12-02 full": lambda: profile_writer.load_results(RUN / "h200-results.json"),
+    "2026-12-02 quick": lambda: profile_writer.load_results(
+        RUN / "quick" / "h200-quick-results.json"
+    ),
+}
 
+
+@pytest.mark.parametrize("run", list(RESULTS))
 @pytest.mark.parametrize("name", list(recorded.RECORD_BENCHMARKS))
-def test_every_derived_value_lies_in_its_bracket(name):
-    record = recorded_results()["benchmarks"][name]["record"]
+def test_every_derived_value_lies_in_its_bracket(name, run):
+    record = RESULTS[run]()["benchmarks"][name]["record"]
     derived = recorded.entries(name, record)
     assert set(derived) == set(recorded.RECORD_BENCHMARKS[name].fields)
     for field, e in derived.items():
