@@ -15,8 +15,14 @@ from typing import Any
 
 from gpusim.calibrate import recorded
 from gpusim.data.layout import CALIBRATION, H200, calibration_run
+from gpusim.profiles.loader import list_profiles, profile_path
 
 RESULTS = CALIBRATION / "h200-results.json"
+#: The datasheet-only H200 profile (``h200-sxm`` until the profiles' rename, then
+#: ``h200-sxm-datasheet``): a base with no measured value of its own but the barrier's.
+DATASHEET = "h200-sxm-datasheet" if "h200-sxm-datasheet" in list_profiles() else "h200-sxm"
+#: The committed calibrated H200 profile (``h200-sxm-calibrated``, a former name after it).
+COMMITTED = profile_path("h200-sxm-calibrated")
 RECORDS = {
     "barrier": [H200 / "2026-11-30_barrier_cost" / "barrier_cost_h200.json"],
     "simt_mm": [calibration_run("simt_mm") / "simt-mm-h200.json"],

@@ -7,15 +7,12 @@ import json
 import yaml
 
 from gpusim.calibrate import compare_profiles, profile_writer
-from gpusim.data.layout import REPO_ROOT
-from tests.calibrate.recorded_results import recorded_results
-
-COMMITTED = REPO_ROOT / "hardware_profiles" / "h200-sxm-calibrated.yaml"
+from tests.calibrate.recorded_results import COMMITTED, DATASHEET, recorded_results
 
 
 def _written(tmp_path, results):
     (tmp_path / "r.json").write_text(json.dumps(results))
-    profile_writer.write_profile(results, "h200-sxm", tmp_path / "p.yaml", "r.json")
+    profile_writer.write_profile(results, DATASHEET, tmp_path / "p.yaml", "r.json")
     return yaml.safe_load((tmp_path / "p.yaml").read_text())
 
 

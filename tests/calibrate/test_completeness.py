@@ -11,14 +11,13 @@ import yaml
 from gpusim.calibrate import completeness, profile_writer, suite
 from gpusim.data.layout import REPO_ROOT
 from gpusim.profiles.schema import HardwareProfile
-from tests.calibrate.recorded_results import recorded_results
+from tests.calibrate.recorded_results import COMMITTED, DATASHEET, recorded_results
 
-COMMITTED = REPO_ROOT / "hardware_profiles" / "h200-sxm-calibrated.yaml"
 #: Where the engine and what it calls read a profile.
 ENGINE_SOURCES = ("engine", "algorithms", "tuning", "occupancy.py")
 
 
-def _base(name: str = "h200-sxm") -> dict:
+def _base(name: str = DATASHEET) -> dict:
     return yaml.safe_load(profile_writer.base_profile_path(name).read_text())
 
 

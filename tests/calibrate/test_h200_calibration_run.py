@@ -12,7 +12,7 @@ import yaml
 
 from gpusim.calibrate import completeness, profile_writer
 from gpusim.data.layout import H200
-from gpusim.profiles.loader import list_profiles
+from tests.calibrate.recorded_results import DATASHEET
 
 RUN = H200 / "2026-12-02_calibration"
 RUNS = {
@@ -23,8 +23,8 @@ RUNS = {
         "h200-sxm-calibrated-quick",
     ),
 }
-# The run's base was the datasheet profile, then named h200-sxm (renamed h200-sxm-datasheet).
-BASE = "h200-sxm-datasheet" if "h200-sxm-datasheet" in list_profiles() else "h200-sxm"
+# The run's base was the datasheet profile, then named h200-sxm.
+BASE = DATASHEET
 
 
 @pytest.mark.parametrize("run", list(RUNS))
