@@ -110,3 +110,14 @@ def test_cupy_is_not_needed_to_import_the_record_benchmarks():
     assert "cupy" not in sys.modules or isinstance(sys.modules["cupy"], types.ModuleType)
     for b in recorded.RECORD_BENCHMARKS.values():
         __import__(f"gpusim.calibrate.{b.module}")
+
+
+def test_the_summary_says_when_a_record_gives_no_value():
+    from gpusim.calibrate.command import summarise
+
+    results = recorded_results()
+    results["benchmarks"]["dram_mlp"]["record"] = {"rows": []}
+    doc = summarise(results)
+    assert doc["failed"]["dram_mlp"].startswith("its record gives no profile value")
+    assert "dram_mlp.dram_share_by_inflight" not in doc["measured"]
+    assert "simt_mm.simt_mma_flops_per_clk_per_sm" in doc["measured"]
