@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from gpusim.calibrate.command import calibrate, format_table
+from gpusim.calibrate.command import calibrate, format_plan, format_table
 from gpusim.errors import GpusimError
 
 
@@ -27,6 +27,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--quick", action="store_true", help="small sizes and few repeats (smoke test)")
     p.add_argument("--no-profile", action="store_true", help="write only the raw results")
     p.add_argument("--name", help="name of the written profile (default <base>-calibrated)")
+    p.add_argument("--plan", action="store_true", help="say what would run; no GPU needed")
     p.add_argument("--json", action="store_true", help="print one JSON object on standard output")
     a = p.parse_args(args_list)
     try:
@@ -40,11 +41,13 @@ def main(argv: list[str] | None = None) -> int:
             write_profile=not a.no_profile,
             name=a.name,
             argv=args_list,
+            plan_only=a.plan,
         )
     except GpusimError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(json.dumps(doc) if a.json else format_table(doc))
+    text = format_plan(doc) if a.plan else format_table(doc)
+    print(json.dumps(doc) if a.json else text)
     return 0
 
 

@@ -10,10 +10,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from gpusim import atomic
-from gpusim.calibrate import profile_writer
+from gpusim.calibrate import completeness, profile_writer, recorded
 from gpusim.calibrate.context import import_cupy, make_context
-from gpusim.calibrate.suite import run_suite, select
+from gpusim.calibrate.suite import plan, run_suite, select
 from gpusim.errors import GpusimError
 
 
@@ -42,8 +44,14 @@ def calibrate(
     cta_scatter: Path | None = None,
     dram_mlp: Path | None = None,
     sass_timing: Path | None = None,
+    plan_only: bool = False,
 ) -> dict[str, Any]:
-    """Run (or, with ``from_results``, replay) a calibration; the command's JSON object."""
+    """Run (or, with ``from_results``, replay) a calibration; the command's JSON object.
+
+    ``plan_only``: what would run and which fields each benchmark gives; no GPU needed.
+    """
+    if plan_only:
+        return plan(select(only), quick)
     out, results_path = default_paths(base_profile, out, results_path)
     if write_profile:
         profile_writer.base_profile_path(base_profile)  # an unknown base fails before any GPU work
@@ -60,6 +68,7 @@ def calibrate(
     summary = summarise(results)
     replaced: list[str] = []
     profile: str | None = None
+    checks: dict[str, Any] = {}
     if write_profile:
         if not summary["measured"]:
             raise GpusimError(f"every benchmark failed ({results_path}); no profile written")
@@ -78,7 +87,26 @@ def calibrate(
             sass_timing,
         )
         profile = str(out)
-    return {"profile": profile, "results": str(results_path), "replaced": replaced, **summary}
+        checks = _checks(results, base_profile, out, replaced)
+    return {
+        "profile": profile,
+        "results": str(results_path),
+        "replaced": replaced,
+        **checks,
+        **summary,
+    }
+
+
+def _checks(results: dict[str, Any], base_name: str, out: Path, replaced: list[str]) -> dict:
+    """What the written profile lacks, what it kept of another measurement, and warnings."""
+    written = yaml.safe_load(out.read_text())
+    base = yaml.safe_load(profile_writer.base_profile_path(base_name).read_text())
+    warning = completeness.architecture_warning(results, base)
+    return {
+        "missing": completeness.missing(written),
+        "kept_measured_elsewhere": completeness.borrowed(written, replaced),
+        "warnings": [warning] if warning else [],
+    }
 
 
 def _plain(obj: Any) -> Any:
@@ -96,9 +124,18 @@ def summarise(results: dict[str, Any]) -> dict[str, Any]:
         if rec.get("status") != "ok":
             failed[bench] = rec.get("error", "unknown error")
             continue
-        for key, val in rec.get("values", {}).items():
+        values = rec.get("values", {})
+        if bench in recorded.RECORD_BENCHMARKS and "record" in rec:
+            try:  # as the profile writer derives them
+                values = recorded.values_of(bench, rec["record"])
+            except (KeyError, ValueError, TypeError) as exc:
+                failed[bench] = f"its record gives no profile value: {exc}"
+                continue
+        for key, val in values.items():
             measured[f"{bench}.{key}"] = {
-                k: val[k] for k in ("value", "unit", "min", "median", "max", "count") if k in val
+                k: val[k]
+                for k in ("value", "unit", "min", "median", "max", "count", "low", "high")
+                if k in val
             }
     prov = results.get("provenance", {})
     return {
@@ -113,12 +150,37 @@ def format_table(doc: dict[str, Any]) -> str:
     """A plain-text table of the measured values, for people (``--json`` prints JSON)."""
     lines = [f"GPU: {doc.get('gpu')}  ({doc.get('date_utc')})"]
     for key, val in doc["measured"].items():
+        if isinstance(val["value"], list):
+            last = val["value"][-1]
+            lines.append(f"  {key:<48} curve of {len(val['value'])} points, last {last}")
+            continue
         spread = ""
         if "min" in val and val.get("count", 1) > 1:
             spread = f"  [min {val['min']:.4g}, max {val['max']:.4g}, n={val['count']}]"
+        elif "low" in val:
+            spread = f"  [repeats {val['low']:.4g} .. {val['high']:.4g}]"
         lines.append(f"  {key:<48} {val['value']:>14.6g} {val.get('unit', '')}{spread}")
     for bench, err in doc["failed"].items():
         lines.append(f"  {bench}: FAILED: {err}")
+    for field in doc.get("missing", []):
+        lines.append(f"  MISSING from the profile: {field}")
+    for line in doc.get("kept_measured_elsewhere", []):
+        lines.append(f"  kept from the base profile, measured elsewhere: {line}")
+    for line in doc.get("warnings", []):
+        lines.append(f"  warning: {line}")
     lines.append(f"results: {doc['results']}")
     lines.append(f"profile: {doc['profile'] or '(not written)'}")
+    return "\n".join(lines)
+
+
+def format_plan(doc: dict[str, Any]) -> str:
+    """The plan as text: each benchmark, what it runs (quick: what changes), what it gives."""
+    lines = [f"gpusim calibrate{' --quick' if doc['quick'] else ''} runs, in this order:"]
+    for name, step in doc["benchmarks"].items():
+        lines.append(f"  {name}: {step['runs']}")
+        if "quick" in step:
+            lines.append(f"      quick: {step['quick']}")
+        lines.append(f"      gives: {', '.join(step['fields'])}")
+        if "note" in step:
+            lines.append(f"      note: {step['note']}")
     return "\n".join(lines)

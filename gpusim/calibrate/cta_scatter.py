@@ -1,13 +1,14 @@
 """How far identical CTAs drift apart, and how SMs differ in speed (kernels/cta_scatter.cu).
 
-Not part of the profile suite: run on its own (``python -m gpusim.calibrate.cta_scatter
---out FILE``). Each loop (tile loads and products as in an attention step, products alone,
-loads alone from an L2-resident or a DRAM-sized buffer) runs a grid of many waves of
-identical CTAs at two CTAs per SM, three times; every CTA records its SM and its start and
-end (``%globaltimer``). :func:`summary` says how much the SMs' mean CTA durations differ,
-whether the same SMs are slow in every repeat (a lasting speed of the SM, not noise), and
-how much CTAs of one SM scatter around their SM's mean. The engine runs identical CTAs in
-lockstep unless told how SMs differ; this is where it is told.
+``gpusim calibrate`` runs it as its ``cta_scatter`` benchmark (``--quick``: only the
+:data:`STEP_LOOP`); on its own: ``python -m gpusim.calibrate.cta_scatter --out FILE``. Each
+loop (tile loads and products as in an attention step, products alone, loads alone from an
+L2-resident or a DRAM-sized buffer) runs a grid of many waves of identical CTAs at two CTAs
+per SM, three times; every CTA records its SM and its start and end (``%globaltimer``).
+:func:`summary` says how much the SMs' mean CTA durations differ, whether the same SMs are
+slow in every repeat (a lasting speed of the SM, not noise), and how much CTAs of one SM
+scatter around their SM's mean. The engine runs identical CTAs in lockstep unless told how
+SMs differ; this is where it is told.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from gpusim.calibrate import standalone
-from gpusim.calibrate.context import import_cupy, make_context
+from gpusim.calibrate.context import BenchContext, import_cupy, make_context
 from gpusim.calibrate.sources import compile_module, kernel_attributes
 
 #: (name, NLD, MMA_PER_LD, NFILL, source MiB) of each loop
@@ -34,7 +35,8 @@ REPEATS = 3
 THREADS = 128
 #: iterations per CTA (about 0.1-0.3 ms each, in the range of attention CTAs' lifetimes)
 ITERS = 400
-QUICK_ITERS = 40
+#: The loop whose scatter stands for a kernel's CTAs: tile loads and products, as a step.
+STEP_LOOP = "step_l2"
 
 
 def loop_name(nld: int, per_ld: int, nfill: int) -> str:
@@ -43,9 +45,13 @@ def loop_name(nld: int, per_ld: int, nfill: int) -> str:
 
 
 def run(quick: bool = False) -> dict[str, Any]:
+    """The stand-alone run on device 0 (``--quick``: the suite's quick variant)."""
+    return measure(make_context(import_cupy(), quick=quick))
+
+
+def measure(ctx: BenchContext) -> dict[str, Any]:
     """Every loop, ``REPEATS`` launches each: per CTA its SM, start and end (ns)."""
-    cp = import_cupy()
-    ctx = make_context(cp, quick=quick)
+    cp = ctx.cp
     names = tuple(loop_name(nld, per, nf) for _n, nld, per, nf, _m in LOOPS)
     mod = compile_module(cp, "cta_scatter.cu", names)
     words = (max(m for *_x, m in LOOPS) << 20) // 16
@@ -56,9 +62,11 @@ def run(quick: bool = False) -> dict[str, Any]:
     # Dynamic shared memory so that exactly CTAS_PER_SM fit (static 32 KiB + this + 1 KiB
     # reserved per block must exceed a third of the SM).
     dyn = smem_per_sm // (CTAS_PER_SM + 1) - 32 * 1024
-    iters = QUICK_ITERS if quick else ITERS
+    iters = ITERS
     launches, kernels = [], {}
-    for name, nld, per, nfill, mib in LOOPS:
+    # Quick: only the loop the profile's scatter comes from, at full length (a shorter CTA
+    # would scatter differently); the others cost compile time, not GPU time.
+    for name, nld, per, nfill, mib in [lp for lp in LOOPS if not ctx.quick or lp[0] == STEP_LOOP]:
         kernel = mod.get_function(loop_name(nld, per, nfill))
         kernel.max_dynamic_shared_size_bytes = dyn
         kernels[loop_name(nld, per, nfill)] = kernel_attributes(kernel)
@@ -160,10 +168,6 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
-
-
-#: The loop whose scatter stands for a kernel's CTAs: tile loads and products, as a step.
-STEP_LOOP = "step_l2"
 
 
 def profile_entry(record: dict[str, Any]) -> dict[str, Any]:

@@ -1,13 +1,13 @@
 """DRAM bandwidth against the read bytes an SM keeps in flight (kernels/dram_mlp.cu).
 
-Not part of the profile suite: run on its own (``python -m gpusim.calibrate.dram_mlp --out
-FILE``). Each thread's trips issue K independent 16-byte loads and wait for all of them
-(and, copying, store them again), with C CTAs of 128 threads per SM: an SM keeps
-``C x 128 x K x 16`` bytes of reads in flight. A kernel whose threads wait for a few loads
-at a time (the row softmax of standard attention reads its row two 16-byte loads per trip)
-cannot reach the DRAM's bandwidth when too few bytes are in flight to cover the latency
-under load; :func:`profile_entry` gives the share of the bandwidth each amount reaches, the
-profile's ``dram_share_by_inflight``.
+``gpusim calibrate`` runs it as its ``dram_mlp`` benchmark (``--quick``: 3 launches per
+shape); on its own: ``python -m gpusim.calibrate.dram_mlp --out FILE``. Each thread's trips
+issue K independent 16-byte loads and wait for all of them (and, copying, store them again),
+with C CTAs of 128 threads per SM: an SM keeps ``C x 128 x K x 16`` bytes of reads in
+flight. A kernel whose threads wait for a few loads at a time (the row softmax of standard
+attention reads its row two 16-byte loads per trip) cannot reach the DRAM's bandwidth when
+too few bytes are in flight to cover the latency under load; :func:`profile_entry` gives the
+share of the bandwidth each amount reaches, the profile's ``dram_share_by_inflight``.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from gpusim.calibrate import standalone
-from gpusim.calibrate.context import import_cupy, make_context
+from gpusim.calibrate.context import BenchContext, import_cupy, make_context
 from gpusim.calibrate.l2_loss import isotonic
 from gpusim.calibrate.sources import compile_module, kernel_attributes
 
@@ -31,6 +31,7 @@ BUFFER_BYTES = 2 << 30
 #: bytes each launch reads
 READ_BYTES = 512 << 20
 REPEATS = 7
+QUICK_REPEATS = 3
 
 
 def kernel_name(k: int, copy: bool) -> str:
@@ -39,16 +40,21 @@ def kernel_name(k: int, copy: bool) -> str:
 
 
 def run(quick: bool = False) -> dict[str, Any]:
+    """The stand-alone run on device 0 (``--quick``: the suite's quick variant)."""
+    return measure(make_context(import_cupy(), quick=quick))
+
+
+def measure(ctx: BenchContext) -> dict[str, Any]:
     """Every (copy, K, C): median event time of ``REPEATS`` launches and the bandwidth."""
-    cp = import_cupy()
-    ctx = make_context(cp, quick=quick)
+    cp = ctx.cp
     names = tuple(kernel_name(k, c) for c in (False, True) for k in LOADS)
     mod = compile_module(cp, "dram_mlp.cu", names)
-    buf = BUFFER_BYTES // (16 if quick else 1)
+    buf = BUFFER_BYTES
     words = buf // WORD_BYTES
     src = cp.random.randint(1, 2**31, size=buf // 4, dtype=cp.int64).astype(cp.uint32)
     dst = cp.zeros(buf // 4, dtype=cp.uint32)
-    read_bytes = READ_BYTES // (16 if quick else 1)
+    read_bytes = READ_BYTES
+    repeats = ctx.scale(REPEATS, QUICK_REPEATS)  # quick: fewer repeats, the same shapes
     rows, kernels = [], {}
     for copy in (False, True):
         for k in LOADS:
@@ -62,7 +68,7 @@ def run(quick: bool = False) -> dict[str, Any]:
                 args = (src, dst, np.uint64(words - 1), np.int32(trips), np.uint32(0), out)
                 fn((grid,), (THREADS,), args)  # warm-up
                 times = []
-                for _ in range(REPEATS):
+                for _ in range(repeats):
                     a, b = cp.cuda.Event(), cp.cuda.Event()
                     a.record()
                     fn((grid,), (THREADS,), args)

@@ -13,8 +13,11 @@ the same with P MiB *written* (each CTA its own slice, whole lines), beside read
 set in the same run: how much written lines age a shared set per byte, against read ones
 (an attention kernel writes its output tiles between two heads' reads of K and V). (5)
 ``--hot``: ``l2_survive_h``, the same with a P-MiB set that every CTA reads whole (shared
-traffic, as other heads' K and V), beside ``l2_survive`` (P read once) in the same run. The
-driver (``--launch``) runs the kernels; the parent runs it under ncu.
+traffic, as other heads' K and V), beside ``l2_survive`` (P read once) in the same run. (6)
+``--suite``: what ``gpusim calibrate``'s ``l2_cache`` benchmark needs in one ncu run: the
+copies of (1), ``l2_survive_w`` over the P of (4), ``l2_survive`` over every P of (3) with
+``--fine``, (4) and (5); ``--quick`` thins the P. The driver (``--launch``) runs the kernels;
+the parent runs it under ncu.
 """
 
 from __future__ import annotations
@@ -54,6 +57,13 @@ WRITES_P_MIB = tuple(range(8, 100, 4))
 WRITES_READ_P_MIB = tuple(range(14, 52, 4))
 #: ``--hot``: a 2-MiB set, then a P-MiB set every SM reads, and the same P read once
 HOT_P_MIB = tuple(range(8, 64, 4))
+#: ``--suite``: the writes of ``--writes`` and one pass over every read P of ``--fine``,
+#: ``--writes`` and ``--hot`` (a depth measured twice in one run would overwrite itself)
+SUITE_WRITES_P_MIB = WRITES_P_MIB
+SUITE_READ_P_MIB = tuple(sorted(set(FINE_P_MIB) | set(WRITES_READ_P_MIB) | set(HOT_P_MIB)))
+#: ``--suite --quick``: every fourth written P, every fourth read P
+QUICK_WRITES_P_MIB = WRITES_P_MIB[::4]
+QUICK_READ_P_MIB = SUITE_READ_P_MIB[::4]
 #: bytes of the buffer the writes go to (separate from every set that is read)
 SINK_BYTES = 100 << 20
 #: where the streamed bytes start in the source buffer (past every shared set)
@@ -77,13 +87,30 @@ def copy_name(d: int, ld: int, threads: int) -> str:
     return f"ldgsts_copy<{d},{ld},{threads}>"
 
 
-def launch(fine: bool = False, writes: bool = False, hot: bool = False) -> list[dict[str, Any]]:
+def suite_plan(quick: bool) -> dict[str, Any]:
+    """What ``--suite`` launches: the copies, and the written and read P of the 2-MiB set."""
+    return {
+        "copies": [copy_name(*c) for c in COPIES],
+        "set_mib": WRITES_W_MIB[0],
+        "written_p_mib": list(QUICK_WRITES_P_MIB if quick else SUITE_WRITES_P_MIB),
+        "read_p_mib": list(QUICK_READ_P_MIB if quick else SUITE_READ_P_MIB),
+    }
+
+
+def launch(
+    fine: bool = False,
+    writes: bool = False,
+    hot: bool = False,
+    suite: bool = False,
+    quick: bool = False,
+) -> list[dict[str, Any]]:
     """Run every launch once (ldgsts copies, then each working set twice); the plan.
 
     ``fine``: only l2_survive, over :data:`FINE_W_MIB` x :data:`FINE_P_MIB`. ``writes``:
     only l2_survive_w over :data:`WRITES_W_MIB` x :data:`WRITES_P_MIB`, then l2_survive
     over :data:`WRITES_W_MIB` x :data:`WRITES_READ_P_MIB`. ``hot``: only l2_survive_h and
-    l2_survive, both over :data:`WRITES_W_MIB` x :data:`HOT_P_MIB`.
+    l2_survive, both over :data:`WRITES_W_MIB` x :data:`HOT_P_MIB`. ``suite``: the copies,
+    then :func:`suite_plan`'s writes and reads (``quick``: its thinned P).
     """
     import cupy as cp
     import numpy as np
@@ -92,7 +119,8 @@ def launch(fine: bool = False, writes: bool = False, hot: bool = False) -> list[
 
     names = (*(copy_name(*c) for c in COPIES), "l2_reread", "l2_survive", "l2_survive_w",
              "l2_survive_h")  # fmt: skip
-    only_survive = fine or writes or hot
+    only_survive = fine or writes or hot  # --suite keeps the copies and skips the re-reads
+    plan_of_suite = suite_plan(quick) if suite else None
     mod = compile_module(cp, "l2_bytes.cu", names)
     sms = cp.cuda.Device().attributes["MultiProcessorCount"]
     src = cp.random.uniform(-1, 1, SOURCE_BYTES // 4, dtype=cp.float32)
@@ -111,7 +139,7 @@ def launch(fine: bool = False, writes: bool = False, hot: bool = False) -> list[
              "requested_bytes": grid * iters * tile_bytes}
         )  # fmt: skip
     fn = mod.get_function("l2_reread")
-    for mib in () if only_survive else REREAD_MIB:
+    for mib in () if only_survive or suite else REREAD_MIB:
         words = (mib << 20) // 16
         for rep in (1, 2):
             fn((sms,), (256,), (src, np.uint64(words), out))
@@ -140,12 +168,15 @@ def launch(fine: bool = False, writes: bool = False, hot: bool = False) -> list[
                          key: p_words * 16 * (sms if per_cta else 1)}
                     )  # fmt: skip
 
-    if writes:
+    if writes or suite:
         sink = cp.zeros(SINK_BYTES // 4, dtype=cp.float32)
-        survive("l2_survive_w", WRITES_W_MIB, WRITES_P_MIB, sink, True, "written_bytes")
+        written = plan_of_suite["written_p_mib"] if plan_of_suite else WRITES_P_MIB
+        survive("l2_survive_w", WRITES_W_MIB, written, sink, True, "written_bytes")
     if hot:
         survive("l2_survive_h", WRITES_W_MIB, HOT_P_MIB, stream, False, "hot_bytes")
-    if hot:
+    if plan_of_suite:
+        w_set, p_set = WRITES_W_MIB, plan_of_suite["read_p_mib"]
+    elif hot:
         w_set, p_set = WRITES_W_MIB, HOT_P_MIB
     elif writes:
         w_set, p_set = WRITES_W_MIB, WRITES_READ_P_MIB
@@ -159,32 +190,69 @@ def launch(fine: bool = False, writes: bool = False, hot: bool = False) -> list[
     return plan
 
 
+def padded_copy_factor(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """``l2_fetch_bytes_per_byte_padded_row_copy`` from the ldgsts copies of a record: bytes
+    the SMs received from L2 (``l1tex__m_xbar2l1tex_read_bytes``) over bytes requested, the
+    median over the copies into padded rows (low/high: the smallest and largest of them)."""
+    ratios: dict[bool, list[float]] = {True: [], False: []}
+    for r in records:
+        if r.get("kernel") == "ldgsts_copy":
+            got = r["metrics"]["l1tex__m_xbar2l1tex_read_bytes.sum"] / r["requested_bytes"]
+            ratios[r["ld"] != r["d"]].append(got)
+    padded = sorted(ratios[True])
+    if not padded:
+        raise ValueError("no ldgsts_copy launch into padded rows in the record")
+    mid = len(padded) // 2
+    median = padded[mid] if len(padded) % 2 else (padded[mid - 1] + padded[mid]) / 2
+    plain = ", ".join(f"{x:.3f}" for x in sorted(ratios[False])) or "none measured"
+    return {
+        "value": round(median, 3),
+        "low": round(padded[0], 3),  # rounded as the value
+        "high": round(padded[-1], 3),
+        "note": (
+            "l1tex__m_xbar2l1tex_read_bytes over requested bytes of 16-byte cp.async.cg copies "
+            f"into shared rows padded by 16 bytes, median of {len(padded)} (row lengths 64 and "
+            f"128 floats, 128 and 256 threads): {', '.join(f'{x:.3f}' for x in padded)}; "
+            f"unpadded copies: {plain}"
+        ),
+    }
+
+
 def run(out: Path, fine: bool = False, writes: bool = False, hot: bool = False) -> int:
     """Run the driver under ncu (no cache flush between kernels) and write the records."""
-    from gpusim.ncu import find_ncu, parse_csv
+    from gpusim.ncu import find_ncu
 
     ncu = find_ncu()
     if ncu is None:
         print("error: ncu not found", file=sys.stderr)
         return 2
+    doc = record(ncu, ["--fine"] * fine + ["--writes"] * writes + ["--hot"] * hot)
+    atomic.write_text(out, json.dumps(doc, indent=1))
+    print(f"wrote {out}: {len(doc['records'])} launches", file=sys.stderr)
+    return 0 if doc["records"] else 1
+
+
+def record(ncu: str, modes: list[str], timeout_s: float = 500) -> dict[str, Any]:
+    """The driver run under ``ncu`` with the mode flags ``modes``: command, exit code, the
+    end of ncu's log, and per launch its plan entry, kernel name and metrics."""
+    from gpusim.ncu import parse_csv
+
     with tempfile.TemporaryDirectory() as tmp:
         plan_path = Path(tmp) / "plan.json"
         cmd = [ncu, "--clock-control", "none", "--cache-control", "none", "--csv",
                "--kernel-name", "regex:ldgsts_copy|l2_reread|l2_survive", "--page",
                "raw", "--print-units", "base", "--metrics", ",".join(METRICS),
                sys.executable, "-m", "gpusim.calibrate.l2_bytes",
-               "--launch", str(plan_path), *(["--fine"] if fine else []),
-               *(["--writes"] if writes else []), *(["--hot"] if hot else [])]  # fmt: skip
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=500)
+               "--launch", str(plan_path), *modes]  # fmt: skip
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s)
         kernels = parse_csv(proc.stdout)
         plan = json.loads(plan_path.read_text()) if plan_path.exists() else []
     doc = {"command": " ".join(cmd), "exit_code": proc.returncode,
            "log_tail": proc.stderr[-2000:], "records": []}  # fmt: skip
     for p, k in zip(plan, kernels, strict=False):
         doc["records"].append({**p, "name": k["name"], "metrics": k["metrics"]})
-    atomic.write_text(out, json.dumps(doc, indent=1))
-    print(f"wrote {out}: {len(doc['records'])} launches", file=sys.stderr)
-    return 0 if doc["records"] else 1
+    doc["planned_launches"], doc["profiled_kernels"] = len(plan), len(kernels)
+    return doc
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -198,12 +266,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--hot", action="store_true", help="only l2_survive_h (P read by all SMs) and its reference"
     )
+    ap.add_argument("--suite", action="store_true", help="what gpusim calibrate's l2_cache needs")
+    ap.add_argument("--quick", action="store_true", help="with --suite: fewer P")
     a = ap.parse_args(argv)
     if a.launch is not None:
-        a.launch.write_text(json.dumps(launch(a.fine, a.writes, a.hot)))
+        a.launch.write_text(json.dumps(launch(a.fine, a.writes, a.hot, a.suite, a.quick)))
         return 0
     if a.out is None:
         ap.error("--out is required")
+    if a.suite:
+        ap.error("--suite runs inside gpusim calibrate (its l2_cache benchmark)")
     return run(a.out, a.fine, a.writes, a.hot)
 
 

@@ -1,7 +1,10 @@
 """Turns recorded calibration results into a hardware profile.
 
 Measured values replace the base profile's, each with its measured source; every
-other value is kept from the base profile with its own source. The result is
+other value is kept from the base profile with its own source. The record benchmarks'
+fields (:mod:`gpusim.calibrate.recorded`) are derived from the raw records the results
+hold; a recorded stand-alone run passed as a file (``--simt-mm`` and the like) overrides
+the suite's own. The result is
 validated against :class:`gpusim.profiles.schema.HardwareProfile`. Needs no GPU.
 """
 
@@ -16,6 +19,7 @@ from typing import Any
 import yaml
 
 from gpusim import atomic
+from gpusim.calibrate import recorded
 from gpusim.errors import GpusimError
 from gpusim.profiles.loader import profile_path
 from gpusim.profiles.schema import HardwareProfile
@@ -142,7 +146,8 @@ def _put(profile: dict[str, Any], replaced: list[str], entries: dict[str, Any]) 
     """Set each top-level ``field: entry`` of a stand-alone benchmark; note it as replaced."""
     for field, entry in entries.items():
         _set(profile, (field,), entry)
-        replaced.append(field)
+        if field not in replaced:
+            replaced.append(field)
 
 
 def build_profile(
@@ -172,12 +177,12 @@ def build_profile(
     gpusim.calibrate.sass_timing`` run, for the SM core's cycles.
     """
     profile = json.loads(json.dumps(base))  # deep copy of plain data
-    replaced = []
+    replaced: list[str] = []
+    _put(profile, replaced, recorded.profile_fields(results))
     if simt_mm is not None:
         from gpusim.calibrate.simt_mm import profile_entry
 
-        _set(profile, ("simt_mma_flops_per_clk_per_sm",), profile_entry(simt_mm))
-        replaced.append("simt_mma_flops_per_clk_per_sm")
+        _put(profile, replaced, {"simt_mma_flops_per_clk_per_sm": profile_entry(simt_mm)})
     if smem_overlap is not None:
         from gpusim.calibrate.smem_overlap import profile_entries
 
@@ -282,6 +287,9 @@ def profile_yaml(
     ]
     if results_path:
         header.append(f"# Raw results: {results_path}")
+    kept = [n for n, r in results.get("benchmarks", {}).items() if r.get("record") is not None]
+    if kept:
+        header.append(f"# Raw records in them (benchmarks.<name>.record): {', '.join(kept)}")
     if simt_mm_path:
         header.append(f"# fp32 products from shared memory: {simt_mm_path}")
     if smem_overlap_path:

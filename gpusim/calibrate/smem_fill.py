@@ -1,11 +1,12 @@
 """cp.async fills of shared memory against ldmatrix reads of it (kernels/smem_fill.cu).
 
-Not part of the profile suite: run on its own (``python -m gpusim.calibrate.smem_fill
---out FILE``). For each loop (``NLD`` ldmatrix.x4 and ``NFILL`` 16-byte cp.async per lane
-per warp-iteration, the fills from an L2-resident buffer) and each launch shape (1, 2 and 4
-warps per scheduler), it records warp-iterations per SM clock and the SM clock. The engine
-charges a tile load to the shared-memory lane; how much of a filled byte that lane really
-pays is what :func:`profile_entries` derives: the loop with fills against the loop without.
+``gpusim calibrate`` runs it as its ``smem_fill`` benchmark (``--quick``: fewer, shorter
+launches); on its own: ``python -m gpusim.calibrate.smem_fill --out FILE``. For each loop
+(``NLD`` ldmatrix.x4 and ``NFILL`` 16-byte cp.async per lane per warp-iteration, the fills
+from an L2-resident buffer) and each launch shape (1, 2 and 4 warps per scheduler), it
+records warp-iterations per SM clock and the SM clock. The engine charges a tile load to the
+shared-memory lane; how much of a filled byte that lane really pays is what
+:func:`profile_entries` derives: the loop with fills against the loop without.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from gpusim.calibrate import standalone
-from gpusim.calibrate.context import import_cupy, make_context
+from gpusim.calibrate.context import BenchContext, import_cupy, make_context
 from gpusim.calibrate.sources import compile_module, kernel_attributes
 from gpusim.calibrate.warp_loops import SHAPES, loop_rows
 
@@ -43,9 +44,13 @@ def loop_name(nld: int, nfill: int) -> str:
 
 
 def run(quick: bool = False) -> dict[str, Any]:
+    """The stand-alone run on device 0 (``--quick``: the suite's quick variant)."""
+    return measure(make_context(import_cupy(), quick=quick))
+
+
+def measure(ctx: BenchContext) -> dict[str, Any]:
     """Every loop at every launch shape: warp-iterations per clock per SM, and the clock."""
-    cp = import_cupy()
-    ctx = make_context(cp, quick=quick)
+    cp = ctx.cp
     mod = compile_module(cp, "smem_fill.cu", tuple(loop_name(*lp) for lp in LOOPS))
     words = cp.random.randint(0, 2**31, size=4 * SOURCE_WORDS, dtype=cp.int64).astype(cp.uint32)
     threads_max = max(t * b for t, b in SHAPES) * ctx.sm_count

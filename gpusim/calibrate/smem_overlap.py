@@ -1,7 +1,8 @@
 """Shared-memory operand traffic against the tensor pipe and the softmax (kernels/smem_overlap.cu).
 
-Not part of the profile suite: run on its own (``python -m gpusim.calibrate.smem_overlap
---out FILE``). For each loop (``NLD`` ldmatrix.x4 per warp-iteration, each feeding
+``gpusim calibrate`` runs it as its ``smem_overlap`` benchmark (``--quick``: only the
+:data:`STEP_LOOPS` the profile needs); on its own: ``python -m gpusim.calibrate.smem_overlap
+--out FILE``. For each loop (``NLD`` ldmatrix.x4 per warp-iteration, each feeding
 ``MMA_PER_LD`` mma.sync or none, ``NMMA_REG`` mma.sync on register operands, ``ROUNDS``
 softmax passes, a barrier) and each launch shape (1, 2 and 4 warps per scheduler, in one
 CTA or several), it records warp-iterations per SM clock and the SM clock. Which of the
@@ -14,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpusim.calibrate import standalone
-from gpusim.calibrate.context import import_cupy, make_context
+from gpusim.calibrate.context import BenchContext, import_cupy, make_context
 from gpusim.calibrate.warp_loops import SHAPES, time_loops
 
 #: (NLD, MMA_PER_LD, NMMA_REG, ROUNDS) loops compiled by kernels/smem_overlap.cu
@@ -29,6 +30,8 @@ LOOPS = (
     (16, 4, 0, 1),  # ... and the softmax on the products
     (32, 2, 0, 1),
 )
+#: The load-product-softmax loops whose slowdown with few warps the engine uses.
+STEP_LOOPS = ((16, 4, 0, 1), (32, 2, 0, 1))
 #: Bytes one ldmatrix.x4 moves for a warp (32 lanes x 16 B).
 LDSM_X4_BYTES = 512
 
@@ -39,12 +42,17 @@ def loop_name(nld: int, per_ld: int, nreg: int, rounds: int) -> str:
 
 
 def run(quick: bool = False) -> dict[str, Any]:
+    """The stand-alone run on device 0 (``--quick``: the suite's quick variant)."""
+    return measure(make_context(import_cupy(), quick=quick))
+
+
+def measure(ctx: BenchContext) -> dict[str, Any]:
     """Every loop at every launch shape: warp-iterations per clock per SM, and the clock."""
-    cp = import_cupy()
-    ctx = make_context(cp, quick=quick)
+    cp = ctx.cp
+    # Quick: only the loops the profile's step efficiencies come from.
     loops = [
         (loop_name(*lp), {"nld": lp[0], "mma_per_ld": lp[1], "nmma_reg": lp[2], "rounds": lp[3]})
-        for lp in LOOPS
+        for lp in (STEP_LOOPS if ctx.quick else LOOPS)
     ]
     rows, kernels = time_loops(cp, ctx, "smem_overlap.cu", loops, SHAPES)
     for row in rows:
@@ -53,8 +61,6 @@ def run(quick: bool = False) -> dict[str, Any]:
     return {"gpu": ctx.gpu_name, "date": ctx.date, "kernels": kernels, "rows": rows}
 
 
-#: The load-product-softmax loops whose slowdown with few warps the engine uses.
-STEP_LOOPS = ((16, 4, 0, 1), (32, 2, 0, 1))
 #: Launch shapes (threads, CTAs per SM) by warps per scheduler.
 SHAPES_BY_WARPS = {1: ((128, 1),), 2: ((256, 1), (128, 2)), 4: ((512, 1), (128, 4))}
 

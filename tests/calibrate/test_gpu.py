@@ -38,7 +38,15 @@ def test_quick_calibration_runs_every_benchmark(tmp_path):
     benches = {key.split(".")[0] for key in doc["measured"]}
     assert benches == set(BENCHMARKS)
     for key, val in doc["measured"].items():
-        assert val["value"] > 0 and math.isfinite(val["value"]), key
+        if isinstance(val["value"], list):  # a curve of shares
+            assert all(0 <= share <= 1 for _x, share in val["value"]), key
+        elif key == "smem_fill.smem_fill_cost_per_byte":  # a share that may be 0
+            assert 0 <= val["value"] <= 1, key
+        else:
+            assert val["value"] > 0 and math.isfinite(val["value"]), key
+        if "low" in val and not isinstance(val["value"], list):
+            assert val["low"] <= val["value"] <= val["high"], key
+    assert doc["missing"] == [] and doc["kept_measured_elsewhere"] == []
     profile = load_profile(out)
     assert profile.sm_count.value == doc["measured"]["device.sm_count"]["value"]
     assert profile.dram_bandwidth_bytes_per_s.source.startswith("measured on ")

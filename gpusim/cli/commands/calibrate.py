@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from gpusim.calibrate.command import calibrate as run_calibrate
-from gpusim.calibrate.command import format_table
+from gpusim.calibrate.command import format_plan, format_table
 from gpusim.calibrate.suite import BENCHMARKS
 from gpusim.cli.app import app
 from gpusim.cli.options import JsonOption
@@ -42,7 +42,16 @@ def calibrate(
         typer.Option("--only", help=f"Comma-separated benchmarks ({', '.join(BENCHMARKS)})."),
     ] = None,
     quick: Annotated[
-        bool, typer.Option("--quick", help="Small sizes and few repeats: a smoke test.")
+        bool,
+        typer.Option(
+            "--quick",
+            help="Every benchmark's quick variant (fewer, shorter launches): the whole "
+            "profile in well under 2 minutes, noisier.",
+        ),
+    ] = False,
+    plan: Annotated[
+        bool,
+        typer.Option("--plan", help="Say what would run and what each benchmark gives; no GPU."),
     ] = False,
     no_profile: Annotated[
         bool, typer.Option("--no-profile", help="Write only the raw results JSON.")
@@ -52,14 +61,16 @@ def calibrate(
         Path | None,
         typer.Option(
             "--simt-mm",
-            help="A recorded `python -m gpusim.calibrate.simt_mm` run: the fp32 product rate.",
+            help="Instead of the suite's own simt_mm: a recorded `python -m "
+            "gpusim.calibrate.simt_mm` run: the fp32 product rate.",
         ),
     ] = None,
     smem_overlap: Annotated[
         Path | None,
         typer.Option(
             "--smem-overlap",
-            help="A recorded `python -m gpusim.calibrate.smem_overlap` run: step efficiency "
+            help="Instead of the suite's own smem_overlap: a recorded `python -m "
+            "gpusim.calibrate.smem_overlap` run: step efficiency "
             "with few warps.",
         ),
     ] = None,
@@ -67,7 +78,8 @@ def calibrate(
         Path | None,
         typer.Option(
             "--smem-fill",
-            help="A recorded `python -m gpusim.calibrate.smem_fill` run: what a tile fill "
+            help="Instead of the suite's own smem_fill: a recorded `python -m "
+            "gpusim.calibrate.smem_fill` run: what a tile fill "
             "costs shared-memory reads.",
         ),
     ] = None,
@@ -75,15 +87,17 @@ def calibrate(
         list[Path] | None,
         typer.Option(
             "--l2-survive",
-            help="Recorded `python -m gpusim.calibrate.l2_bytes --fine` / `--writes` runs "
-            "(repeat the option): the L2's loss of a shared set by depth.",
+            help="Instead of the suite's own l2_cache: recorded `python -m "
+            "gpusim.calibrate.l2_bytes --fine` / `--writes` runs (repeat the option): the "
+            "L2's loss of a shared set by depth.",
         ),
     ] = None,
     cta_scatter: Annotated[
         Path | None,
         typer.Option(
             "--cta-scatter",
-            help="A recorded `python -m gpusim.calibrate.cta_scatter` run: how identical "
+            help="Instead of the suite's own cta_scatter: a recorded `python -m "
+            "gpusim.calibrate.cta_scatter` run: how identical "
             "CTAs' durations scatter.",
         ),
     ] = None,
@@ -91,7 +105,8 @@ def calibrate(
         Path | None,
         typer.Option(
             "--dram-mlp",
-            help="A recorded `python -m gpusim.calibrate.dram_mlp` run: DRAM bandwidth by "
+            help="Instead of the suite's own dram_mlp: a recorded `python -m "
+            "gpusim.calibrate.dram_mlp` run: DRAM bandwidth by "
             "bytes in flight.",
         ),
     ] = None,
@@ -105,7 +120,9 @@ def calibrate(
     ] = None,
     json_out: JsonOption = False,
 ) -> None:
-    """Measure this GPU's bandwidths, latencies, pipe rates and launch cost; write a profile."""
+    """Measure this GPU's bandwidths, latencies, pipe rates, launch and barrier cost, step
+    efficiency, tile-fill cost, CTA scatter, L2 loss and DRAM bandwidth by bytes in flight;
+    write a complete profile (every field with its source) and the raw results beside it."""
     doc = run_calibrate(
         out=out,
         base_profile=base_profile,
@@ -123,8 +140,9 @@ def calibrate(
         cta_scatter=cta_scatter,
         dram_mlp=dram_mlp,
         sass_timing=sass_timing,
+        plan_only=plan,
     )
     if json_out:
         emit(doc, True)
     else:
-        typer.echo(format_table(doc))
+        typer.echo(format_plan(doc) if plan else format_table(doc))

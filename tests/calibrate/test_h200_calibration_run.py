@@ -1,0 +1,41 @@
+"""The 2026-12-02 H200 run of one ``gpusim calibrate`` (and one ``--quick``), recomputed here.
+
+The profiles written on the device must be what the profile writer derives today from the
+raw results beside them (every record benchmark's field re-derived from its raw record),
+and complete.
+"""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from gpusim.calibrate import completeness, profile_writer
+from gpusim.data.layout import H200
+from tests.calibrate.recorded_results import DATASHEET
+
+RUN = H200 / "2026-12-02_calibration"
+RUNS = {
+    "full": (RUN / "h200-results.json", RUN / "h200-sxm-calibrated.yaml", None),
+    "quick": (
+        RUN / "quick" / "h200-quick-results.json",
+        RUN / "quick" / "h200-sxm-calibrated-quick.yaml",
+        "h200-sxm-calibrated-quick",
+    ),
+}
+# The run's base was the datasheet profile, then named h200-sxm.
+BASE = DATASHEET
+
+
+@pytest.mark.parametrize("run", list(RUNS))
+def test_the_written_profile_is_what_its_raw_results_give(run):
+    results_path, profile_path, name = RUNS[run]
+    results = profile_writer.load_results(results_path)
+    base = yaml.safe_load(profile_writer.base_profile_path(BASE).read_text())
+    profile, replaced = profile_writer.build_profile(results, base, name)
+    written = yaml.safe_load(profile_path.read_text())
+    assert profile == written
+    assert completeness.missing(profile) == []
+    assert completeness.borrowed(profile, replaced) == []
+    assert results["quick"] is (run == "quick")
+    assert all(rec["status"] == "ok" for rec in results["benchmarks"].values())
