@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from algorithms import get_algorithm
-from algorithms.tracing import TC_MASK_INSTRS_PER_ELEM, trace_classes
+from algorithms.tracing import trace_classes
+from gpusim.instruction_mix import StepShape, issued, mask_mix
+from gpusim.kernel_class import KernelClass
 from gpusim.schedule import Schedule
 from gpusim.workload import Workload
 
@@ -26,7 +28,11 @@ def test_unmasked_tiles_cost_the_same_and_masked_ones_more():
     causal = _loop_instrs(True, 256)
     assert causal[:-1] == plain[: len(causal) - 1]
     extra = causal[-1] - plain[0]  # the diagonal tile masks
-    assert extra == pytest.approx(TC_MASK_INSTRS_PER_ELEM * 64 * 64 / 32 + 58.8 * 4)
+    shape = StepShape(64 / 4, 64, 64, 4, 2, 2, 64)
+    per_warp = issued(mask_mix(KernelClass(product="mma"), shape))
+    # 2 per element (16 x 64 / 32 per thread), 2 per key column (16), 1 per row (2)
+    assert per_warp == pytest.approx(2 * 32 + 2 * 16 + 2)
+    assert extra == pytest.approx(4 * per_warp)
 
 
 def test_a_ragged_last_key_tile_masks():
