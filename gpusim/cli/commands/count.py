@@ -33,6 +33,10 @@ def count(opts: WorkloadOptions, json_out: JsonOption = False) -> None:
         k["ctas_per_sm"] = occ.ctas_per_sm
         k["occupancy"] = occ.as_dict()
     counts["profile"] = profile.name
+    if counts.get("executed_mma_flops"):
+        from gpusim.kernel_catalog.description import describe
+
+        counts["kernel_description"] = describe(workload, schedule).as_dict()
     counts["defaults_used"] = filled
     counts["ctas_per_sm"] = min(k["ctas_per_sm"] for k in counts["kernels"])
     keys, warnings = notes(opts.algorithm, workload, schedule, profile)

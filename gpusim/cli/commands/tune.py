@@ -115,6 +115,7 @@ def tune(
             jobs=None,
             footprints=footprints,
             on_done=update,
+            kernel_class={k: getattr(opts, k) for k in ("mma", "tile_copy", "producer_warps")},
         )
     stats = result.stats
     debug(
