@@ -128,8 +128,8 @@ def build_inputs(
     ``kv_splits``, ``kv_order``, ``q_order`` and ``pack_gqa`` left as None keep
     :class:`~gpusim.schedule.Schedule`'s defaults; so do the implementation class's ``mma``,
     ``tile_copy`` and ``producer_warps`` (the project's kernel), checked to exist for the
-    dtype (:func:`gpusim.kernel_catalog.description.describe`). The other schedule fields left as None
-    come from the default rule (:func:`resolve_schedule`);
+    dtype (:func:`gpusim.kernel_catalog.description.describe`). The other schedule fields
+    left as None come from the default rule (:func:`resolve_schedule`);
     ``filled`` maps each to the value used. With ``check``, a schedule that cannot run one
     CTA on the profile's SM is a one-line :class:`GpusimError` (what it needs, what the limit
     is). Example: ``w, s, p, filled = build_inputs("flash2", "h200-sxm", seq_len=4096)``.
