@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from algorithms.base import Kernel
 from algorithms.program import Access, CtaClass, CtaProgram, Step
 from algorithms.tile_machine import TileMachine
-from gpusim.instruction_mix import StepShape, cta_step_issue, issued, mask_mix
+from gpusim.instruction_mix import StepShape, cta_mask_issue, cta_step_issue
 from gpusim.kernel_class import resolve_class
 
 VECTOR_TENSORS = ("m", "l", "LSE")
@@ -21,9 +21,9 @@ FP32_STATE_TENSORS = ("m", "l", "Oacc", "Opart", "LSE")
 FP32_BYTES = 4
 
 # Warp-instructions besides the matrix products (softmax, copies, addresses, loop control):
-# formulas of the tile shapes and the kernel's implementation class
-# (gpusim.instruction_mix), charged to the softmax between the two products of a flash
-# kernel's step; the mask's, only on tiles that call tm.mask (the tracer sees which).
+# the kernel description's counts (gpusim.instruction_mix: formulas of the tile shapes and
+# the class, or the fit to the project's compiled loops), charged to the softmax between the
+# two products of a flash kernel's step; the mask's only on tiles that call tm.mask.
 WARP_THREADS = 32
 #: Q fragment bytes per thread a tensor-core kernel keeps in registers (32 registers).
 Q_REGISTER_BYTES = 32 * 4
@@ -242,7 +242,7 @@ class TracingMachine(TileMachine):
     def mask(self, s, q0, k0, *, heads=1):
         if self.cur.mma_flops:
             # The masking path of the flash kernels' loop, this tile only.
-            self.cur.instrs += self.s.warps * issued(mask_mix(self.kernel_class, self._shape(s)))
+            self.cur.instrs += cta_mask_issue(self.kernel_class, self._shape(s))
         self._elementwise(s)
         return self._made(s)
 

@@ -198,9 +198,41 @@ def issued(mix: dict[str, float]) -> float:
     return sum(v for k, v in mix.items() if k not in PRODUCT_OPCODES)
 
 
+# The least-squares fit this module's formulas were written to replace (``sass-fit``): all
+# warp-instructions but HMMA and LDSM (mma) or FFMA (ffma) of the loop of
+# gpusim/kernels/flash2_tc.cu and flash2_simt.cu, compiled for sm_90 (nvcc 13.0), static
+# counts of 9 tc and 5 simt instances as is and with the masking body cut to one element,
+# data/h200/2026-11-30_validation_sass_mask_split/; per thread = A x its score elements + B x
+# its O elements + C per warp and step; the mask M x score elements + N per warp. Residuals:
+# tc within 83 instructions of 208-839, simt within 55 of 430-812.
+SASS_FIT = {  # product: (A, B, C, M, N)
+    "mma": (5.09, 3.56, 12.0, 3.58, 58.8),
+    "ffma": (15.5, 3.33, 165.4, 5.85, 1.67),
+}
+
+
+def fitted_cta_issue(cls: KernelClass, s: StepShape, masked: bool = False) -> float:
+    """The fit's warp-instructions of the CTA in one step (``sass-fit``), the mask's apart."""
+    a, b, c, m, n = SASS_FIT[cls.product]
+    rows_cta = s.rows_per_warp * s.warps if s.keys == s.block_n else s.rows_per_warp
+    elems, o_elems = rows_cta * s.block_n, rows_cta * s.head_dim
+    if masked:
+        return m * elems / WARP_THREADS + n * s.warps
+    return (a * elems + b * o_elems) / WARP_THREADS + c * s.warps
+
+
+def cta_mask_issue(cls: KernelClass, s: StepShape) -> float:
+    """Warp-instructions the mask adds to the whole CTA on a masked tile."""
+    if cls.instruction_counts == "sass-fit":
+        return fitted_cta_issue(cls, s, masked=True)
+    return s.warps * issued(mask_mix(cls, s))
+
+
 def cta_step_issue(cls: KernelClass, s: StepShape, masked: bool = False) -> float:
     """Warp-instructions of the whole CTA in one step on the issue lane (compute warps,
     producer warps, the mask on a masked tile)."""
+    if cls.instruction_counts == "sass-fit":
+        return fitted_cta_issue(cls, s) + (fitted_cta_issue(cls, s, True) if masked else 0.0)
     per_warp = issued(step_mix(cls, s)) + (issued(mask_mix(cls, s)) if masked else 0.0)
     producers = max(cls.producer_warps, 1 if producer_mix(cls, s) else 0)
     return s.warps * per_warp + producers * issued(producer_mix(cls, s))

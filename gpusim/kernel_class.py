@@ -17,7 +17,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from gpusim.errors import GpusimError
-from gpusim.schedule import Product, Schedule, TileCopy
+from gpusim.schedule import InstructionCounts, Product, Schedule, TileCopy
 
 PRODUCTS: tuple[str, ...] = ("mma", "wgmma", "ffma")
 TILE_COPIES: tuple[str, ...] = ("cp.async", "tma", "plain")
@@ -45,6 +45,8 @@ class KernelClass(BaseModel):
     producer_warps: int = Field(0, ge=0)
     #: warpgroups that issue the products (wgmma); 0 for the single-warp products
     consumer_warpgroups: int = Field(0, ge=0)
+    #: where the per-step instruction counts come from (gpusim.instruction_mix)
+    instruction_counts: InstructionCounts = "formulas"
 
     @property
     def is_project_kernel(self) -> bool:
@@ -52,7 +54,7 @@ class KernelClass(BaseModel):
         return self.tile_copy == "cp.async" and self.producer_warps == 0 and self.product != "wgmma"
 
     def label(self) -> str:
-        text = f"{self.product} {self.tile_copy}"
+        text = f"{self.product} {self.tile_copy} counts-{self.instruction_counts}"
         if self.producer_warps:
             text += f" producers{self.producer_warps}"
         if self.consumer_warpgroups:
@@ -100,9 +102,17 @@ def resolve_class(schedule: Schedule, dtype: str) -> KernelClass:
     product = schedule.mma or default_product(dtype)
     check_class(product, dtype, schedule)
     groups = schedule.warps // WARPGROUP_WARPS if product == "wgmma" else 0
-    return KernelClass(
+    cls = KernelClass(
         product=product,
         tile_copy=schedule.tile_copy or "cp.async",
         producer_warps=schedule.producer_warps,
         consumer_warpgroups=groups,
     )
+    # The fit describes the project's compiled loops only; every other class has formulas.
+    counts = schedule.instruction_counts or ("sass-fit" if cls.is_project_kernel else "formulas")
+    if counts == "sass-fit" and not cls.is_project_kernel:
+        raise GpusimError(
+            f"--instruction-counts sass-fit is a fit to the project's compiled kernels (mma or "
+            f"ffma, cp.async, no producer warps); {cls.label()} has only the formulas"
+        )
+    return cls.model_copy(update={"instruction_counts": counts})

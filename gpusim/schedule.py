@@ -22,6 +22,10 @@ Product = Literal["mma", "wgmma", "ffma"]
 #: copies), ``tma`` (Hopper's bulk tensor copies, one thread per tile), ``plain`` (loads into
 #: registers, then shared-memory stores).
 TileCopy = Literal["cp.async", "tma", "plain"]
+#: Where the per-step instruction counts come from: ``formulas`` (gpusim.instruction_mix, of
+#: the tile shapes and the class, any kernel) or ``sass-fit`` (the least-squares fit to the
+#: project's compiled loops, for those kernels only).
+InstructionCounts = Literal["formulas", "sass-fit"]
 
 #: Most key splits a schedule may ask for (FlashDecoding uses a few to a few hundred).
 MAX_KV_SPLITS = 1024
@@ -56,7 +60,9 @@ class Schedule(BaseModel):
     - ``mma``: the product instruction (``mma``, ``wgmma``, ``ffma``);
     - ``tile_copy``: how tiles arrive (``cp.async``, ``tma``, ``plain``);
     - ``producer_warps``: warp specialization, warps that only copy tiles, beside the
-      ``warps`` that compute (0: every warp does both).
+      ``warps`` that compute (0: every warp does both);
+    - ``instruction_counts``: ``formulas`` or ``sass-fit`` (None: the fit for the project's
+      kernels, the formulas for every other class).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -74,6 +80,7 @@ class Schedule(BaseModel):
     mma: Product | None = None
     tile_copy: TileCopy | None = None
     producer_warps: int = Field(0, ge=0, le=32)
+    instruction_counts: InstructionCounts | None = None
 
     def label(self, algorithm: str | None = None) -> str:
         """A short human-readable name, e.g. ``flash2 Br128 Bc64 w4 s2 split-q registers``
@@ -98,6 +105,8 @@ class Schedule(BaseModel):
             text += f" {self.tile_copy}"
         if self.producer_warps:
             text += f" producers{self.producer_warps}"
+        if self.instruction_counts is not None:
+            text += f" counts-{self.instruction_counts}"
         return text if algorithm is None else f"{algorithm} {text}"
 
     @classmethod

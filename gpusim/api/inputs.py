@@ -30,7 +30,7 @@ SCHEDULE_FIELDS = ("block_m", "block_n", "warps", "stages", "warp_split", "resid
 #: (no split, forward K/V walk, last query blocks first, a CTA per head).
 ORDER_FIELDS = ("kv_splits", "kv_order", "q_order", "pack_gqa")
 #: The implementation class (gpusim.kernel_class); left out, the project's kernel for the dtype.
-CLASS_FIELDS = ("mma", "tile_copy", "producer_warps")
+CLASS_FIELDS = ("mma", "tile_copy", "producer_warps", "instruction_counts")
 #: The fields without which the default rule's choice is needed (the rest have defaults).
 TILE_FIELDS = ("block_m", "block_n", "warps", "stages")
 
@@ -49,6 +49,7 @@ _OPTION_OF = {
     "pack_gqa": "--pack-gqa",
     "tile_copy": "--tile-copy",
     "producer_warps": "--producer-warps",
+    "instruction_counts": "--instruction-counts",
 }
 
 
@@ -119,6 +120,7 @@ def build_inputs(
     mma: str | None = None,
     tile_copy: str | None = None,
     producer_warps: int | None = None,
+    instruction_counts: str | None = None,
     *,
     check: bool = True,
 ) -> Inputs:
@@ -161,6 +163,7 @@ def build_inputs(
         mma=mma,
         tile_copy=tile_copy,
         producer_warps=producer_warps,
+        instruction_counts=instruction_counts,
     )
     schedule, filled = resolve_schedule(algorithm, workload, hw, given)
     describe(workload, schedule)  # the class exists for this dtype (one-line error if not)

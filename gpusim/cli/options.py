@@ -209,6 +209,15 @@ ProducerWarpsOption = Annotated[
         rich_help_panel=SCHEDULE,
     ),
 ]
+InstructionCountsOption = Annotated[
+    str | None,
+    typer.Option(
+        "--instruction-counts",
+        help="Per-step instruction counts: formulas (of the tiles and class) or sass-fit (the "
+        "fit to the project's compiled loops; the default for those kernels).",
+        rich_help_panel=SCHEDULE,
+    ),
+]
 
 
 @dataclass(frozen=True)
@@ -238,6 +247,7 @@ class WorkloadOptions:
     mma: str | None = None
     tile_copy: str | None = None
     producer_warps: int | None = None
+    instruction_counts: str | None = None
 
     def build(self, *, check: bool = True) -> Inputs:
         """:func:`build_inputs` of these options."""
@@ -269,6 +279,7 @@ _ANNOTATIONS: dict[str, Any] = {
     "mma": MmaOption,
     "tile_copy": TileCopyOption,
     "producer_warps": ProducerWarpsOption,
+    "instruction_counts": InstructionCountsOption,
 }
 
 

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict
 
 from gpusim.instruction_mix import (
     StepShape,
+    cta_mask_issue,
     cta_step_issue,
     issued,
     mask_mix,
@@ -59,16 +60,20 @@ class KernelDescription(BaseModel):
                          s.block_n)  # fmt: skip
 
     def mix(self) -> dict[str, Any]:
-        """The steady step's instruction mix (warp-instructions per compute warp, by opcode
-        class), the mask's, a producer warp's, and the CTA's issued total."""
+        """The steady step's instruction mix from the formulas (warp-instructions per compute
+        warp, by opcode class), the mask's, a producer warp's; and what the engine charges
+        the CTA's issue lane per step and per masked tile, from the class's
+        ``instruction_counts`` (the formulas or the fit)."""
         shape = self.step_shape()
         per_warp = step_mix(self.kernel_class, shape)
         return {
+            "instruction_counts": self.kernel_class.instruction_counts,
+            "engine_issue_per_cta": cta_step_issue(self.kernel_class, shape),
+            "engine_mask_issue_per_cta": cta_mask_issue(self.kernel_class, shape),
             "per_compute_warp": dict(sorted(per_warp.items())),
             "mask_per_compute_warp": dict(sorted(mask_mix(self.kernel_class, shape).items())),
             "per_producer_warp": dict(sorted(producer_mix(self.kernel_class, shape).items())),
-            "issued_per_compute_warp": issued(per_warp),
-            "issued_per_cta": cta_step_issue(self.kernel_class, shape),
+            "formulas_issued_per_compute_warp": issued(per_warp),
         }
 
     def as_dict(self) -> dict[str, Any]:

@@ -114,8 +114,11 @@ def compiled_record(c: ValidationConfig) -> dict[str, Any]:
                           "median_s": float("nan")}  # fmt: skip
 
 
-def predict(profile_name: str, configs: list[ValidationConfig]) -> dict[str, Any]:
-    """The model's predicted runtime of every config, with the compiled registers."""
+def predict(
+    profile_name: str, configs: list[ValidationConfig], counts: str | None = None
+) -> dict[str, Any]:
+    """The model's predicted runtime of every config, with the compiled registers;
+    ``counts`` sets the schedules' ``instruction_counts`` (None: the default)."""
     from gpusim.profiles.loader import load_profile
     from gpusim.source_commit import git_commit
     from gpusim.validation.predicted_vs_measured import compare_record
@@ -124,11 +127,14 @@ def predict(profile_name: str, configs: list[ValidationConfig]) -> dict[str, Any
     rows = {}
     for c in configs:
         rec = compiled_record(c)
+        if counts is not None:
+            rec["schedule"] = rec["schedule"] | {"instruction_counts": counts}
         row = compare_record(rec, profile)
         rows[c.config_id] = {"predicted_s": row.predicted_s, "instance": rec["instance"],
                              "registers": rec["attributes"]["num_regs"],
                              "bound": row.bound}  # fmt: skip
-    return {"set": SET_NAME, "profile": profile_name, "commit": git_commit(), "predictions": rows}
+    doc = {"set": SET_NAME, "profile": profile_name, "commit": git_commit(), "predictions": rows}
+    return doc | ({"instruction_counts": counts} if counts else {})
 
 
 def _summary(errs: list[tuple[str, float]]) -> dict[str, Any]:
@@ -220,6 +226,7 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("predict")
     p.add_argument("--profile", default=PROFILES[0])
     p.add_argument("--label", default=None)
+    p.add_argument("--instruction-counts", default=None, choices=("formulas", "sass-fit"))
     p.add_argument("--out", type=Path, required=True)
     c = sub.add_parser("compare")
     c.add_argument("--dataset", type=Path, required=True)
@@ -234,9 +241,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.cmd == "manifest":
         doc = manifest(heldout_configs())
     elif args.cmd == "predict":
-        doc = predict(args.profile, heldout_configs()) | (
-            {"label": args.label} if args.label else {}
-        )
+        doc = predict(args.profile, heldout_configs(), args.instruction_counts)
+        doc |= {"label": args.label} if args.label else {}
     else:
         doc = compare(args.dataset, args.predictions, args.efficiency_dataset)
     atomic.write_text(args.out, json.dumps(doc, indent=1) + "\n")
