@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
 WarpSplit = Literal["split-q", "split-k"]
 Residency = Literal["registers", "smem"]
@@ -26,6 +26,12 @@ TileCopy = Literal["cp.async", "tma", "plain"]
 #: the tile shapes and the class, any kernel) or ``sass-fit`` (the least-squares fit to the
 #: project's compiled loops, for those kernels only).
 InstructionCounts = Literal["formulas", "sass-fit"]
+
+#: The implementation-class fields and their defaults (the project's kernel): left out of a
+#: schedule's dump when at them, so that the records, digests and cache keys of every
+#: schedule without a class read as they did before the fields existed.
+CLASS_FIELD_DEFAULTS = {"mma": None, "tile_copy": None, "producer_warps": 0,
+                        "instruction_counts": None}  # fmt: skip
 
 #: Most key splits a schedule may ask for (FlashDecoding uses a few to a few hundred).
 MAX_KV_SPLITS = 1024
@@ -81,6 +87,14 @@ class Schedule(BaseModel):
     tile_copy: TileCopy | None = None
     producer_warps: int = Field(0, ge=0, le=32)
     instruction_counts: InstructionCounts | None = None
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler):
+        out = handler(self)
+        for k, default in CLASS_FIELD_DEFAULTS.items():
+            if k in out and out[k] == default:
+                del out[k]
+        return out
 
     def label(self, algorithm: str | None = None) -> str:
         """A short human-readable name, e.g. ``flash2 Br128 Bc64 w4 s2 split-q registers``
