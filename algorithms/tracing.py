@@ -12,27 +12,18 @@ from dataclasses import dataclass, replace
 from algorithms.base import Kernel
 from algorithms.program import Access, CtaClass, CtaProgram, Step
 from algorithms.tile_machine import TileMachine
+from gpusim.instruction_mix import StepShape, cta_mask_issue, cta_step_issue
+from gpusim.kernel_class import resolve_class
 
 VECTOR_TENSORS = ("m", "l", "LSE")
 #: running state in HBM and split-KV decoding's partials, always fp32
 FP32_STATE_TENSORS = ("m", "l", "Oacc", "Opart", "LSE")
 FP32_BYTES = 4
 
-# Warp-instructions besides the matrix products, counted in the kernels' own code: the main
-# loop of gpusim/kernels/flash2_tc.cu and flash2_simt.cu, compiled for sm_90 (nvcc 13.0,
-# cuobjdump -sass), all instructions but HMMA and LDSM (tc) or FFMA (simt). The loop is
-# compiled twice, as is and with the masking body cut to one element (check kept), which
-# splits its static count into the unmasked path and the mask: 9 tc and 5 simt instances,
-# data/h200/2026-11-30_validation_sass_mask_split/ (script and counts). Least squares over
-# the instances:
-# unmasked path per thread = A x (score elements it holds) + B x (O elements it holds, the
-# rescale by alpha) + C per warp and step; the mask adds M x score elements + N per warp.
-# Residuals: tc within 83 instructions of 208-839, simt within 55 of 430-812.
-# The mask is charged only on tiles that call tm.mask (the tracer sees which).
-TC_INSTRS_PER_ELEM, TC_INSTRS_PER_O_ELEM, TC_INSTRS_PER_WARP_STEP = 5.09, 3.56, 12.0
-TC_MASK_INSTRS_PER_ELEM, TC_MASK_INSTRS_PER_WARP_STEP = 3.58, 58.8
-SIMT_INSTRS_PER_ELEM, SIMT_INSTRS_PER_O_ELEM, SIMT_INSTRS_PER_WARP_STEP = 15.5, 3.33, 165.4
-SIMT_MASK_INSTRS_PER_ELEM, SIMT_MASK_INSTRS_PER_WARP_STEP = 5.85, 1.67
+# Warp-instructions besides the matrix products (softmax, copies, addresses, loop control):
+# the kernel description's counts (gpusim.instruction_mix: formulas of the tile shapes and
+# the class, or the fit to the project's compiled loops), charged to the softmax between the
+# two products of a flash kernel's step; the mask's only on tiles that call tm.mask.
 WARP_THREADS = 32
 #: Q fragment bytes per thread a tensor-core kernel keeps in registers (32 registers).
 Q_REGISTER_BYTES = 32 * 4
@@ -62,6 +53,7 @@ class TracingMachine(TileMachine):
         self.esize = self.w.elem_bytes
         self.smem_results = self.s.residency == "smem"
         self.split_k = self.s.warp_split == "split-k"
+        self.kernel_class = resolve_class(self.s, self.w.dtype)
         self.steps: list[Step] = [Step(pipelined=False)]
         self.bh = 0
         self._a_in_regs: set[int] = set()  # steps whose loaded A operand sits in registers
@@ -249,11 +241,8 @@ class TracingMachine(TileMachine):
 
     def mask(self, s, q0, k0, *, heads=1):
         if self.cur.mma_flops:
-            # The masking path of the flash kernels' loop (SASS counts above), this tile only.
-            simt = self.esize == 4
-            per_elem = SIMT_MASK_INSTRS_PER_ELEM if simt else TC_MASK_INSTRS_PER_ELEM
-            per_step = SIMT_MASK_INSTRS_PER_WARP_STEP if simt else TC_MASK_INSTRS_PER_WARP_STEP
-            self.cur.instrs += per_elem * s.elems / WARP_THREADS + per_step * self.s.warps
+            # The masking path of the flash kernels' loop, this tile only.
+            self.cur.instrs += cta_mask_issue(self.kernel_class, self._shape(s))
         self._elementwise(s)
         return self._made(s)
 
@@ -264,17 +253,18 @@ class TracingMachine(TileMachine):
     def exp_sub_rows(self, t, m):
         self.cur.exp_ops += t.elems
         if self.cur.mma_flops:
-            # A softmax between two products (the flash kernels' loop): the counts above.
+            # A softmax between two products (the flash kernels' loop): the step's mix.
             # A softmax of its own (the standard kernel) is not that code and is not counted.
-            simt = self.esize == 4
-            per_elem = SIMT_INSTRS_PER_ELEM if simt else TC_INSTRS_PER_ELEM
-            per_o = SIMT_INSTRS_PER_O_ELEM if simt else TC_INSTRS_PER_O_ELEM
-            per_step = SIMT_INSTRS_PER_WARP_STEP if simt else TC_INSTRS_PER_WARP_STEP
-            o_elems = t.rows * self.w.head_dim  # the O rows this tile's softmax rescales
-            self.cur.instrs += (per_elem * t.elems + per_o * o_elems) / WARP_THREADS
-            self.cur.instrs += per_step * self.s.warps
+            self.cur.instrs += cta_step_issue(self.kernel_class, self._shape(t))
         self._elementwise(t)  # the subtraction
         return self._made(Shape(t.rows, t.cols, t.in_smem))
+
+    def _shape(self, scores: Shape) -> StepShape:
+        """The step's shape for the instruction mix: a compute warp's share of the score tile."""
+        warps = self.s.warps
+        rows, keys = scores.rows, scores.cols or 1
+        per_warp = (rows, keys / warps) if self.split_k else (rows / warps, keys)
+        return StepShape(*per_warp, self.w.head_dim, warps, self.s.stages, self.esize, keys)
 
     def exp_diff(self, a, b):
         self._use(a, b)

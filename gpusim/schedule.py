@@ -9,12 +9,29 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
 WarpSplit = Literal["split-q", "split-k"]
 Residency = Literal["registers", "smem"]
 KvOrder = Literal["forward", "backward"]
 QOrder = Literal["last-first", "first-first"]
+#: The product instruction of a kernel's two matrix products: ``mma`` (mma.sync m16n8k16,
+#: one warp), ``wgmma`` (Hopper's warpgroup MMA, four warps), ``ffma`` (SIMT FFMA loops).
+Product = Literal["mma", "wgmma", "ffma"]
+#: How K/V (and Q) tiles arrive in shared memory: ``cp.async`` (per-thread 16-byte async
+#: copies), ``tma`` (Hopper's bulk tensor copies, one thread per tile), ``plain`` (loads into
+#: registers, then shared-memory stores).
+TileCopy = Literal["cp.async", "tma", "plain"]
+#: Where the per-step instruction counts come from: ``formulas`` (gpusim.instruction_mix, of
+#: the tile shapes and the class, any kernel) or ``sass-fit`` (the least-squares fit to the
+#: project's compiled loops, for those kernels only).
+InstructionCounts = Literal["formulas", "sass-fit"]
+
+#: The implementation-class fields and their defaults (the project's kernel): left out of a
+#: schedule's dump when at them, so that the records, digests and cache keys of every
+#: schedule without a class read as they did before the fields existed.
+CLASS_FIELD_DEFAULTS = {"mma": None, "tile_copy": None, "producer_warps": 0,
+                        "instruction_counts": None}  # fmt: skip
 
 #: Most key splits a schedule may ask for (FlashDecoding uses a few to a few hundred).
 MAX_KV_SPLITS = 1024
@@ -42,6 +59,16 @@ class Schedule(BaseModel):
       start first) or ``first-first``.
     - ``pack_gqa``: with grouped K/V heads, put the queries of a group's heads into the
       rows of one tile (one CTA reads the group's K/V once) instead of a CTA per head.
+
+    The implementation class (:mod:`gpusim.kernel_class`; None: the project's own kernel
+    for the storage type, mma.sync for fp16/bf16 and FFMA for fp32, with cp.async copies):
+
+    - ``mma``: the product instruction (``mma``, ``wgmma``, ``ffma``);
+    - ``tile_copy``: how tiles arrive (``cp.async``, ``tma``, ``plain``);
+    - ``producer_warps``: warp specialization, warps that only copy tiles, beside the
+      ``warps`` that compute (0: every warp does both);
+    - ``instruction_counts``: ``formulas`` or ``sass-fit`` (None: the fit for the project's
+      kernels, the formulas for every other class).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -56,6 +83,18 @@ class Schedule(BaseModel):
     kv_order: KvOrder = "forward"
     q_order: QOrder = "last-first"
     pack_gqa: bool = False
+    mma: Product | None = None
+    tile_copy: TileCopy | None = None
+    producer_warps: int = Field(0, ge=0, le=32)
+    instruction_counts: InstructionCounts | None = None
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler):
+        out = handler(self)
+        for k, default in CLASS_FIELD_DEFAULTS.items():
+            if k in out and out[k] == default:
+                del out[k]
+        return out
 
     def label(self, algorithm: str | None = None) -> str:
         """A short human-readable name, e.g. ``flash2 Br128 Bc64 w4 s2 split-q registers``
@@ -74,6 +113,14 @@ class Schedule(BaseModel):
             text += f" q-{self.q_order}"
         if self.pack_gqa:
             text += " pack-gqa"
+        if self.mma is not None:
+            text += f" {self.mma}"
+        if self.tile_copy is not None:
+            text += f" {self.tile_copy}"
+        if self.producer_warps:
+            text += f" producers{self.producer_warps}"
+        if self.instruction_counts is not None:
+            text += f" counts-{self.instruction_counts}"
         return text if algorithm is None else f"{algorithm} {text}"
 
     @classmethod

@@ -18,6 +18,7 @@ from gpusim.api.names import algorithm_named, profile_named
 from gpusim.counting import Counts
 from gpusim.engine.result import SimResult
 from gpusim.errors import GpusimError
+from gpusim.kernel_catalog.description import describe
 from gpusim.profiles import DEFAULT_PROFILE, HardwareProfile
 from gpusim.profiles.sm_count import with_sm_count
 from gpusim.schedule import Schedule
@@ -52,6 +53,7 @@ def _inputs(
         schedule, _ = resolve_schedule(algorithm, w, hw, {})
     elif not isinstance(schedule, Schedule):
         raise GpusimError(f"schedule must be a gpusim.Schedule, not {type(schedule).__name__}")
+    describe(w, schedule)  # its implementation class exists for the dtype
     alg.check(w, schedule)
     check_schedule_fits(algorithm, w, schedule, hw)
     return w, schedule, hw
@@ -121,6 +123,7 @@ def tune(
     jobs: int | None = None,
     on_done: Callable[[int, int], None] | None = None,
     sm_count: int | None = None,
+    kernel_class: dict[str, Any] | None = None,
 ) -> TuneResult:
     """Rank every schedule of ``algorithm`` on ``workload`` by predicted runtime, best first.
 
@@ -128,7 +131,9 @@ def tune(
     schedule fields (``{"block_m": 128}``), ``footprints`` is ``"compiled"`` (ptxas's
     registers) or ``"estimate"``, ``jobs`` the processes (None: one per core);
     ``on_done(done, total)`` hears of each launch simulated (progress); ``sm_count`` ranks
-    them on that many of the profile's SMs (as :func:`simulate`). Example:
+    them on that many of the profile's SMs (as :func:`simulate`); ``kernel_class``
+    (``{"mma": "wgmma"}`` ...) is the implementation class to tune for: the search is over the
+    project's compiled kernels, so any class but theirs is a one-line error. Example:
     ``gpusim.tune(w, "h200-sxm", sram_kib=100).candidates[0].schedule``.
     """
     from gpusim.tuning.space import SINGLE_QUERY_ALGORITHMS
@@ -139,11 +144,35 @@ def tune(
     hw = with_sm_count(profile_named(profile), sm_count)
     w = _workload(workload)
     # The algorithm's own limits (causal support ...) on a placeholder: the search picks tiles.
-    alg.check(w, Schedule(block_m=1 if algorithm in SINGLE_QUERY_ALGORITHMS else 64))
+    placeholder = Schedule(block_m=1 if algorithm in SINGLE_QUERY_ALGORITHMS else 64)
+    alg.check(w, placeholder)
+    _check_tuned_class(w, hw, placeholder, kernel_class or {})
     sram_bytes = None if sram_kib is None else sram_kib_to_bytes(sram_kib)
     return rank_schedules(
         algorithm, w, hw, sram_bytes, fixed=fixed, jobs=jobs, footprints=footprints, on_done=on_done
     )
+
+
+def _check_tuned_class(
+    w: Workload, hw: HardwareProfile, placeholder: Schedule, given: dict[str, Any]
+) -> None:
+    """The class ``gpusim tune`` was asked for exists, can be timed on ``hw``, and is the
+    class of the kernels the tuner searches (the project's: cp.async, no producer warps)."""
+    from gpusim.engine.rates import check_class_rates
+
+    given = {k: v for k, v in given.items() if v is not None}
+    try:
+        sched = placeholder.model_copy(update=given)
+        Schedule.model_validate(sched.model_dump())
+    except ValueError as e:
+        raise GpusimError(f"kernel class {given}: {e}".splitlines()[0]) from None
+    desc = describe(w, sched)
+    check_class_rates(hw, desc.kernel_class, w.dtype)
+    if not desc.kernel_class.is_project_kernel:
+        raise GpusimError(
+            f"tune searches the project's compiled kernels ({desc.kernel_class.label()} is "
+            f"not one of them: they use cp.async copies and no producer warps)"
+        )
 
 
 def verify(algorithm: str, *, seed: int = 0) -> VerifyResult:

@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from gpusim.api.names import algorithm_named, profile_named
 from gpusim.errors import GpusimError
+from gpusim.kernel_catalog.description import describe
 from gpusim.occupancy import check_fits
 from gpusim.profiles import DEFAULT_PROFILE, HardwareProfile
 from gpusim.profiles.loader import validation_summary
@@ -29,6 +30,8 @@ SCHEDULE_FIELDS = ("block_m", "block_n", "warps", "stages", "warp_split", "resid
 #: Schedule fields for long context and inference; left out, they keep Schedule's defaults
 #: (no split, forward K/V walk, last query blocks first, a CTA per head).
 ORDER_FIELDS = ("kv_splits", "kv_order", "q_order", "pack_gqa")
+#: The implementation class (gpusim.kernel_class); left out, the project's kernel for the dtype.
+CLASS_FIELDS = ("mma", "tile_copy", "producer_warps", "instruction_counts")
 #: The fields without which the default rule's choice is needed (the rest have defaults).
 TILE_FIELDS = ("block_m", "block_n", "warps", "stages")
 
@@ -45,6 +48,9 @@ _OPTION_OF = {
     "kv_order": "--kv-order",
     "q_order": "--q-order",
     "pack_gqa": "--pack-gqa",
+    "tile_copy": "--tile-copy",
+    "producer_warps": "--producer-warps",
+    "instruction_counts": "--instruction-counts",
 }
 
 
@@ -87,7 +93,7 @@ def resolve_schedule(
             base = Schedule()  # only the mapping is left: Schedule's defaults
         filled = {k: getattr(base, k) for k in missing}
     values = {k: given.get(k) for k in SCHEDULE_FIELDS} | filled
-    values |= {k: given[k] for k in ORDER_FIELDS if given.get(k) is not None}
+    values |= {k: given[k] for k in (*ORDER_FIELDS, *CLASS_FIELDS) if given.get(k) is not None}
     return _model(Schedule, **values), filled
 
 
@@ -112,6 +118,10 @@ def build_inputs(
     kv_order: str | None = None,
     q_order: str | None = None,
     pack_gqa: bool | None = None,
+    mma: str | None = None,
+    tile_copy: str | None = None,
+    producer_warps: int | None = None,
+    instruction_counts: str | None = None,
     *,
     sm_count: int | None = None,
     check: bool = True,
@@ -120,8 +130,10 @@ def build_inputs(
 
     ``heads_kv`` (None: ``heads``) groups the query heads over fewer K/V heads (GQA, MQA);
     ``kv_splits``, ``kv_order``, ``q_order`` and ``pack_gqa`` left as None keep
-    :class:`~gpusim.schedule.Schedule`'s defaults. The other schedule fields left as None
-    come from the default rule (:func:`resolve_schedule`);
+    :class:`~gpusim.schedule.Schedule`'s defaults; so do the implementation class's ``mma``,
+    ``tile_copy`` and ``producer_warps`` (the project's kernel), checked to exist for the
+    dtype (:func:`gpusim.kernel_catalog.description.describe`). The other schedule fields
+    left as None come from the default rule (:func:`resolve_schedule`);
     ``filled`` maps each to the value used. With ``check``, a schedule that cannot run one
     CTA on the profile's SM is a one-line :class:`GpusimError` (what it needs, what the limit
     is). ``sm_count`` replaces the profile's SM count (:func:`with_sm_count`; beyond the
@@ -152,8 +164,13 @@ def build_inputs(
         kv_order=kv_order,
         q_order=q_order,
         pack_gqa=pack_gqa,
+        mma=mma,
+        tile_copy=tile_copy,
+        producer_warps=producer_warps,
+        instruction_counts=instruction_counts,
     )
     schedule, filled = resolve_schedule(algorithm, workload, hw, given)
+    describe(workload, schedule)  # the class exists for this dtype (one-line error if not)
     alg.check(workload, schedule)
     if check:
         check_schedule_fits(algorithm, workload, schedule, hw)

@@ -183,6 +183,41 @@ PackGqaOption = Annotated[
         show_default=False,
     ),
 ]
+MmaOption = Annotated[
+    str | None,
+    typer.Option(
+        "--mma",
+        help="Product instruction: mma (mma.sync m16n8k16), wgmma or ffma (default: the "
+        "project's kernel, mma for fp16/bf16, ffma for fp32).",
+        rich_help_panel=SCHEDULE,
+    ),
+]
+TileCopyOption = Annotated[
+    str | None,
+    typer.Option(
+        "--tile-copy",
+        help="How tiles arrive in shared memory: cp.async (default), tma or plain.",
+        rich_help_panel=SCHEDULE,
+    ),
+]
+ProducerWarpsOption = Annotated[
+    int | None,
+    typer.Option(
+        "--producer-warps",
+        min=0,
+        help="Warp specialization: warps that only copy tiles (default 0).",
+        rich_help_panel=SCHEDULE,
+    ),
+]
+InstructionCountsOption = Annotated[
+    str | None,
+    typer.Option(
+        "--instruction-counts",
+        help="Per-step instruction counts: formulas (of the tiles and class) or sass-fit (the "
+        "fit to the project's compiled loops; the default for those kernels).",
+        rich_help_panel=SCHEDULE,
+    ),
+]
 
 SmCountOption = Annotated[
     int | None,
@@ -219,6 +254,10 @@ class WorkloadOptions:
     kv_order: str | None = None
     q_order: str | None = None
     pack_gqa: bool | None = None
+    mma: str | None = None
+    tile_copy: str | None = None
+    producer_warps: int | None = None
+    instruction_counts: str | None = None
 
     def build(self, *, check: bool = True, sm_count: int | None = None) -> Inputs:
         """:func:`build_inputs` of these options (on ``sm_count`` SMs when given)."""
@@ -247,6 +286,10 @@ _ANNOTATIONS: dict[str, Any] = {
     "kv_order": KvOrderOption,
     "q_order": QOrderOption,
     "pack_gqa": PackGqaOption,
+    "mma": MmaOption,
+    "tile_copy": TileCopyOption,
+    "producer_warps": ProducerWarpsOption,
+    "instruction_counts": InstructionCountsOption,
 }
 
 

@@ -135,7 +135,7 @@ def estimate(
     """The closed-form runtime of ``algorithm`` (see the module docstring)."""
     alg = get_algorithm(algorithm)
     alg.check(workload, schedule)
-    base = rates_for(profile, workload.dtype, schedule.warps)
+    base = rates_for(profile, workload.dtype, schedule.warps, schedule=schedule)
     rates = base
     sms = rates.sm_count
     out = Estimate(algorithm, 0.0)

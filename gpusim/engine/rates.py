@@ -48,7 +48,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from gpusim.engine.clock import per_tick, ticks
+from gpusim.errors import GpusimError
+from gpusim.kernel_class import KernelClass, resolve_class
 from gpusim.profiles.schema import HardwareProfile
+from gpusim.schedule import Schedule
 
 PIPES = ("tensor", "fp32", "sfu", "smem")
 #: The SM's lanes: the pipes, and the schedulers' issue slots.
@@ -222,8 +225,39 @@ def issue_per_clk_per_sm(profile: HardwareProfile) -> float:
     )
 
 
-def rates_for(profile: HardwareProfile, dtype: str, warps: int = 4) -> Rates:
-    """The engine's rates for ``profile``, storage type ``dtype``, ``warps`` warps per CTA."""
+def check_class_rates(profile: HardwareProfile, cls: KernelClass, dtype: str) -> None:
+    """A one-line GpusimError where the engine cannot time ``cls`` on ``profile``: no
+    silent fallback to another class's rates.
+
+    - ``wgmma`` needs the profile's measured wgmma rate (``wgmma_flops_per_clk_per_sm`` from a
+      microbenchmark; a datasheet figure is not one), which no profile has yet;
+    - producer warps (warp specialization) are described but the engine has no model of
+      their registers and hand-off, so it refuses to time them.
+    """
+    if cls.product == "wgmma":
+        rates = profile.wgmma_flops_per_clk_per_sm
+        rate = getattr(rates, dtype, None) if rates is not None else None
+        if rate is None or not rate.source.startswith("measured"):
+            have = "none" if rate is None else f"only a datasheet figure ({rate.source[:40]}...)"
+            raise GpusimError(
+                f"--mma wgmma: profile {profile.name} lacks the wgmma rate (a measured "
+                f"wgmma_flops_per_clk_per_sm.{dtype}; it has {have}); the class is described "
+                f"(gpusim count --mma wgmma) but not timed"
+            )
+    if cls.producer_warps:
+        raise GpusimError(
+            f"--producer-warps {cls.producer_warps}: the engine does not time warp-specialized "
+            f"kernels yet (their mix is described: gpusim count --producer-warps N)"
+        )
+
+
+def rates_for(
+    profile: HardwareProfile, dtype: str, warps: int = 4, *, schedule: Schedule | None = None
+) -> Rates:
+    """The engine's rates for ``profile``, storage type ``dtype``, ``warps`` warps per CTA;
+    ``schedule`` (its implementation class) is checked to be one the profile can time."""
+    if schedule is not None:
+        check_class_rates(profile, resolve_class(schedule, dtype), dtype)
     base_clk = profile.sm_clock_hz.value
     loaded = profile.sm_clock_tensor_load_hz
     tensor_clk = loaded.value if loaded is not None else base_clk

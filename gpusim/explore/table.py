@@ -53,6 +53,8 @@ def _arrow_type(annotation: Any) -> pa.DataType:
     args = [a for a in get_args(annotation) if a is not type(None)]
     if get_origin(annotation) is Literal or annotation is str:
         return pa.string()
+    if args and all(get_origin(a) is Literal or a is str for a in args):  # optional strings
+        return pa.string()
     if annotation is bool:
         return pa.bool_()
     if annotation is int or (args and all(a is int for a in args)):

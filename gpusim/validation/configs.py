@@ -64,8 +64,10 @@ class ValidationConfig:
     def config_id(self) -> str:
         """A unique, file-name-safe name, e.g. ``flash2_bf16_d128_n4096_c1_m128n64w4s2``."""
         w, s = self.workload, self.schedule
+        # The key length only where it differs (the sweep's ids, all Nq = Nk, read as before).
+        n = f"{w.seq_len_q}" + (f"k{w.seq_len_k}" if w.seq_len_k != w.seq_len_q else "")
         return (
-            f"{self.kind}_{w.dtype}_d{w.head_dim}_n{w.seq_len_q}_c{int(w.causal)}"
+            f"{self.kind}_{w.dtype}_d{w.head_dim}_n{n}_c{int(w.causal)}"
             f"_b{w.batch}h{w.heads}_m{s.block_m}n{s.block_n}w{s.warps}s{s.stages}"
         )
 

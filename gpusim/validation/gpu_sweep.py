@@ -5,6 +5,9 @@ dataset. Resumable: what ``--out`` already holds is not measured again.
     python -m gpusim.validation.gpu_sweep --dry-run            # list the configs, no GPU
     python -m gpusim.validation.gpu_sweep --build-cubins DIR   # nvcc, any machine: the cubins
 
+``--set heldout_shapes`` (or ``--configs MANIFEST``) runs another committed set with the same
+harness instead of the validation sweep.
+
 The comparison with the model needs no GPU: ``gpusim validate --from OUT/h200-dataset.json``.
 """
 
@@ -25,12 +28,27 @@ def log(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
-def dry_run(only: str | None) -> int:
+def set_configs(name: str | None, manifest: Path | None):
+    """The configs of ``--configs`` (a committed manifest), else of ``--set`` (None: the sweep)."""
+    if manifest is not None:
+        from gpusim.validation.heldout_shapes import configs_from_manifest
+
+        return configs_from_manifest(manifest)
+    if name in (None, "validation"):
+        return sweep_configs()
+    if name == "heldout_shapes":
+        from gpusim.validation.heldout_shapes import heldout_configs
+
+        return heldout_configs()
+    raise SystemExit(f"gpu_sweep: error: unknown --set {name!r}; use validation or heldout_shapes")
+
+
+def dry_run(only: str | None, configs=None) -> int:
     """Print the configs (id, instance, shared memory, ncu) and their counts; no GPU."""
     from gpusim.errors import GpusimError
     from gpusim.kernel_catalog.instances import instance_for
 
-    configs = select(sweep_configs(), only)
+    configs = select(sweep_configs() if configs is None else configs, only)
     for c in configs:
         if c.kind == "flash2":
             try:
@@ -46,7 +64,7 @@ def dry_run(only: str | None) -> int:
     return 0
 
 
-def build_cubins(out_dir: Path) -> int:
+def build_cubins(out_dir: Path, configs=None) -> int:
     """nvcc-built cubins of every flash2 instance of the sweep, plus the softmax kernel."""
     import subprocess
 
@@ -55,9 +73,8 @@ def build_cubins(out_dir: Path) -> int:
     from gpusim.kernels.build import find_tool, parse_ptxas
     from gpusim.validation.standard_gpu import SOFTMAX_NAME, SOFTMAX_SOURCE
 
-    insts = sorted(
-        {instance_for(c.workload, c.schedule) for c in sweep_configs() if c.kind == "flash2"}
-    )
+    configs = sweep_configs() if configs is None else configs
+    insts = sorted({instance_for(c.workload, c.schedule) for c in configs if c.kind == "flash2"})
     t0 = time.time()
     report = build_flash2(insts, out_dir, jobs=2)
     src = out_dir / "row_softmax_inst.cu"
@@ -91,6 +108,8 @@ def main() -> int:
     ap.add_argument("--ncu-timeout", type=float, default=240)
     ap.add_argument("--dry-run", action="store_true")
     ap.add_argument("--build-cubins", type=Path, default=None, metavar="DIR")
+    ap.add_argument("--set", default=None, help="validation (default) or heldout_shapes")
+    ap.add_argument("--configs", type=Path, default=None, help="a committed set's manifest")
     ap.add_argument(
         "--assemble-only", action="store_true", help="dataset from --out's files; no GPU"
     )
@@ -98,15 +117,16 @@ def main() -> int:
     if args.out is None and not (args.dry_run or args.build_cubins):
         print("gpu_sweep: error: --out is needed (a new folder for the dataset)", file=sys.stderr)
         return 2
+    configs = set_configs(args.set, args.configs)
     if args.assemble_only:
         from gpusim.validation.run_sweep import assemble_dir
 
-        print(assemble_dir(args.out, log))
+        print(assemble_dir(args.out, log, configs))
         return 0
     if args.dry_run:
-        return dry_run(args.only)
+        return dry_run(args.only, configs)
     if args.build_cubins:
-        return build_cubins(args.build_cubins)
+        return build_cubins(args.build_cubins, configs)
 
     from gpusim.errors import GpusimError
 
@@ -120,6 +140,7 @@ def main() -> int:
             ncu_timeout_s=args.ncu_timeout,
             only=args.only,
             log=log,
+            configs=configs,
         )
     except GpusimError as exc:
         print(f"validate_gpu: error: {exc}", file=sys.stderr)

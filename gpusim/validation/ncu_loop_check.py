@@ -9,7 +9,7 @@ non-causal one:
 - instructions per warp and K/V step: Nsight's executed count over the warp-steps, against
   the committed loop counts (data/sm90/2026-11-30_kernels_build/loop_counts.json: the step, HMMA
   and LDSM); and the instructions besides HMMA and LDSM (Nsight's less its tensor-pipe
-  and ldmatrix counts) against the tracer's least-squares formula (algorithms/tracing.py);
+  and ldmatrix counts) against the instruction-mix formulas (gpusim/instruction_mix.py);
 - with ``--core``: cycles per step of every resident CTA from the SM core model
   (gpusim/engine/core_model.py, profile h200-sxm-core, co-resident CTAs phase-averaged),
   against the cycles Nsight's issue rate implies (instructions of the step's warps per
@@ -22,13 +22,10 @@ from __future__ import annotations
 import argparse
 import json
 
-from algorithms.tracing import (
-    TC_INSTRS_PER_ELEM,
-    TC_INSTRS_PER_O_ELEM,
-    TC_INSTRS_PER_WARP_STEP,
-)
 from gpusim.data.layout import KERNELS_BUILD, TUNING_NVCC
+from gpusim.instruction_mix import StepShape, issued, step_mix
 from gpusim.kernel_catalog.loop_counts import loop_counts, loop_path
+from gpusim.kernel_class import KernelClass
 
 NCU = TUNING_NVCC
 PTXAS = KERNELS_BUILD / "ptxas_and_sass.json"
@@ -62,12 +59,9 @@ def instructions(rows: list[dict]) -> None:
         c = counts[r["key"]]
         meas = r["metrics"]["smsp__inst_executed.sum"] / r["warp_steps"]
         sass = c["steady"] + c["hmma"] + c["ldsm"]
-        rows_per_warp = r["bm"] / r["warps"]
-        formula = (
-            TC_INSTRS_PER_ELEM * rows_per_warp * r["bn"] / 32
-            + TC_INSTRS_PER_O_ELEM * rows_per_warp * r["d"] / 32
-            + TC_INSTRS_PER_WARP_STEP
-        )
+        stages = int(r["key"].rsplit("_s", 1)[1])
+        shape = StepShape(r["bm"] / r["warps"], r["bn"], r["d"], r["warps"], stages, 2, r["bn"])
+        formula = issued(step_mix(KernelClass(product="mma"), shape))
         m = r["metrics"]
         other = meas - (m["sm__inst_executed_pipe_tensor.sum"]
                         + m["smsp__inst_executed_op_ldsm.sum"]) / r["warp_steps"]  # fmt: skip

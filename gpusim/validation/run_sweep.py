@@ -155,8 +155,10 @@ def run_sweep(
     ncu_timeout_s: float = 240,
     only: str | None = None,
     log: Callable[[str], None] = print,
+    configs: list[ValidationConfig] | None = None,
 ) -> Path:
-    """Measure the sweep on the local GPU (resuming what ``out_dir`` holds); the dataset path."""
+    """Measure the sweep (or ``configs``, another set) on the local GPU (resuming what
+    ``out_dir`` holds); the dataset path."""
     from gpusim.calibrate.clocks import SmiSampler
     from gpusim.kernels.measurement_provenance import provenance
     from gpusim.kernels.runner import import_cupy
@@ -165,7 +167,7 @@ def run_sweep(
 
     cp = import_cupy()  # GpusimError with a one-line reason when there is no GPU or CuPy
     out_dir.mkdir(parents=True, exist_ok=True)
-    configs = select(sweep_configs(), only)
+    configs = select(sweep_configs() if configs is None else configs, only)
     if not configs:
         raise GpusimError(f"--only {only!r} matches no config of the sweep")
     prov = provenance(cp)
@@ -222,11 +224,16 @@ def write_dataset(out_dir: Path, data: dict[str, Any], log: Callable[[str], None
     return path
 
 
-def assemble_dir(out_dir: Path, log: Callable[[str], None] = print) -> Path:
+def assemble_dir(
+    out_dir: Path,
+    log: Callable[[str], None] = print,
+    configs: list[ValidationConfig] | None = None,
+) -> Path:
     """The dataset of a run folder from its files alone (no GPU): for an interrupted run."""
     meta = json.loads((out_dir / PROVENANCE_FILE).read_text())
     ncu_path = out_dir / NCU_FILE
     ncu_state = json.loads(ncu_path.read_text()) if ncu_path.exists() else {"available": False}
     store = RecordStore(out_dir / SWEEP_FILE)
-    data = assemble(sweep_configs(), store, ncu_state, meta["provenance"], meta["method"])
+    configs = sweep_configs() if configs is None else configs
+    data = assemble(configs, store, ncu_state, meta["provenance"], meta["method"])
     return write_dataset(out_dir, data, log)

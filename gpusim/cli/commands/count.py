@@ -37,6 +37,10 @@ def count(
     counts["profile"] = profile.name
     counts["sm_count"] = profile.sm_count.value
     counts["sm_count_overridden"] = sm_count is not None
+    if counts.get("executed_mma_flops"):
+        from gpusim.kernel_catalog.description import describe
+
+        counts["kernel_description"] = describe(workload, schedule).as_dict()
     counts["defaults_used"] = filled
     counts["ctas_per_sm"] = min(k["ctas_per_sm"] for k in counts["kernels"])
     keys, warnings = notes(opts.algorithm, workload, schedule, profile)

@@ -119,6 +119,10 @@ def tune(
             jobs=None,
             footprints=footprints,
             on_done=update,
+            kernel_class={
+                k: getattr(opts, k)
+                for k in ("mma", "tile_copy", "producer_warps", "instruction_counts")
+            },
         )
     stats = result.stats
     debug(
