@@ -5,9 +5,10 @@ for a loop read from any binary (:mod:`gpusim.kernel_catalog.binary_sass`): the 
 replays one pass of the loop on every resident warp (the profile's ``sass_core_cycles``),
 and the pass is mapped onto the algorithm's tile steps by its tensor-core products: the
 algorithm's steady step does ``mma_flops`` per CTA, so one m16n8k16 HMMA per warp stands
-for 2*16*8*16 of them; a pass with k times the step's HMMA per warp is k steps (a loop the
-compiler unrolled). A pass whose HMMA are not a whole number of steps is refused: the tile
-traits given do not describe this binary. The step efficiency is then the pipe model's time
+for 2*16*8*16 of them, and a pass must do exactly the step's HMMA per warp. Any other count
+is refused: the tile traits given do not describe this binary (a pass of twice the step's
+products could be a loop unrolled twice or a tile twice as large, and the HMMA count cannot
+tell which, so it is not guessed). The step efficiency is then the pipe model's time
 for the steady step at full rates over the core model's cycles, as for the project's loops.
 """
 
@@ -25,14 +26,13 @@ from gpusim.kernel_catalog.binary_sass import HMMA_16816_FLOPS, BinaryLoop
 def steps_per_pass(loop: BinaryLoop, mma_flops_per_step: int, warps: int) -> int:
     """How many of the algorithm's tile steps one pass of the binary's loop is."""
     per_warp = mma_flops_per_step / HMMA_16816_FLOPS / warps
-    k = loop.hmma / per_warp if per_warp else 0.0
-    if per_warp <= 0 or k < 1 or abs(k - round(k)) > 1e-9:
+    if per_warp <= 0 or loop.hmma != per_warp:
         raise GpusimError(
             f"{loop.label()[:120]}: its loop does {loop.hmma} HMMA per warp, the schedule's "
             f"tile step {per_warp:g} ({warps} warps): the tile traits given do not describe "
             "this binary's loop"
         )
-    return round(k)
+    return 1
 
 
 @functools.cache

@@ -81,9 +81,11 @@ def _readable_bools(mangled: str) -> str:
 
 
 def runs(set_name: str) -> list[dict]:
-    """The set's ok PyTorch rows."""
+    """The set's ok PyTorch rows, one per run (a run the sweep re-recorded with its profiler
+    trace appears twice with the same timing: the later record, with the kernel names, wins)."""
     rows = [json.loads(x) for x in (SETS[set_name] / "sweep.jsonl").read_text().splitlines() if x]
-    return [r for r in rows if r.get("kernel") == "torch" and r.get("status") == "ok"]
+    by_id = {r["id"]: r for r in rows if r.get("kernel") == "torch" and r.get("status") == "ok"}
+    return list(by_id.values())
 
 
 @functools.cache
