@@ -69,6 +69,10 @@ def simulate(
     trace_path: str | Path | None = None,
     processes: Sequence[Callable[..., Any]] | None = None,
     sm_count: int | None = None,
+    cubin: str | Path | None = None,
+    sass: str | Path | None = None,
+    kernel: str | None = None,
+    res_usage: str | Path | None = None,
 ) -> SimResult:
     """Predict runtime, DRAM and SM-to-L2 traffic, occupancy and the bound of ``algorithm``.
 
@@ -83,12 +87,25 @@ def simulate(
         w = gpusim.Workload(batch=4, heads=16, seq_len_q=4096, seq_len_k=4096, head_dim=128)
         r = gpusim.simulate("flash2", w, gpusim.Schedule(block_m=128, block_n=64), "h200-sxm")
         r.runtime_s, r.dram_read_bytes, r.bound
+
+    ``cubin`` (any file cuobjdump reads) or ``sass`` (a ``cuobjdump -sass`` dump, with
+    ``res_usage``, its ``-res-usage`` text, for the registers) and ``kernel`` (a mangled name,
+    or part of the demangled one): the SM core model replays that kernel's main loop for the
+    algorithm's tensor-core kernel (a profile with ``sass_core_cycles``, e.g.
+    ``h200-sxm-core``); ``result.kernels[i].timing_model`` is ``"sass-replay"`` and
+    ``timing_source`` names the binary. What it cannot replay is a GpusimError.
     """
     from gpusim.engine.simulate import simulate as engine_simulate
 
     w, s, hw = _inputs(algorithm, workload, schedule, profile, sm_count)
+    binary = None
+    if cubin is not None or sass is not None or kernel is not None:
+        from gpusim.kernels.binary_dump import load_binary_loop
+
+        binary = load_binary_loop(kernel or "", cubin=cubin, sass=sass, res_usage=res_usage)
     return engine_simulate(
-        algorithm, w, s, hw, trace_path=trace_path, detail=detail, processes=processes
+        algorithm, w, s, hw, trace_path=trace_path, detail=detail, processes=processes,
+        binary=binary,
     )
 
 

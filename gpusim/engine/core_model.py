@@ -103,6 +103,8 @@ PIPES = {
     "FADD": "fma",
     "IMAD": "fma",  # Nsight counts IMAD on the FMA pipe (its heavy half: 2 cycles, measured)
     "SHFL": "shfl",
+    "F2I": "mufu",  # conversions: the XU pipe, with the transcendentals (Nsight Compute's
+    "I2F": "mufu",  # pipe list); in no committed loop, so the committed table is unchanged
     "LDSM": "smem",
     "LDS": "smem",
     "STS": "smem",

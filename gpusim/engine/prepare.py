@@ -33,6 +33,7 @@ from gpusim.engine.plan import (
 )
 from gpusim.engine.rates import Rates, step_efficiency
 from gpusim.engine.sim import KernelSpec
+from gpusim.errors import GpusimError
 from gpusim.occupancy import Occupancy, occupancy
 from gpusim.profiles.schema import HardwareProfile
 
@@ -79,6 +80,8 @@ class PreparedKernel:
     #: why a profile with core cycles could not replay this kernel (None: it did, or the
     #: profile has none); the output says so rather than passing one model off as the other
     timing_note: str | None = None
+    #: the binary whose loop the core model replayed (``--cubin``/``--sass``), else None
+    timing_source: str | None = None
 
     @property
     def cta_phases(self) -> int:
@@ -164,6 +167,7 @@ def prepare(
     chip: OnChip | None = None,
     classes: list[CtaClass] | None = None,
     lump: bool = True,
+    binary=None,
 ) -> PreparedKernel:
     """Occupancy, one traced program per class, plans and grid of ``kernel``.
 
@@ -173,7 +177,10 @@ def prepare(
     clock (:meth:`~gpusim.engine.rates.Rates.for_kernel`). ``lump``: on the aggregated
     path, a kernel with more than :data:`MANY_CLASSES` timing classes (causal) runs the CTAs
     one dispatch hands out together as one lumped group (:mod:`gpusim.engine.lumped`);
-    without it they run one by one, in fewer, coarser chunks.
+    without it they run one by one, in fewer, coarser chunks. ``binary``: a loop read from a
+    binary (:class:`~gpusim.kernel_catalog.binary_sass.BinaryLoop`) that the core model
+    replays for this kernel's steps instead of the committed loops (refused, never dropped,
+    where it cannot: :mod:`gpusim.engine.replay_binary`).
     """
     chip = chip or kernel.on_chip()
     occ = occupancy(
@@ -185,8 +192,21 @@ def prepare(
     # The SM clock follows the load: tensor-core kernels run at the clock under HMMA load.
     products = any(s.mma_flops for p in programs for s in p.steps)
     rates = rates.for_kernel(products)
-    timing_model, timing_note = "pipe", None
-    if products:
+    timing_model, timing_note, timing_source = "pipe", None, None
+    if binary is not None and not products:
+        raise GpusimError(f"{kernel.name} does no tensor-core products: no loop to replay")
+    if binary is not None:
+        from gpusim.engine.replay_binary import binary_core_efficiency
+
+        warps = occ.warps_per_cta
+        steps = [s for p in programs for s in p.steps if s.mma_flops > 0]
+        core, per_pass = binary_core_efficiency(
+            binary, profile, steady_step(steps), rates, occ.ctas_per_sm, warps
+        )
+        rates = replace(rates, sched_scale=1.0 / core, barrier_ticks=0)
+        timing_model = "sass-replay"
+        timing_source = f"{binary.source}: {binary.label()} ({per_pass} step(s) per loop pass)"
+    elif products:
         # Too few warps per scheduler expose the load, product and softmax latencies; the
         # efficiency was measured on such loops, so only kernels that do products get it.
         warps = occ.warps_per_cta
@@ -277,7 +297,9 @@ def prepare(
     spec.l2_fetch_factor = l2_fetch_factor(profile, kernel)
     spec.dram_cost = dram_cost(profile, kernel, chip.threads * occ.ctas_per_sm)
     spec.kv_group = kernel.kv_group()
-    return PreparedKernel(spec, occ, k, chip.smem_bytes, n_timing, timing_model, timing_note)
+    return PreparedKernel(
+        spec, occ, k, chip.smem_bytes, n_timing, timing_model, timing_note, timing_source
+    )
 
 
 def _fewer_chunks(per_run: int, num_ctas: int) -> int:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 from algorithms import get_algorithm
@@ -57,6 +57,23 @@ def _min_full_phases(kernels: list, traced: list) -> int:
     )
 
 
+def _binary_kernel(kernels: list, traced: list, binary) -> str | None:
+    """The one kernel doing tensor-core products, whose steps ``binary``'s loop times."""
+    if binary is None:
+        return None
+    products = [
+        k.name
+        for k, classes in zip(kernels, traced, strict=True)
+        if any(s.mma_flops for c in classes for s in c.program.steps)
+    ]
+    if len(products) != 1:
+        raise GpusimError(
+            f"a binary's loop times one kernel; this algorithm launches {len(products)} that do "
+            "tensor-core products"
+        )
+    return products[0]
+
+
 def simulate(
     algorithm: str,
     workload: Workload,
@@ -68,6 +85,7 @@ def simulate(
     on_chip: Mapping[str, OnChip] | None = None,
     extrapolate: bool = True,
     processes: Sequence[UserProcess] | None = None,
+    binary=None,
 ) -> SimResult:
     """Simulate ``algorithm`` on ``profile``; ``trace_path`` also writes a Chrome trace.
 
@@ -77,7 +95,9 @@ def simulate(
     aggregated path (:mod:`gpusim.engine.stream_skip`), an approximation within 0.01 %.
     ``processes``: generator functions, each called with a
     :class:`~gpusim.engine.hook.GpuHandle` and run as a SimPy process beside the
-    kernels (docs/engine.md).
+    kernels (docs/engine.md). ``binary``: a loop read from a binary
+    (:func:`gpusim.kernel_catalog.binary_sass.binary_loop`) that the SM core model replays
+    for the algorithm's tensor-core kernel, with the binary's registers where it records them.
     """
     real = dict(on_chip or {})
     t0 = time.perf_counter()
@@ -89,11 +109,25 @@ def simulate(
 
     budget = [MAX_TRACED_STEPS]
     traced = [traced_classes(k, budget) for k in kernels]
+    replayed = _binary_kernel(kernels, traced, binary)
+    if replayed is not None and binary.registers and replayed not in real:
+        k = next(k for k in kernels if k.name == replayed)
+        real[replayed] = replace(k.on_chip(), regs_per_thread=binary.registers)
 
     def prepare_all(aggregated: bool) -> list[PreparedKernel]:
         """Every kernel ready for one path."""
         return [
-            prepare(k, profile, rates, aggregated, budget, real.get(k.name), classes, extrapolate)
+            prepare(
+                k,
+                profile,
+                rates,
+                aggregated,
+                budget,
+                real.get(k.name),
+                classes,
+                extrapolate,
+                binary if k.name == replayed else None,
+            )
             for k, classes in zip(kernels, traced, strict=True)
         ]
 
@@ -166,6 +200,7 @@ def simulate(
                 groups=run.groups_made,
                 timing_model=prep.timing_model,
                 timing_note=prep.timing_note,
+                timing_source=prep.timing_source,
                 waves_extrapolated=run.waves_skipped,
                 batch_heads_extrapolated=run.bh_skipped,
             )

@@ -23,6 +23,13 @@ from rich.console import Console
 from rich.table import Table
 
 from gpusim.cli.app import app
+from gpusim.cli.binary_options import (
+    CubinOption,
+    KernelOption,
+    ResUsageOption,
+    SassOption,
+    binary_loop_of,
+)
 from gpusim.cli.notes import notes
 from gpusim.cli.options import (
     JsonOption,
@@ -87,6 +94,10 @@ def simulate(
     trace: TraceOption = None,
     detail: DetailOption = Detail.auto,  # type: ignore[assignment]
     sm_count: SmCountOption = None,
+    cubin: CubinOption = None,
+    sass: SassOption = None,
+    res_usage: ResUsageOption = None,
+    kernel: KernelOption = None,
     verbose: VerboseOption = False,
     json_out: JsonOption = False,
 ) -> None:
@@ -101,9 +112,10 @@ def simulate(
     named = source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
     algorithms = (opts.algorithm,) if named else DEFAULT_PAIR
     several = len(algorithms) > 1
+    binary = binary_loop_of(cubin, sass, res_usage, kernel, algorithms)
     with tempfile.TemporaryDirectory(prefix="gpusim-trace-") as tmp:
         scratch = Path(tmp) if several and trace is not None else None
-        results = _run_all(opts, algorithms, trace, scratch, detail, json_out, sm_count)
+        results = _run_all(opts, algorithms, trace, scratch, detail, json_out, sm_count, binary)
         if scratch is not None and trace is not None:
             from gpusim.engine.trace_export import write_combined
 
@@ -131,6 +143,7 @@ def _run_all(
     detail: Any,
     json_out: bool,
     sm_count: int | None = None,
+    binary=None,
 ) -> list[dict[str, Any]]:
     """Each algorithm's JSON dict, simulated in turn (on ``sm_count`` SMs when given)."""
     from gpusim.engine import simulate as run_simulate
@@ -149,6 +162,7 @@ def _run_all(
                 inputs.profile,
                 trace_path=path,
                 detail=getattr(detail, "value", detail),
+                binary=binary,
             )
         d = r.to_json_dict()
         d["defaults_used"] = inputs.filled
@@ -159,6 +173,9 @@ def _run_all(
         d["warnings"] = warnings
         for line in warnings:
             warn(line)
+        for k in d["kernels"]:
+            if k.get("timing_source"):
+                log(f"{k['name']}: sass-replay of {k['timing_source'][:200]}")
         debug(
             f"{d['algorithm']}: {d['detail']} simulation, {d['events']:,} events in "
             f"{d['sim_wall_s']:.3f} s ({d['events_per_s']:,.0f} events/s)"
