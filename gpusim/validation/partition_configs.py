@@ -18,16 +18,13 @@ harness, ``predict`` and ``compare`` read it, not this module.
 from __future__ import annotations
 
 import argparse
-import hashlib
-import json
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from gpusim import atomic
 from gpusim.errors import GpusimError
 from gpusim.schedule import Schedule
+from gpusim.validation import config_manifest
 from gpusim.validation.torch_flash_schedule import torch_flash_schedule
 from gpusim.workload import Workload
 
@@ -126,30 +123,20 @@ def partition_configs() -> list[PartitionConfig]:
 
 def manifest_doc(configs: list[PartitionConfig]) -> dict:
     """The manifest: what it is, a digest of its configurations, and the configurations."""
-    entries = [c.as_dict() for c in configs]
-    digest = hashlib.sha256(json.dumps(entries, sort_keys=True).encode()).hexdigest()
-    return {
-        "kind": MANIFEST_KIND,
-        "schema": MANIFEST_SCHEMA,
-        "what": "issue 19 SM-partition set: configurations fixed before they are measured "
-        "(python -m gpusim.validation.partition_configs --write)",
-        "configs_sha256": digest,
-        "configs": entries,
-    }
+    what = (
+        "issue 19 SM-partition set: configurations fixed before they are measured "
+        "(python -m gpusim.validation.partition_configs --write)"
+    )
+    return config_manifest.manifest_doc(
+        [c.as_dict() for c in configs], MANIFEST_KIND, MANIFEST_SCHEMA, what
+    )
 
 
 def read_manifest(path: Path) -> list[PartitionConfig]:
     """The configurations of a manifest file; GpusimError if it is not one or was edited."""
-    try:
-        doc = json.loads(Path(path).read_text())
-    except (OSError, ValueError) as exc:
-        raise GpusimError(f"cannot read the manifest {path}: {exc}") from exc
-    if not isinstance(doc, dict) or doc.get("kind") != MANIFEST_KIND:
-        raise GpusimError(f"{path} is not a partitions manifest (kind {MANIFEST_KIND})")
-    configs = [PartitionConfig.from_dict(d) for d in doc["configs"]]
-    if manifest_doc(configs)["configs_sha256"] != doc.get("configs_sha256"):
-        raise GpusimError(f"{path}: the configurations do not match their recorded digest")
-    return configs
+    return config_manifest.read_manifest(
+        path, MANIFEST_KIND, "partitions", PartitionConfig.from_dict, PartitionConfig.as_dict
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -159,18 +146,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--list", action="store_true")
     args = ap.parse_args(argv)
     configs = partition_configs()
-    if args.write:
-        if args.write.exists():
-            print(f"partition_configs: error: {args.write} exists", file=sys.stderr)
-            return 2
-        args.write.parent.mkdir(parents=True, exist_ok=True)
-        atomic.write_text(args.write, json.dumps(manifest_doc(configs), indent=1) + "\n")
-        print(f"{len(configs)} configs -> {args.write}")
-    if args.list or not args.write:
-        for c in configs:
-            print(c.config_id)
-        print(f"{len(configs)} configs")
-    return 0
+    lines = [c.config_id for c in configs]
+    return config_manifest.write_or_list(
+        "partition_configs", args.write, args.list, manifest_doc(configs), lines
+    )
 
 
 if __name__ == "__main__":

@@ -169,8 +169,8 @@ def _run_all(
         d["sm_count_overridden"] = sm_count is not None
         keys, warnings = notes(name, inputs.workload, inputs.schedule, inputs.profile)
         d.update(keys)
+        # In place: ``keys["warnings"]``, now in ``d``, is this list.
         warnings += [k["timing_note"] for k in d["kernels"] if k.get("timing_note")]
-        d["warnings"] = warnings
         for line in warnings:
             warn(line)
         for k in d["kernels"]:
