@@ -83,6 +83,7 @@ class LongContextConfig:
             f"_q{w.seq_len_q}k{w.seq_len_k}_c{int(w.causal)}"
             f"_m{s.block_m}n{s.block_n}w{s.warps}s{s.stages}_sp{s.kv_splits}_{order}"
             + ("_pack" if s.pack_gqa else "")
+            + (f"_d{w.head_dim}" if w.head_dim != HEAD_DIM else "")  # the sweep's are all d128
         )
 
     def as_dict(self) -> dict:
