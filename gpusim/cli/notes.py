@@ -1,7 +1,8 @@
 """What a workload command warns about besides its result: buffers larger than the GPU's
-device memory, and a flash2 schedule the CUDA kernel catalogue has no instance for.
+device memory, a flash2 schedule the CUDA kernel catalogue has no instance for, and the
+profile's fields the engine reads but the profile lacks (:mod:`gpusim.profiles.gaps`).
 
-Both are facts a prediction still has (the model runs anyway), so they are a line on
+All are facts a prediction still has (the model runs anyway), so they are a line on
 standard error and keys in the JSON, not errors.
 """
 
@@ -11,6 +12,7 @@ from typing import Any
 
 from gpusim.errors import GpusimError
 from gpusim.profiles import HardwareProfile
+from gpusim.profiles.gaps import borrowed_fields, gaps_line, missing_fields
 from gpusim.schedule import Schedule
 from gpusim.workload import Workload
 
@@ -57,7 +59,12 @@ def notes(
     keys = memory_keys(algorithm, workload, profile, schedule) | cuda_instance_keys(
         algorithm, workload, schedule
     )
+    keys["profile_missing_fields"] = missing_fields(profile, workload.dtype)
+    keys["profile_borrowed_fields"] = borrowed_fields(profile)
     warnings = []
+    gaps = gaps_line(profile, workload.dtype)
+    if gaps:
+        warnings.append(gaps)
     if keys["exceeds_device_memory"]:
         warnings.append(
             f"{algorithm}'s buffers need {keys['buffers_bytes'] / 2**30:.1f} GiB, more "

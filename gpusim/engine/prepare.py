@@ -340,9 +340,11 @@ def planned_programs(classes: list[CtaClass]) -> list[CtaProgram]:
 
 def l2_fetch_factor(profile: HardwareProfile, kernel: Kernel) -> float:
     """Bytes the SMs fetch from the L2 per byte ``kernel`` reads: the profile's figure for
-    copies into padded shared rows where the kernel makes them, else 1 (what it asks for)."""
-    if kernel.copies_into_padded_rows():
-        return profile.l2_fetch_bytes_per_byte_padded_row_copy.value
+    copies into padded shared rows where the kernel makes them, else 1 (what it asks for);
+    1 too where the profile has no measurement of it (gpusim.profiles.gaps says so)."""
+    factor = profile.l2_fetch_bytes_per_byte_padded_row_copy
+    if kernel.copies_into_padded_rows() and factor is not None:
+        return factor.value
     return 1.0
 
 

@@ -50,6 +50,7 @@ from dataclasses import dataclass, replace
 from gpusim.engine.clock import per_tick, ticks
 from gpusim.errors import GpusimError
 from gpusim.kernel_class import KernelClass, resolve_class
+from gpusim.profiles.gaps import barrier_cycles, launch_overhead_s
 from gpusim.profiles.schema import HardwareProfile
 from gpusim.schedule import Schedule
 
@@ -69,13 +70,6 @@ SCHED_LANE = "schedulers"
 #: Pipes of a step's first phase (matrix products) and of its second (the rest).
 MMA_PHASE = ("tensor", "smem")
 ALU_PHASE = ("fp32", "sfu", "issue")
-
-
-def barrier_cycles(profile: HardwareProfile, warps: int) -> float:
-    """SM cycles one ``__syncthreads()`` costs a CTA of ``warps`` warps: the profile's
-    ``barrier_base_cycles + barrier_cycles_per_warp x warps`` (on the H200 a fit of
-    data/h200/2026-11-30_barrier_cost/barrier_cost_h200.json: 10.2-39.5 cycles for 1-16 warps)."""
-    return profile.barrier_base_cycles.value + profile.barrier_cycles_per_warp.value * warps
 
 
 @dataclass(frozen=True)
@@ -293,7 +287,7 @@ def rates_for(
         dram_latency_ticks=ticks(profile.dram_latency_s.value),
         l2_latency_ticks=ticks(profile.l2_latency_s.value),
         barrier_ticks=ticks(barrier_cycles(profile, warps) / clk),
-        launch_ticks=ticks(profile.kernel_launch_overhead_s.value),
+        launch_ticks=ticks(launch_overhead_s(profile)),
         l2_bytes=profile.l2_bytes.value,
         l2_line_bytes=profile.l2_line_bytes.value,
         barrier_cycles=barrier_cycles(profile, warps),

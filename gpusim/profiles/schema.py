@@ -220,17 +220,20 @@ class HardwareProfile(BaseModel):
     #: SM sub-partitions, each with one warp scheduler; warp ``i`` of an SM sits on ``i % n``
     warp_schedulers_per_sm: Sourced[int]
     issue_warp_instrs_per_clk_per_scheduler: Sourced[float]  # issue slots of one scheduler
-    #: one ``__syncthreads()`` costs a CTA of ``w`` warps ``base + per_warp x w`` SM cycles
-    barrier_base_cycles: Sourced[float]
-    barrier_cycles_per_warp: Sourced[float]
+    #: one ``__syncthreads()`` costs a CTA of ``w`` warps ``base + per_warp x w`` SM cycles;
+    #: where no measurement of this GPU exists the profile leaves both out and the engine
+    #: says so (:mod:`gpusim.profiles.gaps`) rather than borrow another GPU's
+    barrier_base_cycles: Sourced[float] | None = None
+    barrier_cycles_per_warp: Sourced[float] | None = None
 
     l2_bytes: Sourced[int]
     l2_bandwidth_bytes_per_s: Sourced[float]
     l2_latency_s: Sourced[float]
     l2_line_bytes: Sourced[int]  # the unit the L2 keeps or loses
     #: L2-to-SM bytes per requested byte of a kernel that copies its tiles with 16-byte
-    #: cp.async into shared-memory rows padded by 16 bytes (``Kernel.copies_into_padded_rows``)
-    l2_fetch_bytes_per_byte_padded_row_copy: Sourced[float]
+    #: cp.async into shared-memory rows padded by 16 bytes (``Kernel.copies_into_padded_rows``),
+    #: where measured (an Nsight Compute count on this GPU)
+    l2_fetch_bytes_per_byte_padded_row_copy: Sourced[float] | None = None
 
     dram_bytes: Sourced[int]
     dram_bandwidth_bytes_per_s: Sourced[float]
@@ -268,11 +271,16 @@ class HardwareProfile(BaseModel):
     sass_core_cycles: SourcedCycles | None = None
     sfu_exp_per_clk_per_sm: Sourced[float]  # MUFU.EX2 results
 
-    kernel_launch_overhead_s: Sourced[float]
+    #: host and driver time of one launch as CUDA events see it, where measured
+    kernel_launch_overhead_s: Sourced[float] | None = None
 
     @model_validator(mode="after")
     def _consistent(self) -> HardwareProfile:
         # Messages name the field first, so the loader can prefix the file name.
+        if (self.barrier_base_cycles is None) != (self.barrier_cycles_per_warp is None):
+            raise ValueError(
+                "barrier_cycles_per_warp: give both barrier fields (one fit) or neither"
+            )
         for name in PLAUSIBLE:
             problem = _implausible(name, getattr(self, name))
             if problem:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpusim.profiles import HardwareProfile
+from gpusim.profiles.gaps import ENGINE_OPTIONAL, borrowed_fields, missing_fields
 
 
 def _value(v: Any) -> str:
@@ -38,4 +39,12 @@ def sources_markdown(profile: HardwareProfile) -> str:
         "|---|---|---|",
     ]
     lines += [f"| `{f}` | {v} | {s.replace('|', '/')} |" for f, v, s in rows]
+    missing = missing_fields(profile)
+    if missing:
+        lines += ["", "Fields the engine reads that no source gives for this GPU, and what the "
+                  "engine does without each:", ""]  # fmt: skip
+        lines += [f"- `{f}`: {ENGINE_OPTIONAL[f]}" for f in missing]
+    borrowed = borrowed_fields(profile)
+    if borrowed:
+        lines += ["", f"{len(borrowed)} values are another GPU's (their sources say so)."]
     return "\n".join(lines) + "\n"

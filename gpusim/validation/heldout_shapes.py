@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from gpusim import atomic
+from gpusim.profiles.gaps import launch_overhead_s
 from gpusim.schedule import Schedule
 from gpusim.validation.configs import ValidationConfig
 from gpusim.workload import Workload
@@ -200,7 +201,7 @@ def roofline(rec: dict, hw) -> float:
         rate = getattr(hw.mma_sync_flops_per_clk_per_sm, w.dtype).value
         peak = rate * hw.sm_count.value * clock.value
     memory = w.qkvo_bytes() / hw.dram_bandwidth_bytes_per_s.value
-    return hw.kernel_launch_overhead_s.value + max(w.model_flops() / peak, memory)
+    return launch_overhead_s(hw) + max(w.model_flops() / peak, memory)
 
 
 def _efficiencies(path: Path, hw) -> dict[str, float]:

@@ -23,6 +23,7 @@ import statistics
 from pathlib import Path
 from typing import Any
 
+from gpusim.profiles.gaps import launch_overhead_s
 from gpusim.profiles.schema import HardwareProfile
 from gpusim.validation.long_context_configs import LongContextConfig
 from gpusim.workload import Workload
@@ -52,7 +53,7 @@ def roofline_s(w: Workload, profile: HardwareProfile) -> float:
     """Launch overhead + max(FLOPs / tensor peak, compulsory bytes / DRAM bandwidth)."""
     compute = w.model_flops() / tensor_peak_flops(profile, w.dtype)
     memory = w.qkvo_bytes() / profile.dram_bandwidth_bytes_per_s.value
-    return profile.kernel_launch_overhead_s.value + max(compute, memory)
+    return launch_overhead_s(profile) + max(compute, memory)
 
 
 def efficiency_from_dataset(path: Path, profile: HardwareProfile) -> tuple[float, int]:

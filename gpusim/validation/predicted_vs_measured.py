@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from gpusim.profiles.gaps import launch_overhead_s
 from gpusim.profiles.schema import HardwareProfile
 from gpusim.schedule import Schedule
 from gpusim.validation.measured_footprint import real_on_chip
@@ -141,7 +142,7 @@ def compare_record(rec: dict[str, Any], profile: HardwareProfile, detail: str = 
     w, s = Workload(**rec["workload"]), Schedule.from_record(rec["schedule"])
     chips = real_on_chip(rec)
     res = simulate(rec["kind"], w, s, profile, detail=detail, on_chip=chips)
-    launch_s = profile.kernel_launch_overhead_s.value
+    launch_s = launch_overhead_s(profile)
     chip = next(iter(chips.values()), None)
     stages_m = rec.get("stage_median_s") or {}
     stages_p = {k.name: launch_s + k.duration_s for k in res.kernels} if stages_m else {}

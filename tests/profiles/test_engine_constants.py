@@ -1,6 +1,8 @@
-"""The hardware facts the engine once kept in code, now profile fields: required, sourced,
-consistent, and on the H200 what its committed measurements say (the padded-row fetch
-factor's: tests/calibrate/test_l2_bytes.py)."""
+"""The hardware facts the engine once kept in code, now profile fields: sourced, consistent,
+and on the H200 what its committed measurements say (the padded-row fetch factor's:
+tests/calibrate/test_l2_bytes.py). The architecture's facts are required; the measured
+ones (barrier cost, padded-row fetch factor) may be left out where no measurement of the
+GPU exists, and then the engine says so (tests/profiles/test_gaps.py)."""
 
 from __future__ import annotations
 
@@ -15,15 +17,18 @@ from gpusim.engine.rates import barrier_cycles
 from gpusim.errors import GpusimError
 from gpusim.profiles import list_profiles, load_profile, profile_path
 
-FIELDS = (
+REQUIRED = (
     "warp_size_threads",
     "warp_schedulers_per_sm",
     "issue_warp_instrs_per_clk_per_scheduler",
+    "l2_line_bytes",
+)
+MEASURED = (
     "barrier_base_cycles",
     "barrier_cycles_per_warp",
-    "l2_line_bytes",
     "l2_fetch_bytes_per_byte_padded_row_copy",
 )
+FIELDS = REQUIRED + MEASURED
 ROOT = Path(__file__).resolve().parents[2]
 BARRIER = ROOT / "data" / "h200" / "2026-11-30_barrier_cost" / "barrier_cost_h200.json"
 
@@ -38,7 +43,7 @@ def _load(tmp_path: Path, data: dict):
     return load_profile(path)
 
 
-@pytest.mark.parametrize("field", FIELDS)
+@pytest.mark.parametrize("field", REQUIRED)
 def test_a_profile_without_the_field_is_a_one_line_error_naming_it(tmp_path, field):
     data = _h200_data()
     data.pop(field)
@@ -67,11 +72,24 @@ def test_implausible_values_are_refused(tmp_path, field, value):
         _load(tmp_path, data)
 
 
+def test_the_barrier_fit_is_both_fields_or_neither(tmp_path):
+    data = _h200_data()
+    data.pop("barrier_base_cycles")
+    with pytest.raises(GpusimError, match=r"^bad\.yaml: barrier_cycles_per_warp: give both"):
+        _load(tmp_path, data)
+    data.pop("barrier_cycles_per_warp")
+    p = _load(tmp_path, data)
+    assert p.barrier_base_cycles is None and barrier_cycles(p, 8) == 0.0
+
+
 @pytest.mark.parametrize("name", list_profiles())
 def test_every_profile_has_the_fields_and_says_where_they_come_from(name):
     p = load_profile(name)
     for field in FIELDS:
         q = getattr(p, field)
+        if q is None:
+            assert field in MEASURED, f"{name}: {field}"
+            continue
         assert len(q.source) > 20, f"{name}: {field}"
         # An H200 measurement in another GPU's profile says that it was not measured there.
         measured = "measured on NVIDIA H200" in q.source
@@ -85,9 +103,9 @@ def test_every_profile_has_the_fields_and_says_where_they_come_from(name):
 @pytest.mark.parametrize("name", [n for n in list_profiles() if not n.startswith("h200")])
 def test_values_borrowed_from_the_h200_say_so(name):
     p, h200 = load_profile(name), load_profile("h200-sxm-datasheet")
-    for field in ("barrier_base_cycles", "barrier_cycles_per_warp",
-                  "l2_fetch_bytes_per_byte_padded_row_copy"):  # fmt: skip
-        if getattr(p, field).value == getattr(h200, field).value:
+    for field in MEASURED:
+        q = getattr(p, field)
+        if q is not None and q.value == getattr(h200, field).value:
             assert "not measured on" in getattr(p, field).source, f"{name}: {field}"
 
 

@@ -29,6 +29,10 @@ def test_every_sourced_number_is_listed():
     text = sources_markdown(p)
     assert "`sm_count` | 108 |" in text and "`mma_sync_flops_per_clk_per_sm.fp16`" in text
     assert all(line.count("|") >= 4 for line in text.splitlines() if line.startswith("| `"))
+    # What no source gives is listed with what the engine does instead.
+    assert "- `barrier_base_cycles`: barriers cost nothing" in text
+    assert "another GPU's" not in text
+    assert "another GPU's" in sources_markdown(load_profile("h100-sxm5"))
 
 
 def test_an_unknown_profile_is_a_one_line_error(tmp_path, capsys):

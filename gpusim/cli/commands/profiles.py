@@ -10,6 +10,7 @@ from gpusim.cli.app import app
 from gpusim.cli.options import JsonOption
 from gpusim.cli.output import emit
 from gpusim.profiles import HardwareProfile, list_profiles, load_profile, profile_path
+from gpusim.profiles.gaps import ENGINE_OPTIONAL, borrowed_fields, missing_fields
 
 
 def summary(p: HardwareProfile) -> dict[str, Any]:
@@ -62,6 +63,8 @@ def profiles(
         out: dict[str, Any] = {"profiles": rows}
         if detailed:
             out["details"] = [p.model_dump(mode="json", exclude_none=True) for p in shown]
+            out["missing_fields"] = {p.name: missing_fields(p) for p in shown}
+            out["borrowed_fields"] = {p.name: borrowed_fields(p) for p in shown}
         emit(out, True)
         return
     emit(
@@ -82,4 +85,7 @@ def _sourced_rows(p: HardwareProfile) -> dict[str, Any]:
                 out[f"{key}.{sub}"] = f"{v['value']}  [{v['source']}]"
         else:
             out[key] = value
+    # What the engine reads and this profile has no source for, and what it does instead.
+    for field in missing_fields(p):
+        out[field] = f"missing  [the engine: {ENGINE_OPTIONAL[field]}]"
     return out

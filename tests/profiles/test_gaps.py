@@ -1,0 +1,79 @@
+"""Every field the engine reads is in each shipped profile with a source, or the engine
+says in one line that the profile lacks it (no silent fallback to another GPU's number)."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpusim.engine.prepare import l2_fetch_factor
+from gpusim.engine.rates import rates_for
+from gpusim.profiles import list_profiles, load_profile
+from gpusim.profiles.gaps import (
+    ENGINE_OPTIONAL,
+    borrowed_fields,
+    gaps_line,
+    missing_fields,
+)
+from gpusim.profiles.schema import HardwareProfile
+
+#: Optional fields the engine does not read by default: the SM core model's cycles (a
+#: refinement a profile opts into) and the wgmma rate (refused with an error until measured).
+NOT_READ = {"sass_core_cycles", "wgmma_flops_per_clk_per_sm"}
+
+
+def _optional_fields() -> set[str]:
+    return {n for n, f in HardwareProfile.model_fields.items() if not f.is_required()}
+
+
+def test_every_optional_field_the_engine_reads_is_listed_with_its_default():
+    optional = _optional_fields() - {"note"}
+    assert set(ENGINE_OPTIONAL) == optional - NOT_READ
+    assert all(len(effect) > 10 for effect in ENGINE_OPTIONAL.values())
+
+
+@pytest.mark.parametrize("dtype", ["fp16", "fp32"])
+@pytest.mark.parametrize("name", list_profiles())
+def test_each_engine_field_is_sourced_or_named_missing(name, dtype):
+    p = load_profile(name)
+    line = gaps_line(p, dtype)
+    assert line is None or "\n" not in line
+    for field in ENGINE_OPTIONAL:
+        q = getattr(p, field)
+        if q is not None:
+            assert len(q.source) > 20, f"{name}: {field}"
+        elif field in missing_fields(p, dtype):
+            assert line is not None and field in line, f"{name}: {field}"
+
+
+def test_the_line_names_only_what_the_run_reads():
+    a100 = load_profile("a100-sxm4-80gb")
+    fp16, fp32 = missing_fields(a100, "fp16"), missing_fields(a100, "fp32")
+    assert "sm_clock_tensor_load_hz" in fp16 and "sm_clock_tensor_load_hz" not in fp32
+    assert "simt_mma_flops_per_clk_per_sm" in fp32
+    assert "simt_mma_flops_per_clk_per_sm" not in fp16
+    assert gaps_line(load_profile("h200-sxm"), "fp16") is None  # the measured default
+
+
+def test_borrowed_values_are_counted_and_the_a100_has_none():
+    assert borrowed_fields(load_profile("a100-sxm4-80gb")) == []
+    l40s = load_profile("l40s")
+    assert "barrier_base_cycles" in borrowed_fields(l40s)
+    assert "another GPU's" in gaps_line(l40s, "fp16")
+    # The derived H100 keeps the H200's SM numbers, each marked as not measured there.
+    assert "smem_bandwidth_bytes_per_clk_per_sm" in borrowed_fields(load_profile("h100-sxm5"))
+
+
+def test_without_the_measured_fields_the_engine_runs_its_stated_defaults():
+    a100 = load_profile("a100-sxm4-80gb")
+    r = rates_for(a100, "fp16", warps=4)
+    assert r.barrier_cycles == 0.0 and r.barrier_ticks == 0 and r.launch_ticks == 0
+
+    class PaddedCopies:
+        def copies_into_padded_rows(self) -> bool:
+            return True
+
+    assert l2_fetch_factor(a100, PaddedCopies()) == 1.0
+    h200 = load_profile("h200-sxm")
+    measured = h200.l2_fetch_bytes_per_byte_padded_row_copy.value
+    assert l2_fetch_factor(h200, PaddedCopies()) == measured
+    assert rates_for(h200, "fp16", warps=4).barrier_cycles == pytest.approx(8.0 + 2.0 * 4)
