@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpusim.errors import GpusimError
-from gpusim.explore.fields import varied_profile
+from gpusim.explore.fields import varied_profile_with_notes
 from gpusim.profiles.schema import HardwareProfile
 from gpusim.workload import Workload
 
@@ -66,14 +66,15 @@ class PointEvaluator:
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__init__(**state)
 
-    def profile(self, params: dict[str, Any]) -> HardwareProfile:
-        """The base profile with ``params`` set (built once per process, then kept)."""
+    def profile(self, params: dict[str, Any]) -> tuple[HardwareProfile, list[str]]:
+        """The base profile with ``params`` set and what was derived from them (built once
+        per process, then kept)."""
         if self._base is None:
             self._base = HardwareProfile.model_validate(self.base)
         key = tuple(sorted(params.items()))
         hit = self._profiles.get(key)
         if hit is None:
-            hit = varied_profile(self._base, params)
+            hit = varied_profile_with_notes(self._base, params)
             self._profiles[key] = hit
             if len(self._profiles) > PROFILE_CACHE_SIZE:
                 self._profiles.popitem(last=False)
@@ -88,9 +89,10 @@ class PointEvaluator:
             workload = Workload.model_validate(point["workload"])
         except Exception as e:  # a hand-edited journal; plans only make valid workloads
             raise GpusimError(f"workload {point.get('workload')!r}: {e}") from None
-        profile = self.profile(dict(point["params"]))
+        profile, notes = self.profile(dict(point["params"]))
         # One process per point: the sweep's parallelism is across points, not inside a search.
         result = tune(
             workload, profile, algorithm=point["algorithm"], footprints=self.footprints, jobs=1
         )
-        return best_point_result(result)
+        # What the model derived from the varied fields, so that no result hides it.
+        return best_point_result(result) | {"notes": "; ".join(notes) or None}

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ValidationError
 
 from gpusim.api.names import closest
 from gpusim.errors import GpusimError
+from gpusim.explore.coupled import follow
 from gpusim.profiles.loader import validation_summary
 from gpusim.profiles.schema import DtypeRates, HardwareProfile, Sourced, SourcedFraction
 from gpusim.tuning.sram import with_sram_bytes
@@ -130,6 +131,15 @@ def varied_profile(base: HardwareProfile, params: Mapping[str, Number]) -> Hardw
     Each varied number's source says so. A value (or a combination) the schema refuses is a
     one-line :class:`GpusimError` naming the field and what the schema allows.
     """
+    return varied_profile_with_notes(base, params)[0]
+
+
+def varied_profile_with_notes(
+    base: HardwareProfile, params: Mapping[str, Number]
+) -> tuple[HardwareProfile, list[str]]:
+    """:func:`varied_profile` and one line per number derived from the varied ones
+    (:mod:`gpusim.explore.coupled`: the L2 loss curve follows ``l2_bytes``, the tensor-load
+    clock follows ``sm_clock_hz``)."""
     if all(k in params for k in SMEM_COUPLED):
         raise GpusimError(
             f"vary: give one of {SMEM_PER_SM} or {SMEM_PER_BLOCK}, not both (each sets the other)"
@@ -153,8 +163,9 @@ def varied_profile(base: HardwareProfile, params: Mapping[str, Number]) -> Hardw
             data[top][sub] = entry
         else:
             data[top] = entry
+    notes = follow(base, data, params)
     try:
-        return HardwareProfile.model_validate(data)
+        return HardwareProfile.model_validate(data), notes
     except ValidationError as e:
         shown = ", ".join(f"{k} = {_show(v)}" for k, v in params.items())
         raise GpusimError(

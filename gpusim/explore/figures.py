@@ -106,7 +106,7 @@ def runtime_figure(plan: Plan, grid: np.ndarray, name: str, path: Path) -> Path:
         ax.set_ylabel("predicted runtime, tuned (ms)")
         if wi == 0:
             ax.plot([], [], "*", color="black", markersize=11, label=f"knee (within {tol:.0%})")
-            ax.legend(loc="best")
+            ax.legend(loc="best", fontsize="small")
     for k in range(n_panels, rows * cols):
         axes[k // cols][k % cols].axis("off")
     notes = []
@@ -115,7 +115,8 @@ def runtime_figure(plan: Plan, grid: np.ndarray, name: str, path: Path) -> Path:
     if held:
         notes.append("other parameters at their largest values")
     suffix = f" ({'; '.join(notes)})" if notes else ""
-    fig.suptitle(f"Tuned runtime against {name}, {plan.base.name} otherwise{suffix}")
+    # Two lines: one panel is 4.2 inches wide, too narrow for the title on one.
+    fig.suptitle(f"Tuned runtime against {name},\n{plan.base.name} otherwise{suffix}")
     fig.tight_layout()
     return save_figure(fig, path)
 

@@ -106,6 +106,14 @@ def _failures(table: pa.Table) -> tuple[int, list[dict[str, Any]]]:
     return len(counts), top
 
 
+def _notes(table: pa.Table) -> list[dict[str, Any]]:
+    """Each distinct line of what the model derived from varied fields, with its points."""
+    counts: Counter[str] = Counter()
+    for notes in table.column("notes").to_pylist():
+        counts.update(notes.split("; ") if notes else ())
+    return [{"note": n, "points": k} for n, k in sorted(counts.items())]
+
+
 def _slowest(table: pa.Table) -> list[dict[str, Any]]:
     walls = table.column("sim_wall_s").to_pylist()
     top = heapq.nlargest(SLOWEST, range(len(walls)), key=lambda i: walls[i] or 0.0)
@@ -173,6 +181,7 @@ def summarize(plan: Plan, table: pa.Table, *, interrupted: bool = False) -> dict
         "sim_wall_s_total": float(np.nansum(walls.astype(float))) if done else 0.0,
         "failure_reasons": reasons,
         "failures": failures,
+        "notes": _notes(table),
         "slowest": _slowest(table),
         "best": _best(plan, grid, table),
         "knee_tolerance": plan.spec.knee_tolerance,

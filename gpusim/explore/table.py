@@ -45,6 +45,7 @@ RESULT_COLUMNS: dict[str, pa.DataType] = {
     "sram_bytes": pa.int64(),
     "candidates": pa.int64(),
     "batch_heads_extrapolated": pa.int64(),
+    "notes": pa.string(),  # numbers derived from the varied ones (gpusim.explore.coupled)
     "sim_wall_s": pa.float64(),
 }
 

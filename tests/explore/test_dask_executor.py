@@ -3,7 +3,11 @@ point runs."""
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
+import threading
+import time
 
 import pytest
 
@@ -11,6 +15,7 @@ from gpusim.errors import GpusimError
 from gpusim.explore import explore, load_plan
 from gpusim.explore.dask_executor import DaskExecutor
 from gpusim.explore.run import JOURNAL
+from gpusim.resumable_sweep import iter_records
 from tests.explore.conftest import SMALL_SPEC, write_spec
 
 pytest.importorskip("distributed")
@@ -72,3 +77,66 @@ def test_cluster_options_need_the_dask_executor(tmp_path):
         explore(plan, tmp_path / "out", executor="dask", jobs=2)
     with pytest.raises(GpusimError, match="unknown executor"):
         explore(plan, tmp_path / "out", executor="ray")
+
+
+#: 24 points (a tenth of a second or more each): long enough to lose a worker in the middle.
+SLOWER_SPEC = """
+vary: {sm_count: [8, 16, 33, 66, 99, 132]}
+workloads: [{batch: 1, heads: [1, 2, 3, 4], seq_len: 128, head_dim: 64}]
+"""
+
+
+@pytest.fixture(scope="module")
+def scheduler_address():
+    """A real scheduler with two worker processes (behind nannies, which restart a lost one)."""
+    import distributed
+
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        yield cluster.scheduler_address
+
+
+def test_an_existing_scheduler_gives_the_local_executors_results(tmp_path, scheduler_address):
+    plan = load_plan(write_spec(tmp_path, BATCHED_SPEC))
+    local = explore(plan, tmp_path / "local", jobs=2, figures=False)
+    remote = explore(
+        plan, tmp_path / "remote", executor="dask", scheduler=scheduler_address, figures=False
+    )
+    assert remote.summary["executor"] == f"Dask scheduler {scheduler_address}"
+    assert remote.summary["ok"] == 16
+    assert remote.table.drop_columns(["sim_wall_s"]).equals(
+        local.table.drop_columns(["sim_wall_s"])
+    )
+
+
+def test_a_worker_killed_mid_sweep_loses_and_redoes_no_point(tmp_path, scheduler_address):
+    import distributed
+
+    plan = load_plan(write_spec(tmp_path, SLOWER_SPEC))
+    out = tmp_path / "out"
+    journal = out / JOURNAL
+    killed: dict[str, int] = {}
+
+    def kill_a_worker_once_points_finish() -> None:
+        with distributed.Client(scheduler_address, timeout=10) as client:
+            pids = client.run(os.getpid)  # worker address -> its process
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                if journal.exists() and journal.read_text().count("\n") >= 4:
+                    break
+                time.sleep(0.01)
+            killed["done_before"] = journal.read_text().count("\n")
+            killed["pid"] = next(iter(pids.values()))
+            os.kill(killed["pid"], signal.SIGKILL)
+
+    killer = threading.Thread(target=kill_a_worker_once_points_finish)
+    killer.start()
+    result = explore(plan, out, executor="dask", scheduler=scheduler_address, figures=False)
+    killer.join(timeout=60)
+    assert 4 <= killed["done_before"] < 24  # killed in the middle of the sweep
+    with pytest.raises(ProcessLookupError):
+        os.kill(killed["pid"], 0)  # that worker is gone; the scheduler re-ran its tasks
+    keys = [r["key"] for r in iter_records(journal)]
+    assert len(keys) == len(set(keys)) == 24  # nothing lost, nothing done twice
+    assert result.summary["ok"] == 24 and result.summary["complete"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -140,3 +141,17 @@ def test_a_spec_that_varies_nothing_compares_workloads_and_algorithms(tmp_path):
     assert result.summary["ok"] == 4 and result.summary["knees"] == []
     assert [b["params"] for b in result.summary["best"]] == [{}] * 4
     assert not any(p.suffix == ".png" for p in result.files)  # no parameter to draw against
+
+
+def test_a_terminal_shows_points_done_failures_rate_and_time_left(small_spec, tmp_path):
+    import io
+
+    from rich.console import Console
+
+    buf = io.StringIO()
+    console = Console(file=buf, force_terminal=True, width=120)
+    explore(load_plan(small_spec), tmp_path / "out", jobs=1, figures=False, progress=True,
+            console=console)  # fmt: skip
+    shown = buf.getvalue()
+    assert "4/4" in shown and "0 failed" in shown and "points/s" in shown
+    assert re.search(r"\d+:\d\d:\d\d", shown)  # the estimated time left
