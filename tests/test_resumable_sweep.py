@@ -136,7 +136,9 @@ _SLOW_SWEEP = """
 import sys, time
 from gpusim.resumable_sweep import run_sweep
 def fn(p):
-    time.sleep(0.05)
+    # Slow after the first points, so that a loaded machine cannot finish the sweep before
+    # the test's signal arrives.
+    time.sleep(0.05 if p["n"] < 5 else 0.5)
     return {"n": p["n"]}
 run_sweep([{"n": n} for n in range(100)], fn, sys.argv[1], progress=False)
 """
