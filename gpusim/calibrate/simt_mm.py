@@ -8,11 +8,13 @@ Q K^T and P V of one tile per iteration, operands from shared memory in the kern
 layout, no global memory and no softmax. The engine's fp32 product rate is checked against
 these (tests/calibrate/test_simt_mm_record.py).
 
-Not free of attention-kernel code, unlike the other microbenchmarks: kernels/simt_mm.cu is a
-copy of the product loop of the fp32 flash2 kernel (gpusim/kernels/flash2_simt.cu), its thread
-layout, register blocking and shared-memory layout (no softmax, no global memory, no timing of
-the kernel itself). Issue 17 asks that it include that loop instead of copying it;
-:data:`SHARES_KERNEL_CODE` says so in the profile's note.
+Not free of attention-kernel code, unlike the other microbenchmarks: kernels/simt_mm.cu
+includes the fp32 flash2 kernel's two product loops as text (gpusim/kernels/simt_products.inc,
+the statements flash2_simt.cu includes at the same place), with its thread layout, register
+blocking and shared-memory layout (no softmax, no global memory, no timing of the kernel
+itself); ``python -m gpusim.kernels.sass_identity`` shows that the include changed no
+machine code of either. :data:`SHARES_KERNEL_CODE` says so in the profile's note (its words
+are those the recorded runs carry, taken when the loop was still a copy).
 """
 
 from __future__ import annotations

@@ -121,8 +121,6 @@ class KernelRun:
         self.start_tick = sim.env.now
         self.end_tick: int | None = None
         self.waves_skipped = 0
-        #: batch-heads skipped by extrapolation (none since causal grids are lumped)
-        self.bh_skipped = 0
         #: what the lumped groups of this kernel look up once (lumped.py)
         self.lumped_cache: dict = {}
         self.sm_groups: list[SmGroup] = []

@@ -74,8 +74,6 @@ class KernelResult:
     timing_note: str | None = None  # why a core-model profile fell to the pipe model
     timing_source: str | None = None  # the binary whose loop was replayed (--cubin/--sass)
     waves_extrapolated: int = 0  # steady-state waves skipped (see kernel_run.py)
-    #: batch-heads whose time was extrapolated, not simulated (bh_skip.py; an approximation)
-    batch_heads_extrapolated: int = 0
 
     def to_json_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""

@@ -202,7 +202,6 @@ def simulate(
                 timing_note=prep.timing_note,
                 timing_source=prep.timing_source,
                 waves_extrapolated=run.waves_skipped,
-                batch_heads_extrapolated=run.bh_skipped,
             )
         )
     runtime_s = seconds(sim.now)

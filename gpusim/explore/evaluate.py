@@ -42,7 +42,6 @@ def best_point_result(result) -> dict[str, Any]:
         "ctas_per_sm_max": best.ctas_per_sm_max,
         "sram_bytes": result.sram_bytes,
         "candidates": len(result.candidates),
-        "batch_heads_extrapolated": best.batch_heads_extrapolated,
     }
 
 

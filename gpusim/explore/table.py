@@ -44,7 +44,6 @@ RESULT_COLUMNS: dict[str, pa.DataType] = {
     "ctas_per_sm_max": pa.int64(),
     "sram_bytes": pa.int64(),
     "candidates": pa.int64(),
-    "batch_heads_extrapolated": pa.int64(),
     "notes": pa.string(),  # numbers derived from the varied ones (gpusim.explore.coupled)
     "sim_wall_s": pa.float64(),
 }

@@ -72,30 +72,9 @@ __global__ void __launch_bounds__(WARPS * 32)
   }
 
   auto tile = [&](const float* sKs, const float* sVs, int k0) {
-    float s[TM][TN];
-#pragma unroll
-    for (int i = 0; i < TM; ++i)
-#pragma unroll
-      for (int j = 0; j < TN; ++j) s[i][j] = 0.f;
-#pragma unroll 4
-    for (int k = 0; k < D; k += 4) {
-      float4 qv[TM], kv[TN];
-#pragma unroll
-      for (int i = 0; i < TM; ++i)
-        qv[i] = *reinterpret_cast<const float4*>(sQ + (tr + TR * i) * LD + k);
-#pragma unroll
-      for (int j = 0; j < TN; ++j)
-        kv[j] = *reinterpret_cast<const float4*>(sKs + (tc + TC * j) * LD + k);
-#pragma unroll
-      for (int i = 0; i < TM; ++i)
-#pragma unroll
-        for (int j = 0; j < TN; ++j) {
-          s[i][j] = fmaf(qv[i].x, kv[j].x, s[i][j]);
-          s[i][j] = fmaf(qv[i].y, kv[j].y, s[i][j]);
-          s[i][j] = fmaf(qv[i].z, kv[j].z, s[i][j]);
-          s[i][j] = fmaf(qv[i].w, kv[j].w, s[i][j]);
-        }
-    }
+#define SIMT_PRODUCT_QK
+#include "simt_products.inc"
+#undef SIMT_PRODUCT_QK
     const bool mask = flash2_tile_needs_mask(q0, k0, nq, nk, causal, BC);
     __syncwarp();  // the half-warp is done reading the previous tile's P
 #pragma unroll
@@ -129,31 +108,9 @@ __global__ void __launch_bounds__(WARPS * 32)
         for (int e = 0; e < 4; ++e) o[i][q][e] *= alpha;
     }
     __syncwarp();  // P rows of this half-warp are written
-#pragma unroll 2
-    for (int k = 0; k < BC; k += 4) {
-      float4 pv[TM];
-#pragma unroll
-      for (int i = 0; i < TM; ++i)
-        pv[i] = *reinterpret_cast<const float4*>(sP + (tr + TR * i) * LDP + k);
-#pragma unroll
-      for (int kk = 0; kk < 4; ++kk) {
-        float4 vv[DQ];
-#pragma unroll
-        for (int q = 0; q < DQ; ++q)
-          vv[q] = *reinterpret_cast<const float4*>(sVs + (k + kk) * LD + 4 * tc + 64 * q);
-#pragma unroll
-        for (int i = 0; i < TM; ++i) {
-          const float p = kk == 0 ? pv[i].x : kk == 1 ? pv[i].y : kk == 2 ? pv[i].z : pv[i].w;
-#pragma unroll
-          for (int q = 0; q < DQ; ++q) {
-            o[i][q][0] = fmaf(p, vv[q].x, o[i][q][0]);
-            o[i][q][1] = fmaf(p, vv[q].y, o[i][q][1]);
-            o[i][q][2] = fmaf(p, vv[q].z, o[i][q][2]);
-            o[i][q][3] = fmaf(p, vv[q].w, o[i][q][3]);
-          }
-        }
-      }
-    }
+#define SIMT_PRODUCT_PV
+#include "simt_products.inc"
+#undef SIMT_PRODUCT_PV
   };
 
   simt_load_tile<LD, BR, D, THREADS>(sQ, Q, q0, nq, tid);

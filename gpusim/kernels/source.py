@@ -9,6 +9,9 @@ from gpusim.kernel_catalog.split_kv import CombineInstance
 
 KERNEL_DIR = Path(__file__).resolve().parent
 COMMON_HEADER = "flash2_common.cuh"
+#: The fp32 kernel's two products, also included by the simt_mm microbenchmark
+#: (gpusim/calibrate/kernels/simt_mm.cu), so that it measures the kernel's own loop.
+SIMT_PRODUCTS = "simt_products.inc"
 SOURCES = ("flash2_tc.cu", "flash2_simt.cu", "flash2_combine.cu")
 #: Options both compilers get: C++17 for ``if constexpr``; no fast-math (exp2 is explicit PTX).
 CXX_OPTIONS = ("-std=c++17",)
@@ -20,18 +23,22 @@ _SIMT_PARAMS = "const float*, const float*, const float*, float*, int, int, int,
 _COMBINE_PARAMS = "const float*, const float*, u16*, int, int, int, int, int, int, int"
 
 
-def kernel_source() -> str:
-    """Header and every kernel in one translation unit, the include lines inlined."""
-    parts = [(KERNEL_DIR / COMMON_HEADER).read_text()]
+def kernel_source(kernel_dir: Path = KERNEL_DIR) -> str:
+    """Header and every kernel in one translation unit, the include lines inlined (NVRTC
+    gets no include path). ``kernel_dir``: another copy of the sources (a baseline commit's)."""
+    products = (
+        (kernel_dir / SIMT_PRODUCTS).read_text() if (kernel_dir / SIMT_PRODUCTS).exists() else ""
+    )
+    parts = [(kernel_dir / COMMON_HEADER).read_text()]
     for name in SOURCES:
-        text = (KERNEL_DIR / name).read_text()
-        parts.append(
-            "\n".join(
-                line
-                for line in text.splitlines()
-                if not line.startswith(f'#include "{COMMON_HEADER}"')
-            )
-        )
+        lines = []
+        for line in (kernel_dir / name).read_text().splitlines():
+            if line.startswith(f'#include "{COMMON_HEADER}"'):
+                continue
+            # The fragment's own lines in place of the include: the same tokens at the same
+            # place as when the products were written out in the kernel.
+            lines.append(products.rstrip("\n") if line == f'#include "{SIMT_PRODUCTS}"' else line)
+        parts.append("\n".join(lines))
     return "\n".join(parts).replace("#pragma once", "")
 
 

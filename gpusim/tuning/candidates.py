@@ -33,8 +33,6 @@ class Candidate:
     ctas_per_sm_max: int = 0  # as many as fit (the main kernel's); > ctas_per_sm when capped
     #: the launch's shared memory per SM when capped below what fits (None: not capped)
     smem_per_sm_budget_bytes: int | None = None
-    #: batch-heads the engine extrapolated instead of simulating (causal grids; 0: none)
-    batch_heads_extrapolated: int = 0
     #: the tensor cores' FLOPs, padded rows and keys of every tile included (``tflops`` is
     #: of the useful, model FLOPs): with Nq = 1 in a 64-row tile, 64 times the useful ones
     executed_mma_flops: int = 0

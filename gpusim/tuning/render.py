@@ -132,12 +132,6 @@ def render_text(r: TuneResult, width: int | None = None) -> str:
     modelled = sorted({c.modelled for c in r.candidates if c.modelled})
     for what in modelled:
         notes.append(f"(runtime*: {what})")
-    extrapolated = sum(1 for c in r.candidates if c.batch_heads_extrapolated)
-    if extrapolated:
-        out.append(
-            f"({extrapolated} of {len(r.candidates)} runtimes extrapolate the time of later "
-            "batch-heads from a steady stretch of the grid: an approximation, docs/limits.md)"
-        )
     if any(c.smem_per_sm_budget_bytes is not None for c in r.candidates):
         out.append(
             "(CTA/SM 'n of m': faster with n CTAs per SM than with all m that fit; launch it "

@@ -74,9 +74,6 @@ def _launch(
         bound=r.bound,
         ctas_per_sm_max=r.ctas_per_sm,
         smem_per_sm_budget_bytes=None if cap is None else cap.smem_per_sm_bytes,
-        batch_heads_extrapolated=sum(
-            getattr(k, "batch_heads_extrapolated", 0) for k in getattr(r, "kernels", ())
-        ),
         executed_mma_flops=getattr(r, "count", {}).get("executed_mma_flops", 0),
     )
 

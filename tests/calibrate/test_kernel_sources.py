@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from gpusim.calibrate.sources import COMPILE_OPTIONS, KERNEL_DIR, SOURCES
+from gpusim.calibrate.sources import COMPILE_OPTIONS, INCLUDE_OPTIONS, KERNEL_DIR, SOURCES
 
 NVCC = shutil.which("nvcc")
 CUOBJDUMP = shutil.which("cuobjdump")
@@ -33,7 +33,7 @@ EXPECTED_SASS = {
 
 def _compile(name: str, out: Path) -> str:
     cubin = out / (Path(name).stem + ".cubin")
-    cmd = [NVCC, "-arch=sm_90", "-cubin", *COMPILE_OPTIONS, f"-I{KERNEL_DIR}", "-Xptxas", "-v"]
+    cmd = [NVCC, "-arch=sm_90", "-cubin", *COMPILE_OPTIONS, *INCLUDE_OPTIONS, "-Xptxas", "-v"]
     proc = subprocess.run(
         [*cmd, "-o", str(cubin), str(KERNEL_DIR / name)],
         capture_output=True,

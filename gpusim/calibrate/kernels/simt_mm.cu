@@ -1,6 +1,7 @@
 // The two products of one FlashAttention-2 tile on the CUDA cores, from shared memory, alone.
 //
-// Same thread layout, register blocking and shared-memory layout as flash2_simt.cu (TR x 16
+// The fp32 kernel's own product loops (simt_products.inc, included as flash2_simt.cu does),
+// same thread layout, register blocking and shared-memory layout as flash2_simt.cu (TR x 16
 // threads; TM query rows and TN keys per thread; rows padded by 16 B; P staged through a
 // per-row-group buffer): per iteration, S = Q K^T for one BR x BC tile (float4 loads, FFMA),
 // P = S written to shared memory, P V accumulated into O. No global memory, no softmax, one
@@ -27,6 +28,8 @@ __global__ void __launch_bounds__(WARPS * 32)
   float* sK = sQ + BR * LD;
   float* sV = sK + BC * LD;
   float* sP = sV + BC * LD;
+  const float* sKs = sK;  // the names simt_products.inc reads
+  const float* sVs = sV;
   const int tid = threadIdx.x;
   const int tc = tid & (TC - 1), tr = tid / TC;
   constexpr int FILL = BR * LD + 2 * BC * LD + BR * LDP;
@@ -41,57 +44,18 @@ __global__ void __launch_bounds__(WARPS * 32)
       for (int e = 0; e < 4; ++e) o[i][q][e] = 0.f;
   GsStamp st = gs_stamp_begin();
   for (int it = 0; it < iters; ++it) {
-    float s[TM][TN];
-#pragma unroll
-    for (int i = 0; i < TM; ++i)
-#pragma unroll
-      for (int j = 0; j < TN; ++j) s[i][j] = 0.f;
-#pragma unroll 4
-    for (int k = 0; k < D; k += 4) {
-      float4 qv[TM], kv[TN];
-#pragma unroll
-      for (int i = 0; i < TM; ++i) qv[i] = *reinterpret_cast<const float4*>(sQ + (tr + TR * i) * LD + k);
-#pragma unroll
-      for (int j = 0; j < TN; ++j) kv[j] = *reinterpret_cast<const float4*>(sK + (tc + TC * j) * LD + k);
-#pragma unroll
-      for (int i = 0; i < TM; ++i)
-#pragma unroll
-        for (int j = 0; j < TN; ++j) {
-          s[i][j] = fmaf(qv[i].x, kv[j].x, s[i][j]);
-          s[i][j] = fmaf(qv[i].y, kv[j].y, s[i][j]);
-          s[i][j] = fmaf(qv[i].z, kv[j].z, s[i][j]);
-          s[i][j] = fmaf(qv[i].w, kv[j].w, s[i][j]);
-        }
-    }
+#define SIMT_PRODUCT_QK
+#include "simt_products.inc"
+#undef SIMT_PRODUCT_QK
     __syncwarp();
 #pragma unroll
     for (int i = 0; i < TM; ++i)
 #pragma unroll
       for (int j = 0; j < TN; ++j) sP[(tr + TR * i) * LDP + tc + TC * j] = s[i][j] * 1e-3f;
     __syncwarp();
-#pragma unroll 2
-    for (int k = 0; k < BC; k += 4) {
-      float4 pv[TM];
-#pragma unroll
-      for (int i = 0; i < TM; ++i) pv[i] = *reinterpret_cast<const float4*>(sP + (tr + TR * i) * LDP + k);
-#pragma unroll
-      for (int kk = 0; kk < 4; ++kk) {
-        float4 vv[DQ];
-#pragma unroll
-        for (int q = 0; q < DQ; ++q) vv[q] = *reinterpret_cast<const float4*>(sV + (k + kk) * LD + 4 * tc + 64 * q);
-#pragma unroll
-        for (int i = 0; i < TM; ++i) {
-          const float p = kk == 0 ? pv[i].x : kk == 1 ? pv[i].y : kk == 2 ? pv[i].z : pv[i].w;
-#pragma unroll
-          for (int q = 0; q < DQ; ++q) {
-            o[i][q][0] = fmaf(p, vv[q].x, o[i][q][0]);
-            o[i][q][1] = fmaf(p, vv[q].y, o[i][q][1]);
-            o[i][q][2] = fmaf(p, vv[q].z, o[i][q][2]);
-            o[i][q][3] = fmaf(p, vv[q].w, o[i][q][3]);
-          }
-        }
-      }
-    }
+#define SIMT_PRODUCT_PV
+#include "simt_products.inc"
+#undef SIMT_PRODUCT_PV
     __syncthreads();
   }
   gs_stamp_end(st, stamps);
