@@ -149,6 +149,9 @@ def _run_all(
     from gpusim.engine import simulate as run_simulate
 
     results: list[dict[str, Any]] = []
+    # Warnings wait until every algorithm has run: a later one's error stays the only line
+    # on standard error, and a line two algorithms share (a profile's gaps) shows once.
+    pending: dict[str, None] = {}
     for name in algorithms:
         inputs = build_inputs(**(dataclasses.asdict(opts) | {"algorithm": name}), sm_count=sm_count)
         path = _trace_path(trace, name, scratch)
@@ -171,8 +174,7 @@ def _run_all(
         d.update(keys)
         # In place: ``keys["warnings"]``, now in ``d``, is this list.
         warnings += [k["timing_note"] for k in d["kernels"] if k.get("timing_note")]
-        for line in warnings:
-            warn(line)
+        pending.update(dict.fromkeys(warnings))
         for k in d["kernels"]:
             if k.get("timing_source"):
                 log(f"{k['name']}: sass-replay of {k['timing_source'][:200]}")
@@ -181,6 +183,8 @@ def _run_all(
             f"{d['sim_wall_s']:.3f} s ({d['events_per_s']:,.0f} events/s)"
         )
         results.append(d)
+    for line in pending:
+        warn(line)
     return results
 
 
