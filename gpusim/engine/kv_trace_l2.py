@@ -32,7 +32,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-
 #: K/V blocks per key of the coarse trace, and tile steps per time bucket. Both well under
 #: the L2's scale (60 MiB is ~115 keys of d128 Bc64 K+V at 16 blocks).
 CHUNK_BLOCKS = 16

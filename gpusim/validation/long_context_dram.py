@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 from pathlib import Path
 from typing import Any
@@ -127,8 +126,9 @@ def text(doc: dict) -> str:
                          f" {_pct(w['err'])} {w['id']}")  # fmt: skip
     for kern, s in doc["runtime"].items():
         if s["n"]:
+            worst = _pct(s["worst"][0]["err"])
             lines.append(f"runtime {kern:8} n {s['n']} MAPE {_pct(s['mape'])} mean "
-                         f"{_pct(s['mean_signed'])} worst {_pct(s['worst'][0]['err'])}")  # fmt: skip
+                         f"{_pct(s['mean_signed'])} worst {worst}")  # fmt: skip
     return "\n".join(lines)
 
 
