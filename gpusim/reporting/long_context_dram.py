@@ -1,8 +1,8 @@
 """DRAM bytes of long-context runs: the engine's tile L2 and the K/V trace L2 against
 Nsight Compute, beside two baselines; and the engine's runtime against CUDA events.
 
-    python -m gpusim.validation.long_context_dram predict --manifest M --out PRED.json
-    python -m gpusim.validation.long_context_dram compare --manifest M --predictions PRED.json \
+    python -m gpusim.reporting.long_context_dram predict --manifest M --out PRED.json
+    python -m gpusim.reporting.long_context_dram compare --manifest M --predictions PRED.json \
         --measured DIR [--out DOC.json]
 
 ``predict`` simulates each configuration that Nsight Compute counts (``ncu``) with the
