@@ -40,3 +40,29 @@ def _errors(pick) -> list[float]:
         meas = m["dram_read_bytes"] + m["dram_write_bytes"]
         errs.append((t.dram_read_bytes + t.dram_write_bytes - meas) / meas)
     return errs
+
+
+@pytest.mark.parametrize("order", [("forward", "last-first"), ("backward", "last-first")])
+def test_trace_dram_at_64k_128k_lf(order):
+    # The project's causal runs launched last-first at 64k and 128k: measured within 12.0 % each
+    # (2026-12-03); the set's MAPE over all its runs missed the 10 % target (31.7 %).
+    errs = _errors(
+        lambda c: c.kernel == "project" and c.workload.causal
+        and c.workload.seq_len_k in (65536, 131072)
+        and (c.schedule.kv_order, c.schedule.q_order) == order
+    )  # fmt: skip
+    assert errs
+    assert max(abs(e) for e in errs) < 0.13
+    assert statistics.fmean(errs) < 0  # the model under-counts, as measured
+
+
+def test_trace_dram_backward_first_first_still_undercounts():
+    # The known miss: backward walks launched first-first thrash more on the H200 than the
+    # trace says (-51 % to -78 % on the project's runs at 64k/128k). If the model improves,
+    # this bound moves with it.
+    errs = _errors(
+        lambda c: c.kernel == "project" and c.workload.seq_len_k in (65536, 131072)
+        and (c.schedule.kv_order, c.schedule.q_order) == ("backward", "first-first")
+    )  # fmt: skip
+    assert len(errs) == 3
+    assert all(-0.85 < e < -0.45 for e in errs)
