@@ -1,0 +1,193 @@
+"""DRAM bytes of a flash2 forward kernel from a trace of its K/V reads through an LRU that
+ages lines by *distinct* bytes touched since their last use (reuse distance).
+
+The engine's tile L2 (:mod:`gpusim.engine.l2_cache`) ages a tile by the bytes *inserted*
+since it was touched; at long context that is not the L2's physics: what decides whether a
+K/V tile survives until the next CTA of its head (or GQA group) re-reads it is how many
+other distinct bytes were touched in between. This module rebuilds that trace:
+
+- the launch order of the grid (``blockIdx.x`` the query block, fastest, ``blockIdx.y`` the
+  batch-head: the project's kernels and FlashAttention-2's), ``q_order`` last-first or
+  first-first, each CTA dispatched to the first free slot of ``sm_count x ctas_per_sm``;
+- each CTA walks its visible K/V blocks ``forward`` from 0 or ``backward`` from its diagonal;
+- GQA: the query heads of a group read one K/V head's tiles (the same keys);
+- CTA drift: each CTA's step time is ``1 + scatter x z`` (z a fixed-seed normal), with
+  ``scatter`` the profile's measured ``cta_duration_scatter`` (the cta_scatter calibration),
+  so that CTAs launched together do not stay in lockstep;
+- a re-read at reuse distance ``D`` loses the profile's measured ``l2_loss_by_depth`` share
+  at ``D`` (the calibration measured depth as distinct bytes streamed since: the same
+  clock); a first read misses whole.
+
+Coarsened for speed: ``CHUNK_BLOCKS`` consecutive K/V blocks form one key, time runs in
+buckets of ``BUCKET_STEPS`` tile steps, reads in one bucket count as simultaneous. Q is
+read and O written once (their bytes also age the K/V lines). Time is in tile steps: every
+step the same length (a diagonal step's masking is not costed here). Only single-split
+kernels (``kv_splits`` 1, no packed GQA) are modelled; others raise ValueError.
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+
+import numpy as np
+
+#: K/V blocks per key of the coarse trace, and tile steps per time bucket. Both well under
+#: the L2's scale (60 MiB is ~115 keys of d128 Bc64 K+V at 16 blocks).
+CHUNK_BLOCKS = 16
+BUCKET_STEPS = 4
+SEED = 18
+
+
+@dataclass(frozen=True)
+class KvTraceResult:
+    """What the trace says: DRAM read and write bytes, and K/V reads from the SMs."""
+
+    dram_read_bytes: int
+    dram_write_bytes: int
+    kv_sm_read_bytes: int
+    kv_dram_read_bytes: int
+    ctas: int
+
+
+def _cta_blocks(m: int, br: int, bc: int, nq: int, nk: int, causal: bool) -> int:
+    """K/V blocks query block ``m`` visits (bottom-right causal alignment, as the kernels)."""
+    n_blocks = -(-nk // bc)
+    if not causal:
+        return n_blocks
+    last_key = min(nk, (m + 1) * br + (nk - nq))  # keys visible to the block's last row
+    return max(0, min(n_blocks, -(-last_key // bc)))
+
+
+def kv_trace_dram(
+    *,
+    batch: int,
+    heads: int,
+    heads_kv: int,
+    seq_q: int,
+    seq_k: int,
+    head_dim: int,
+    elem_bytes: int,
+    causal: bool,
+    block_m: int,
+    block_n: int,
+    kv_order: str,
+    q_order: str,
+    slots: int,
+    loss_curve: tuple[tuple[float, float], ...],
+    scatter: float,
+    capacity_bytes: int,
+) -> KvTraceResult:
+    """The trace's DRAM bytes (see the module's docstring). ``slots``: co-resident CTAs on
+    the whole GPU (SMs x CTAs per SM); without a loss curve, an LRU of ``capacity_bytes``."""
+    if heads % heads_kv:
+        raise ValueError("heads must be a multiple of heads_kv")
+    group = heads // heads_kv
+    m_blocks = -(-seq_q // block_m)
+    n_blocks = -(-seq_k // block_n)
+    blk_bytes = 2 * block_n * head_dim * elem_bytes  # K and V of one block
+    chunks = -(-n_blocks // CHUNK_BLOCKS)
+    rng = np.random.default_rng(SEED)
+    order = range(m_blocks - 1, -1, -1) if q_order == "last-first" else range(m_blocks)
+    ms = list(order)
+    steps_of = [_cta_blocks(m, block_m, block_n, seq_q, seq_k, causal) for m in ms]
+    ctas = batch * heads * m_blocks
+    step_time = 1.0 + scatter * rng.standard_normal(ctas)
+    free = [0.0] * slots
+    heapq.heapify(free)
+    times, keys, ends = [], [], np.empty(ctas)
+    c_idx = np.arange(chunks)
+    i = 0
+    for bh in range(batch * heads):
+        kvh = (bh // heads) * heads_kv + (bh % heads) // group
+        for m_pos in range(m_blocks):
+            n = steps_of[m_pos]
+            start = heapq.heappop(free)
+            dt = max(0.05, step_time[i])
+            end = start + n * dt + dt  # one step's worth for the Q load and the epilogue
+            heapq.heappush(free, end)
+            ends[i] = end
+            i += 1
+            if n == 0:
+                continue
+            nc = -(-n // CHUNK_BLOCKS)
+            c = c_idx[:nc]
+            if kv_order == "forward":
+                first_step = c * CHUNK_BLOCKS
+            else:  # block b is step n-1-b: a chunk is first touched at its highest block
+                first_step = n - 1 - np.minimum(c * CHUNK_BLOCKS + CHUNK_BLOCKS - 1, n - 1)
+            times.append(start + dt + first_step * dt)
+            keys.append(kvh * chunks + c)
+    t = np.concatenate(times)
+    k = np.concatenate(keys)
+    # Reads per key (SM side) for the K/V byte count: every block of every CTA.
+    kv_sm = int(sum(steps_of) * batch * heads * blk_bytes)
+    size = np.full(heads_kv * batch * chunks, CHUNK_BLOCKS * blk_bytes, dtype=np.float64)
+    tail = n_blocks - (chunks - 1) * CHUNK_BLOCKS
+    size.reshape(-1, chunks)[:, -1] = tail * blk_bytes
+    bucket = np.floor(t / BUCKET_STEPS).astype(np.int64)
+    # Q read and O written per CTA: distinct bytes that age the K/V lines, at the CTA's end
+    # (read at its start, written at its end: the same per-CTA amount either way).
+    qo = 2 * block_m * head_dim * elem_bytes
+    end_bucket = np.floor(ends / BUCKET_STEPS).astype(np.int64)
+    nb = int(max(bucket.max(), end_bucket.max())) + 2
+    stream = np.zeros(nb)
+    np.add.at(stream, end_bucket, qo)
+    stream_cum = np.cumsum(stream)
+    sort = np.lexsort((k, bucket))
+    bucket, k = bucket[sort], k[sort]
+    last = np.full(size.size, -1, dtype=np.int64)  # bucket of each key's last read
+    curve = list(loss_curve)
+    # share_at's curve (linear from (0, 0), all lost past the last point), vectorised
+    cx = np.array([0.0, *(x for x, _ in curve)])
+    cy = np.array([0.0, *(y for _, y in curve)])
+    miss = 0.0
+    cuts = np.flatnonzero(np.diff(bucket)) + 1
+    for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, bucket.size], strict=True):
+        b = bucket[lo]
+        u = np.unique(k[lo:hi])
+        lu = last[u]
+        new = lu < 0
+        miss += size[u[new]].sum()
+        old = u[~new]
+        if old.size:
+            seen = np.flatnonzero(last >= 0)
+            ls = last[seen]
+            o = np.argsort(ls, kind="stable")
+            ls_sorted = ls[o]
+            cum = np.cumsum(size[seen][o])
+            total = cum[-1]
+            idx = np.searchsorted(ls_sorted, last[old], side="right")
+            # distinct K/V bytes read after the key's last read, and Q/O bytes since
+            dist = total - cum[idx - 1] + (stream_cum[b - 1] - stream_cum[last[old]])
+            if curve:
+                share = np.interp(dist, cx, cy, right=1.0)
+            else:
+                share = (dist + size[old] > capacity_bytes).astype(float)
+            miss += float((share * size[old]).sum())
+        last[u] = b
+    q_bytes = batch * heads * seq_q * head_dim * elem_bytes
+    o_bytes = q_bytes
+    return KvTraceResult(
+        dram_read_bytes=round(miss + q_bytes),
+        dram_write_bytes=o_bytes,
+        kv_sm_read_bytes=kv_sm,
+        kv_dram_read_bytes=round(miss),
+        ctas=ctas,
+    )
+
+
+def kv_trace_for(workload, schedule, rates, ctas_per_sm: int) -> KvTraceResult:
+    """:func:`kv_trace_dram` of a flash2 forward run: ``workload``, ``schedule``, the
+    engine's ``rates`` (SMs, L2 size, loss curve, CTA scatter) and its occupancy."""
+    if schedule.kv_splits != 1 or schedule.pack_gqa:
+        raise ValueError("the K/V trace models kv_splits 1 without packed GQA only")
+    w = workload
+    return kv_trace_dram(
+        batch=w.batch, heads=w.heads, heads_kv=w.kv_heads, seq_q=w.seq_len_q,
+        seq_k=w.seq_len_k, head_dim=w.head_dim, elem_bytes=w.elem_bytes, causal=w.causal,
+        block_m=schedule.block_m, block_n=schedule.block_n, kv_order=schedule.kv_order,
+        q_order=schedule.q_order, slots=rates.sm_count * ctas_per_sm,
+        loss_curve=rates.l2_loss_curve, scatter=rates.cta_scatter,
+        capacity_bytes=rates.l2_bytes,
+    )  # fmt: skip

@@ -1,0 +1,179 @@
+"""DRAM bytes of long-context runs: the engine's tile L2 and the K/V trace L2 against
+Nsight Compute, beside two baselines; and the engine's runtime against CUDA events.
+
+    python -m gpusim.reporting.long_context_dram predict --manifest M --out PRED.json
+    python -m gpusim.reporting.long_context_dram compare --manifest M --predictions PRED.json \
+        --measured DIR [--out DOC.json]
+
+``predict`` simulates each configuration that Nsight Compute counts (``ncu``) with the
+engine (:func:`gpusim.api.simulate`: runtime, its tile L2's DRAM bytes, the occupancy),
+then traces its K/V reads at that occupancy through the reuse-distance LRU
+(:mod:`gpusim.engine.kv_trace_l2`). Baselines: ``compulsory`` (Q, K, V, O once each;
+K and V once per K/V head) and ``no_reuse`` (Q and O once, every K/V tile a CTA reads
+from DRAM). ``compare`` prints per run measured and predicted bytes, and per method MAPE,
+mean signed error and the worst runs, at every length and at 64k and 128k (the issue's
+target), and the runtime MAPE.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from gpusim import atomic
+from gpusim.api import simulate
+from gpusim.engine.kv_trace_l2 import kv_trace_for
+from gpusim.engine.rates import rates_for
+from gpusim.errors import GpusimError
+from gpusim.profiles.loader import load_profile
+from gpusim.source_commit import git_commit
+from gpusim.validation.long_context_compare import DRAM_TARGET_TOKENS, rel_err, summarise
+from gpusim.validation.long_context_configs import LongContextConfig, read_manifest
+
+PROFILE = "h200-sxm"
+METHODS = ("kv_trace", "engine", "compulsory", "no_reuse")
+KIND = "gpusim.long_context_dram_predictions"
+
+
+def predict_one(c: LongContextConfig, profile_name: str = PROFILE) -> dict[str, Any]:
+    """The engine's runtime and DRAM bytes, the trace's DRAM bytes, and the baselines."""
+    profile = load_profile(profile_name)
+    w, s = c.workload, c.schedule
+    r = simulate("flash2", w, s, profile)
+    rates = rates_for(profile, w.dtype, s.warps)
+    t = kv_trace_for(w, s, rates, r.ctas_per_sm)
+    q_o = 2 * w.batch_heads * w.seq_len_q * w.head_dim * w.elem_bytes
+    return {
+        "runtime_s": r.runtime_s,
+        "ctas_per_sm": r.ctas_per_sm,
+        "kv_trace": t.dram_read_bytes + t.dram_write_bytes,
+        "engine": r.dram_read_bytes + r.dram_write_bytes,
+        "compulsory": w.qkvo_bytes(),
+        "no_reuse": q_o + t.kv_sm_read_bytes,
+    }
+
+
+def predict(configs: list[LongContextConfig], log=print) -> dict[str, Any]:
+    """Every ncu-counted config, as one JSON-ready document."""
+    out: dict[str, Any] = {}
+    for n, c in enumerate([c for c in configs if c.ncu], 1):
+        out[c.config_id] = predict_one(c)
+        log(f"[{n}] {c.config_id}: {out[c.config_id]['kv_trace'] / 1e9:.3f} GB")
+    return {"kind": KIND, "model_commit": git_commit(), "profile": PROFILE, "by_config": out}
+
+
+def compare(configs, predictions: dict, ncu: dict, sweep: dict) -> dict[str, Any]:
+    """Per method: DRAM-byte errors at every length and at 64k/128k; runtime errors."""
+    pred = predictions["by_config"]
+    rows: dict[str, list] = {m: [] for m in METHODS}
+    runtime: list[dict] = []
+    missing = []
+    for c in configs:
+        p, m = pred.get(c.config_id), (ncu.get(c.config_id) or {})
+        if p is None or m.get("dram_read_bytes") is None:
+            missing.append(c.config_id)
+            continue
+        meas = m["dram_read_bytes"] + (m.get("dram_write_bytes") or 0)
+        for k in METHODS:
+            rows[k].append(
+                {"id": c.config_id, "tokens": c.workload.seq_len_k, "kernel": c.kernel,
+                 "measured": meas, "predicted": p[k], "err": rel_err(p[k], meas)}
+            )  # fmt: skip
+        rec = sweep.get(c.config_id)
+        if rec and rec.get("status") == "ok":
+            runtime.append(
+                {"id": c.config_id, "kernel": c.kernel, "measured": rec["median_s"],
+                 "predicted": p["runtime_s"], "err": rel_err(p["runtime_s"], rec["median_s"])}
+            )  # fmt: skip
+    doc: dict[str, Any] = {"missing": missing, "dram": {}, "rows": rows["kv_trace"]}
+    for k, rs in rows.items():
+        doc["dram"][k] = {
+            "all": summarise(rs),
+            "at_64k_128k": summarise([r for r in rs if r["tokens"] in DRAM_TARGET_TOKENS]),
+            "project": summarise([r for r in rs if r["kernel"] == "project"]),
+            "by_tokens": {n: summarise([r for r in rs if r["tokens"] == n])
+                          for n in sorted({r["tokens"] for r in rs})},
+        }  # fmt: skip
+    doc["runtime"] = {
+        kern: summarise([r for r in runtime if r["kernel"] == kern])
+        for kern in ("project", "torch")
+    }
+    return doc
+
+
+def _pct(x) -> str:
+    return "    -" if x is None else f"{100 * x:+6.1f}"
+
+
+def text(doc: dict) -> str:
+    """Per-run rows and the summary table."""
+    lines = [f"{'run':78} {'ncu GB':>8} {'pred GB':>8} {'err%':>7}"]
+    for r in doc["rows"]:
+        lines.append(
+            f"{r['id']:78} {r['measured'] / 1e9:8.3f} {r['predicted'] / 1e9:8.3f} {_pct(r['err'])}"
+        )
+    lines.append(f"{'method':12} {'set':12} {'n':>3} {'MAPE%':>7} {'mean%':>7} worst")
+    for k, d in doc["dram"].items():
+        for part in ("all", "at_64k_128k", "project"):
+            s = d[part]
+            if not s["n"]:
+                continue
+            w = s["worst"][0]
+            lines.append(f"{k:12} {part:12} {s['n']:3d} {_pct(s['mape'])} {_pct(s['mean_signed'])}"
+                         f" {_pct(w['err'])} {w['id']}")  # fmt: skip
+    for kern, s in doc["runtime"].items():
+        if s["n"]:
+            worst = _pct(s["worst"][0]["err"])
+            lines.append(f"runtime {kern:8} n {s['n']} MAPE {_pct(s['mape'])} mean "
+                         f"{_pct(s['mean_signed'])} worst {worst}")  # fmt: skip
+    return "\n".join(lines)
+
+
+def _read_measured(folder: Path) -> tuple[dict, dict]:
+    ncu = json.loads((folder / "ncu.json").read_text())["by_config"]
+    sweep = {}
+    path = folder / "sweep.jsonl"
+    if path.exists():
+        for line in path.read_text().splitlines():
+            if line.strip():
+                rec = json.loads(line)
+                sweep[rec["id"]] = rec
+    return ncu, sweep
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``predict`` or ``compare`` (see the module's docstring)."""
+    ap = argparse.ArgumentParser(prog="long_context_dram", description=__doc__.splitlines()[0])
+    ap.add_argument("cmd", choices=("predict", "compare"))
+    ap.add_argument("--manifest", type=Path, required=True)
+    ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--predictions", type=Path, default=None)
+    ap.add_argument("--measured", type=Path, default=None)
+    args = ap.parse_args(argv)
+    try:
+        configs = read_manifest(args.manifest)
+        if args.cmd == "predict":
+            doc = predict(configs)
+        else:
+            if args.measured is None:
+                raise GpusimError("compare needs --measured DIR")
+            preds = (
+                json.loads(args.predictions.read_text())
+                if args.predictions
+                else predict(configs, log=lambda _m: None)
+            )
+            doc = compare(configs, preds, *_read_measured(args.measured))
+            print(text(doc))
+    except (GpusimError, OSError, ValueError) as exc:
+        print(f"gpusim: error: {exc}", file=sys.stderr)
+        return 2
+    if args.out:
+        atomic.write_text(args.out, json.dumps(doc, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,100 @@
+"""The second long-context held-out set: judges the K/V trace L2 (kv_trace_l2.py).
+
+    python -m gpusim.validation.long_context_heldout2 --write PATH   # the manifest (JSON)
+    python -m gpusim.validation.long_context_heldout2 --list
+
+The development set (``long_context_configs``: 16k-128k, 16 heads, d128) and the first
+held-out set (``long_context_heldout``: 24k/48k/96k) have both been seen by the K/V trace
+model; this set has shapes neither has: 40k tokens at batch 2, 80k, 64k with GQA 32/8,
+128k at d64 with 8 heads and at d128 with 4 heads, 112k with GQA 8/2; causal in several
+(kv_order, q_order) pairs and without the mask; the project's kernel (tile 128 x 64,
+4 warps, 2 stages) and four of PyTorch's flash runs (the schedule its backend runs). Every
+run's DRAM bytes are counted by Nsight Compute and every run is timed. Sized for one device
+call of at most 300 s (30 runs, the longest about 0.2 s).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from gpusim.validation import config_manifest
+from gpusim.validation.long_context_configs import (
+    H200_SMS,
+    PREFILL_TILE,
+    LongContextConfig,
+    _sched,
+    manifest_doc,
+)
+from gpusim.validation.torch_flash_schedule import torch_flash_schedule
+from gpusim.workload import Workload
+
+FOUR = (
+    ("forward", "last-first"),
+    ("backward", "last-first"),
+    ("forward", "first-first"),
+    ("backward", "first-first"),
+)
+#: (batch, tokens, heads, K/V heads, head dim, causal (kv, q) orders, unmasked orders)
+SHAPES = (
+    (2, 40960, 16, 16, 128, FOUR, (("forward", "last-first"),)),
+    (1, 81920, 16, 16, 128, FOUR, (("forward", "last-first"), ("backward", "first-first"))),
+    (1, 65536, 32, 8, 128, FOUR, ()),
+    (1, 131072, 8, 8, 64, FOUR, (("forward", "last-first"),)),
+    (1, 114688, 8, 2, 128, FOUR[:3], ()),
+    (1, 131072, 4, 4, 128, (FOUR[0], FOUR[3]), (("forward", "last-first"),)),
+)
+#: PyTorch's flash backend on: (batch, tokens, heads, K/V heads, head dim, causal).
+TORCH = (
+    (1, 81920, 16, 16, 128, True),
+    (1, 65536, 32, 8, 128, True),
+    (1, 131072, 8, 8, 64, True),
+    (2, 40960, 16, 16, 128, False),
+)
+
+
+def _workload(b: int, n: int, h: int, hkv: int, d: int, causal: bool) -> Workload:
+    return Workload(
+        batch=b, heads=h, heads_kv=hkv, seq_len_q=n, seq_len_k=n, head_dim=d, dtype="bf16",
+        causal=causal,
+    )  # fmt: skip
+
+
+def _group(w: Workload) -> str:
+    return "gqa_prefill" if w.kv_heads != w.heads else "prefill"
+
+
+def heldout2_configs() -> list[LongContextConfig]:
+    """The set in run order (30 runs: 26 of the project's kernel, 4 PyTorch's)."""
+    out: list[LongContextConfig] = []
+    for b, n, h, hkv, d, causal_orders, plain_orders in SHAPES:
+        for causal, orders in ((True, causal_orders), (False, plain_orders)):
+            w = _workload(b, n, h, hkv, d, causal)
+            for kv, q in orders:
+                s = _sched(PREFILL_TILE, kv_order=kv, q_order=q)
+                out.append(LongContextConfig("project", _group(w), w, s, ncu=True))
+    for b, n, h, hkv, d, causal in TORCH:
+        w = _workload(b, n, h, hkv, d, causal)
+        s = torch_flash_schedule(w, H200_SMS)
+        out.append(LongContextConfig("torch", _group(w), w, s, ncu=True))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write the manifest (write-once), or list the configurations."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--write", type=Path, default=None, help="manifest file to write")
+    ap.add_argument("--list", action="store_true")
+    args = ap.parse_args(argv)
+    configs = heldout2_configs()
+    doc = manifest_doc(configs)
+    doc["what"] = (
+        "issue 18 second long-context held-out set (K/V trace L2): configurations fixed "
+        "before they are measured (python -m gpusim.validation.long_context_heldout2 --write)"
+    )
+    lines = [c.config_id for c in configs]
+    return config_manifest.write_or_list("long_context_heldout2", args.write, args.list, doc, lines)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

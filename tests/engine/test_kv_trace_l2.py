@@ -1,0 +1,71 @@
+"""The K/V trace L2: reuse distance in distinct bytes, walking orders, GQA sharing."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpusim.engine.kv_trace_l2 import kv_trace_dram
+
+L2 = 60 << 20
+#: a loss curve with the H200's shape: nothing lost below 24 MiB, all by 45 MiB
+CURVE = ((24 << 20, 0.0), (35 << 20, 0.5), (45 << 20, 1.0))
+
+
+def _kv(**kw) -> int:
+    args = dict(
+        batch=1, heads=1, heads_kv=1, seq_q=4096, seq_k=4096, head_dim=128, elem_bytes=2,
+        causal=False, block_m=128, block_n=64, kv_order="forward", q_order="last-first",
+        slots=264, loss_curve=CURVE, scatter=0.0, capacity_bytes=L2,
+    )  # fmt: skip
+    args.update(kw)
+    return kv_trace_dram(**args).kv_dram_read_bytes
+
+
+def kv_bytes(heads_kv: int, n: int, d: int = 128) -> int:
+    return 2 * heads_kv * n * d * 2
+
+
+def test_reread_within_capacity_hits():
+    # 8 heads x 4k keys: 16 MiB of K/V, re-read by every query block: fetched once
+    assert _kv(heads=8, heads_kv=8) == kv_bytes(8, 4096)
+    assert _kv(heads=8, heads_kv=8, causal=True, kv_order="backward") == kv_bytes(8, 4096)
+
+
+def test_lockstep_wave_reads_kv_once_per_wave():
+    # 1 head, 128k keys (64 MiB of K/V, past the curve), 1024 query blocks, 256 slots: four
+    # waves, each walking K/V forward together: each wave fetches it once, not per CTA
+    got = _kv(seq_q=131072, seq_k=131072, slots=256)
+    assert got == pytest.approx(4 * kv_bytes(1, 131072), rel=0.01)
+
+
+def test_backward_first_first_thrashes_last_first_does_not():
+    # Causal 128k, backward from the diagonal: launched first-first, CTAs start at scattered
+    # times and diagonals, so a block's next reader comes many distinct bytes later; last
+    # first, the long CTAs start together and their fronts slide down side by side.
+    kw = dict(heads=2, heads_kv=2, seq_q=131072, seq_k=131072, causal=True, kv_order="backward")
+    lf = _kv(q_order="last-first", **kw)
+    ff = _kv(q_order="first-first", **kw)
+    assert lf < 2.5 * kv_bytes(2, 131072)
+    assert ff > 5 * lf
+
+
+def test_gqa_group_shares_kv():
+    # 4 query heads over one K/V head read the same tiles (launched one head after the
+    # other, so the fronts of neighbouring heads overlap): far fewer fetches than 4 heads
+    shared = _kv(heads=4, heads_kv=1, seq_q=32768, seq_k=32768)
+    own = _kv(heads=4, heads_kv=4, seq_q=32768, seq_k=32768)
+    assert shared < own / 2
+
+
+def test_distinct_not_inserted_bytes_age_lines():
+    # Without a curve (an LRU of the capacity): 16 MiB of K/V re-read in lockstep by many
+    # CTAs makes few insertions but many reads; the hits keep their lines young.
+    assert _kv(heads=8, heads_kv=8, loss_curve=(), capacity_bytes=20 << 20) == kv_bytes(8, 4096)
+    # and a set larger than the capacity, re-read after everything else, misses again
+    assert _kv(heads=1, seq_q=131072, seq_k=131072, slots=1024, loss_curve=(),
+               capacity_bytes=L2) == kv_bytes(1, 131072)  # fmt: skip
+
+
+def test_bad_heads_refused():
+    with pytest.raises(ValueError, match="multiple"):
+        _kv(heads=6, heads_kv=4)
