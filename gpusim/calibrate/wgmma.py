@@ -50,10 +50,16 @@ REGS_PER_SM, MAX_THREADS_PER_SM, REG_UNIT = 65536, 2048, 256
 SHAPES = ((1, 1), (2, 1), (3, 1), (1, 2), (2, 2))
 #: the overlap sweep: (label, warpgroups, roles: 2 bits per warpgroup, bit 0 P, bit 1 S)
 ROLE_MIXES = (
-    ("P", 1, 0b01), ("S", 1, 0b10), ("B", 1, 0b11),
-    ("P.", 2, 0b0001), (".S", 2, 0b1000), ("PS", 2, 0b1001),
-    ("PP", 2, 0b0101), ("SS", 2, 0b1010), ("BB", 2, 0b1111),
-)  # fmt: skip
+    ("P", 1, 0b01),
+    ("S", 1, 0b10),
+    ("B", 1, 0b11),
+    ("P.", 2, 0b0001),
+    (".S", 2, 0b1000),
+    ("PS", 2, 0b1001),
+    ("PP", 2, 0b0101),
+    ("SS", 2, 0b1010),
+    ("BB", 2, 0b1111),
+)
 OVERLAP_NS = (64, 128)
 
 
@@ -77,8 +83,10 @@ def build_cubin(out_dir: Path) -> tuple[Path, str]:
     cubin = out_dir / "wgmma.cubin"
     proc = subprocess.run(
         [nvcc, *NVCC_FLAGS, f"-I{KERNEL_DIR}", "-o", str(cubin), str(KERNEL_DIR / "wgmma.cu")],
-        capture_output=True, text=True, check=True,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return cubin, proc.stdout + proc.stderr
 
 
@@ -114,15 +122,33 @@ class Bench:
         self.kernels[name] = kernel_attributes(f) | {"dynamic_smem_bytes": smem}
         return f
 
-    def timed(self, name: str, dtype: str, groups: int, ctas: int, roles: int, swz: int,
-              n: int, flop_per_iter_per_block: float, label: str) -> dict[str, Any] | None:
+    def timed(
+        self,
+        name: str,
+        dtype: str,
+        groups: int,
+        ctas: int,
+        roles: int,
+        swz: int,
+        n: int,
+        flop_per_iter_per_block: float,
+        label: str,
+    ) -> dict[str, Any] | None:
         cp, ctx = self.cp, self.ctx
         smem = _smem(n, groups)
         f = self.fn(name, smem)
         threads = 128 * groups
         fit = ctas_that_fit(self.kernels[name]["num_regs"], threads, smem, self.smem_per_sm)
-        base = {"kernel": name, "dtype": dtype, "n": n, "warpgroups": groups, "ctas_per_sm": ctas,
-                "roles": roles, "swizzle": swz, "num_regs": self.kernels[name]["num_regs"]}
+        base = {
+            "kernel": name,
+            "dtype": dtype,
+            "n": n,
+            "warpgroups": groups,
+            "ctas_per_sm": ctas,
+            "roles": roles,
+            "swizzle": swz,
+            "num_regs": self.kernels[name]["num_regs"],
+        }
         if ctas > fit:
             row = base | {"skipped": f"{ctas} CTAs per SM do not fit (registers/smem: {fit})"}
             self.rows.append(row)
@@ -131,11 +157,27 @@ class Bench:
         init = self.init[dtype]
 
         def args(iters: int, stamps: Any) -> tuple[Any, ...]:
-            return (init, np.int32(self.words), np.int32(iters), np.int32(roles), np.int32(swz),
-                    self.out, stamps)
+            return (
+                init,
+                np.int32(self.words),
+                np.int32(iters),
+                np.int32(roles),
+                np.int32(swz),
+                self.out,
+                stamps,
+            )
 
-        cfg = run_config(ctx, f, args, threads, ctas, max(flop_per_iter_per_block, 1.0), "FLOP",
-                         label, shared_mem_bytes=smem)  # fmt: skip
+        cfg = run_config(
+            ctx,
+            f,
+            args,
+            threads,
+            ctas,
+            max(flop_per_iter_per_block, 1.0),
+            "FLOP",
+            label,
+            shared_mem_bytes=smem,
+        )
         written = self.out[: ctx.sm_count * ctas * threads]
         clk = cfg["sm_clock_hz"]["median_hz"]
         t = cfg["time_s"]["value"]
@@ -144,14 +186,18 @@ class Bench:
             "time_s": t,
             "sm_clock_hz": clk,
             "cycles_per_iter": t * clk / cfg["iters"],
-            "flops_per_clk_per_sm": cfg["per_clk_per_sm"]["median"] if flop_per_iter_per_block else 0.0,
+            "flops_per_clk_per_sm": cfg["per_clk_per_sm"]["median"]
+            if flop_per_iter_per_block
+            else 0.0,
             "flops_per_s": cfg["per_s"]["median"] if flop_per_iter_per_block else 0.0,
             "outputs_finite": bool(cp.isfinite(written).all()),
             "raw": cfg,
         }
         self.rows.append(row)
-        ctx.log(f"{label}: {row['flops_per_clk_per_sm']:.0f} FLOP/clk/SM, "
-                f"{row['cycles_per_iter']:.1f} clk/iter at {clk / 1e6:.0f} MHz")  # fmt: skip
+        ctx.log(
+            f"{label}: {row['flops_per_clk_per_sm']:.0f} FLOP/clk/SM, "
+            f"{row['cycles_per_iter']:.1f} clk/iter at {clk / 1e6:.0f} MHz"
+        )
         return row
 
 
@@ -166,15 +212,32 @@ def sweep_rates(b: Bench) -> None:
                 for chains in (1, 2) if n <= 128 else (1,):
                     shapes = SHAPES if (dtype == "bf16" and chains == 1) else ((2, 1),)
                     for groups, ctas in shapes:
-                        row = b.timed(tput_name(n, dt, areg, chains, 0), dtype, groups, ctas,
-                                      0b010101, 1, n, groups * U * _flop(n),
-                                      f"rate {dtype} n{n} a-{'reg' if areg else 'smem'} "
-                                      f"chains{chains} wg{groups} cta{ctas}")  # fmt: skip
+                        row = b.timed(
+                            tput_name(n, dt, areg, chains, 0),
+                            dtype,
+                            groups,
+                            ctas,
+                            0b010101,
+                            1,
+                            n,
+                            groups * U * _flop(n),
+                            f"rate {dtype} n{n} a-{'reg' if areg else 'smem'} "
+                            f"chains{chains} wg{groups} cta{ctas}",
+                        )
                         if row:
                             row.update(kind="rate", a_src="reg" if areg else "smem", chains=chains)
     for n in NS:  # unswizzled operands
-        row = b.timed(tput_name(n, 1, 0, 1, 0), "bf16", 2, 1, 0b0101, 0, n, 2 * U * _flop(n),
-                      f"rate bf16 n{n} a-smem no-swizzle")  # fmt: skip
+        row = b.timed(
+            tput_name(n, 1, 0, 1, 0),
+            "bf16",
+            2,
+            1,
+            0b0101,
+            0,
+            n,
+            2 * U * _flop(n),
+            f"rate bf16 n{n} a-smem no-swizzle",
+        )
         if row:
             row.update(kind="rate", a_src="smem", chains=1)
 
@@ -182,8 +245,17 @@ def sweep_rates(b: Bench) -> None:
 def sweep_latency(b: Bench) -> None:
     for dtype, areg in (("bf16", 0), ("bf16", 1), ("fp16", 0)):
         for n in NS:
-            row = b.timed(lat_name(n, DT_CODE[dtype], areg), dtype, 1, 1, 1, 1, n, _flop(n),
-                          f"latency {dtype} n{n} a-{'reg' if areg else 'smem'}")  # fmt: skip
+            row = b.timed(
+                lat_name(n, DT_CODE[dtype], areg),
+                dtype,
+                1,
+                1,
+                1,
+                1,
+                n,
+                _flop(n),
+                f"latency {dtype} n{n} a-{'reg' if areg else 'smem'}",
+            )
             if row:
                 row.update(kind="latency", a_src="reg" if areg else "smem", chains=1)
 
@@ -193,12 +265,25 @@ def sweep_overlap(b: Bench) -> None:
         for areg in (0, 1):
             for label, groups, roles in ROLE_MIXES:
                 prod_groups = sum(1 for g in range(groups) if (roles >> 2 * g) & 1)
-                row = b.timed(tput_name(n, 1, areg, 1, 1), "bf16", groups, 1, roles, 1, n,
-                              prod_groups * U * _flop(n),
-                              f"overlap {label} n{n} a-{'reg' if areg else 'smem'}")  # fmt: skip
+                row = b.timed(
+                    tput_name(n, 1, areg, 1, 1),
+                    "bf16",
+                    groups,
+                    1,
+                    roles,
+                    1,
+                    n,
+                    prod_groups * U * _flop(n),
+                    f"overlap {label} n{n} a-{'reg' if areg else 'smem'}",
+                )
                 if row:
-                    row.update(kind="overlap", mix=label, a_src="reg" if areg else "smem",
-                               chains=1, softmax_elems_per_thread=n // 2)  # fmt: skip
+                    row.update(
+                        kind="overlap",
+                        mix=label,
+                        a_src="reg" if areg else "smem",
+                        chains=1,
+                        softmax_elems_per_thread=n // 2,
+                    )
 
 
 def sustained_clock(b: Bench, seconds: float) -> dict[str, Any]:
@@ -212,8 +297,20 @@ def sustained_clock(b: Bench, seconds: float) -> dict[str, Any]:
     iters = 20000
 
     def launch(it: int) -> None:
-        f((grid,), (128 * groups,), (b.init["bf16"], np.int32(b.words), np.int32(it),
-          np.int32(0b0101), np.int32(1), b.out, stamps), shared_mem=smem)  # fmt: skip
+        f(
+            (grid,),
+            (128 * groups,),
+            (
+                b.init["bf16"],
+                np.int32(b.words),
+                np.int32(it),
+                np.int32(0b0101),
+                np.int32(1),
+                b.out,
+                stamps,
+            ),
+            shared_mem=smem,
+        )
 
     launch(100)
     cp.cuda.Device().synchronize()
@@ -232,14 +329,23 @@ def sustained_clock(b: Bench, seconds: float) -> dict[str, Any]:
     last = clock_hz_from_stamps(stamps.get().tolist())
     flop = count * iters * groups * U * _flop(n) * grid
     res = {
-        "kernel": tput_name(n, 1, 0, 1, 0), "n": n, "warpgroups": groups, "launches": count,
-        "iters": iters, "wall_s": wall, "first_launch_clock": first, "last_launch_clock": last,
+        "kernel": tput_name(n, 1, 0, 1, 0),
+        "n": n,
+        "warpgroups": groups,
+        "launches": count,
+        "iters": iters,
+        "wall_s": wall,
+        "first_launch_clock": first,
+        "last_launch_clock": last,
         "flops_per_s_over_wall": flop / wall,
-        "smi_fields": list(smi.fields), "smi_error": smi.error,
+        "smi_fields": list(smi.fields),
+        "smi_error": smi.error,
         "smi_samples": [[round(ts, 3), s] for ts, s in smi.samples],
-    }  # fmt: skip
-    ctx.log(f"sustained {count} launches {wall:.2f} s: clock first {first['median_hz'] / 1e6:.0f} "
-            f"last {last['median_hz'] / 1e6:.0f} MHz, {flop / wall / 1e12:.0f} TFLOP/s")  # fmt: skip
+    }
+    ctx.log(
+        f"sustained {count} launches {wall:.2f} s: clock first {first['median_hz'] / 1e6:.0f} "
+        f"last {last['median_hz'] / 1e6:.0f} MHz, {flop / wall / 1e12:.0f} TFLOP/s"
+    )
     return res
 
 
@@ -252,8 +358,12 @@ def checks(b: Bench) -> list[dict[str, Any]]:
                 for swz in (0, 1):
                     f = b.fn(check_name(n, dt, areg), _smem(n, 1))
                     out = cp.full(128 * n // 2, cp.nan, dtype=cp.float32)
-                    f((1,), (128,), (b.init[dtype], np.int32(b.words), np.int32(swz), out),
-                      shared_mem=_smem(n, 1))  # fmt: skip
+                    f(
+                        (1,),
+                        (128,),
+                        (b.init[dtype], np.int32(b.words), np.int32(swz), out),
+                        shared_mem=_smem(n, 1),
+                    )
                     got = out.get().astype(np.float64)
                     words = b.init[dtype].get()
                     rows.append(check_product(got, words, n, dtype, bool(areg), swz))
@@ -275,10 +385,17 @@ def measure(ctx: BenchContext, cubin: Path | None = None) -> dict[str, Any]:
     sweep_overlap(b)
     sustained = sustained_clock(b, ctx.scale(3.0, 0.3))
     return {
-        "gpu": ctx.gpu_name, "date": ctx.date, "sm_count": ctx.sm_count,
-        "cubin_sha256": sha, "ptxas_report": ptxas, "products_per_iter": U,
-        "kernels": b.kernels, "checks": check_rows, "rows": b.rows, "sustained": sustained,
-    }  # fmt: skip
+        "gpu": ctx.gpu_name,
+        "date": ctx.date,
+        "sm_count": ctx.sm_count,
+        "cubin_sha256": sha,
+        "ptxas_report": ptxas,
+        "products_per_iter": U,
+        "kernels": b.kernels,
+        "checks": check_rows,
+        "rows": b.rows,
+        "sustained": sustained,
+    }
 
 
 def run(quick: bool = False, cubin: str | None = None) -> dict[str, Any]:

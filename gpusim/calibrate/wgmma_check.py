@@ -43,8 +43,9 @@ def tile_offset(r: int, k: int, rows: int, swz: int) -> int:
 
 def smem_tile(words: np.ndarray, base: int, rows: int, dtype: str, swz: int) -> np.ndarray:
     halves = np.tile(words, 4).view(np.uint16)  # the kernel wraps the init words
-    idx = np.array([[(base + tile_offset(r, k, rows, swz)) // 2 for k in range(K)]
-                    for r in range(rows)])  # fmt: skip
+    idx = np.array(
+        [[(base + tile_offset(r, k, rows, swz)) // 2 for k in range(K)] for r in range(rows)]
+    )
     return _decode(halves[idx], dtype)
 
 
@@ -70,17 +71,30 @@ def accumulators(got: np.ndarray, n: int) -> np.ndarray:
         w, lane = divmod(t, 32)
         for i in range(n // 2):
             j, q = divmod(i, 4)
-            d[16 * w + lane // 4 + 8 * (q // 2), 8 * j + 2 * (lane % 4) + q % 2] = got[t * n // 2 + i]
+            d[16 * w + lane // 4 + 8 * (q // 2), 8 * j + 2 * (lane % 4) + q % 2] = got[
+                t * n // 2 + i
+            ]
     return d
 
 
-def check_product(got: np.ndarray, words: np.ndarray, n: int, dtype: str, areg: bool,
-                  swz: int) -> dict[str, Any]:  # fmt: skip
+def check_product(
+    got: np.ndarray, words: np.ndarray, n: int, dtype: str, areg: bool, swz: int
+) -> dict[str, Any]:
     """The relative error of one product against its float64 reference."""
     b = smem_tile(words, 0, n, dtype, swz)
     a = register_a(words, dtype) if areg else smem_tile(words, n * 128, 64, dtype, swz)
     ref = a @ b.T
     d = accumulators(got, n)
-    err = float(np.linalg.norm(d - ref) / np.linalg.norm(ref)) if np.isfinite(d).all() else float("inf")
-    return {"n": n, "dtype": dtype, "a_src": "reg" if areg else "smem", "swizzle": swz,
-            "rel_error": err, "ok": err < 1e-5}  # fmt: skip
+    err = (
+        float(np.linalg.norm(d - ref) / np.linalg.norm(ref))
+        if np.isfinite(d).all()
+        else float("inf")
+    )
+    return {
+        "n": n,
+        "dtype": dtype,
+        "a_src": "reg" if areg else "smem",
+        "swizzle": swz,
+        "rel_error": err,
+        "ok": err < 1e-5,
+    }

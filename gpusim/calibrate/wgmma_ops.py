@@ -44,8 +44,9 @@ def _wrapper(n: int, dt: int, areg: int) -> str:
     )
     return (
         f"template <> struct GsWgmma<{n}, {dt}, {areg}> {{\n"
-        f"    static __device__ __forceinline__ void mma(float (&d)[{acc}], unsigned long long da,\n"
-        f"                                               unsigned long long db, const unsigned (&a)[4]) {{\n"
+        f"    static __device__ __forceinline__ void mma(float (&d)[{acc}], unsigned long long da,"
+        "\n                                               unsigned long long db, "
+        "const unsigned (&a)[4]) {\n"
         f'        asm volatile("{ptx}"\n'
         f"                     : {outs}\n"
         f"                     : {ins});\n"
