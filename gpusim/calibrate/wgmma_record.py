@@ -113,3 +113,53 @@ def profile_entries(record: dict[str, Any]) -> dict[str, Any]:
             f"(n, A, T_p, T_s, T_both, share) = {each}",
         }
     return out
+
+
+#: Where the fields go in a profile: after the wgmma peak rate.
+_AFTER = "wgmma_flops_per_clk_per_sm"
+
+
+def apply(profile_text: str, record: dict[str, Any], record_path: str) -> str:
+    """``profile_text`` (a written profile) with the record's wgmma fields set, the way the
+    profile writer dumps profiles, and a header line naming the record."""
+    import yaml
+
+    header = [line for line in profile_text.splitlines() if line.startswith("#")]
+    line = f"# wgmma rates, clock and softmax overlap: {record_path}"
+    header = [h for h in header if not h.startswith("# wgmma rates")] + [line]
+    profile = yaml.safe_load(profile_text)
+    entries = profile_entries(record)
+    peaks = entries.pop(_AFTER)
+    rates = dict(profile.get(_AFTER) or {})
+    rates.update(peaks)
+    out: dict[str, Any] = {}
+    for key, value in profile.items():
+        if key in entries:
+            continue
+        out[key] = rates if key == _AFTER else value
+        if key == _AFTER:
+            out.update(entries)
+    body = yaml.safe_dump(out, sort_keys=False, width=100, allow_unicode=True)
+    return "\n".join(header) + "\n" + body
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m gpusim.calibrate.wgmma_record RECORD PROFILE.yaml``: set its wgmma fields."""
+    import json
+    import sys
+    from pathlib import Path
+
+    from gpusim import atomic
+
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 2:
+        print("usage: python -m gpusim.calibrate.wgmma_record RECORD PROFILE.yaml", file=sys.stderr)
+        return 2
+    record_path, profile_path = args
+    record = json.loads(Path(record_path).read_text())
+    atomic.write_text(profile_path, apply(Path(profile_path).read_text(), record, record_path))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
