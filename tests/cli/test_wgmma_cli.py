@@ -28,16 +28,27 @@ def test_bad_wgmma_input_exits_2_naming_the_rule(gpusim, args, says):
     assert err.startswith("gpusim: error:") and says in err and "\n" not in err
 
 
-@pytest.mark.parametrize("profile", ["h200-sxm", "h100-sxm5"])
-def test_simulate_wgmma_runs_on_the_hopper_profiles(gpusim, profile):
-    r = gpusim("simulate", "-a", "flash2", *BASE, *WG, "--profile", profile, "--json")
+@pytest.fixture
+def profile_file(tmp_path):
+    import yaml
+
+    from tests.engine.wgmma_fixture import wgmma_profile
+
+    path = tmp_path / "h200-wgmma-test.yaml"
+    path.write_text(yaml.safe_dump(wgmma_profile().model_dump(exclude_none=True)))
+    return str(path)
+
+
+def test_simulate_wgmma_runs_on_a_hopper_profile_with_the_rates(gpusim, profile_file):
+    r = gpusim("simulate", "-a", "flash2", *BASE, *WG, "--profile", profile_file, "--json")
     assert r.code == 0, r.err
     assert r.json()["runtime_s"] > 0
 
 
-def test_tune_wgmma_ranks_a_user_tile_space_and_says_why_it_rejects(gpusim):
+def test_tune_wgmma_ranks_a_user_tile_space_and_says_why_it_rejects(gpusim, profile_file):
     space = "block_m=128,96;block_n=64,128,100;warps=8;stages=2"
-    r = gpusim("tune", "--mma", "wgmma", *BASE, "--tile-space", space, "--json")
+    r = gpusim("tune", "--mma", "wgmma", *BASE, "--tile-space", space, "--json",
+               "--profile", profile_file)  # fmt: skip
     assert r.code == 0, r.err
     out = r.json()
     got = {(c["schedule"]["block_m"], c["schedule"]["block_n"]) for c in out["candidates"]}
@@ -47,5 +58,7 @@ def test_tune_wgmma_ranks_a_user_tile_space_and_says_why_it_rejects(gpusim):
 
 
 def test_a_bad_tile_space_is_one_line(gpusim):
-    r = gpusim("tune", "--mma", "wgmma", *BASE, "--tile-space", "block_q=64")
+    r = gpusim(
+        "tune", "--mma", "wgmma", *BASE, "--tile-space", "block_q=64", "--profile", "h200-sxm"
+    )
     assert r.code == 2 and "--tile-space" in r.err and "\n" not in r.err.strip()

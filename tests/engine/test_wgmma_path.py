@@ -1,16 +1,17 @@
-"""The engine's wgmma path on the measured default profile: the products at the per-N rates
-and the clock under wgmma load, the softmax overlapped by the measured share."""
+"""The engine's wgmma path on a test profile with synthetic wgmma fields (wgmma_fixture):
+the products at the per-N rates and the clock under wgmma load, the softmax overlapped by
+the profile's share, no ldmatrix traffic."""
 
 from __future__ import annotations
 
 import pytest
 
 from gpusim.engine.rates import rates_for, wgmma_rate, wgmma_step_rate
-from gpusim.profiles import load_profile
 from gpusim.schedule import Schedule
 from gpusim.workload import Workload
+from tests.engine.wgmma_fixture import wgmma_profile
 
-P = load_profile("h200-sxm")
+P = wgmma_profile()
 S = Schedule(block_m=128, block_n=128, warps=8, stages=2, mma="wgmma", tile_copy="tma",
              producer_warps=4)  # fmt: skip
 
@@ -54,9 +55,7 @@ def test_large_d128_is_bound_by_the_tensor_cores():
 def test_more_overlap_is_faster():
     w = Workload(batch=2, heads=16, seq_len_q=2048, seq_len_k=2048, head_dim=64, dtype="bf16")
     s = S.model_copy(update={"block_n": 64})
-    none = P.model_copy(update={"wgmma_softmax_overlap_two_warpgroups": None})
-    field = P.wgmma_softmax_overlap_two_warpgroups.model_copy(update={"value": 1.0})
-    full = P.model_copy(update={"wgmma_softmax_overlap_two_warpgroups": field})
+    none, full = wgmma_profile(0.0), wgmma_profile(1.0)
     t_none, t_meas, t_full = (_sim(w, s, p).runtime_s for p in (none, P, full))
     assert t_none > t_meas > t_full
 
