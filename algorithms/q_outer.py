@@ -181,4 +181,5 @@ class QOuterKernel(Kernel):
                 "O": s.block_m * d * FP32,
                 "m_l": 2 * s.block_m * FP32,
             }
-        return OnChip(bufs, 32 * s.warps, register_estimate(w, s))
+        # Producer warps (warp specialization) are threads of the CTA beside the compute warps.
+        return OnChip(bufs, 32 * (s.warps + s.producer_warps), register_estimate(w, s))

@@ -31,6 +31,8 @@ def register_estimate(w: Workload, s: Schedule) -> int:
     threads = 32 * s.warps
     if s.residency == "smem":
         return SMEM_RESIDENCY_REGS
+    if s.mma == "wgmma":
+        return wgmma_regs(w, s)
     if s.warp_split == "split-k":
         # Every warp holds the whole O tile (partial sums over its keys) and its slice of S.
         acc = s.block_m * w.head_dim // 32 + s.block_m * max(1, s.block_n // s.warps) // 32
@@ -43,3 +45,24 @@ def gemm_regs(s: Schedule, acc_rows: int, acc_cols: int) -> int:
     if s.residency == "smem":
         return SMEM_RESIDENCY_REGS
     return accumulator_regs(acc_rows * acc_cols, 32 * s.warps)
+
+
+#: Registers a wgmma kernel's producer warps keep after ``setmaxnreg`` gives theirs to the
+#: consumers (they hold only addresses and the stage ring: FlashAttention-3's producer
+#: warpgroup runs with 24-56).
+WGMMA_PRODUCER_REGS = 40
+
+
+def wgmma_regs(w: Workload, s: Schedule) -> int:
+    """Mean registers per thread of a wgmma CTA: each consumer thread holds its warpgroup's
+    S and O accumulators (fp32) and P packed two bf16/fp16 to a register, plus the base; the
+    producer warps :data:`WGMMA_PRODUCER_REGS`. A consumer share over 255 spills: the mean
+    is then given as 255, which the tuner rejects as a spill."""
+    consumers = 32 * s.warps
+    acc = s.block_m * (w.head_dim + s.block_n) + s.block_m * s.block_n // 2
+    per_consumer = ceil_div(acc, consumers) + BASE_REGS
+    if per_consumer > MAX_REGS_PER_THREAD:
+        return MAX_REGS_PER_THREAD
+    producers = 32 * s.producer_warps
+    total = per_consumer * consumers + WGMMA_PRODUCER_REGS * producers
+    return ceil_div(total, consumers + producers)

@@ -165,6 +165,10 @@ class TracingMachine(TileMachine):
         return True
 
     def _operand_smem(self, a: Shape, b: Shape) -> int:
+        if self.kernel_class.product == "wgmma":
+            # The tensor cores read wgmma's shared-memory operands through their own path
+            # (no ldmatrix into the warps' registers); the measured per-N rates include it.
+            return 0
         warps = self.s.warps
         a_bytes = a.elems * self.esize if a.in_smem and not self._a_in_registers(a) else 0
         b_bytes = b.elems * self.esize if b.in_smem else 0

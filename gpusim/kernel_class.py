@@ -33,6 +33,8 @@ PRODUCT_DTYPES: dict[str, tuple[str, ...]] = {
 WARPGROUP_WARPS = 4
 #: Rows of one wgmma's M dimension (m64nNk16): a consumer warpgroup's query rows come in these.
 WGMMA_ROWS = 64
+#: N of m64nNk16: a multiple of 8 up to 256 (the PTX ISA's wgmma shapes for 16-bit inputs).
+WGMMA_N_STEP, WGMMA_MAX_N = 8, 256
 
 
 class KernelClass(BaseModel):
@@ -90,6 +92,11 @@ def check_class(product: str, dtype: str, schedule: Schedule) -> None:
                 f"--mma wgmma: each of the {groups} consumer warpgroups takes a multiple of "
                 f"{WGMMA_ROWS} query rows; --block-m {schedule.block_m} is not a multiple of "
                 f"{WGMMA_ROWS * groups}"
+            )
+        if schedule.block_n % WGMMA_N_STEP or not WGMMA_N_STEP <= schedule.block_n <= WGMMA_MAX_N:
+            raise GpusimError(
+                f"--mma wgmma: --block-n {schedule.block_n} breaks wgmma's shape rule (N of "
+                f"m64nNk16 is a multiple of {WGMMA_N_STEP} from {WGMMA_N_STEP} to {WGMMA_MAX_N})"
             )
     if schedule.tile_copy == "tma" and product == "ffma":
         raise GpusimError(

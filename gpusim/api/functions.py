@@ -104,7 +104,13 @@ def simulate(
 
         binary = load_binary_loop(kernel or "", cubin=cubin, sass=sass, res_usage=res_usage)
     return engine_simulate(
-        algorithm, w, s, hw, trace_path=trace_path, detail=detail, processes=processes,
+        algorithm,
+        w,
+        s,
+        hw,
+        trace_path=trace_path,
+        detail=detail,
+        processes=processes,
         binary=binary,
     )
 
@@ -141,6 +147,7 @@ def tune(
     on_done: Callable[[int, int], None] | None = None,
     sm_count: int | None = None,
     kernel_class: dict[str, Any] | None = None,
+    tile_space: dict[str, tuple[int, ...]] | None = None,
 ) -> TuneResult:
     """Rank every schedule of ``algorithm`` on ``workload`` by predicted runtime, best first.
 
@@ -163,10 +170,33 @@ def tune(
     # The algorithm's own limits (causal support ...) on a placeholder: the search picks tiles.
     placeholder = Schedule(block_m=1 if algorithm in SINGLE_QUERY_ALGORITHMS else 64)
     alg.check(w, placeholder)
-    _check_tuned_class(w, hw, placeholder, kernel_class or {})
+    cls = {k: v for k, v in (kernel_class or {}).items() if v is not None}
+    if cls.get("mma") == "wgmma":
+        # wgmma tiles are searched over their own space (gpusim.tuning.wgmma_space): the
+        # class is checked on a schedule of that space's shape.
+        if algorithm != "flash2":
+            raise GpusimError(f"tune --mma wgmma models flash2's loop; not {algorithm}")
+        cls.setdefault("tile_copy", "tma")
+        cls.setdefault("producer_warps", 4)
+        placeholder = Schedule(block_m=128, block_n=128, warps=8, stages=2)
+        desc = describe(w, placeholder.model_copy(update=cls))
+        from gpusim.engine.rates import check_class_rates
+
+        check_class_rates(hw, desc.kernel_class, w.dtype)
+    else:
+        _check_tuned_class(w, hw, placeholder, cls)
     sram_bytes = None if sram_kib is None else sram_kib_to_bytes(sram_kib)
     return rank_schedules(
-        algorithm, w, hw, sram_bytes, fixed=fixed, jobs=jobs, footprints=footprints, on_done=on_done
+        algorithm,
+        w,
+        hw,
+        sram_bytes,
+        fixed=fixed,
+        jobs=jobs,
+        footprints=footprints,
+        on_done=on_done,
+        kernel_class=cls,
+        tile_space=tile_space,
     )
 
 

@@ -20,8 +20,19 @@ NOT_CALIBRATED = {
     "sass_core_cycles": "the SM core model's cycles, a refinement a profile opts into with "
     "--sass-timing (python -m gpusim.calibrate.sass_timing); the engine reads it only where "
     "present and the default H200 profile has none",
-    "wgmma_flops_per_clk_per_sm": "no wgmma microbenchmark yet (the Hopper kernel issue): "
-    "the datasheet's rate, and the engine does not time wgmma yet",
+    "wgmma_flops_per_clk_per_sm": "Hopper only, from the separate sm_90a run python -m "
+    "gpusim.calibrate.wgmma (gpusim.calibrate.wgmma_record), not the suite",
+}
+#: The wgmma fields: the same separate run gives them (Hopper only).
+NOT_CALIBRATED |= {
+    f: NOT_CALIBRATED["wgmma_flops_per_clk_per_sm"]
+    for f in (
+        "wgmma_rate_by_n",
+        "sm_clock_wgmma_load_hz",
+        "wgmma_softmax_overlap_same_warpgroup",
+        "wgmma_softmax_overlap_other_warpgroup",
+        "wgmma_softmax_overlap_two_warpgroups",
+    )
 }
 #: Fields no microbenchmark measures: facts of the architecture from NVIDIA's guides and
 #: whitepapers, kept with their citations from a base profile of the same architecture.

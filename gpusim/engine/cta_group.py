@@ -221,13 +221,13 @@ class CtaGroup:
         rates = self.run.rates
         work = dict(c.work)
         # The phases of a step run one after another (rates.py: MMA_PHASE, then ALU_PHASE).
-        groups = [g for g in rates.phases(work) if g]
+        groups = rates.serial_parts(work)
         stages: list = []
         for group in groups:
-            parts = [(PIPE_LANE[p], LAYERS, work[p] * frac, 0) for p in group]
+            parts = [(PIPE_LANE[p], LAYERS, v * frac, 0) for p, v in group.items()]
             if len(groups) > 1:
                 # Serial phases also hold the SM's schedulers for their duration (rates.py).
-                span = max(work[p] * frac / rates.pipe_per_tick[p] for p in group)
+                span = max(v * frac / rates.pipe_per_tick[p] for p, v in group.items())
                 span *= rates.sched_scale  # the core model's time for the compiled code
                 parts.append((PIPE_LANE[SCHED_LANE], LAYERS, span, 0))
             stages.append((XFER, ("pipes", parts)))

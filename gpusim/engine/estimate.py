@@ -135,7 +135,9 @@ def estimate(
     """The closed-form runtime of ``algorithm`` (see the module docstring)."""
     alg = get_algorithm(algorithm)
     alg.check(workload, schedule)
-    base = rates_for(profile, workload.dtype, schedule.warps, schedule=schedule)
+    base = rates_for(
+        profile, workload.dtype, schedule.warps, schedule=schedule, head_dim=workload.head_dim
+    )
     rates = base
     sms = rates.sm_count
     out = Estimate(algorithm, 0.0)

@@ -46,6 +46,7 @@ steps use the tensor pipe runs all its pipes at that clock, any other kernel
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from itertools import pairwise
 
 from gpusim.engine.clock import per_tick, ticks
 from gpusim.errors import GpusimError
@@ -107,6 +108,9 @@ class Rates:
     #: these rates: the SM core model's cycles for the kernel's compiled loop over the pipe
     #: model's (1: the pipe time itself)
     sched_scale: float = 1.0
+    #: share of the shorter of a step's two serial phases (products, softmax) that runs
+    #: behind the other (a wgmma kernel's measured softmax overlap; 0: strictly serial)
+    phase_overlap: float = 0.0
 
     def at_clock(self, clock_hz: float) -> Rates:
         """These rates with the SM at ``clock_hz``: per-clock rates and barriers rescaled."""
@@ -168,11 +172,30 @@ class Rates:
         groups = [list(MMA_PHASE), list(ALU_PHASE)] if serial else [SM_LANES]
         return [[p for p in g if work.get(p, 0) > 0] for g in groups]
 
+    def serial_parts(self, work: dict[str, float]) -> list[dict[str, float]]:
+        """The work of each serial phase of a step, ``{pipe: amount}`` (empty phases left out).
+
+        With ``phase_overlap`` h > 0 and two phases of times a and b, the share
+        h min(a, b) / b of the second phase's work moves into the first, where it runs
+        beside the products without lengthening them: a + b - h min(a, b) in all.
+        """
+        parts = [{p: work[p] for p in g} for g in self.phases(work) if g]
+        if self.phase_overlap <= 0 or len(parts) != 2:
+            return parts
+        a, b = (max(v / self.pipe_per_tick[p] for p, v in part.items()) for part in parts)
+        if b <= 0:
+            return parts
+        f = self.phase_overlap * min(a, b) / b
+        return [
+            {**parts[0], **{p: v * f for p, v in parts[1].items()}},
+            {p: v * (1.0 - f) for p, v in parts[1].items()},
+        ]
+
     def step_ticks(self, work: dict[str, float]) -> float:
         """Compute time of ``work`` (barriers aside): its phases' busiest pipes, summed."""
         return sum(
-            max((work[p] / self.pipe_per_tick[p] for p in g), default=0.0)
-            for g in self.phases(work)
+            max((v / self.pipe_per_tick[p] for p, v in part.items()), default=0.0)
+            for part in self.serial_parts(work)
         )
 
     def peak_per_s(self, pipe: str) -> float:
@@ -223,35 +246,102 @@ def check_class_rates(profile: HardwareProfile, cls: KernelClass, dtype: str) ->
     """A one-line GpusimError where the engine cannot time ``cls`` on ``profile``: no
     silent fallback to another class's rates.
 
-    - ``wgmma`` needs the profile's measured wgmma rate (``wgmma_flops_per_clk_per_sm`` from a
-      microbenchmark; a datasheet figure is not one), which no profile has yet;
-    - producer warps (warp specialization) are described but the engine has no model of
+    - ``wgmma`` needs the profile's measured wgmma rates (``wgmma_rate_by_n`` and the clock
+      under their load, from ``python -m gpusim.calibrate.wgmma``; a datasheet figure is not
+      one); a GPU without wgmma (compute capability below 9.0) has none;
+    - producer warps (warp specialization) are timed only for wgmma kernels (a producer
+      warpgroup that issues TMA copies): for the other classes the engine has no model of
       their registers and hand-off, so it refuses to time them.
     """
     if cls.product == "wgmma":
-        rates = profile.wgmma_flops_per_clk_per_sm
-        rate = getattr(rates, dtype, None) if rates is not None else None
-        if rate is None or not rate.source.startswith("measured"):
-            have = "none" if rate is None else f"only a datasheet figure ({rate.source[:40]}...)"
+        if not profile.compute_capability.startswith("9."):
             raise GpusimError(
-                f"--mma wgmma: profile {profile.name} lacks the wgmma rate (a measured "
-                f"wgmma_flops_per_clk_per_sm.{dtype}; it has {have}); the class is described "
-                f"(gpusim count --mma wgmma) but not timed"
+                f"--mma wgmma: {profile.display_name} (compute capability "
+                f"{profile.compute_capability}) has no wgmma; it is Hopper's (sm_90a) warpgroup "
+                f"MMA: use --mma mma"
             )
-    if cls.producer_warps:
+        table = profile.wgmma_rate_by_n
+        keys = (f"{dtype}/smem", f"{dtype}/reg")
+        if (
+            table is None
+            or any(k not in table.value for k in keys)
+            or (profile.sm_clock_wgmma_load_hz is None)
+        ):
+            raise GpusimError(
+                f"--mma wgmma: profile {profile.name} lacks the measured wgmma rates "
+                f"(wgmma_rate_by_n {' and '.join(keys)}, sm_clock_wgmma_load_hz, from python -m "
+                f"gpusim.calibrate.wgmma); the class is described (gpusim count --mma wgmma) "
+                f"but not timed"
+            )
+    if cls.producer_warps and cls.product != "wgmma":
         raise GpusimError(
-            f"--producer-warps {cls.producer_warps}: the engine does not time warp-specialized "
-            f"kernels yet (their mix is described: gpusim count --producer-warps N)"
+            f"--producer-warps {cls.producer_warps}: the engine times warp-specialized "
+            f"kernels only with --mma wgmma (their mix is described: gpusim count "
+            f"--producer-warps N)"
         )
 
 
+def wgmma_rate(profile: HardwareProfile, dtype: str, a_src: str, n: int) -> float:
+    """FLOP per clock per SM of m64nNk16 products from the profile's measured table: linear
+    between the measured N (an N outside wgmma's shapes is an error, never extrapolated)."""
+    if n % 8 or not 8 <= n <= 256:
+        raise GpusimError(
+            f"--mma wgmma: N = {n} breaks wgmma's shape rule (a multiple of 8 from 8 to 256)"
+        )
+    rows = profile.wgmma_rate_by_n.value[f"{dtype}/{a_src}"]
+    for (n0, r0), (n1, r1) in pairwise(rows):
+        if n0 <= n <= n1:
+            return r0 + (r1 - r0) * (n - n0) / (n1 - n0)
+    if n == rows[0][0]:
+        return rows[0][1]
+    raise GpusimError(
+        f"--mma wgmma: N = {n} is outside {profile.name}'s measured wgmma sizes "
+        f"({rows[0][0]}-{rows[-1][0]})"
+    )
+
+
+def wgmma_step_rate(profile: HardwareProfile, dtype: str, block_n: int, head_dim: int) -> float:
+    """The tensor lane's FLOP per clock per SM for a FlashAttention step's two products of
+    equal work: S = Q K^T (A = Q from shared memory, N = Bc) and O += P V (A = P from
+    registers, N = d), one after the other: their harmonic mean."""
+    qk = wgmma_rate(profile, dtype, "smem", block_n)
+    pv = wgmma_rate(profile, dtype, "reg", head_dim)
+    return 2.0 / (1.0 / qk + 1.0 / pv)
+
+
+def wgmma_overlap(profile: HardwareProfile, consumer_warpgroups: int) -> float:
+    """The measured share of the softmax (or the products) hidden behind the other: one
+    consumer warpgroup overlaps within itself, two also across (ping-pong); 0 where the
+    profile has none (said in the result's warnings by the caller)."""
+    field = (
+        profile.wgmma_softmax_overlap_same_warpgroup
+        if consumer_warpgroups <= 1
+        else profile.wgmma_softmax_overlap_two_warpgroups
+    )
+    return field.value if field is not None else 0.0
+
+
 def rates_for(
-    profile: HardwareProfile, dtype: str, warps: int = 4, *, schedule: Schedule | None = None
+    profile: HardwareProfile,
+    dtype: str,
+    warps: int = 4,
+    *,
+    schedule: Schedule | None = None,
+    head_dim: int | None = None,
 ) -> Rates:
     """The engine's rates for ``profile``, storage type ``dtype``, ``warps`` warps per CTA;
-    ``schedule`` (its implementation class) is checked to be one the profile can time."""
+    ``schedule`` (its implementation class) is checked to be one the profile can time; a
+    wgmma schedule's rates also depend on ``head_dim`` (:func:`_wgmma_rates`)."""
+    cls = None
     if schedule is not None:
-        check_class_rates(profile, resolve_class(schedule, dtype), dtype)
+        cls = resolve_class(schedule, dtype)
+        check_class_rates(profile, cls, dtype)
+    if cls is not None and cls.product == "wgmma":
+        if head_dim is None:
+            raise GpusimError("rates_for: a wgmma schedule's rates need the head dim")
+        return _wgmma_rates(
+            rates_for(profile, dtype, warps), profile, dtype, schedule, head_dim, cls
+        )
     base_clk = profile.sm_clock_hz.value
     loaded = profile.sm_clock_tensor_load_hz
     tensor_clk = loaded.value if loaded is not None else base_clk
@@ -296,4 +386,30 @@ def rates_for(
         smem_fill_cost=fill.value if (fill := profile.smem_fill_cost_per_byte) else 1.0,
         l2_loss_curve=tuple(map(tuple, lc.value)) if (lc := profile.l2_loss_by_depth) else (),
         cta_scatter=sc.value if (sc := profile.cta_duration_scatter) else 0.0,
+    )
+
+
+def _wgmma_rates(
+    base: Rates,
+    profile: HardwareProfile,
+    dtype: str,
+    schedule: Schedule,
+    head_dim: int,
+    cls: KernelClass,
+) -> Rates:
+    """A wgmma kernel's rates: the tensor lane at the measured per-N rate of its two products
+    (:func:`wgmma_step_rate`), every pipe at the SM clock measured under wgmma load, and the
+    step's softmax overlapped with its products by the measured share."""
+    clk = profile.sm_clock_wgmma_load_hz.value
+    per_clk = {k: v / base.clock_hz for k, v in base.pipe_per_s.items()}
+    per_clk["tensor"] = wgmma_step_rate(profile, dtype, schedule.block_n, head_dim)
+    per_s = {k: v * clk for k, v in per_clk.items()}
+    return replace(
+        base,
+        clock_hz=clk,
+        pipe_per_s=per_s,
+        pipe_per_tick={k: per_tick(v) for k, v in per_s.items()},
+        barrier_ticks=ticks(base.barrier_cycles / clk),
+        tensor_clock_hz=clk,
+        phase_overlap=wgmma_overlap(profile, cls.consumer_warpgroups),
     )

@@ -105,7 +105,9 @@ def simulate(
     counts = count(algorithm, workload, schedule)
     schedule = Schedule(**counts.schedule)
     kernels = get_algorithm(algorithm).kernels(workload, schedule)
-    rates = rates_for(profile, workload.dtype, schedule.warps, schedule=schedule)
+    rates = rates_for(
+        profile, workload.dtype, schedule.warps, schedule=schedule, head_dim=workload.head_dim
+    )
 
     budget = [MAX_TRACED_STEPS]
     traced = [traced_classes(k, budget) for k in kernels]

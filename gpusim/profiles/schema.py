@@ -75,6 +75,28 @@ class SourcedCurve(BaseModel):
         return v
 
 
+class SourcedRateTable(BaseModel):
+    """Measured rates by size, per key: ``{key: [[n, rate], ...]}``, n positive and rising,
+    rates positive (e.g. wgmma FLOP per clock per SM by N, per input type and A source)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+    value: dict[str, list[tuple[int, float]]] = Field(min_length=1)
+    source: str = Field(min_length=3)
+    note: str | None = None
+
+    @field_validator("value")
+    @classmethod
+    def _shape(cls, v: dict[str, list[tuple[int, float]]]) -> dict[str, list[tuple[int, float]]]:
+        for key, rows in v.items():
+            ns = [r[0] for r in rows]
+            if not rows or ns[0] <= 0 or any(b <= a for a, b in pairwise(ns)):
+                raise ValueError(f"{key}: the sizes must be positive and rising")
+            if any(r[1] <= 0 for r in rows):
+                raise ValueError(f"{key}: every rate must be positive")
+        return v
+
+
 #: The SM core's cycle counts a ``sass_core_cycles`` field holds (gpusim/engine/core_model.py).
 CORE_CYCLE_KEYS = (
     "hmma_pipe", "hmma_accumulate", "hmma_result", "ldsm_latency", "shfl_latency",
@@ -152,6 +174,7 @@ PLAUSIBLE: dict[str, tuple[float, float]] = {
     "dram_latency_s": (1e-12, 1.0),
     "mma_sync_flops_per_clk_per_sm": (1e-3, 1e7),
     "wgmma_flops_per_clk_per_sm": (1e-3, 1e7),
+    "sm_clock_wgmma_load_hz": (1e6, 1e11),
     "fp32_flops_per_clk_per_sm": (1e-3, 1e7),
     "sfu_exp_per_clk_per_sm": (1e-3, 1e7),
     "kernel_launch_overhead_s": (1e-12, 1.0),
@@ -201,6 +224,8 @@ class HardwareProfile(BaseModel):
     #: the SM clock while the tensor cores are busy, where it differs (Hopper lowers it under
     #: HMMA load); kernels whose steps use the tensor pipe run at it, others at ``sm_clock_hz``
     sm_clock_tensor_load_hz: Sourced[float] | None = None
+    #: the SM clock under sustained wgmma load, where measured (wgmma kernels run at it)
+    sm_clock_wgmma_load_hz: Sourced[float] | None = None
 
     smem_per_sm_bytes: Sourced[int]
     smem_per_block_bytes: Sourced[int]  # the opt-in maximum for one CTA
@@ -241,6 +266,15 @@ class HardwareProfile(BaseModel):
 
     mma_sync_flops_per_clk_per_sm: DtypeRates  # mma.sync (Ampere-style) tensor-core rate
     wgmma_flops_per_clk_per_sm: DtypeRates | None = None  # Hopper warpgroup MMA, where it exists
+    #: wgmma m64nNk16 FLOP per clock per SM by N, keys ``{dtype}/{smem|reg}`` (where A comes
+    #: from), where measured: the engine times a wgmma kernel's products at these
+    wgmma_rate_by_n: SourcedRateTable | None = None
+    #: share of the shorter of (products, softmax) hidden when one warpgroup does both
+    #: (issue products, softmax, wait), another warpgroup does the softmax, or two warpgroups
+    #: each do both, where measured: (T_products + T_softmax - T_both) / min of the two
+    wgmma_softmax_overlap_same_warpgroup: SourcedFraction | None = None
+    wgmma_softmax_overlap_other_warpgroup: SourcedFraction | None = None
+    wgmma_softmax_overlap_two_warpgroups: SourcedFraction | None = None
     fp32_flops_per_clk_per_sm: Sourced[float]  # FFMA counts 2
     #: matrix products on the CUDA cores with their operands streaming from shared memory
     #: (an fp32 FlashAttention tile's S = Q K^T and P V, FFMA counts 2), where measured;

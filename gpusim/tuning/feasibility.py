@@ -84,6 +84,19 @@ def _reason(fp: Footprint, profile: HardwareProfile, compiled: Compiled | None) 
     return None
 
 
+def _check_class(workload: Workload, schedule: Schedule) -> None:
+    """The class's own shape rules (wgmma: Br per warpgroup, N of both products)."""
+    from gpusim.kernel_class import WGMMA_MAX_N, WGMMA_N_STEP, resolve_class
+
+    cls = resolve_class(schedule, workload.dtype)
+    d = workload.head_dim
+    if cls.product == "wgmma" and (d % WGMMA_N_STEP or d > WGMMA_MAX_N):
+        raise GpusimError(
+            f"--mma wgmma: head_dim {d} breaks wgmma's shape rule for P V (N a multiple of "
+            f"{WGMMA_N_STEP} up to {WGMMA_MAX_N})"
+        )
+
+
 def check(
     algorithm: str,
     workload: Workload,
@@ -99,6 +112,7 @@ def check(
 
     try:
         get_algorithm(algorithm).check(workload, schedule)
+        _check_class(workload, schedule)
         fps = footprint(algorithm, workload, schedule)
     except GpusimError as e:
         return Verdict(schedule, None, str(e))

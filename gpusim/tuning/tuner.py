@@ -30,6 +30,7 @@ from gpusim.tuning.launch_caps import LaunchCap, launch_caps
 from gpusim.tuning.rule_snap import rule_picks
 from gpusim.tuning.space import SearchSpace
 from gpusim.tuning.sram import KIB, with_sram_bytes
+from gpusim.tuning.wgmma_space import wgmma_space
 from gpusim.workload import Workload
 
 #: Where a candidate's registers per thread come from (see :mod:`gpusim.kernel_catalog.compiled`).
@@ -234,6 +235,8 @@ def tune(
     footprints: str = "compiled",
     caps: bool = True,
     on_done: Callable[[int, int], None] | None = None,
+    kernel_class: dict[str, Any] | None = None,
+    tile_space: dict[str, tuple[int, ...]] | None = None,
 ) -> TuneResult:
     """Rank every feasible schedule of ``algorithm`` for ``workload`` by predicted runtime.
 
@@ -255,7 +258,14 @@ def tune(
     if overridden:
         profile = with_sram_bytes(profile, sram_bytes)
     sram = profile.smem_per_block_bytes.value
-    space = tuning_space(algorithm, workload, profile.sm_count.value)
+    if (kernel_class or {}).get("mma") == "wgmma":
+        # A wgmma kernel's tiles: modelled, no compiled instance (gpusim.tuning.wgmma_space).
+        space = wgmma_space(workload, tile_space)
+        footprints = "estimate"
+    elif tile_space:
+        raise GpusimError("--tile-space is for --mma wgmma (the project's kernels have theirs)")
+    else:
+        space = tuning_space(algorithm, workload, profile.sm_count.value)
     schedules = _restrict(space.schedules, fixed or {})
     compiled = _compiled(space, profile) if footprints == "compiled" else {}
 

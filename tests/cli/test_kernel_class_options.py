@@ -12,8 +12,14 @@ BASE = ["--seq-len", "256", "--batch", "1", "--heads", "2"]
     [
         (["simulate", "-a", "flash2", "--mma", "bogus"], "--mma"),
         (["simulate", "-a", "flash2", "--mma", "wgmma", "--dtype", "fp32"], "impossible"),
-        (["simulate", "-a", "flash2", "--mma", "wgmma"], "lacks the wgmma rate"),
-        (["tune", "--mma", "wgmma"], "lacks the wgmma rate"),
+        (
+            ["simulate", "-a", "flash2", "--mma", "wgmma", "--profile", "h200-sxm-datasheet"],
+            "lacks the measured wgmma rates",
+        ),
+        (
+            ["tune", "--mma", "wgmma", "--profile", "h200-sxm-datasheet"],
+            "lacks the measured wgmma rates",
+        ),
         (["tune", "--tile-copy", "tma"], "compiled kernels"),
         (["simulate", "-a", "flash2", "--producer-warps", "1"], "warp-specialized"),
     ],

@@ -47,6 +47,16 @@ FootprintsOption = Annotated[
     ),
 ]
 
+TileSpaceOption = Annotated[
+    str | None,
+    typer.Option(
+        "--tile-space",
+        help="With --mma wgmma: your kernel's tile space to rank, e.g. "
+        "'block_m=64,128;block_n=64,128;warps=4,8;stages=2,3' (each list left out: the "
+        "default wgmma grid's).",
+    ),
+]
+
 #: Schedule options that pin a dimension of the search instead of choosing a schedule (the
 #: long-context ones too: a value the space does not have is refused, never ignored).
 PINNABLE = ("block_m", "block_n", "warps", "stages", "kv_splits", "kv_order", "q_order", "pack_gqa")
@@ -87,6 +97,7 @@ def tune(
     sm_count: SmCountOption = None,
     verbose: VerboseOption = False,
     json_out: JsonOption = False,
+    tile_space: TileSpaceOption = None,
 ) -> None:
     """Rank every schedule the kernel supports by predicted runtime; reject those that do not
     fit (with the reason); show what the paper's and seed 000's block-size rules pick.
@@ -109,6 +120,11 @@ def tune(
     inputs = build_inputs(
         **(dataclasses.asdict(opts) | placeholder), check=False, sm_count=sm_count
     )
+    space = None
+    if tile_space is not None:
+        from gpusim.tuning.wgmma_space import parse_tile_space
+
+        space = parse_tile_space(tile_space)
     with progress_bar("tune", shows_progress(json_out)) as update:
         result = run_tune(
             inputs.workload,
@@ -123,6 +139,7 @@ def tune(
                 k: getattr(opts, k)
                 for k in ("mma", "tile_copy", "producer_warps", "instruction_counts")
             },
+            tile_space=space,
         )
     stats = result.stats
     debug(

@@ -1,0 +1,209 @@
+// Hopper warpgroup products (wgmma.mma_async m64nNk16, f32 accumulators) on every SM:
+// their throughput per N, their latency, and how much of a softmax-like stream hides
+// behind them, in the same warpgroup or in another one. Written for gpusim's calibration
+// (gpusim/calibrate/wgmma.py); shares no code with any attention kernel.
+//
+// Operands: B (N rows x 64 K, shared by the CTA's warpgroups) and one A (64 rows x 64 K)
+// per warpgroup in shared memory, filled with random non-zero values; either the 128-byte
+// swizzled K-major layout (SWZ 1: 8-row atoms of 1024 bytes, a k16 step is 32 bytes on) or
+// the unswizzled one (SWZ 0: 8x8 core matrices of 128 bytes, K-neighbours 128 bytes apart,
+// M/N-neighbours 256; each k16 step its own block). A from registers: four random words.
+//
+// Kernels (thread 0 of each block stamps clock64 and %globaltimer around the loop):
+// - wg_tput<N,DT,AREG,CHAINS,SOFT>: per iteration a fence, U = 8 products (one
+//   accumulator chained, CHAINS 1; or two accumulators alternating, CHAINS 2), a commit,
+//   with SOFT a softmax pass over its own N/2-element tile, then wait_group 1 (one group
+//   stays in flight). ``roles`` gives each warpgroup its work: 2 bits per warpgroup
+//   (bit 0 products, bit 1 softmax). With SOFT, at most 2 warpgroups (255 registers each).
+// - wg_lat<N,DT,AREG>: one product, commit, wait_group 0: the dependent latency.
+// - wg_check<N,DT,AREG>: one product from zeroed accumulators, every accumulator stored,
+//   for the host's float64 check of the layout.
+#include "clocks.cuh"
+#include "wgmma_ops.cuh"
+
+#define GS_U 8                 // products per iteration (a d128 k-loop: 128 / 16)
+#define GS_A_BYTES 8192        // one warpgroup's A: 64 rows x 64 K x 2 bytes
+
+__device__ __forceinline__ unsigned long long gs_desc(unsigned addr, unsigned lbo, unsigned sbo,
+                                                      unsigned swz) {
+    return (unsigned long long)((addr & 0x3FFFF) >> 4) | ((unsigned long long)(lbo >> 4) << 16) |
+           ((unsigned long long)(sbo >> 4) << 32) | ((unsigned long long)swz << 62);
+}
+
+// Descriptor of k16 step k (0..3) of a tile of `rows` rows at shared address base.
+__device__ __forceinline__ unsigned long long gs_tile_desc(unsigned base, int rows, int k, int swz) {
+    if (swz) return gs_desc(base + 32u * k, 16u, 1024u, 1u);
+    return gs_desc(base + (unsigned)(k * rows * 32), 128u, 256u, 0u);
+}
+
+__device__ __forceinline__ void gs_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void gs_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int K> __device__ __forceinline__ void gs_wait() {
+    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(K) : "memory");
+}
+__device__ __forceinline__ float gs_ex2(float x) {
+    float y;
+    asm volatile("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+
+// Fill the CTA's operands from `init` (random words), then make them visible to the
+// tensor cores' (async proxy) reads. Returns the 1024-aligned shared base address.
+__device__ __forceinline__ unsigned gs_fill(const unsigned* __restrict__ init, int init_words,
+                                            int n, int groups) {
+    extern __shared__ unsigned char gs_smem[];
+    unsigned raw = (unsigned)__cvta_generic_to_shared(gs_smem);
+    unsigned base = (raw + 1023u) & ~1023u;
+    unsigned* p = (unsigned*)(gs_smem + (base - raw));
+    int words = (n * 128 + groups * GS_A_BYTES) / 4;
+    for (int i = threadIdx.x; i < words; i += blockDim.x) p[i] = init[(i + 977 * blockIdx.x) % init_words];
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    __syncthreads();
+    return base;
+}
+
+template <int E>
+__device__ __forceinline__ void gs_softmax(float (&s)[E], float& l0, float& l1) {
+    // Two rows of E/2 elements per thread, each row shared by the 4 lanes of a quad,
+    // as an m64 accumulator tile holds them: max, 2 shuffle-maxes, exp2 of the scaled
+    // difference, sum.
+    const float scale = 1.4426950f;
+    float m0 = s[0], m1 = s[E / 2];
+#pragma unroll
+    for (int i = 1; i < E / 2; ++i) m0 = fmaxf(m0, s[i]);
+#pragma unroll
+    for (int i = E / 2 + 1; i < E; ++i) m1 = fmaxf(m1, s[i]);
+    m0 = fmaxf(m0, __shfl_xor_sync(0xffffffffu, m0, 1));
+    m1 = fmaxf(m1, __shfl_xor_sync(0xffffffffu, m1, 1));
+    m0 = fmaxf(m0, __shfl_xor_sync(0xffffffffu, m0, 2));
+    m1 = fmaxf(m1, __shfl_xor_sync(0xffffffffu, m1, 2));
+    float sum0 = 0.f, sum1 = 0.f;
+#pragma unroll
+    for (int i = 0; i < E; ++i) {
+        float m = i < E / 2 ? m0 : m1;
+        float e = gs_ex2(fmaf(s[i], scale, -m * scale));
+        if (i < E / 2) sum0 += e; else sum1 += e;
+        s[i] = e;
+    }
+    l0 += sum0;
+    l1 += sum1;
+}
+
+template <int N, int DT, int AREG, int CHAINS>
+__device__ __forceinline__ void gs_issue(float (&d0)[N / 2], float (&d1)[N / 2], unsigned abase,
+                                         unsigned bbase, int swz, const unsigned (&a)[4]) {
+#pragma unroll
+    for (int u = 0; u < GS_U; ++u) {
+        int k = u & 3;
+        unsigned long long da = gs_tile_desc(abase, 64, k, swz);
+        unsigned long long db = gs_tile_desc(bbase, N, k, swz);
+        if (CHAINS == 2 && (u & 1)) GsWgmma<N, DT, AREG>::mma(d1, da, db, a);
+        else GsWgmma<N, DT, AREG>::mma(d0, da, db, a);
+    }
+}
+
+template <int N, int DT, int AREG, int CHAINS, int SOFT>
+__global__ void __launch_bounds__(SOFT ? 256 : 384) wg_tput(const unsigned* __restrict__ init, int init_words,
+                                               int iters, int roles, int swz,
+                                               float* __restrict__ out,
+                                               unsigned long long* __restrict__ stamps) {
+    const int groups = blockDim.x / 128, wg = threadIdx.x / 128;
+    const unsigned base = gs_fill(init, init_words, N, groups);
+    const unsigned bbase = base, abase = base + N * 128 + wg * GS_A_BYTES;
+    const int role = (roles >> (2 * wg)) & 3;
+    unsigned a[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) a[i] = init[(threadIdx.x * 4 + i + 131 * blockIdx.x) % init_words];
+    float d0[N / 2], d1[N / 2];  // d1 is dead (no registers) with one chain
+#pragma unroll
+    for (int i = 0; i < N / 2; ++i) { d0[i] = 0.f; d1[i] = 0.f; }
+    constexpr int E = SOFT ? N / 2 : 2;
+    float s[E], l0 = 0.f, l1 = 0.f;
+#pragma unroll
+    for (int i = 0; i < E; ++i) s[i] = __uint_as_float((init[(threadIdx.x + 7 * i) % init_words] & 0x007fffffu) | 0x3f800000u);
+    GsStamp st = gs_stamp_begin();
+    if (role == 1) {
+        for (int it = 0; it < iters; ++it) {
+            gs_fence();
+            gs_issue<N, DT, AREG, CHAINS>(d0, d1, abase, bbase, swz, a);
+            gs_commit();
+            gs_wait<1>();
+        }
+    } else if (SOFT && role == 3) {
+        for (int it = 0; it < iters; ++it) {
+            gs_fence();
+            gs_issue<N, DT, AREG, CHAINS>(d0, d1, abase, bbase, swz, a);
+            gs_commit();
+            gs_softmax<E>(s, l0, l1);
+            gs_wait<1>();
+        }
+    } else if (SOFT && role == 2) {
+        for (int it = 0; it < iters; ++it) gs_softmax<E>(s, l0, l1);
+    }
+    gs_wait<0>();
+    gs_stamp_end(st, stamps);
+    float acc = l0 + l1;
+#pragma unroll
+    for (int i = 0; i < N / 2; ++i) acc += d0[i] + (CHAINS == 2 ? d1[i] : 0.f);
+    out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
+}
+
+template <int N, int DT, int AREG>
+__global__ void __launch_bounds__(128) wg_lat(const unsigned* __restrict__ init, int init_words,
+                                              int iters, int roles, int swz, float* __restrict__ out,
+                                              unsigned long long* __restrict__ stamps) {
+    const unsigned base = gs_fill(init, init_words, N, 1);
+    unsigned a[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) a[i] = init[(threadIdx.x * 4 + i) % init_words];
+    float d[N / 2];
+#pragma unroll
+    for (int i = 0; i < N / 2; ++i) d[i] = 0.f;
+    GsStamp st = gs_stamp_begin();
+    for (int it = 0; it < iters; ++it) {
+        gs_fence();
+        GsWgmma<N, DT, AREG>::mma(d, gs_tile_desc(base + N * 128, 64, it & 3, swz),
+                                  gs_tile_desc(base, N, it & 3, swz), a);
+        gs_commit();
+        gs_wait<0>();
+    }
+    gs_stamp_end(st, stamps);
+    float acc = 0.f;
+#pragma unroll
+    for (int i = 0; i < N / 2; ++i) acc += d[i];
+    out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
+}
+
+// One k16 product of k-step 0 into zeroed accumulators, all stored: out[t * N/2 + i].
+template <int N, int DT, int AREG>
+__global__ void __launch_bounds__(128) wg_check(const unsigned* __restrict__ init, int init_words,
+                                                int swz, float* __restrict__ out) {
+    const unsigned base = gs_fill(init, init_words, N, 1);
+    unsigned a[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) a[i] = init[(threadIdx.x * 4 + i) % init_words];
+    float d[N / 2];
+#pragma unroll
+    for (int i = 0; i < N / 2; ++i) d[i] = 0.f;
+    gs_fence();
+    GsWgmma<N, DT, AREG>::mma(d, gs_tile_desc(base + N * 128, 64, 0, swz), gs_tile_desc(base, N, 0, swz), a);
+    gs_commit();
+    gs_wait<0>();
+#pragma unroll
+    for (int i = 0; i < N / 2; ++i) out[threadIdx.x * (N / 2) + i] = d[i];
+}
+
+#define GS_ARGS const unsigned*, int, int, int, int, float*, unsigned long long*
+#define GS_TPUT(N, DT, AR, CH, SO) template __global__ void wg_tput<N, DT, AR, CH, SO>(GS_ARGS);
+#define GS_LAT(N, DT, AR) template __global__ void wg_lat<N, DT, AR>(GS_ARGS);
+#define GS_CHECK(N, DT, AR) \
+    template __global__ void wg_check<N, DT, AR>(const unsigned*, int, int, float*);
+#define GS_PER_N(N)                                                                    \
+    GS_TPUT(N, 0, 0, 1, 0) GS_TPUT(N, 0, 1, 1, 0) GS_TPUT(N, 1, 0, 1, 0) GS_TPUT(N, 1, 1, 1, 0) \
+    GS_LAT(N, 1, 0) GS_LAT(N, 1, 1) GS_LAT(N, 0, 0)                                    \
+    GS_CHECK(N, 1, 0) GS_CHECK(N, 1, 1) GS_CHECK(N, 0, 0) GS_CHECK(N, 0, 1)
+#define GS_INDEP(N) \
+    GS_TPUT(N, 0, 0, 2, 0) GS_TPUT(N, 0, 1, 2, 0) GS_TPUT(N, 1, 0, 2, 0) GS_TPUT(N, 1, 1, 2, 0)
+GS_PER_N(8) GS_PER_N(16) GS_PER_N(32) GS_PER_N(64) GS_PER_N(96) GS_PER_N(128) GS_PER_N(192) GS_PER_N(256)
+GS_INDEP(8) GS_INDEP(16) GS_INDEP(32) GS_INDEP(64) GS_INDEP(96) GS_INDEP(128)
+GS_TPUT(64, 1, 0, 1, 1) GS_TPUT(128, 1, 0, 1, 1) GS_TPUT(64, 1, 1, 1, 1) GS_TPUT(128, 1, 1, 1, 1)
