@@ -215,11 +215,9 @@ __device__ __forceinline__ void consumer(u32 sQ, u32 sK, u32 sV, u32 q_full, Bar
   auto v_full = [&](int s) { return bar.v_full(s); };
   auto k_empty = [&](int s) { return bar.k_empty(s); };
   auto v_empty = [&](int s) { return bar.v_empty(s); };
-  if constexpr (NC == 1) {
+  if constexpr (NC == 2) {
     asm volatile("setmaxnreg.inc.sync.aligned.u32 240;\n");
-  } else if constexpr (NC == 2) {
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 240;\n");
-  } else {
+  } else if constexpr (NC == 3) {
     asm volatile("setmaxnreg.inc.sync.aligned.u32 160;\n");
   }
   const int c = wg - 1, t = tid % 128, warp = t / 32, lane = t % 32;
@@ -377,7 +375,8 @@ __global__ void __launch_bounds__((NC + 1) * 128, 1)
 
   if (wg == 0) {
     // ---- producer ----
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 24;\n");
+    // One consumer warpgroup (256 threads) has 255 registers per thread anyway.
+    if constexpr (NC > 1) asm volatile("setmaxnreg.dec.sync.aligned.u32 24;\n");
     if (tid == 0) {
     mbar_expect_tx(q_full, Q_BYTES);
 #pragma unroll
