@@ -87,10 +87,10 @@ def tensor_map(driver: Any, arr: Any, box_rows: int, bf16: bool) -> Any:
         dtype,
         3,
         int(arr.data.ptr),
-        [d, n, bh],
-        [d * 2, n * d * 2],
-        [64, box_rows, 1],
-        [1, 1, 1],
+        [driver.cuuint64_t(x) for x in (d, n, bh)],
+        [driver.cuuint64_t(x) for x in (d * 2, n * d * 2)],
+        [driver.cuuint32_t(x) for x in (64, box_rows, 1)],
+        [driver.cuuint32_t(1)] * 3,
         driver.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
         driver.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_128B,
         driver.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
@@ -103,9 +103,15 @@ def tensor_map(driver: Any, arr: Any, box_rows: int, bf16: bool) -> Any:
 
 def map_argument(tmap: Any) -> Any:
     """The CUtensorMap's 128 bytes as a NumPy structured scalar CuPy passes by value."""
+    import ctypes
+
     import numpy as np
 
-    words = np.array([int(w) for w in tmap.opaque], dtype=np.uint64)
+    try:
+        raw = ctypes.string_at(int(tmap.getPtr()), 128)
+    except (AttributeError, TypeError):
+        raw = np.array([int(w) for w in tmap.opaque], dtype=np.uint64).tobytes()
+    words = np.frombuffer(raw, dtype=np.uint64)
     if words.size != 16:
         raise GpusimError(f"a CUtensorMap has 16 words; got {words.size}")
     rec = np.dtype([("opaque", np.uint64, (16,))], align=True)
