@@ -34,11 +34,15 @@ class WgmmaInstance:
     block_n: int
     stages: int
     consumer_wgs: int
+    #: The two consumer warpgroups take turns issuing products (named barriers).
+    pingpong: bool = False
 
     def __post_init__(self) -> None:
         check_shape(self.dtype, self.head_dim, 64 * self.consumer_wgs, self.block_n)
         if not 1 <= self.consumer_wgs <= 3:
             raise GpusimError(f"consumer warpgroups must be 1..3, got {self.consumer_wgs}")
+        if self.pingpong and self.consumer_wgs != 2:
+            raise GpusimError("ping-pong scheduling takes exactly two consumer warpgroups")
         if not 1 <= self.stages <= 4:
             raise GpusimError(f"stages must be 1..4, got {self.stages}")
 
@@ -75,15 +79,17 @@ class WgmmaInstance:
         """Stable name, e.g. ``wgmma_bf16_d128_m128_n128_s2_c2``."""
         return (
             f"wgmma_{self.dtype}_d{self.head_dim}_m{self.block_m}_n{self.block_n}"
-            f"_s{self.stages}_c{self.consumer_wgs}"
+            f"_s{self.stages}_c{self.consumer_wgs}{'_pp' if self.pingpong else ''}"
         )
 
     @property
     def name_expression(self) -> str:
         """The C++ expression NVRTC instantiates."""
         bf16 = "true" if self.dtype == "bf16" else "false"
+        pp = "true" if self.pingpong else "false"
         return (
-            f"flash3_wgmma<{bf16},{self.head_dim},{self.block_n},{self.stages},{self.consumer_wgs}>"
+            f"flash3_wgmma<{bf16},{self.head_dim},{self.block_n},{self.stages},"
+            f"{self.consumer_wgs},{pp}>"
         )
 
     def describe(self) -> dict:
@@ -96,6 +102,7 @@ class WgmmaInstance:
             "block_n": self.block_n,
             "stages": self.stages,
             "consumer_warpgroups": self.consumer_wgs,
+            "pingpong": self.pingpong,
             "producer_warps": self.producer_warps,
             "threads": self.threads,
             "smem_bytes": self.smem_bytes,
@@ -131,7 +138,7 @@ def feasible(inst: WgmmaInstance, smem_limit: int = SMEM_PER_BLOCK_OPTIN_BYTES) 
     return None
 
 
-#: (dtype, d) -> (Bc, stages, consumer warpgroups) tilings built and timed.
+#: d -> (Bc, stages, consumer warpgroups) tilings built and timed, both dtypes.
 TILINGS = {
     64: ((128, 2, 2), (192, 2, 2), (128, 2, 3), (96, 3, 3)),
     128: ((128, 2, 2), (128, 3, 2), (176, 2, 2), (96, 2, 2), (64, 2, 2)),
@@ -139,13 +146,16 @@ TILINGS = {
 }
 
 
+#: d -> Bc of the ping-pong instances (2 stages, 2 consumer warpgroups).
+PINGPONG_BLOCK_N = {64: (128, 192), 128: (128, 176), 256: (80, 64)}
+
+
 def all_instances(smem_limit: int = SMEM_PER_BLOCK_OPTIN_BYTES) -> list[WgmmaInstance]:
     """Every catalogued tiling for both dtypes that fits (sorted)."""
     out = []
     for dtype in WGMMA_DTYPES:
         for d, tilings in TILINGS.items():
-            for bc, stages, nc in tilings:
-                inst = WgmmaInstance(dtype, d, bc, stages, nc)
-                if feasible(inst, smem_limit) is None:
-                    out.append(inst)
+            cands = [WgmmaInstance(dtype, d, bc, st, nc) for bc, st, nc in tilings]
+            cands += [WgmmaInstance(dtype, d, bc, 2, 2, True) for bc in PINGPONG_BLOCK_N[d]]
+            out += [i for i in cands if feasible(i, smem_limit) is None]
     return sorted(out)

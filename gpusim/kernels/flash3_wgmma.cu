@@ -205,7 +205,9 @@ struct Bars {
 };
 
 // One consumer warpgroup: S = Q K^T, softmax, O += P V over the block's key tiles, then O.
-template <bool BF16, int D, int BC, int STAGES, int NC>
+// PP (ping-pong, two consumers): the warpgroups take turns issuing their products, named
+// barriers 1 and 2 passing the turn, so one's softmax runs while the other's products do.
+template <bool BF16, int D, int BC, int STAGES, int NC, bool PP>
 __device__ __forceinline__ void consumer(u32 sQ, u32 sK, u32 sV, u32 q_full, Bars<STAGES> bar,
                                          u16* __restrict__ O, int q0, int bh, int nq, int nk,
                                          int causal, float scale_log2, int n_tiles, int tid) {
@@ -268,10 +270,21 @@ __device__ __forceinline__ void consumer(u32 sQ, u32 sK, u32 sV, u32 q_full, Bar
     }
   };
 
+  static_assert(!PP || NC == 2, "ping-pong takes two consumer warpgroups");
+  auto turn_wait = [&]() {
+    if constexpr (PP) asm volatile("bar.sync %0, 256;\n" ::"r"(1 + c) : "memory");
+  };
+  auto turn_done = [&]() {
+    if constexpr (PP) asm volatile("bar.arrive %0, 256;\n" ::"r"(2 - c) : "memory");
+  };
+
   mbar_wait(q_full, 0);
   if (n_tiles > 0) {
+    if (PP && c == 1) turn_done();  // consumer 0 goes first
     mbar_wait(k_full(0), 0);
+    turn_wait();
     issue_s(0);
+    turn_done();
     wgmma_wait<0>();
     fence_regs(s);
     mbar_arrive(k_empty(0));
@@ -279,9 +292,11 @@ __device__ __forceinline__ void consumer(u32 sQ, u32 sK, u32 sV, u32 q_full, Bar
     pack_p<BF16, BC>(s, pa);
     for (int j = 1; j < n_tiles; ++j) {
       mbar_wait(k_full(j % STAGES), (j / STAGES) & 1);
-      issue_s(j);
       mbar_wait(v_full((j - 1) % STAGES), ((j - 1) / STAGES) & 1);
+      turn_wait();
+      issue_s(j);
       issue_pv(j - 1);
+      turn_done();
       wgmma_wait<1>();  // S_j is done; P_{j-1} V_{j-1} may still run
       fence_regs(s);
       mbar_arrive(k_empty(j % STAGES));
@@ -300,7 +315,10 @@ __device__ __forceinline__ void consumer(u32 sQ, u32 sK, u32 sV, u32 q_full, Bar
     }
     const int last = n_tiles - 1;
     mbar_wait(v_full(last % STAGES), (last / STAGES) & 1);
+    turn_wait();
     issue_pv(last);
+    turn_done();
+    if (PP && c == 0) turn_wait();  // takes consumer 1's last hand-over: no barrier left open
     wgmma_wait<0>();
     fence_regs(o);
     mbar_arrive(v_empty(last % STAGES));
@@ -328,7 +346,7 @@ __device__ __forceinline__ void consumer(u32 sQ, u32 sK, u32 sV, u32 q_full, Bar
   }
 }
 
-template <bool BF16, int D, int BC, int STAGES, int NC>
+template <bool BF16, int D, int BC, int STAGES, int NC, bool PP = false>
 __global__ void __launch_bounds__((NC + 1) * 128, 1)
     flash3_wgmma(const __grid_constant__ TmaMap tm_q, const __grid_constant__ TmaMap tm_k,
                  const __grid_constant__ TmaMap tm_v, u16* __restrict__ O, int nq, int nk,
@@ -396,7 +414,7 @@ __global__ void __launch_bounds__((NC + 1) * 128, 1)
     }
     }
   } else {
-    consumer<BF16, D, BC, STAGES, NC>(sQ, sK, sV, q_full, bar, O, q0, bh, nq, nk, causal,
+    consumer<BF16, D, BC, STAGES, NC, PP>(sQ, sK, sV, q_full, bar, O, q0, bh, nq, nk, causal,
                                       scale_log2, n_tiles, tid);
   }
 }

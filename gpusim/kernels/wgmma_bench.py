@@ -211,6 +211,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seq-lens", default=",".join(map(str, SEQ_LENS)))
     ap.add_argument("--repeats", type=int, default=20)
     ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--pp-timeout", type=float, default=120.0)
     args = ap.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
@@ -218,6 +219,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.only:
         keep = set(args.only.split(","))
         insts = [i for i in insts if i.key in keep]
+    pp = [i for i in insts if i.pingpong and not args.check_only]
+    insts = [i for i in insts if i not in pp]
     runner = WgmmaRunner(args.cubin_dir)
     nvrtc = {}
     for key in [x for x in args.nvrtc.split(",") if x]:
@@ -246,6 +249,17 @@ def main(argv: list[str] | None = None) -> int:
         if args.cubin_dir:
             cmd += ["--cubin-dir", args.cubin_dir]
         subprocess.run(cmd, check=False)
+    if pp:
+        # A ping-pong bug would hang on a named barrier (no timeout there): its own process,
+        # killed after --pp-timeout seconds, so the rest of the run goes on.
+        cmd = [sys.executable, "-m", "gpusim.kernels.wgmma_bench", "--out", str(args.out)]
+        cmd += ["--only", ",".join(i.key for i in pp), "--check-only"]
+        if args.cubin_dir:
+            cmd += ["--cubin-dir", args.cubin_dir]
+        try:
+            subprocess.run(cmd, check=False, timeout=args.pp_timeout)
+        except subprocess.TimeoutExpired:
+            log(f"ping-pong check timed out after {args.pp_timeout} s; not benchmarked")
     if args.check_only:
         return 0
     from gpusim.kernels.measurement_provenance import provenance

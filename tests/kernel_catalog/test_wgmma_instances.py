@@ -26,7 +26,7 @@ def test_catalogue_has_several_tilings_per_dtype_and_dim():
 
 def test_describe_and_name():
     i = WgmmaInstance("bf16", 128, 128, 2, 2)
-    assert i.name_expression == "flash3_wgmma<true,128,128,2,2>"
+    assert i.name_expression == "flash3_wgmma<true,128,128,2,2,false>"
     assert i.key == "wgmma_bf16_d128_m128_n128_s2_c2"
     # Q 32 KiB + K and V 2 stages x 32 KiB + 9 barriers + 1 KiB alignment slack
     assert i.smem_bytes == 32768 + 4 * 32768 + 72 + 1024
@@ -48,6 +48,12 @@ def test_invalid_tilings_refused_with_one_line(args, rule):
     with pytest.raises(GpusimError, match=rule) as exc:
         check_shape(*args)
     assert "\n" not in str(exc.value)
+
+
+def test_pingpong_needs_two_consumers():
+    assert WgmmaInstance("fp16", 64, 128, 2, 2, True).key.endswith("_c2_pp")
+    with pytest.raises(GpusimError, match="two consumer"):
+        WgmmaInstance("bf16", 64, 128, 2, 3, True)
 
 
 def test_infeasible_reason():
