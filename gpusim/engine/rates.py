@@ -266,10 +266,14 @@ def check_class_rates(profile: HardwareProfile, cls: KernelClass, dtype: str) ->
             table is None
             or any(k not in table.value for k in keys)
             or (profile.sm_clock_wgmma_load_hz is None)
+            # No silent 0: the overlap share is a measured mechanism, not a default.
+            or (profile.wgmma_softmax_overlap_same_warpgroup is None)
+            or (profile.wgmma_softmax_overlap_two_warpgroups is None)
         ):
             raise GpusimError(
                 f"--mma wgmma: profile {profile.name} lacks the measured wgmma rates "
-                f"(wgmma_rate_by_n {' and '.join(keys)}, sm_clock_wgmma_load_hz, from python -m "
+                f"(wgmma_rate_by_n {' and '.join(keys)}, sm_clock_wgmma_load_hz, the softmax "
+                f"overlap shares, from python -m "
                 f"gpusim.calibrate.wgmma); the class is described (gpusim count --mma wgmma) "
                 f"but not timed"
             )
@@ -312,7 +316,7 @@ def wgmma_step_rate(profile: HardwareProfile, dtype: str, block_n: int, head_dim
 def wgmma_overlap(profile: HardwareProfile, consumer_warpgroups: int) -> float:
     """The measured share of the softmax (or the products) hidden behind the other: one
     consumer warpgroup overlaps within itself, two also across (ping-pong); 0 where the
-    profile has none (said in the result's warnings by the caller)."""
+    profile has none (the timed path refuses such a profile first: :func:`rates_for`)."""
     field = (
         profile.wgmma_softmax_overlap_same_warpgroup
         if consumer_warpgroups <= 1

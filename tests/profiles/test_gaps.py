@@ -18,7 +18,17 @@ from gpusim.profiles.schema import HardwareProfile
 
 #: Optional fields the engine does not read by default: the SM core model's cycles (a
 #: refinement a profile opts into) and the wgmma rate (refused with an error until measured).
-NOT_READ = {"sass_core_cycles", "wgmma_flops_per_clk_per_sm"}
+# Read only by their own paths, which refuse a profile without them in one line (SASS replay;
+# the wgmma class: rates, clock and overlap shares, gpusim.engine.rates.rates_for).
+NOT_READ = {
+    "sass_core_cycles",
+    "wgmma_flops_per_clk_per_sm",
+    "wgmma_rate_by_n",
+    "sm_clock_wgmma_load_hz",
+    "wgmma_softmax_overlap_same_warpgroup",
+    "wgmma_softmax_overlap_other_warpgroup",
+    "wgmma_softmax_overlap_two_warpgroups",
+}
 
 
 def _optional_fields() -> set[str]:
