@@ -167,17 +167,23 @@ class Bench:
                 stamps,
             )
 
-        cfg = run_config(
-            ctx,
-            f,
-            args,
-            threads,
-            ctas,
-            max(flop_per_iter_per_block, 1.0),
-            "FLOP",
-            label,
-            shared_mem_bytes=smem,
-        )
+        try:
+            cfg = run_config(
+                ctx,
+                f,
+                args,
+                threads,
+                ctas,
+                max(flop_per_iter_per_block, 1.0),
+                "FLOP",
+                label,
+                shared_mem_bytes=smem,
+            )
+        except ValueError as err:
+            # One configuration that cannot be read must not lose the sweep's other rows.
+            self.rows.append(base | {"failed": str(err)})
+            ctx.log(f"{label}: FAILED ({err})")
+            return None
         written = self.out[: ctx.sm_count * ctas * threads]
         clk = cfg["sm_clock_hz"]["median_hz"]
         t = cfg["time_s"]["value"]

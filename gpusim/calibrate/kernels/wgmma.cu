@@ -141,6 +141,9 @@ __global__ void __launch_bounds__(SOFT ? 256 : 384) wg_tput(const unsigned* __re
         for (int it = 0; it < iters; ++it) gs_softmax<E>(s, l0, l1);
     }
     gs_wait<0>();
+    // Thread 0 stamps for the block: wait for every warpgroup, or a mix whose
+    // warpgroup 0 is idle (".S") would stamp an empty interval.
+    __syncthreads();
     gs_stamp_end(st, stamps);
     float acc = l0 + l1;
 #pragma unroll
