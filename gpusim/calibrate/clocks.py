@@ -46,13 +46,18 @@ def clock_hz_from_stamps(stamps: Sequence[int], min_ns: int = 100_000) -> dict[s
     if len(stamps) % 4:
         raise ValueError(f"stamps length {len(stamps)} is not a multiple of 4")
     rates = []
+    longest = (0, 0)
     for i in range(0, len(stamps), 4):
         clk0, clk1, ns0, ns1 = (int(x) for x in stamps[i : i + 4])
         cycles, ns = clk1 - clk0, ns1 - ns0
+        longest = max(longest, (ns, cycles))
         if ns >= min_ns and cycles > 0:
             rates.append(cycles / ns * 1e9)
     if not rates:
-        raise ValueError("no block ran long enough to read the clock from its stamps")
+        raise ValueError(
+            "no block ran long enough to read the clock from its stamps (longest block "
+            f"{longest[0]} ns, {longest[1]} cycles, of {len(stamps) // 4}; {min_ns} ns needed)"
+        )
     return {
         "median_hz": statistics.median(rates),
         "min_hz": min(rates),
@@ -159,3 +164,14 @@ def _num(text: str | None) -> float | None:
         return float(text) if text is not None else None
     except ValueError:
         return None
+
+
+def block_cycles(stamps: Sequence[int]) -> list[int]:
+    """Each block's ``clock64`` cycles between its stamps (flat ``[clk0, clk1, ns0, ns1]``).
+
+    A rate per clock from these needs no clock reading at all, so it cannot be skewed by a
+    clock that changed between the timed launches and the one whose stamps were read.
+    """
+    if len(stamps) % 4:
+        raise ValueError(f"stamps length {len(stamps)} is not a multiple of 4")
+    return [int(stamps[i + 1]) - int(stamps[i]) for i in range(0, len(stamps), 4)]

@@ -7,10 +7,11 @@ per SM per clock uses the clock the SMs really ran at during that launch.
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Callable
 from typing import Any
 
-from gpusim.calibrate.clocks import clock_hz_from_stamps
+from gpusim.calibrate.clocks import block_cycles, clock_hz_from_stamps
 from gpusim.calibrate.context import BenchContext
 from gpusim.calibrate.event_timing import event_times_s, fit_iters
 from gpusim.calibrate.stats import measurement
@@ -40,7 +41,9 @@ def run_config(
 
     iters = fit_iters(cp, launch, target_s=ctx.scale(5e-3, 5e-4), probe_iters=64)
     times = event_times_s(cp, lambda: launch(iters), repeats=ctx.scale(15, 3), warmup=2)
-    clock = clock_hz_from_stamps(stamps.get().tolist(), min_ns=ctx.scale(500_000, 20_000))
+    flat = stamps.get().tolist()
+    clock = clock_hz_from_stamps(flat, min_ns=ctx.scale(500_000, 20_000))
+    cycles = block_cycles(flat)
     work = iters * work_per_iter_per_block * grid
     per_clk = [work / (t * clock["median_hz"] * ctx.sm_count) for t in times]
     method = (
@@ -56,6 +59,12 @@ def run_config(
         "per_s": measurement([work / t for t in times], f"{unit}/s", method),
         "sm_clock_hz": clock,
         "time_s": measurement(times, "s", method),
+        # The last launch's per-block clock64 cycles (all blocks are resident at once).
+        "block_cycles": {
+            "median": statistics.median(cycles),
+            "min": min(cycles),
+            "max": max(cycles),
+        },
     }
 
 
