@@ -10,7 +10,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpusim.calibrate import profile_writer
+from gpusim.calibrate import profile_writer, wgmma_record
 from gpusim.data.layout import CALIBRATION, REPO_ROOT, calibration_run
 from gpusim.errors import GpusimError
 from gpusim.profiles.loader import load_profile
@@ -104,6 +104,7 @@ def test_recorded_h200_results_give_a_valid_profile():
 COMMITTED = Path(__file__).resolve().parents[2] / "hardware_profiles" / "h200-sxm.yaml"
 CORE = COMMITTED.with_name("h200-sxm-core.yaml")
 SASS_TIMING = calibration_run("sass_timing") / "sass-timing-h200.json"
+WGMMA = REPO_ROOT / wgmma_record.FOLDER / "wgmma-h200.json"
 
 
 def _recorded_profile(name: str | None = None, sass_timing: dict | None = None) -> dict:
@@ -128,6 +129,10 @@ def _recorded_profile(name: str | None = None, sass_timing: dict | None = None) 
         name=name,
         sass_timing=sass_timing,
     )
+    if WGMMA.is_file():  # the wgmma fields are set on the written profile by their own record
+        record = json.loads(WGMMA.read_text())
+        text = wgmma_record.apply(yaml.safe_dump(profile, sort_keys=False), record, str(WGMMA))
+        profile = yaml.safe_load(text)
     return profile
 
 

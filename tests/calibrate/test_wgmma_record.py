@@ -83,3 +83,15 @@ def test_the_layout_check_fails_on_a_wrong_product():
     assert np.allclose(accumulators(got, n), ref)
     assert check_product(got, words, n, "bf16", False, 1)["ok"]
     assert not check_product(got, words, n, "bf16", False, 0)["ok"]  # the other layout
+
+
+@NO_RUN
+def test_no_one_cta_rate_row_beats_the_whitepaper_ceiling(record):
+    # 4096 FLOP/clk/SM dense fp16/bf16 (H100 whitepaper: 989.4 TFLOPS = 132 SMs x 4096 x
+    # 1.83 GHz). A rate above it means the per-clock reduction is wrong, not a fast GPU.
+    rows = [r for r in wgmma_record.rate_rows(record) if r["ctas_per_sm"] == 1]
+    assert rows
+    worst = max(rows, key=lambda r: r["flops_per_clk_per_sm"])
+    assert worst["flops_per_clk_per_sm"] <= 4096 * 1.005, worst["kernel"]
+    # and the best reaches it: the loop is not starved at the table's shape
+    assert worst["flops_per_clk_per_sm"] >= 4096 * 0.95

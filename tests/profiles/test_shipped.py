@@ -15,6 +15,7 @@ from gpusim.profiles.schema import (
     SourcedCycles,
     SourcedFraction,
     SourcedList,
+    SourcedRateTable,
 )
 from gpusim.profiles.schema_export import schema_path, schema_text
 
@@ -25,7 +26,13 @@ def _sourced(p: HardwareProfile):
     for name in type(p).model_fields:
         value = getattr(p, name)
         if isinstance(
-            value, Sourced | SourcedList | SourcedFraction | SourcedCurve | SourcedCycles
+            value,
+            Sourced
+            | SourcedList
+            | SourcedFraction
+            | SourcedCurve
+            | SourcedCycles
+            | SourcedRateTable,
         ):
             yield name, value
         elif hasattr(type(value), "model_fields"):  # DtypeRates
