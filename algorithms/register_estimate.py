@@ -47,10 +47,12 @@ def gemm_regs(s: Schedule, acc_rows: int, acc_cols: int) -> int:
     return accumulator_regs(acc_rows * acc_cols, 32 * s.warps)
 
 
-#: Registers a wgmma kernel's producer warps keep after ``setmaxnreg`` gives theirs to the
-#: consumers (they hold only addresses and the stage ring: FlashAttention-3's producer
-#: warpgroup runs with 24-56).
-WGMMA_PRODUCER_REGS = 40
+#: Registers a wgmma kernel's producer warps keep after ``setmaxnreg.dec`` gives theirs to
+#: the consumers: 24, the instruction's floor, which FlashAttention-3's producer warpgroup and
+#: the project's flash3_wgmma.cu both ask for with two consumer warpgroups (the producer
+#: holds only addresses and the stage ring). 40 refused a kernel that compiles and runs
+#: (d128 Bc176: 236 consumer registers fit only beside a 24-register producer).
+WGMMA_PRODUCER_REGS = 24
 
 
 def wgmma_regs(w: Workload, s: Schedule) -> int:
