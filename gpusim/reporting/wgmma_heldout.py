@@ -39,7 +39,7 @@ WORKLOADS = (
     ("bf16", 64, False, 4, 24, 3072),
     ("bf16", 256, True, 2, 16, 5120),
     ("fp16", 128, True, 4, 24, 3072),
-    ("fp16", 64, False, 2, 32, 8192),
+    ("fp16", 64, False, 2, 24, 10240),
     ("fp16", 256, False, 1, 32, 4096),
 )
 #: The tuner's fixed-rule baseline: FlashAttention-3's usual tile for each head size.
