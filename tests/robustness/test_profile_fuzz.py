@@ -48,7 +48,8 @@ def _numeric_paths(data: dict[str, Any]) -> list[tuple[str, ...]]:
         if isinstance(v, dict) and isinstance(v.get("value"), int | float):
             out.append((k, "value"))
         elif isinstance(v, dict) and isinstance(v.get("value"), dict):  # named cycle counts
-            out += [(k, "value", s) for s in v["value"]]
+            # (a rate table's entries are lists of [N, rate] pairs: not single numbers)
+            out += [(k, "value", s) for s, sv in v["value"].items() if isinstance(sv, int | float)]
         elif isinstance(v, dict):
             out += [(k, s, "value") for s, sv in v.items() if isinstance(sv, dict)]
     return out
