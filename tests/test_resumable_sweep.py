@@ -147,7 +147,12 @@ run_sweep([{"n": n} for n in range(100)], fn, sys.argv[1], progress=False)
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL])
 def test_a_killed_sweep_resumes_without_losing_or_redoing_points(tmp_path, sig):
     path = tmp_path / "s.jsonl"
-    proc = subprocess.Popen([sys.executable, "-c", _SLOW_SWEEP, str(path)])
+    # The child takes Ctrl-C even when this run ignores it (a background job of a
+    # non-interactive shell starts with SIGINT ignored, and children inherit that).
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _SLOW_SWEEP, str(path)],
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:

@@ -103,6 +103,8 @@ def test_ctrl_c_is_exit_130_with_one_line(tmp_path):
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "GPUSIM_CACHE_DIR": str(tmp_path)},
+        # takes Ctrl-C even when this run ignores it (a background job inherits SIG_IGN)
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     time.sleep(3)
     p.send_signal(signal.SIGINT)
