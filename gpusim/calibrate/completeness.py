@@ -34,6 +34,10 @@ NOT_CALIBRATED |= {
         "wgmma_softmax_overlap_two_warpgroups",
     )
 }
+NOT_CALIBRATED["sm_clock_wgmma_burst_hz"] = (
+    "Hopper only, from the separate sm_90a run python -m gpusim.calibrate.wgmma_burst "
+    "(its --record/--profile apply it), not the suite"
+)
 #: Fields no microbenchmark measures: facts of the architecture from NVIDIA's guides and
 #: whitepapers, kept with their citations from a base profile of the same architecture.
 CITED = (

@@ -8,6 +8,7 @@ after the flush, 20 repeats: the clock from every block's clock64/%globaltimer s
 time from CUDA events. It shares no code with any attention kernel.
 
     python -m gpusim.calibrate.wgmma_burst --cubin wgmma.cubin --out wgmma-burst-h200.json
+    python -m gpusim.calibrate.wgmma_burst --record RECORD.json --profile PROFILE.yaml
 """
 
 from __future__ import annotations
@@ -84,11 +85,65 @@ def burst_clock(b: Bench, repeats: int = 20) -> list[dict[str, Any]]:
     return rows
 
 
+FIELD = "sm_clock_wgmma_burst_hz"
+#: Where the field goes in a profile: after the sustained clock.
+_AFTER = "sm_clock_wgmma_load_hz"
+
+
+def profile_entry(record: dict[str, Any], record_path: str) -> dict[str, Any]:
+    """``sm_clock_wgmma_burst_hz``: the median clock over every burst of every length."""
+    clocks = [c for b in record["bursts"] for c in b["clocks_hz"]]
+    each = ", ".join(
+        f"{b['target_s'] * 1e3:g} ms {b['clock_hz'] / 1e6:.0f} MHz" for b in record["bursts"]
+    )
+    return {
+        "value": round(statistics.median(clocks), -6),
+        "source": f"measured on {record['gpu']}, {record['date']}, python -m "
+        f"gpusim.calibrate.wgmma_burst ({record_path})",
+        "note": f"median of {len(clocks)} launches of m64n256k16 bf16 products on every SM, "
+        f"each after a 256 MB L2 flush, by burst length: {each}",
+    }
+
+
+def apply(profile_text: str, record: dict[str, Any], record_path: str) -> str:
+    """``profile_text`` with the burst clock set (after the sustained clock), a header line
+    naming the record."""
+    import yaml
+
+    header = [line for line in profile_text.splitlines() if line.startswith("#")]
+    header = [h for h in header if not h.startswith("# wgmma burst clock")]
+    header.append(f"# wgmma burst clock: {record_path}")
+    profile = yaml.safe_load(profile_text)
+    if _AFTER not in profile:
+        raise ValueError(f"the profile has no {_AFTER}: record the wgmma run first")
+    out: dict[str, Any] = {}
+    for key, value in profile.items():
+        if key == FIELD:
+            continue
+        out[key] = value
+        if key == _AFTER:
+            out[FIELD] = profile_entry(record, record_path)
+    body = yaml.safe_dump(out, sort_keys=False, width=100, allow_unicode=True)
+    return "\n".join(header) + "\n" + body
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--cubin", required=True)
-    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--cubin", help="measure: the prebuilt sm_90a cubin of kernels/wgmma.cu")
+    ap.add_argument("--out", type=Path, help="measure: the JSON to write")
+    ap.add_argument("--record", type=Path, help="record: a run's JSON to set in --profile")
+    ap.add_argument("--profile", type=Path, help="record: the profile YAML to update")
     a = ap.parse_args(argv)
+    if a.record is not None:
+        from gpusim import atomic
+
+        if a.profile is None:
+            ap.error("--record needs --profile")
+        text = apply(a.profile.read_text(), json.loads(a.record.read_text()), str(a.record))
+        atomic.write_text(a.profile, text)
+        return 0
+    if a.cubin is None or a.out is None:
+        ap.error("measuring needs --cubin and --out")
     ctx = make_context(import_cupy())
     b = Bench(ctx, Path(a.cubin))
     doc = {"gpu": ctx.gpu_name, "date": ctx.date, "sm_count": ctx.sm_count}

@@ -175,6 +175,7 @@ PLAUSIBLE: dict[str, tuple[float, float]] = {
     "mma_sync_flops_per_clk_per_sm": (1e-3, 1e7),
     "wgmma_flops_per_clk_per_sm": (1e-3, 1e7),
     "sm_clock_wgmma_load_hz": (1e6, 1e11),
+    "sm_clock_wgmma_burst_hz": (1e6, 1e11),
     "fp32_flops_per_clk_per_sm": (1e-3, 1e7),
     "sfu_exp_per_clk_per_sm": (1e-3, 1e7),
     "kernel_launch_overhead_s": (1e-12, 1.0),
@@ -224,8 +225,11 @@ class HardwareProfile(BaseModel):
     #: the SM clock while the tensor cores are busy, where it differs (Hopper lowers it under
     #: HMMA load); kernels whose steps use the tensor pipe run at it, others at ``sm_clock_hz``
     sm_clock_tensor_load_hz: Sourced[float] | None = None
-    #: the SM clock under sustained wgmma load, where measured (wgmma kernels run at it)
+    #: the SM clock under sustained wgmma load (seconds of back-to-back products), where measured
     sm_clock_wgmma_load_hz: Sourced[float] | None = None
+    #: the SM clock of ms-long wgmma launches each after an L2 flush (the regime benchmarks and
+    #: this project's validations time kernels in), where measured: wgmma kernels run at it
+    sm_clock_wgmma_burst_hz: Sourced[float] | None = None
 
     smem_per_sm_bytes: Sourced[int]
     smem_per_block_bytes: Sourced[int]  # the opt-in maximum for one CTA

@@ -1,9 +1,12 @@
 """Issue 20's held-out set for the Hopper kernel: fixed, predicted, then measured.
 
-    python -m gpusim.reporting.wgmma_heldout manifest --write MANIFEST.json
-    python -m gpusim.reporting.wgmma_heldout predict  --out PREDICTIONS.json
-    python -m gpusim.reporting.wgmma_heldout measure  --out DIR [--cubin-dir DIR]   (GPU)
-    python -m gpusim.reporting.wgmma_heldout compare  --measured DIR/heldout.json
+    python -m gpusim.reporting.wgmma_heldout [--set NAME] manifest
+    python -m gpusim.reporting.wgmma_heldout [--set NAME] predict [--variant V]
+    python -m gpusim.reporting.wgmma_heldout [--set NAME] measure --out DIR [--cubin-dir DIR]  (GPU)
+    python -m gpusim.reporting.wgmma_heldout [--set NAME] compare [--measured DIR/heldout.json]
+
+The sets and their files are in :mod:`gpusim.reporting.wgmma_sets` (``heldout``, the default,
+and ``heldout2``, which judges the burst clock against the sustained one).
 
 The workloads are none of the FlashAttention-2 paper sweep's (other lengths, batch x heads,
 fp16 at d64 and d256); every compiled ``flash3_wgmma`` instance of the workload's (dtype, d)
@@ -15,7 +18,6 @@ them (said in the manifest, before measuring). ``predict`` goes through the publ
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import math
 import statistics
@@ -25,72 +27,20 @@ from typing import Any
 
 from gpusim import atomic
 from gpusim.kernel_catalog.wgmma_instances import WgmmaInstance, all_instances
-from gpusim.workload import Workload
-
-MANIFEST = Path("reports/kernels/wgmma/heldout/manifest.json")
-PREDICTIONS = Path("reports/kernels/wgmma/heldout/predictions_h200-sxm.json")
-MEASURED = Path("data/h200/2026-12-03_wgmma_heldout/heldout.json")
-PROFILE = "h200-sxm"
-#: (dtype, head_dim, causal, batch, heads, seq_len): none of them is a paper-sweep point
-WORKLOADS = (
-    ("bf16", 128, False, 2, 32, 6144),
-    ("bf16", 128, True, 1, 32, 12288),
-    ("bf16", 128, False, 16, 16, 1536),
-    ("bf16", 64, False, 4, 24, 3072),
-    ("bf16", 256, True, 2, 16, 5120),
-    ("fp16", 128, True, 4, 24, 3072),
-    ("fp16", 64, False, 2, 24, 10240),
-    ("fp16", 256, False, 1, 32, 4096),
+from gpusim.reporting.wgmma_sets import (
+    FIXED_RULE,
+    PROFILE,
+    SETS,
+    HeldoutSet,
+    instances_for,
+    make_workload,
+    manifest,
+    workload_id,
 )
-#: The tuner's fixed-rule baseline: FlashAttention-3's usual tile for each head size.
-FIXED_RULE = {64: (128, 128, 2, 2), 128: (128, 128, 2, 2), 256: (128, 64, 2, 2)}
+
 #: Datasheet roofline of the H200 (dense 16-bit tensor rate, HBM3e bandwidth).
 ROOF_FLOPS, ROOF_BYTES_PER_S = 989.4e12, 4.8e12
-
-
-def workload_id(w: tuple) -> str:
-    dtype, d, causal, b, h, n = w
-    return f"{dtype}_d{d}_{'causal' if causal else 'full'}_b{b}h{h}n{n}"
-
-
-def make_workload(w: tuple) -> Workload:
-    dtype, d, causal, b, h, n = w
-    return Workload(
-        batch=b, heads=h, seq_len_q=n, seq_len_k=n, head_dim=d, dtype=dtype, causal=causal
-    )
-
-
-def instances_for(dtype: str, d: int) -> list[WgmmaInstance]:
-    return [i for i in all_instances() if i.dtype == dtype and i.head_dim == d]
-
-
-def manifest() -> dict[str, Any]:
-    configs = []
-    for w in WORKLOADS:
-        for inst in instances_for(w[0], w[1]):
-            configs.append(
-                {
-                    "id": f"{workload_id(w)}:{inst.key}",
-                    "workload": workload_id(w),
-                    "instance": inst.key,
-                    "judged": not inst.pingpong,
-                }
-            )
-    body = json.dumps(configs, sort_keys=True)
-    return {
-        "kind": "gpusim.wgmma_heldout_manifest",
-        "what": "issue 20 held-out set: flash3_wgmma instances on workloads outside the "
-        "paper sweep, fixed and predicted before they are measured",
-        "profile": PROFILE,
-        "workloads": {workload_id(w): make_workload(w).model_dump() for w in WORKLOADS},
-        "not_judged": "ping-pong instances (_pp): the kernel description cannot say that two "
-        "consumer warpgroups take turns; measured and listed, not scored",
-        "fixed_rule": {str(d): list(v) for d, v in FIXED_RULE.items()},
-        "targets": "runtime MAPE <= 5 %, mean signed within +-2 %; tune: Spearman >= 0.85 "
-        "and first choice within 3 % of the measured best in every workload",
-        "configs_sha256": hashlib.sha256(body.encode()).hexdigest(),
-        "configs": configs,
-    }
+SET1 = SETS["heldout"]
 
 
 def _schedule(inst: WgmmaInstance):
@@ -107,28 +57,48 @@ def _schedule(inst: WgmmaInstance):
     )
 
 
-def predict(profile: str = PROFILE) -> dict[str, Any]:
-    """The model's runtime for every judged configuration of the manifest."""
+def variant_profile(s: HeldoutSet, variant: str) -> Any:
+    """The profile a variant predicts with: :data:`PROFILE` less the fields it drops."""
+    from gpusim.profiles.loader import load_profile
+
+    if variant not in s.variants:
+        raise ValueError(f"set {s.name} has no variant {variant!r}: {sorted(s.variants)}")
+    hw = load_profile(PROFILE)
+    return hw.model_copy(update=dict.fromkeys(s.variants[variant])) if s.variants[variant] else hw
+
+
+def predict(s: HeldoutSet = SET1, variant: str = "model") -> dict[str, Any]:
+    """The model's runtime for every judged configuration of the set's manifest."""
     from gpusim.api import simulate
 
+    hw = variant_profile(s, variant)
     keyed = {i.key: i for i in all_instances()}
     out = {}
-    for w in WORKLOADS:
+    for w in s.workloads:
         wl = make_workload(w)
         for inst in instances_for(w[0], w[1]):
             if inst.pingpong:
                 continue
-            r = simulate("flash2", wl, _schedule(inst), profile)
+            r = simulate("flash2", wl, _schedule(inst), hw)
             out[f"{workload_id(w)}:{inst.key}"] = {
                 "runtime_s": r.runtime_s,
                 "bound": r.bound,
                 "dram_bytes": r.dram_read_bytes + r.dram_write_bytes,
             }
     assert all(k.split(":")[1] in keyed for k in out)
-    return {"profile": profile, "predictions": out}
+    doc: dict[str, Any] = {"profile": PROFILE, "predictions": out}
+    if variant != "model":
+        doc |= {
+            "set": s.name,
+            "variant": variant,
+            "drops_profile_fields": list(s.variants[variant]),
+        }
+    return doc
 
 
-def measure(out_dir: Path, cubin_dir: str | None, repeats: int = 20, warmup: int = 3) -> Path:
+def measure(
+    s: HeldoutSet, out_dir: Path, cubin_dir: str | None, repeats: int = 20, warmup: int = 3
+) -> Path:
     """Time every configuration (CUDA events, L2 flushed, median), outputs poisoned and
     checked against a float64 reference on two heads; rows saved as they come."""
     import cupy as cp
@@ -153,10 +123,11 @@ def measure(out_dir: Path, cubin_dir: str | None, repeats: int = 20, warmup: int
             "statistic": "median",
             "check": "output poisoned with NaN; max |err| against float64 on heads 0-1",
         },
-        "manifest_sha256": manifest()["configs_sha256"],
+        "set": s.name,
+        "manifest_sha256": manifest(s)["configs_sha256"],
         "rows": [],
     }
-    for w in WORKLOADS:
+    for w in s.workloads:
         wl = make_workload(w)
         dtype, d, causal, b, h, n = w
         (q, k, v), vals = inputs(cp, (b, h, n, d), (b, h, n, d), dtype, n + d + b)
@@ -209,12 +180,14 @@ def _spearman(a: list[float], b: list[float]) -> float:
     return num / den if den else float("nan")
 
 
-def compare(measured: dict[str, Any], predictions: dict[str, Any]) -> dict[str, Any]:
+def compare(
+    measured: dict[str, Any], predictions: dict[str, Any], s: HeldoutSet = SET1
+) -> dict[str, Any]:
     """Errors of the model and of the baselines on the judged runs; the tuner's ranking."""
     pred = predictions["predictions"]
     rows = [r for r in measured["rows"] if "median_s" in r and r["nan_count"] == 0]
     judged = [r for r in rows if not r["instance"].endswith("_pp")]
-    wl = {workload_id(w): make_workload(w) for w in WORKLOADS}
+    wl = {workload_id(w): make_workload(w) for w in s.workloads}
     ref = _reference_efficiency(measured, judged)
     runs = []
     for r in judged:
@@ -273,7 +246,7 @@ def compare(measured: dict[str, Any], predictions: dict[str, Any]) -> dict[str, 
     }
 
 
-def seen(profile: str = PROFILE) -> dict[str, Any]:
+def seen(profile: Any = PROFILE) -> dict[str, Any]:
     """The model on the paper sweep's runs (measured before any wgmma set was fixed, so a
     look at seen data, not a judgement): errors overall and by (d, causal, N >= 4096)."""
     from gpusim.api import simulate
@@ -328,29 +301,38 @@ def _errors(runs: list[dict], key: str) -> dict[str, float]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m gpusim.reporting.wgmma_heldout")
+    ap.add_argument("--set", choices=sorted(SETS), default=SET1.name)
     sub = ap.add_subparsers(dest="cmd", required=True)
-    sub.add_parser("manifest").add_argument("--write", type=Path, default=MANIFEST)
-    sub.add_parser("predict").add_argument("--out", type=Path, default=PREDICTIONS)
+    sub.add_parser("manifest").add_argument("--write", type=Path, default=None)
+    p = sub.add_parser("predict")
+    p.add_argument("--variant", default=None, help="every variant of the set when left out")
     m = sub.add_parser("measure")
     m.add_argument("--out", type=Path, required=True)
     m.add_argument("--cubin-dir", default=None)
     sub.add_parser("seen")
     c = sub.add_parser("compare")
-    c.add_argument("--measured", type=Path, default=MEASURED)
-    c.add_argument("--predictions", type=Path, default=PREDICTIONS)
+    c.add_argument("--measured", type=Path, default=None)
     c.add_argument("--out", type=Path, default=None)
     a = ap.parse_args(argv)
+    s = SETS[a.set]
     if a.cmd == "manifest":
-        atomic.write_text(a.write, json.dumps(manifest(), indent=1) + "\n")
+        path = a.write or s.manifest_path
+        atomic.write_text(path, json.dumps(manifest(s), indent=1) + "\n")
     elif a.cmd == "predict":
-        atomic.write_text(a.out, json.dumps(predict(), indent=1) + "\n")
+        for v in [a.variant] if a.variant else list(s.variants):
+            doc = predict(s, v)
+            atomic.write_text(s.predictions_path(v), json.dumps(doc, indent=1) + "\n")
     elif a.cmd == "measure":
-        measure(a.out, a.cubin_dir)
+        measure(s, a.out, a.cubin_dir)
     elif a.cmd == "seen":
         sys.stdout.write(json.dumps(seen(), indent=1) + "\n")
     else:
-        res = compare(json.loads(a.measured.read_text()), json.loads(a.predictions.read_text()))
-        text = json.dumps(res, indent=1) + "\n"
+        measured = json.loads((a.measured or s.measured).read_text())
+        res = {
+            v: compare(measured, json.loads(s.predictions_path(v).read_text()), s)
+            for v in s.variants
+        }
+        text = json.dumps(res if len(res) > 1 else res["model"], indent=1) + "\n"
         if a.out:
             atomic.write_text(a.out, text)
         sys.stdout.write(text)

@@ -10,7 +10,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpusim.calibrate import profile_writer, wgmma_record
+from gpusim.calibrate import profile_writer, wgmma_burst, wgmma_record
 from gpusim.data.layout import CALIBRATION, REPO_ROOT, calibration_run
 from gpusim.errors import GpusimError
 from gpusim.profiles.loader import load_profile
@@ -105,6 +105,8 @@ COMMITTED = Path(__file__).resolve().parents[2] / "hardware_profiles" / "h200-sx
 CORE = COMMITTED.with_name("h200-sxm-core.yaml")
 SASS_TIMING = calibration_run("sass_timing") / "sass-timing-h200.json"
 WGMMA = REPO_ROOT / wgmma_record.FOLDER / "wgmma-h200.json"
+BURST_REL = "data/h200/2026-12-03_calibration_wgmma_burst/wgmma-burst-h200.json"
+BURST = REPO_ROOT / BURST_REL
 
 
 def _recorded_profile(name: str | None = None, sass_timing: dict | None = None) -> dict:
@@ -132,6 +134,10 @@ def _recorded_profile(name: str | None = None, sass_timing: dict | None = None) 
     if WGMMA.is_file():  # the wgmma fields are set on the written profile by their own record
         record = json.loads(WGMMA.read_text())
         text = wgmma_record.apply(yaml.safe_dump(profile, sort_keys=False), record, str(WGMMA))
+        profile = yaml.safe_load(text)
+    if BURST.is_file():  # and the wgmma burst clock by its own
+        record = json.loads(BURST.read_text())
+        text = wgmma_burst.apply(yaml.safe_dump(profile, sort_keys=False), record, BURST_REL)
         profile = yaml.safe_load(text)
     return profile
 

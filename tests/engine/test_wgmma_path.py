@@ -34,6 +34,14 @@ def test_rates_use_the_measured_table_and_clock():
     assert r.phase_overlap == P.wgmma_softmax_overlap_two_warpgroups.value
 
 
+def test_the_burst_clock_wins_over_the_sustained_one_where_the_profile_has_it():
+    burst = wgmma_profile(burst_hz=1.8e9)
+    r = rates_for(burst, "bf16", 8, schedule=S, head_dim=128)
+    assert r.clock_hz == 1.8e9
+    base = rates_for(P, "bf16", 8, schedule=S, head_dim=128)
+    assert r.pipe_per_s["tensor"] / base.pipe_per_s["tensor"] == pytest.approx(1.8 / 1.6)
+
+
 def test_time_grows_with_the_work():
     small = _sim(
         Workload(batch=2, heads=16, seq_len_q=1024, seq_len_k=1024, head_dim=128, dtype="bf16")

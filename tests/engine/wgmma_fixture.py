@@ -10,8 +10,9 @@ SRC = "synthetic test values (tests/engine/wgmma_fixture.py), not a measurement"
 ROWS = [[8, 900.0], [64, 3300.0], [96, 3500.0], [128, 3700.0], [256, 3900.0]]
 
 
-def wgmma_profile(overlap: float = 0.5) -> HardwareProfile:
+def wgmma_profile(overlap: float = 0.5, burst_hz: float | None = None) -> HardwareProfile:
     data = load_profile("h200-sxm").model_dump(exclude_none=True)
+    data.pop("sm_clock_wgmma_burst_hz", None)
     data |= {
         "name": "h200-wgmma-test",
         "wgmma_rate_by_n": {
@@ -22,4 +23,6 @@ def wgmma_profile(overlap: float = 0.5) -> HardwareProfile:
         "wgmma_softmax_overlap_same_warpgroup": {"value": overlap, "source": SRC},
         "wgmma_softmax_overlap_two_warpgroups": {"value": overlap, "source": SRC},
     }
+    if burst_hz is not None:
+        data["sm_clock_wgmma_burst_hz"] = {"value": burst_hz, "source": SRC}
     return HardwareProfile.model_validate(data)

@@ -25,6 +25,7 @@ NOT_READ = {
     "wgmma_flops_per_clk_per_sm",
     "wgmma_rate_by_n",
     "sm_clock_wgmma_load_hz",
+    "sm_clock_wgmma_burst_hz",
     "wgmma_softmax_overlap_same_warpgroup",
     "wgmma_softmax_overlap_other_warpgroup",
     "wgmma_softmax_overlap_two_warpgroups",

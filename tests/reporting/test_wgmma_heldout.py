@@ -1,4 +1,4 @@
-"""Issue 20's held-out set: fixed before measuring, and the model recomputed against it."""
+"""Issue 20's held-out sets: fixed before measuring, and the model recomputed against them."""
 
 from __future__ import annotations
 
@@ -8,18 +8,27 @@ import pytest
 
 from gpusim.data.layout import REPO_ROOT
 from gpusim.kernels.paper_bench import SEQ_LENS, paper_workload
+from gpusim.profiles.loader import load_profile
 from gpusim.reporting import wgmma_heldout as H
+from gpusim.reporting.wgmma_sets import PROFILE, SETS, make_workload, manifest, workload_id
 
-MEASURED = REPO_ROOT / H.MEASURED
-NO_RUN = pytest.mark.skipif(not MEASURED.is_file(), reason="held-out set not measured yet")
-
-
-def test_the_committed_manifest_is_the_set_the_code_defines():
-    committed = json.loads((REPO_ROOT / H.MANIFEST).read_text())
-    assert committed == H.manifest()
+SET1, SET2 = SETS["heldout"], SETS["heldout2"]
 
 
-def test_no_held_out_workload_is_a_paper_sweep_point():
+def _measured(s):
+    path = REPO_ROOT / s.measured
+    if not path.is_file():
+        pytest.skip(f"held-out set {s.name} not measured yet")
+    return json.loads(path.read_text())
+
+
+@pytest.mark.parametrize("s", SETS.values(), ids=list(SETS))
+def test_the_committed_manifest_is_the_set_the_code_defines(s):
+    committed = json.loads((REPO_ROOT / s.manifest_path).read_text())
+    assert committed == manifest(s)
+
+
+def test_no_held_out_workload_is_a_paper_sweep_point_or_in_two_sets():
     paper = [
         paper_workload(n, d, c, dt).model_dump()
         for n in SEQ_LENS
@@ -27,39 +36,56 @@ def test_no_held_out_workload_is_a_paper_sweep_point():
         for c in (False, True)
         for dt in ("bf16", "fp16")
     ]
-    for w in H.WORKLOADS:
-        assert H.make_workload(w).model_dump() not in paper, w
+    ids = [workload_id(w) for s in SETS.values() for w in s.workloads]
+    assert len(ids) == len(set(ids))
+    for s in SETS.values():
+        for w in s.workloads:
+            assert make_workload(w).model_dump() not in paper, w
 
 
-@NO_RUN
-def test_the_measurement_is_of_the_committed_manifest():
-    measured = json.loads(MEASURED.read_text())
-    assert measured["manifest_sha256"] == H.manifest()["configs_sha256"]
+@pytest.mark.parametrize("s", SETS.values(), ids=list(SETS))
+def test_the_measurement_is_of_the_committed_manifest(s):
+    measured = _measured(s)
+    assert measured["manifest_sha256"] == manifest(s)["configs_sha256"]
     rows = measured["rows"]
     assert {f"{r['workload']}:{r['instance']}" for r in rows} == {
-        c["id"] for c in H.manifest()["configs"]
+        c["id"] for c in manifest(s)["configs"]
     }
     ok = [r for r in rows if "median_s" in r]
     assert ok and all(r["nan_count"] == 0 for r in ok)
 
 
-@NO_RUN
-def test_the_model_recomputed_on_the_held_out_set():
-    """Recomputes every prediction from the code and scores it against the measured runs.
-    Bounds are what was measured when the set first came back (reports/kernels/wgmma/heldout),
-    with a little room; the issue's own targets (5 % MAPE, Spearman 0.85) are reported there,
-    not asserted, where the model misses them."""
-    res = H.compare(json.loads(MEASURED.read_text()), H.predict())
+def test_a_variant_drops_only_the_fields_it_names():
+    burst = H.variant_profile(SET2, "burst")
+    sustained = H.variant_profile(SET2, "sustained")
+    assert sustained.sm_clock_wgmma_burst_hz is None
+    assert burst == load_profile(PROFILE)
+    assert sustained.model_dump(exclude={"sm_clock_wgmma_burst_hz"}) == burst.model_dump(
+        exclude={"sm_clock_wgmma_burst_hz"}
+    )
+    with pytest.raises(ValueError, match="no variant"):
+        H.variant_profile(SET2, "nope")
+
+
+@pytest.mark.parametrize("s", SETS.values(), ids=list(SETS))
+def test_the_model_recomputed_on_the_held_out_set(s):
+    """Recomputes every prediction of the shipped profile from the code and scores it against
+    the measured runs. Bounds are what was measured when each set came back
+    (reports/kernels/wgmma/heldout*), with a little room; the issue's own targets (5 % MAPE,
+    Spearman 0.85) are reported there, not asserted, where the model misses them."""
+    measured = _measured(s)
+    res = H.compare(measured, H.predict(s, next(iter(s.variants))), s)
     err = res["errors"]
+    mape, bias = BOUNDS[s.name]
     assert res["runs"] >= 25
-    assert err["model_s"]["mape"] < BOUND_MAPE
-    assert abs(err["model_s"]["mean_signed"]) < BOUND_BIAS
+    assert err["model_s"]["mape"] < mape
+    assert abs(err["model_s"]["mean_signed"]) < bias
     # the model has to beat the roofline on these runs to earn its complexity
     assert err["model_s"]["mape"] < err["roofline_s"]["mape"]
     # the tuner's first choice is within 3 % of the measured best in every workload
     assert all(t["first_choice_over_best"] <= 0.03 for t in res["tune"]), res["tune"]
 
 
-#: 8.7 % MAPE and +4.8 % mean when the set came back (2026-12-03); the issue asks 5 % / 2 %.
-BOUND_MAPE = 0.10
-BOUND_BIAS = 0.065
+#: (MAPE, |mean signed|) bounds. Set 1: 8.7 % / +4.8 % when it came back (2026-12-03, before
+#: the burst clock); set 2: see reports/kernels/wgmma/heldout2. The issue asks 5 % / 2 %.
+BOUNDS = {"heldout": (0.10, 0.065), "heldout2": (0.10, 0.065)}
