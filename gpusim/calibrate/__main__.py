@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from gpusim.calibrate.command import calibrate, format_plan, format_table
+from gpusim.calibrate.calibrate_command import calibrate, format_plan, format_table
 from gpusim.errors import GpusimError
 
 

@@ -3,8 +3,8 @@
 Pipes of one SM (shared by its co-resident CTAs, processor sharing):
 
 - ``tensor``: matrix-multiply FLOPs at the ``mma.sync`` rate of the storage type
-  (fp16/bf16). The engine models ``mma.sync`` (the instruction class of the
-  project's CUDA kernel and of FlashAttention-2), not Hopper's ``wgmma``.
+  (fp16/bf16) for ``mma.sync`` kernels (the project's CUDA kernel, FlashAttention-2);
+  Hopper's ``wgmma`` kernels get theirs from :mod:`gpusim.engine.wgmma_rates`.
 - ``fp32``: FP32 lane-instructions (max, add, mul, compare, FFMA) at half the
   profile's FP32 FLOP rate (an FFMA is two FLOPs and one instruction). With
   fp32 storage the matrix products run on this pipe too (SIMT FFMA, one per
@@ -46,7 +46,6 @@ steps use the tensor pipe runs all its pipes at that clock, any other kernel
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from itertools import pairwise
 
 from gpusim.engine.clock import per_tick, ticks
 from gpusim.errors import GpusimError
@@ -285,46 +284,6 @@ def check_class_rates(profile: HardwareProfile, cls: KernelClass, dtype: str) ->
         )
 
 
-def wgmma_rate(profile: HardwareProfile, dtype: str, a_src: str, n: int) -> float:
-    """FLOP per clock per SM of m64nNk16 products from the profile's measured table: linear
-    between the measured N (an N outside wgmma's shapes is an error, never extrapolated)."""
-    if n % 8 or not 8 <= n <= 256:
-        raise GpusimError(
-            f"--mma wgmma: N = {n} breaks wgmma's shape rule (a multiple of 8 from 8 to 256)"
-        )
-    rows = profile.wgmma_rate_by_n.value[f"{dtype}/{a_src}"]
-    for (n0, r0), (n1, r1) in pairwise(rows):
-        if n0 <= n <= n1:
-            return r0 + (r1 - r0) * (n - n0) / (n1 - n0)
-    if n == rows[0][0]:
-        return rows[0][1]
-    raise GpusimError(
-        f"--mma wgmma: N = {n} is outside {profile.name}'s measured wgmma sizes "
-        f"({rows[0][0]}-{rows[-1][0]})"
-    )
-
-
-def wgmma_step_rate(profile: HardwareProfile, dtype: str, block_n: int, head_dim: int) -> float:
-    """The tensor lane's FLOP per clock per SM for a FlashAttention step's two products of
-    equal work: S = Q K^T (A = Q from shared memory, N = Bc) and O += P V (A = P from
-    registers, N = d), one after the other: their harmonic mean."""
-    qk = wgmma_rate(profile, dtype, "smem", block_n)
-    pv = wgmma_rate(profile, dtype, "reg", head_dim)
-    return 2.0 / (1.0 / qk + 1.0 / pv)
-
-
-def wgmma_overlap(profile: HardwareProfile, consumer_warpgroups: int) -> float:
-    """The measured share of the softmax (or the products) hidden behind the other: one
-    consumer warpgroup overlaps within itself, two also across (ping-pong); 0 where the
-    profile has none (the timed path refuses such a profile first: :func:`rates_for`)."""
-    field = (
-        profile.wgmma_softmax_overlap_same_warpgroup
-        if consumer_warpgroups <= 1
-        else profile.wgmma_softmax_overlap_two_warpgroups
-    )
-    return field.value if field is not None else 0.0
-
-
 def rates_for(
     profile: HardwareProfile,
     dtype: str,
@@ -335,7 +294,8 @@ def rates_for(
 ) -> Rates:
     """The engine's rates for ``profile``, storage type ``dtype``, ``warps`` warps per CTA;
     ``schedule`` (its implementation class) is checked to be one the profile can time; a
-    wgmma schedule's rates also depend on ``head_dim`` (:func:`_wgmma_rates`)."""
+    wgmma schedule's rates also depend on ``head_dim``
+    (:func:`gpusim.engine.wgmma_rates.wgmma_kernel_rates`)."""
     cls = None
     if schedule is not None:
         cls = resolve_class(schedule, dtype)
@@ -343,7 +303,9 @@ def rates_for(
     if cls is not None and cls.product == "wgmma":
         if head_dim is None:
             raise GpusimError("rates_for: a wgmma schedule's rates need the head dim")
-        return _wgmma_rates(
+        from gpusim.engine.wgmma_rates import wgmma_kernel_rates  # it builds on Rates
+
+        return wgmma_kernel_rates(
             rates_for(profile, dtype, warps), profile, dtype, schedule, head_dim, cls
         )
     base_clk = profile.sm_clock_hz.value
@@ -390,36 +352,4 @@ def rates_for(
         smem_fill_cost=fill.value if (fill := profile.smem_fill_cost_per_byte) else 1.0,
         l2_loss_curve=tuple(map(tuple, lc.value)) if (lc := profile.l2_loss_by_depth) else (),
         cta_scatter=sc.value if (sc := profile.cta_duration_scatter) else 0.0,
-    )
-
-
-def _wgmma_rates(
-    base: Rates,
-    profile: HardwareProfile,
-    dtype: str,
-    schedule: Schedule,
-    head_dim: int,
-    cls: KernelClass,
-) -> Rates:
-    """A wgmma kernel's rates: the tensor lane at the measured per-N rate of its two products
-    (:func:`wgmma_step_rate`), every pipe at the SM clock measured under wgmma load, and the
-    step's softmax overlapped with its products by the measured share.
-
-    The clock is that of ms-long wgmma launches after an L2 flush where the profile has it
-    (``sm_clock_wgmma_burst_hz``: the regime a benchmark times kernels in, 1.78 GHz on the
-    H200), else the sustained one (``sm_clock_wgmma_load_hz``, 1.62 GHz after seconds of
-    back-to-back products)."""
-    burst = profile.sm_clock_wgmma_burst_hz
-    clk = burst.value if burst is not None else profile.sm_clock_wgmma_load_hz.value
-    per_clk = {k: v / base.clock_hz for k, v in base.pipe_per_s.items()}
-    per_clk["tensor"] = wgmma_step_rate(profile, dtype, schedule.block_n, head_dim)
-    per_s = {k: v * clk for k, v in per_clk.items()}
-    return replace(
-        base,
-        clock_hz=clk,
-        pipe_per_s=per_s,
-        pipe_per_tick={k: per_tick(v) for k, v in per_s.items()},
-        barrier_ticks=ticks(base.barrier_cycles / clk),
-        tensor_clock_hz=clk,
-        phase_overlap=wgmma_overlap(profile, cls.consumer_warpgroups),
     )

@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from gpusim.explore.plan import Plan
 from gpusim.explore.summary import knee, workload_label
+from gpusim.explore.sweep_plan import Plan
 from gpusim.reporting.files import save_figure
 from gpusim.reporting.plotting import ALGORITHM_MARKERS, colour, ms, pyplot
 

@@ -24,7 +24,7 @@ from rich.console import Console
 from gpusim import atomic
 from gpusim.errors import GpusimError
 from gpusim.explore.evaluate import PointEvaluator
-from gpusim.explore.plan import Plan
+from gpusim.explore.sweep_plan import Plan
 from gpusim.resumable_sweep import SweepSummary, run_sweep
 
 EXECUTORS = ("local", "dask")

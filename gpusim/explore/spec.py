@@ -16,7 +16,7 @@
 A workload's keys are the command line's (``batch``, ``heads``, ``heads_kv``, ``seq_len``,
 ``seq_len_k``, ``head_dim``, ``dtype``, ``causal``); those left out take the CLI defaults.
 Any of them given as a list makes a grid (every combination). This module reads the
-file's shape; :mod:`gpusim.explore.plan` checks the values against the model.
+file's shape; :mod:`gpusim.explore.sweep_plan` checks the values against the model.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from gpusim.explore.plan import Plan
+from gpusim.explore.sweep_plan import Plan
 from gpusim.explore.table import ORDINAL, point_object_of_row
 from gpusim.resumable_sweep import OK
 

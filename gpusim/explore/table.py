@@ -20,7 +20,7 @@ import pyarrow as pa
 
 from gpusim.atomic import atomic_path
 from gpusim.explore.fields import variable_fields
-from gpusim.explore.plan import Plan
+from gpusim.explore.sweep_plan import Plan
 from gpusim.resumable_sweep import OK, iter_records
 from gpusim.schedule import Schedule
 from gpusim.workload import Workload

@@ -33,6 +33,7 @@ def canonical_profile_name(name: str) -> str:
     """A profile's present name, for one it had before (recorded files keep the old one)."""
     return FORMER_NAMES.get(name, name)
 
+
 PROFILE_SUFFIXES = (".yaml", ".yml", ".json")
 
 

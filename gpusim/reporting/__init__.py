@@ -2,9 +2,9 @@
 
 One module per figure (``fig_*``), each a :class:`~gpusim.reporting.figure.Figure`
 that lists the simulations it needs, builds its data, draws its PNG and says in
-two sentences what it shows; :mod:`gpusim.reporting.runner` runs them all.
+two sentences what it shows; :mod:`gpusim.reporting.report_runner` runs them all.
 """
 
-from gpusim.reporting.runner import Report, build_report
+from gpusim.reporting.report_runner import Report, build_report
 
 __all__ = ["Report", "build_report"]

@@ -107,9 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         profiles = tuple(p for p in args.profiles.split(",") if p)
         loaded = {p: load_profile(p) for p in profiles}
-        rows = [
-            {"profile": p} | predict(loaded[p], w) for p in profiles for w in workloads()
-        ]
+        rows = [{"profile": p} | predict(loaded[p], w) for p in profiles for w in workloads()]
     except GpusimError as e:
         print(f"gpusim: error: {e}", file=sys.stderr)
         return 2

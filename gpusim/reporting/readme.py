@@ -14,7 +14,7 @@ from gpusim.reporting.figure import Figure
 from gpusim.reporting.files import markdown_table
 
 if TYPE_CHECKING:
-    from gpusim.reporting.runner import Report
+    from gpusim.reporting.report_runner import Report
 
 #: The hand-written analysis kept beside the generated files (validation's notes are included
 #: in its generated README verbatim).

@@ -1,7 +1,7 @@
 """The tile space ``gpusim tune --mma wgmma`` searches: a warp-specialized wgmma kernel's tiles.
 
 No compiled kernel of the project is searched here: every schedule is *modelled* (the
-engine's wgmma path, :func:`gpusim.engine.rates.wgmma_step_rate`). The default grid is that
+engine's wgmma path, :func:`gpusim.engine.wgmma_rates.wgmma_step_rate`). The default grid is that
 of FlashAttention-3-style kernels: Br 64-256 in multiples of 64 per consumer warpgroup, Bc
 of the practical wgmma N sizes (multiples of 8 up to 256), 1-2 consumer warpgroups (4 or 8
 compute warps), 2-3 K/V stages, K/V by TMA, one producer warpgroup. A user's own tile space

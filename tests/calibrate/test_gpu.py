@@ -11,7 +11,7 @@ import math
 
 import pytest
 
-from gpusim.calibrate import command
+from gpusim.calibrate import calibrate_command as command
 from gpusim.calibrate.suite import BENCHMARKS
 from gpusim.profiles.loader import load_profile
 

@@ -13,7 +13,7 @@ from gpusim.calibrate.context import BenchContext
 from gpusim.data.layout import H200
 from gpusim.errors import GpusimError
 from tests.calibrate.recorded_results import recorded_results
-from tests.calibrate.test_command import _FakeCupy
+from tests.calibrate.test_calibrate_command import _FakeCupy
 
 RUN = H200 / "2026-12-02_calibration"
 RESULTS = {
@@ -113,7 +113,7 @@ def test_cupy_is_not_needed_to_import_the_record_benchmarks():
 
 
 def test_the_summary_says_when_a_record_gives_no_value():
-    from gpusim.calibrate.command import summarise
+    from gpusim.calibrate.calibrate_command import summarise
 
     results = recorded_results()
     results["benchmarks"]["dram_mlp"]["record"] = {"rows": []}

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from gpusim.engine.rates import rates_for, wgmma_rate, wgmma_step_rate
+from gpusim.engine.rates import rates_for
+from gpusim.engine.wgmma_rates import wgmma_rate, wgmma_step_rate
 from gpusim.schedule import Schedule
 from gpusim.workload import Workload
 from tests.engine.wgmma_fixture import wgmma_profile

@@ -9,8 +9,8 @@ import sys
 import pytest
 
 from gpusim.data.layout import DATA_DIR, REPO_ROOT, TUNING_CAPS
-from gpusim.validation import command
 from gpusim.validation import predicted_vs_measured as compare
+from gpusim.validation import validate_command as command
 
 DATASETS = sorted(DATA_DIR.rglob("h200-dataset.json"))
 needs_git = pytest.mark.skipif(

@@ -1,6 +1,6 @@
 """``gpusim calibrate``: microbenchmarks on the GPU at hand, written as a profile and raw results.
 
-All the work is in :mod:`gpusim.calibrate.command`; this module only declares options.
+All the work is in :mod:`gpusim.calibrate.calibrate_command`; this module only declares options.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from typing import Annotated
 
 import typer
 
-from gpusim.calibrate.command import calibrate as run_calibrate
-from gpusim.calibrate.command import format_plan, format_table
+from gpusim.calibrate.calibrate_command import calibrate as run_calibrate
+from gpusim.calibrate.calibrate_command import format_plan, format_table
 from gpusim.calibrate.suite import BENCHMARKS
 from gpusim.cli.app import app
 from gpusim.cli.options import JsonOption

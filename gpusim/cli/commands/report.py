@@ -79,7 +79,7 @@ def report(
 ) -> None:
     """Regenerate the report's figures (PNG), tables (Markdown, CSV) and README.md from fresh
     simulations and the recorded measurements; two runs give the same bytes."""
-    from gpusim.reporting.runner import build_report
+    from gpusim.reporting.report_runner import build_report
 
     if verbose:
         set_verbose(True)

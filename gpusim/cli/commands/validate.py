@@ -1,6 +1,6 @@
 """``gpusim validate``: predicted against measured on a real GPU, or from a recorded dataset.
 
-All the work is in :mod:`gpusim.validation.command`; this module only declares options.
+All the work is in :mod:`gpusim.validation.validate_command`; this module only declares options.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import typer
 from gpusim.cli.app import app
 from gpusim.cli.options import JsonOption, VerboseOption, check_profile
 from gpusim.cli.output import emit, log, set_verbose, shows_progress, status
-from gpusim.validation.command import DEFAULT_PROFILE
-from gpusim.validation.command import validate as run_validate
+from gpusim.validation.validate_command import DEFAULT_PROFILE
+from gpusim.validation.validate_command import validate as run_validate
 
 
 @app.command()

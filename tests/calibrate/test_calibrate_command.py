@@ -8,7 +8,8 @@ import types
 
 import pytest
 
-from gpusim.calibrate import command, suite
+from gpusim.calibrate import calibrate_command as command
+from gpusim.calibrate import suite
 from gpusim.calibrate.__main__ import main
 from gpusim.calibrate.context import BenchContext, import_cupy
 from gpusim.errors import GpusimError

@@ -7,10 +7,10 @@ import json
 import pytest
 
 from gpusim.errors import GpusimError
-from gpusim.reporting import runner
+from gpusim.reporting import report_runner as runner
 from gpusim.reporting.fig_tuning import TunerHeatmap
 from gpusim.reporting.fig_validation import PredictedVsMeasured
-from gpusim.reporting.runner import build_report, select
+from gpusim.reporting.report_runner import build_report, select
 
 from .conftest import small_figures
 

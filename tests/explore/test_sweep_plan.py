@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from gpusim.errors import GpusimError
-from gpusim.explore.plan import expand_workloads, load_plan, make_plan
 from gpusim.explore.spec import parse_spec
+from gpusim.explore.sweep_plan import expand_workloads, load_plan, make_plan
 from gpusim.workload import Workload
 from tests.explore.conftest import SMALL_SPEC, write_spec
 

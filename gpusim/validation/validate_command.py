@@ -19,7 +19,7 @@ from gpusim.data.layout import REPO_ROOT
 from gpusim.profiles.loader import load_profile
 from gpusim.validation.dataset import check_profile, load_dataset, merge_records
 from gpusim.validation.predicted_vs_measured import compare_records, summary
-from gpusim.validation.report import write_report
+from gpusim.validation.validation_report import write_report
 
 DEFAULT_PROFILE = "h200-sxm"
 
