@@ -67,14 +67,9 @@ def test_a_variant_drops_only_the_fields_it_names():
         H.variant_profile(SET2, "nope")
 
 
-_SCORES: dict[tuple[str, str], dict] = {}
-
-
 def _score(s, variant: str) -> dict:
-    """The set scored with the variant's predictions recomputed from the code (once per run)."""
-    if (s.name, variant) not in _SCORES:
-        _SCORES[s.name, variant] = H.compare(_measured(s), H.predict(s, variant), s)
-    return _SCORES[s.name, variant]
+    """The set scored with the variant's predictions recomputed from the code."""
+    return H.compare(_measured(s), H.predict(s, variant), s)
 
 
 def _shipped(s) -> str:
@@ -82,14 +77,7 @@ def _shipped(s) -> str:
     return next(v for v, dropped in s.variants.items() if not dropped)
 
 
-@pytest.mark.parametrize("s", SETS.values(), ids=list(SETS))
-def test_the_model_recomputed_on_the_held_out_set(s):
-    """Recomputes every prediction of the shipped profile from the code and scores it against
-    the measured runs. Bounds are what was measured when each set came back
-    (reports/kernels/wgmma/heldout*), with a little room; the issue's own targets (5 % MAPE,
-    Spearman 0.85, first choice within 3 % everywhere) are reported there, not asserted, where
-    the model misses them."""
-    res = _score(s, _shipped(s))
+def _assert_within_bounds(s, res: dict) -> None:
     err = res["errors"]
     mape, bias, misses, worst_pick = BOUNDS[s.name]
     assert res["runs"] >= 25
@@ -102,13 +90,26 @@ def test_the_model_recomputed_on_the_held_out_set(s):
     assert max(picks) <= worst_pick, res["tune"]
 
 
-def test_set_2s_rule_chose_the_clock_the_profiles_carry():
-    """Set 2's manifest says, before it ran: keep the burst clock if its MAPE there is lower
-    than the sustained clock's. Recomputed, the profile must be on the side the rule picks."""
-    burst = _score(SET2, "burst")["errors"]["model_s"]["mape"]
-    sustained = _score(SET2, "sustained")["errors"]["model_s"]["mape"]
+def test_the_model_recomputed_on_held_out_set_1():
+    """Recomputes every prediction of the shipped profile from the code and scores it against
+    the measured runs. Bounds are what was measured when each set came back
+    (reports/kernels/wgmma/heldout*), with a little room; the issue's own targets (5 % MAPE,
+    Spearman 0.85, first choice within 3 % everywhere) are reported there, not asserted, where
+    the model misses them."""
+    _assert_within_bounds(SET1, _score(SET1, _shipped(SET1)))
+
+
+def test_the_model_recomputed_on_held_out_set_2_and_its_rule():
+    """Set 2 as set 1, and its rule: its manifest said, before it ran, keep the burst clock if
+    its MAPE there is lower than the sustained clock's. Both variants are recomputed; the
+    profile must be on the side the rule picks."""
+    shipped = _score(SET2, _shipped(SET2))
+    _assert_within_bounds(SET2, shipped)
+    other = next(v for v in SET2.variants if v != _shipped(SET2))
+    mape = {_shipped(SET2): shipped["errors"]["model_s"]["mape"]}
+    mape[other] = _score(SET2, other)["errors"]["model_s"]["mape"]
     has_burst = load_profile(PROFILE).sm_clock_wgmma_burst_hz is not None
-    assert has_burst == (burst < sustained), (burst, sustained)
+    assert has_burst == (mape["burst"] < mape["sustained"]), mape
 
 
 #: (MAPE, |mean signed|, workloads whose first choice is > 3 % off, worst first choice).
