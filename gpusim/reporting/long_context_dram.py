@@ -8,7 +8,10 @@ Nsight Compute, beside two baselines; and the engine's runtime against CUDA even
 ``predict`` simulates each configuration that Nsight Compute counts (``ncu``) with the
 engine (:func:`gpusim.api.simulate`: runtime, its tile L2's DRAM bytes, the occupancy),
 then traces its K/V reads at that occupancy through the reuse-distance LRU
-(:mod:`gpusim.engine.kv_trace_l2`). Baselines: ``compulsory`` (Q, K, V, O once each;
+(:mod:`gpusim.engine.kv_trace_l2`), once with all bytes alike (``kv_trace``, the model judged
+on held-out set 2) and once with K/V bytes aging the L2 as the H200's measured shared
+traffic does (``kv_trace_shared``, :data:`SHARED_AGING_RUN` read by
+:mod:`gpusim.calibrate.l2_shared_aging`). Baselines: ``compulsory`` (Q, K, V, O once each;
 K and V once per K/V head) and ``no_reuse`` (Q and O once, every K/V tile a CTA reads
 from DRAM). ``compare`` prints per run measured and predicted bytes, and per method MAPE,
 mean signed error and the worst runs, at every length and at 64k and 128k (the issue's
@@ -18,6 +21,7 @@ target), and the runtime MAPE.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 from pathlib import Path
@@ -25,6 +29,7 @@ from typing import Any
 
 from gpusim import atomic
 from gpusim.api import simulate
+from gpusim.calibrate.l2_shared_aging import shared_aging
 from gpusim.engine.kv_trace_l2 import kv_trace_for
 from gpusim.engine.rates import rates_for
 from gpusim.errors import GpusimError
@@ -34,7 +39,19 @@ from gpusim.validation.long_context_compare import DRAM_TARGET_TOKENS, rel_err, 
 from gpusim.validation.long_context_configs import LongContextConfig, read_manifest
 
 PROFILE = "h200-sxm"
-METHODS = ("kv_trace", "engine", "compulsory", "no_reuse")
+METHODS = ("kv_trace", "kv_trace_shared", "engine", "compulsory", "no_reuse")
+#: the recorded ``calibrate.l2_bytes --hot`` run of the H200 (PROFILE's GPU) that gives the
+#: shared-traffic aging: the microbenchmark's own records, no attention kernel in them
+SHARED_AGING_RUN = "data/h200/2026-11-30_calibration_l2_survive/l2-survive-hot-h200.json"
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@functools.cache
+def shared_aging_h200() -> float:
+    """:func:`shared_aging` of :data:`SHARED_AGING_RUN` (1.28)."""
+    return shared_aging(json.loads((ROOT / SHARED_AGING_RUN).read_text())["records"])
+
+
 KIND = "gpusim.long_context_dram_predictions"
 
 
@@ -45,11 +62,13 @@ def predict_one(c: LongContextConfig, profile_name: str = PROFILE) -> dict[str, 
     r = simulate("flash2", w, s, profile)
     rates = rates_for(profile, w.dtype, s.warps)
     t = kv_trace_for(w, s, rates, r.ctas_per_sm)
+    ts = kv_trace_for(w, s, rates, r.ctas_per_sm, shared_aging=shared_aging_h200())
     q_o = 2 * w.batch_heads * w.seq_len_q * w.head_dim * w.elem_bytes
     return {
         "runtime_s": r.runtime_s,
         "ctas_per_sm": r.ctas_per_sm,
         "kv_trace": t.dram_read_bytes + t.dram_write_bytes,
+        "kv_trace_shared": ts.dram_read_bytes + ts.dram_write_bytes,
         "engine": r.dram_read_bytes + r.dram_write_bytes,
         "compulsory": w.qkvo_bytes(),
         "no_reuse": q_o + t.kv_sm_read_bytes,
@@ -62,13 +81,17 @@ def predict(configs: list[LongContextConfig], log=print) -> dict[str, Any]:
     for n, c in enumerate([c for c in configs if c.ncu], 1):
         out[c.config_id] = predict_one(c)
         log(f"[{n}] {c.config_id}: {out[c.config_id]['kv_trace'] / 1e9:.3f} GB")
-    return {"kind": KIND, "model_commit": git_commit(), "profile": PROFILE, "by_config": out}
+    aging = {"value": shared_aging_h200(), "source": SHARED_AGING_RUN}
+    return {"kind": KIND, "model_commit": git_commit(), "profile": PROFILE,
+            "shared_aging": aging, "by_config": out}  # fmt: skip
 
 
 def compare(configs, predictions: dict, ncu: dict, sweep: dict) -> dict[str, Any]:
     """Per method: DRAM-byte errors at every length and at 64k/128k; runtime errors."""
     pred = predictions["by_config"]
-    rows: dict[str, list] = {m: [] for m in METHODS}
+    # predictions made before a method existed do not carry it: those methods are left out
+    present = [k for k in METHODS if all(k in p for p in pred.values())]
+    rows: dict[str, list] = {m: [] for m in present}
     runtime: list[dict] = []
     missing = []
     for c in configs:
@@ -77,7 +100,7 @@ def compare(configs, predictions: dict, ncu: dict, sweep: dict) -> dict[str, Any
             missing.append(c.config_id)
             continue
         meas = m["dram_read_bytes"] + (m.get("dram_write_bytes") or 0)
-        for k in METHODS:
+        for k in present:
             rows[k].append(
                 {"id": c.config_id, "tokens": c.workload.seq_len_k, "kernel": c.kernel,
                  "measured": meas, "predicted": p[k], "err": rel_err(p[k], meas)}
@@ -89,6 +112,8 @@ def compare(configs, predictions: dict, ncu: dict, sweep: dict) -> dict[str, Any
                  "predicted": p["runtime_s"], "err": rel_err(p["runtime_s"], rec["median_s"])}
             )  # fmt: skip
     doc: dict[str, Any] = {"missing": missing, "dram": {}, "rows": rows["kv_trace"]}
+    for r, rs in zip(doc["rows"], rows.get("kv_trace_shared", []), strict=False):
+        r["predicted_shared"], r["err_shared"] = rs["predicted"], rs["err"]
     for k, rs in rows.items():
         doc["dram"][k] = {
             "all": summarise(rs),
@@ -110,10 +135,14 @@ def _pct(x) -> str:
 
 def text(doc: dict) -> str:
     """Per-run rows and the summary table."""
-    lines = [f"{'run':78} {'ncu GB':>8} {'pred GB':>8} {'err%':>7}"]
+    lines = [f"{'run':78} {'ncu GB':>8} {'pred GB':>8} {'err%':>7} {'shared GB':>9} {'err%':>7}"]
     for r in doc["rows"]:
+        shared = ""
+        if "err_shared" in r:
+            shared = f" {r['predicted_shared'] / 1e9:9.3f} {_pct(r['err_shared'])}"
         lines.append(
             f"{r['id']:78} {r['measured'] / 1e9:8.3f} {r['predicted'] / 1e9:8.3f} {_pct(r['err'])}"
+            + shared
         )
     lines.append(f"{'method':12} {'set':12} {'n':>3} {'MAPE%':>7} {'mean%':>7} worst")
     for k, d in doc["dram"].items():

@@ -69,3 +69,20 @@ def test_distinct_not_inserted_bytes_age_lines():
 def test_bad_heads_refused():
     with pytest.raises(ValueError, match="multiple"):
         _kv(heads=6, heads_kv=4)
+
+
+def test_shared_aging_one_is_the_judged_model():
+    kw = dict(heads=2, heads_kv=2, seq_q=65536, seq_k=65536, causal=True, q_order="first-first")
+    assert _kv(shared_aging=1.0, **kw) == _kv(**kw)
+
+
+def test_shared_aging_deepens_kv_reuse_only():
+    # 1 head of 32k keys (16 MiB of K/V) walked by two lockstep waves of 128 CTAs: the second
+    # re-reads each block 16 MiB of K/V plus 8 MiB of the first wave's Q/O deep, 24 MiB,
+    # where the curve loses nothing. At 1.5 read-once bytes per K/V byte it lies 32 MiB deep
+    # (the curve loses 36 %), at 2 x 40 MiB (75 %); the Q/O bytes count once either way.
+    kw = dict(seq_q=32768, seq_k=32768, slots=128)
+    once = kv_bytes(1, 32768)
+    assert _kv(**kw) == once
+    assert _kv(shared_aging=1.5, **kw) == pytest.approx(once * (1 + 0.36), rel=0.05)
+    assert _kv(shared_aging=2.0, **kw) == pytest.approx(once * (1 + 0.75), rel=0.05)
