@@ -55,6 +55,7 @@ class CtaGroup:
         "_bh_runs",
         "_starting",
         "acts",
+        "dram",
         "layers",
         "lookups",
         "pending",
@@ -81,6 +82,8 @@ class CtaGroup:
         self.acts: list[Activity] = []
         self.lookups: dict[int, Lookup] = {}
         self.start_tick = run.sim.env.now
+        #: DRAM bytes [read, written] this group's lookups caused (scatter_skip.py reads them)
+        self.dram = [0, 0]
         self._starting = False
         self._bh_runs: list[tuple[int, int, int, int]] | None = None
         self._avg_bytes: dict[tuple[int, bool], float] = {}
@@ -330,6 +333,7 @@ class CtaGroup:
         else:
             counters.global_read_bytes += m * chunk.read_bytes
         counters.dram_read_bytes += own_miss + shared_miss
+        self.dram[0] += own_miss + shared_miss
         # Each CTA waits for its own tiles and its batch-head's shared ones; the group, which
         # moves as one, waits for the average CTA.
         floor = sim.rates.l2_latency_ticks
@@ -364,6 +368,7 @@ class CtaGroup:
         else:
             counters.global_write_bytes += m * chunk.write_bytes
         counters.dram_write_bytes += own_dirty + shared_dirty
+        self.dram[1] += own_dirty + shared_dirty
         return own_dirty / m, float(shared_dirty), fetches
 
     # --- splitting --------------------------------------------------------------------
@@ -381,6 +386,7 @@ class CtaGroup:
         other.phase = self.phase
         other.work_scale = self.work_scale
         other.start_tick = self.start_tick
+        other.dram = [0, 0]
         other._starting = False
         other._bh_runs = None
         self._bh_runs = None
