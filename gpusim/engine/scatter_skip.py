@@ -55,9 +55,9 @@ if TYPE_CHECKING:
 #: against; ``extrapolate=False`` also turns off lumping, so it cannot serve).
 ENABLED = True
 #: Waves simulated before the watch starts (the first waves start in lockstep and blur).
-WARM_WAVES = 2
+WARM_WAVES = 6
 #: Waves in each half of the watched window.
-HALF_WAVES = 3
+HALF_WAVES = 4
 #: The two halves' CTAs per tick agree within this share.
 TIME_TOLERANCE = 0.003
 #: The two halves' DRAM shares of SM-to-L2 bytes agree within this share of each other
