@@ -26,8 +26,6 @@ from gpusim.engine.ps_channel import PSServer
 from gpusim.engine.rates import SCHED_LANE, SM_LANES
 
 L2_LANE, DRAM_LANE = 0, 1
-
-
 PIPE_LANE = {p: i for i, p in enumerate((*SM_LANES, SCHED_LANE))}
 
 if TYPE_CHECKING:
@@ -82,8 +80,7 @@ class CtaGroup:
         self.acts: list[Activity] = []
         self.lookups: dict[int, Lookup] = {}
         self.start_tick = run.sim.env.now
-        #: DRAM bytes [read, written] this group's lookups caused (scatter_skip.py reads them)
-        self.dram = [0, 0]
+        self.dram = [0, 0]  # DRAM bytes [read, written] its lookups caused (scatter_skip.py)
         self._starting = False
         self._bh_runs: list[tuple[int, int, int, int]] | None = None
         self._avg_bytes: dict[tuple[int, bool], float] = {}
@@ -388,12 +385,9 @@ class CtaGroup:
         other.start_tick = self.start_tick
         other.dram = [0, 0]
         other._starting = False
-        other._bh_runs = None
-        self._bh_runs = None
-        other._avg_bytes = {}
-        self._avg_bytes = {}
-        self.weights = self._weights()
-        other.weights = other._weights()
+        other._bh_runs = self._bh_runs = None
+        other._avg_bytes, self._avg_bytes = {}, {}
+        self.weights, other.weights = self._weights(), other._weights()
         other.lookups = {
             c: Lookup(lk.own_dram, 0.0, 0, lk.latency) for c, lk in self.lookups.items()
         }

@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING
 
 from simpy.events import Event
 
+from gpusim.engine import scatter_skip
 from gpusim.engine.counters import Counters
 from gpusim.engine.cta_group import CtaGroup
 from gpusim.engine.environment import call_later
@@ -50,7 +51,6 @@ from gpusim.engine.grid import LUMPED, Grid
 from gpusim.engine.lumped import LumpedGroup
 from gpusim.engine.plan import ClassPlan
 from gpusim.engine.rates import Rates
-from gpusim.engine import scatter_skip
 from gpusim.engine.sm_group import SmGroup
 from gpusim.engine.stream_skip import StreamSkip, applies
 
@@ -153,7 +153,8 @@ class KernelRun:
         )
         cut = self.aggregated and self._extrapolate and scatter_skip.ENABLED
         if cut and strata > 1 and self._stream is None:
-            self._cut = scatter_skip.ScatterSkip(self)  # strata drift apart: the GPU never frees at once
+            # The strata drift apart: the GPU never frees at once (scatter_skip.py).
+            self._cut = scatter_skip.ScatterSkip(self)
         if self.aggregated and strata > 1:
             cuts = sorted({round(i * n / strata) for i in range(strata + 1)})
             sm_groups = [SmGroup(self, a, b - a, self.ctas_per_sm) for a, b in pairwise(cuts)]

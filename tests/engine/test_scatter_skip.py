@@ -76,7 +76,7 @@ def test_a_period_is_whole_batch_heads_and_gqa_groups():
     class Run:  # what period_ctas reads
         kv_group = 4
 
-        class grid:  # noqa: N801 - a stand-in for the Grid
+        class grid:  # a stand-in for the Grid
             blocks_per_bh = 16
             lump_end = 0
             lump_by_bh = True
