@@ -112,7 +112,8 @@ def super_period(run: KernelRun, slots: int) -> int:
     """CTAs after which the grid, the waves and the SM groups' dispatches all line up: the
     least common multiple of the period, the slots and the SM groups' sizes (a dispatch hands
     an SM group as many CTAs as it has SMs, so which batch-heads share a group repeats
-    only with it)."""
+    only with it). Taken once, at the first mark: the groups a grid splits into later
+    (lumped grids at batch-heads' ends) do not move it."""
     return math.lcm(period_ctas(run), slots, *(g.size for g in run.sm_groups))
 
 
@@ -164,7 +165,11 @@ class ScatterSkip:
         self.at_cta.add(run.next_cta)
         if run.next_cta < self.next_mark:
             return
-        self.step = self.step or super_period(run, self.slots)
+        step = self.step = self.step or super_period(run, self.slots)
+        skip = (run.end_cta - run.next_cta - (TAIL_WAVES + 1) * self.slots) // step * step
+        if skip <= 0:
+            self._stop()  # too little grid left to ever cut (a long causal grid's period)
+            return
         self.next_mark = (run.next_cta // self.slots + 1) * self.slots
         now = run.sim.env.now
         self.marks.append((now, astuple(run.counters), run.grid.lump_by_bh, run.next_cta))
@@ -186,11 +191,6 @@ class ScatterSkip:
             s1, s2 = _share(a[1], m[1], dram, glob), _share(m[1], b[1], dram, glob)
             if abs(s2 - s1) > SHARE_TOLERANCE * max(s1, s2):
                 return
-        step = self.step
-        skip = (run.end_cta - run.next_cta - (TAIL_WAVES + 1) * self.slots) // step * step
-        if skip <= 0:
-            self._stop()  # too little grid left to ever cut
-            return
         # DRAM bytes of whole super-periods of CTAs, [n_b - k * step, n_b), all finished:
         # the groups dispatched from one dispatch to another caused them, whatever the time.
         n = b[3]
