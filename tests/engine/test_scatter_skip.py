@@ -11,7 +11,7 @@ from gpusim.schedule import Schedule
 from gpusim.workload import Workload
 
 S64W8 = Schedule(block_m=64, block_n=64, warps=8, stages=2)
-#: 8192 CTAs, 31 waves on the H200: the cut leaves out about 20 of them.
+#: 8192 CTAs, 31 waves on the H200: the cut leaves out 12 of them.
 FP32 = Workload(batch=8, heads=32, seq_len_q=2048, seq_len_k=2048, head_dim=64, dtype="fp32")
 #: Split-KV decoding with GQA (four query heads read one K/V head): 31.5 waves.
 DECODE = Workload(batch=16, heads=32, heads_kv=8, seq_len_q=1, seq_len_k=65536, head_dim=128,
@@ -45,9 +45,9 @@ def test_the_cut_agrees_with_the_whole_run(algorithm, w, s, monkeypatch):
     h200 = load_profile("h200-sxm")
     assert h200.cta_duration_scatter is not None  # the scatter that puts grids out of lockstep
     cut, full = _both(algorithm, w, s, h200, monkeypatch)
-    assert sum(k.waves_extrapolated for k in cut.kernels) >= 10  # it did cut
+    assert sum(k.waves_extrapolated for k in cut.kernels) >= 5  # it did cut
     assert sum(k.waves_extrapolated for k in full.kernels) == 0
-    assert cut.events < 0.75 * full.events
+    assert cut.events < 0.8 * full.events
     _agree(cut, full)
     assert [k.ctas for k in cut.kernels] == [k.ctas for k in full.kernels]
 
