@@ -26,8 +26,6 @@ from gpusim.engine.ps_channel import PSServer
 from gpusim.engine.rates import SCHED_LANE, SM_LANES
 
 L2_LANE, DRAM_LANE = 0, 1
-
-
 PIPE_LANE = {p: i for i, p in enumerate((*SM_LANES, SCHED_LANE))}
 
 if TYPE_CHECKING:
@@ -55,6 +53,7 @@ class CtaGroup:
         "_bh_runs",
         "_starting",
         "acts",
+        "dram",
         "layers",
         "lookups",
         "pending",
@@ -81,6 +80,7 @@ class CtaGroup:
         self.acts: list[Activity] = []
         self.lookups: dict[int, Lookup] = {}
         self.start_tick = run.sim.env.now
+        self.dram = [0, 0]  # DRAM bytes [read, written] its lookups caused (scatter_skip.py)
         self._starting = False
         self._bh_runs: list[tuple[int, int, int, int]] | None = None
         self._avg_bytes: dict[tuple[int, bool], float] = {}
@@ -330,6 +330,7 @@ class CtaGroup:
         else:
             counters.global_read_bytes += m * chunk.read_bytes
         counters.dram_read_bytes += own_miss + shared_miss
+        self.dram[0] += own_miss + shared_miss
         # Each CTA waits for its own tiles and its batch-head's shared ones; the group, which
         # moves as one, waits for the average CTA.
         floor = sim.rates.l2_latency_ticks
@@ -364,6 +365,7 @@ class CtaGroup:
         else:
             counters.global_write_bytes += m * chunk.write_bytes
         counters.dram_write_bytes += own_dirty + shared_dirty
+        self.dram[1] += own_dirty + shared_dirty
         return own_dirty / m, float(shared_dirty), fetches
 
     # --- splitting --------------------------------------------------------------------
@@ -381,13 +383,11 @@ class CtaGroup:
         other.phase = self.phase
         other.work_scale = self.work_scale
         other.start_tick = self.start_tick
+        other.dram = [0, 0]
         other._starting = False
-        other._bh_runs = None
-        self._bh_runs = None
-        other._avg_bytes = {}
-        self._avg_bytes = {}
-        self.weights = self._weights()
-        other.weights = other._weights()
+        other._bh_runs = self._bh_runs = None
+        other._avg_bytes, self._avg_bytes = {}, {}
+        self.weights, other.weights = self._weights(), other._weights()
         other.lookups = {
             c: Lookup(lk.own_dram, 0.0, 0, lk.latency) for c, lk in self.lookups.items()
         }

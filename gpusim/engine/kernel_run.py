@@ -30,7 +30,8 @@ normal quantiles (deterministic: the same run gives the same result), and the ag
 path lumps the SMs into :data:`SCATTER_STRATA` groups rather than one, so that groups of
 SMs can drift apart. Waves then no longer repeat, and the steady-state skip does not apply;
 streaming kernels (CTAs that touch tiles of their own only) have a skip of their own
-(:mod:`gpusim.engine.stream_skip`).
+(:mod:`gpusim.engine.stream_skip`), and every other grid out of lockstep one that cuts it
+short once its rate is statistically steady (:mod:`gpusim.engine.scatter_skip`).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from typing import TYPE_CHECKING
 
 from simpy.events import Event
 
+from gpusim.engine import scatter_skip
 from gpusim.engine.counters import Counters
 from gpusim.engine.cta_group import CtaGroup
 from gpusim.engine.environment import call_later
@@ -92,7 +94,7 @@ class KernelRun:
         l2_fetch_factor: float = 1.0,
         dram_cost: float = 1.0,
         kv_group: int = 1,
-        extrapolate_stream: bool = False,
+        extrapolate: bool = False,
     ):
         self.sim = sim
         #: consecutive batch-heads whose CTAs read one K/V head's K and V (GQA; 1: none):
@@ -116,6 +118,9 @@ class KernelRun:
         #: succeeds (an event of its own) once the last CTA has finished
         self.done = Event(sim.env)
         self.next_cta = 0
+        #: CTAs ``[0, end_cta)`` are simulated: the whole grid, less what the cut of a grid
+        #: out of lockstep left out (scatter_skip.py)
+        self.end_cta = grid.total
         self.live = 0
         self.groups_made = 0
         self.start_tick = sim.env.now
@@ -131,7 +136,10 @@ class KernelRun:
         )
         self._freed: list[tuple[SmGroup, int]] = []
         #: the skip of streaming kernels out of lockstep (stream_skip.py), where it applies
-        self._stream = StreamSkip(self) if extrapolate_stream and applies(self) else None
+        self._stream = StreamSkip(self) if extrapolate and applies(self) else None
+        self._extrapolate = extrapolate
+        #: the cut of other grids out of lockstep (scatter_skip.py), made at start()
+        self._cut: scatter_skip.ScatterSkip | None = None
         self._dispatch_pending = False
         self._placing = False
 
@@ -143,6 +151,10 @@ class KernelRun:
             SCATTER_STRATA if self.rates.cta_scatter > 0 else 1,
             LUMP_STRATA if self.grid.lump_end and self.grid.lump_by_bh else 1,
         )
+        cut = self.aggregated and self._extrapolate and scatter_skip.ENABLED
+        if cut and strata > 1 and self._stream is None:
+            # The strata drift apart: the GPU never frees at once (scatter_skip.py).
+            self._cut = scatter_skip.ScatterSkip(self)
         if self.aggregated and strata > 1:
             cuts = sorted({round(i * n / strata) for i in range(strata + 1)})
             sm_groups = [SmGroup(self, a, b - a, self.ctas_per_sm) for a, b in pairwise(cuts)]
@@ -169,7 +181,9 @@ class KernelRun:
             g.smg.slots[layer] = None
             self._freed.append((g.smg, layer))
         self.live -= 1
-        if self.next_cta < self.grid.total:
+        if self._cut is not None:
+            self._cut.group_done(g)
+        if self.next_cta < self.end_cta:
             if not self._dispatch_pending:
                 self._dispatch_pending = True
                 call_later(env, 0, self._dispatch, DISPATCH_PRIORITY)  # after this tick's others
@@ -190,9 +204,11 @@ class KernelRun:
             self._steady_state()
         if self._stream is not None and skip:
             self._stream.at_dispatch()
+        if self._cut is not None and skip:
+            self._cut.at_dispatch()
         freed = sorted(self._freed, key=lambda e: (e[1], e[0].sm0))
         self._freed = []
-        total = self.grid.total
+        total = self.end_cta
         assigned: dict[int, tuple[SmGroup, list[tuple[int, int, int]]]] = {}
         for smg, layer in freed:
             if self.next_cta >= total:
@@ -233,7 +249,7 @@ class KernelRun:
             ctas = c[1] - b[1]
             if self._aligned and ctas % (self.grid.blocks_per_bh * self.kv_group):
                 continue
-            skip = (self.grid.total - self.next_cta) // ctas - 1
+            skip = (self.end_cta - self.next_cta) // ctas - 1
             if ctas <= 0 or skip < 1:
                 return
             self.next_cta += skip * ctas

@@ -164,6 +164,7 @@ class LumpedGroup(CtaGroup):
                 if last > first:
                     own_ready[i] = max(own_ready[i], max(ready[first:last]))
         run.counters.dram_read_bytes += own_miss + shared_miss
+        self.dram[0] += own_miss + shared_miss
         m = self.members
         floor = sim.rates.l2_latency_ticks
         wait = sum(n * max(floor, own_ready[i] - now) for i, (_bh, _b, n, _c) in enumerate(runs))
@@ -208,6 +209,7 @@ class LumpedGroup(CtaGroup):
                     shared_dirty += dirty
                     fetches += dirty > 0
         self.run.counters.dram_write_bytes += own_dirty + shared_dirty
+        self.dram[1] += own_dirty + shared_dirty
         return own_dirty / self.members, float(shared_dirty), fetches
 
 

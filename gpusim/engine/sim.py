@@ -83,8 +83,8 @@ class KernelSpec:
     rates: Rates | None = None
     #: whether the grid lumps CTAs of different classes (lumped.py; ``Grid.lump``)
     lumped: bool = False
-    #: skip the steady middle of a streaming kernel out of lockstep (stream_skip.py)
-    extrapolate_stream: bool = False
+    #: skip the steady middle of a kernel out of lockstep (stream_skip.py, scatter_skip.py)
+    extrapolate: bool = False
     #: bytes the SMs fetch from the L2 per byte the kernel reads (prepare.l2_fetch_factor)
     l2_fetch_factor: float = 1.0
     #: DRAM bandwidth a byte of the kernel takes over a byte's (prepare.py: bytes in flight)
@@ -112,7 +112,7 @@ def kernel_sequence(sim: Sim, specs: list[KernelSpec], runs: list[KernelRun]) ->
             spec.l2_fetch_factor,
             spec.dram_cost,
             spec.kv_group,
-            spec.extrapolate_stream,
+            spec.extrapolate,
         )
         runs.append(kr)
         kr.start()

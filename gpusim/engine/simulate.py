@@ -91,8 +91,9 @@ def simulate(
 
     ``on_chip`` maps kernel names to footprints that replace the algorithm's estimates
     (a compiled kernel's real registers and shared memory, as validation uses).
-    ``extrapolate=False`` turns off the skip of streaming kernels out of lockstep on the
-    aggregated path (:mod:`gpusim.engine.stream_skip`), an approximation within 0.01 %.
+    ``extrapolate=False`` turns off the skips of kernels out of lockstep on the aggregated
+    path (:mod:`gpusim.engine.stream_skip`, an approximation within 0.01 %;
+    :mod:`gpusim.engine.scatter_skip`) and the lumping of causal grids.
     ``processes``: generator functions, each called with a
     :class:`~gpusim.engine.hook.GpuHandle` and run as a SimPy process beside the
     kernels (docs/engine.md). ``binary``: a loop read from a binary
@@ -161,7 +162,7 @@ def simulate(
             )
 
     for p in prepared:
-        p.spec.extrapolate_stream = extrapolate and not want_full
+        p.spec.extrapolate = extrapolate and not want_full
     tracer = None
     if trace_path is not None:
         from gpusim.engine.trace_export import ChromeTracer

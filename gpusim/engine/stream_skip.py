@@ -110,7 +110,7 @@ class StreamSkip:
         self.marks.append((idle, *kept))
         if len(self.marks) <= WINDOW_WAVES or self.marks[-1] != self.marks[0]:
             return  # not watched long enough, or the DRAM idled or a byte hit in the window
-        left = run.grid.total - run.next_cta
+        left = run.end_cta - run.next_cta
         skip = (left // self.slots - TAIL_WAVES) * self.slots
         if skip >= self.slots:
             self._jump(skip, run.sim.memory.lanes[DRAM_LANE].capacity)

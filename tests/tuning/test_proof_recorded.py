@@ -34,7 +34,7 @@ CASES = {
     # the lowest Spearman (0.878).
     "proof-core": (MEASURED, PREDICTED, "h200-sxm-core", 4, 0.0135, 0.875),
     # reports/tuning/calibrated_model: 9 of 10 within 5 %, 7 within 3 %, worst loss 7.0 %,
-    # Spearman 0.66-0.91; at d128 without masking it ranks 128x128 w8 first: the worst loss.
+    # Spearman 0.70-0.91; at d128 without masking it ranks 128x128 w8 first: the worst loss.
     "proof-calibrated": (
         MEASURED,
         PREDICTED.parent / "calibrated_model" / PREDICTED.name,
@@ -53,7 +53,7 @@ CASES = {
         0.0415,
         0.845,
     ),
-    # Held-out README: 6 of 8 within 5 %, Spearman 0.64-0.90, worst loss 6.5 %: this one.
+    # Held-out README: 7 of 8 within 5 %, Spearman 0.61-0.90, worst loss 6.5 %: this one.
     "held-out-calibrated": (
         HELD_OUT_RECORD,
         HELD_OUT / "predictions_calibrated.json",
