@@ -16,6 +16,7 @@ from typing import Any
 from simpy.events import Event, Process
 
 from gpusim.engine.clock import per_tick
+from gpusim.engine.collector import fewer_collections
 from gpusim.engine.environment import Environment
 from gpusim.engine.grid import Grid
 from gpusim.engine.kernel_run import KernelRun
@@ -132,5 +133,6 @@ def run_kernels(
     env = sim.env
     main = env.process(kernel_sequence(sim, specs, runs))
     sim.user_processes = [env.process(make()) for make in processes]
-    env.run(until=main)
+    with fewer_collections():
+        env.run(until=main)
     return runs

@@ -21,6 +21,7 @@ from algorithms import get_algorithm
 from algorithms.base import OnChip
 from gpusim.counting import MAX_TRACED_STEPS, count, traced_classes
 from gpusim.engine.clock import seconds
+from gpusim.engine.collector import fewer_collections
 from gpusim.engine.counters import Counters
 from gpusim.engine.hook import GpuHandle, UserProcess
 from gpusim.engine.plan import min_cta_phases
@@ -100,6 +101,25 @@ def simulate(
     (:func:`gpusim.kernel_catalog.binary_sass.binary_loop`) that the SM core model replays
     for the algorithm's tensor-core kernel, with the binary's registers where it records them.
     """
+    with fewer_collections():  # most of a run's time is allocation-heavy preparation too
+        return _simulate(
+            algorithm, workload, schedule, profile, trace_path, detail, on_chip, extrapolate,
+            processes, binary,
+        )  # fmt: skip
+
+
+def _simulate(
+    algorithm: str,
+    workload: Workload,
+    schedule: Schedule,
+    profile: HardwareProfile,
+    trace_path: str | Path | None,
+    detail: str,
+    on_chip: Mapping[str, OnChip] | None,
+    extrapolate: bool,
+    processes: Sequence[UserProcess] | None,
+    binary,
+) -> SimResult:
     real = dict(on_chip or {})
     t0 = time.perf_counter()
     _check_detail(detail)
