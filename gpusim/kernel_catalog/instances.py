@@ -10,8 +10,8 @@ fit the register file without heavy spilling. ``instance_for`` maps a
 
 The tensor-core kernel also takes the schedule's long-context fields as compile-time
 switches (``kv_order`` backward, ``q_order`` first-first, grouped K/V heads, ``kv_splits`` >
-1); an instance with all of them off is the grid instance the recorded build describes, with
-the same key. ``pack_gqa`` and the fp32 kernel's long-context fields have no CUDA code.
+1, ``pack_gqa``); an instance with all of them off is the grid instance the recorded build
+describes, with the same key. The fp32 kernel's long-context fields have no CUDA code.
 """
 
 from __future__ import annotations
@@ -58,11 +58,13 @@ class KernelInstance:
     q_first: bool = False
     gqa: bool = False
     split: bool = False
+    #: pack_gqa: a GQA group's heads in one tile's rows (needs ``gqa``)
+    pack: bool = False
 
     @property
-    def features(self) -> tuple[bool, bool, bool, bool]:
-        """The four switches in template order (KV_BACK, Q_FIRST, GQA, SPLIT)."""
-        return (self.kv_backward, self.q_first, self.gqa, self.split)
+    def features(self) -> tuple[bool, bool, bool, bool, bool]:
+        """The five switches in template order (KV_BACK, Q_FIRST, GQA, SPLIT, PACK)."""
+        return (self.kv_backward, self.q_first, self.gqa, self.split, self.pack)
 
     @property
     def threads(self) -> int:
@@ -81,13 +83,15 @@ class KernelInstance:
         if self.variant == "tc":
             args = ["true" if self.dtype == "bf16" else "false", *args]
         if any(self.features):  # the defaults (all false) are the template's own
-            args += ["true" if f else "false" for f in self.features]
+            # PACK, the last, is named only when on: the other instances keep their names
+            feats = self.features if self.pack else self.features[:4]
+            args += ["true" if f else "false" for f in feats]
         return f"{self.kernel_name}<{','.join(str(a) for a in args)}>"
 
     @property
     def key(self) -> str:
         """A file-name-safe identifier, e.g. ``tc_bf16_d128_m128_n64_w4_s2``."""
-        tags = ("_kvb", "_qff", "_gqa", "_split")
+        tags = ("_kvb", "_qff", "_gqa", "_split", "_pack")
         return (
             f"{self.variant}_{self.dtype}_d{self.head_dim}_m{self.block_m}_n{self.block_n}"
             f"_w{self.warps}_s{self.stages}"
@@ -115,11 +119,12 @@ class KernelInstance:
             kv_splits=kv_splits if self.split else 1,
             kv_order="backward" if self.kv_backward else "forward",
             q_order="first-first" if self.q_first else "last-first",
+            pack_gqa=self.pack,
         )
 
     def base(self) -> KernelInstance:
         """The grid instance of the same tiles with every long-context switch off."""
-        return replace(self, kv_backward=False, q_first=False, gqa=False, split=False)
+        return replace(self, kv_backward=False, q_first=False, gqa=False, split=False, pack=False)
 
     def as_dict(self) -> dict:
         """Plain fields plus the derived ones a results file wants."""
@@ -218,7 +223,7 @@ def unimplemented(workload: Workload, schedule: Schedule) -> dict[str, object]:
 
     The tensor-core kernel (fp16/bf16) implements split-KV (its split form plus
     flash2_combine.cu), grouped K/V heads, the backward K/V walk and first-first launch
-    order as template switches; no kernel packs a group's heads into one tile's rows, and
+    order, and the packing of a GQA group's heads into one tile's rows, as template switches;
     the fp32 kernel has none of them."""
     s, defaults = schedule, Schedule()
     out: dict[str, object] = {}
@@ -230,8 +235,8 @@ def unimplemented(workload: Workload, schedule: Schedule) -> dict[str, object]:
         }
         if workload.heads_kv is not None:
             out["heads_kv"] = workload.heads_kv
-    if s.pack_gqa:
-        out["pack_gqa"] = True
+        if s.pack_gqa:
+            out["pack_gqa"] = True
     return out
 
 
@@ -287,15 +292,21 @@ def instance_for(
     return inst
 
 
-def long_context_features(workload: Workload, schedule: Schedule) -> tuple[bool, bool, bool, bool]:
-    """The kernel switches (KV_BACK, Q_FIRST, GQA, SPLIT) a workload and schedule ask for
-    (what no kernel implements is refused before: :func:`unimplemented`); GpusimError for
-    more splits than key blocks."""
+def long_context_features(
+    workload: Workload, schedule: Schedule
+) -> tuple[bool, bool, bool, bool, bool]:
+    """The kernel switches (KV_BACK, Q_FIRST, GQA, SPLIT, PACK) a workload and schedule ask
+    for (what no kernel implements is refused before: :func:`unimplemented`); GpusimError
+    for more splits than key blocks, or a packing the tile's rows cannot hold."""
+    from algorithms.q_outer import check_packing  # late: algorithms imports gpusim
+
+    check_packing(workload, schedule)
     features = (
         schedule.kv_order == "backward",
         schedule.q_order == "first-first",
         workload.kv_heads != workload.heads,
         schedule.kv_splits > 1,
+        schedule.pack_gqa,
     )
     key_blocks = -(-workload.seq_len_k // schedule.block_n)
     if schedule.kv_splits > key_blocks:

@@ -24,15 +24,16 @@ COMBINE_THREADS = 128
 
 
 def slice_blocks(w: Workload, s: Schedule, split: int, q0: int) -> range:
-    """The key blocks split ``split`` walks for the query block at ``q0`` (maybe none)."""
+    """The key blocks split ``split`` walks for the query block at ``q0`` (maybe none; a block
+    of ``block_m / group`` queries with ``pack_gqa``)."""
     keys = split_slice(w, s, split)
-    visible = visible_kv_blocks(w, q0, s.block_m, s.block_n)
+    visible = visible_kv_blocks(w, q0, q_rows(w, s).queries, s.block_n)
     return range(keys.start, max(keys.start, min(keys.stop, visible)))
 
 
 def splits_for_block(w: Workload, s: Schedule, q0: int) -> int:
     """How many splits (the first ones) have keys for the query block at ``q0``."""
-    return splits_with_keys(w, s, visible_kv_blocks(w, q0, s.block_m, s.block_n))
+    return splits_with_keys(w, s, visible_kv_blocks(w, q0, q_rows(w, s).queries, s.block_n))
 
 
 def combine_rows_of(w: Workload, s: Schedule) -> int:

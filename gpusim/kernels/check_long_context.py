@@ -4,17 +4,17 @@
         [--cubin-dir DIR]
 
 Each switch alone and in combination (kv_order backward, q_order first-first, grouped K/V
-heads, split-KV with its combine kernel) on a few tile shapes, over awkward cases: ragged
-lengths, Nq > Nk under a causal mask (rows that see no key), Nq = 1 and 16 against long keys,
-split counts that do not divide the key blocks and slices that come out empty. Inputs are
-fresh random normals; the output and, for split runs, the fp32 workspace are poisoned with
-NaN first. The output is compared element by element with the float64 reference
-(:func:`gpusim.kernels.check.check_workload`: no NaN, guard intact, and within twice
-PyTorch's error in the same dtype when PyTorch is there, else the sweep's relative-error
-limit). Split runs also check every split's log-sum-exp against the float64 one (exactly -inf
-where the split sees no key of the row) and every partial output, and that the CTAs of
-splits with no keys for their query block wrote nothing (their workspace stays NaN, and
-the combine kernel does not read it).
+heads, split-KV with its combine kernel, a group's heads packed into one tile) on a few tile
+shapes, over awkward cases: ragged lengths, Nq > Nk under a causal mask (rows that see no
+key), Nq = 1 and 16 against long keys, split counts that do not divide the key blocks and
+slices that come out empty. Inputs are fresh random normals; the output and, for split runs,
+the fp32 workspace are poisoned with NaN first. The output is compared element by element
+with the float64 reference (:func:`gpusim.kernels.check.check_workload`: no NaN, guard
+intact, and within twice PyTorch's error in the same dtype when PyTorch is there, else the
+sweep's relative-error limit). Split runs also check every split's log-sum-exp against the
+float64 one (exactly -inf where the split sees no key of the row) and every partial output,
+and that the CTAs of splits with no keys for their query block wrote nothing (their
+workspace stays NaN, and the combine kernel does not read it).
 """
 
 from __future__ import annotations
@@ -62,13 +62,22 @@ PART_REL_TOL = 2e-2
 REL_TOL = {"bf16": 2e-2, "fp16": 1e-2}
 
 
+#: pack_gqa goes with grouped K/V heads: alone, split, and with every other switch.
+PACKED = (
+    {"gqa": True, "pack": True},
+    {"gqa": True, "pack": True, "split": True},
+    dict.fromkeys((*SWITCHES, "pack"), True),
+)
+
+
 def variants() -> list[KernelInstance]:
     """Every base with each switch alone, and with all four together, and split with each
-    other switch: 5 x (4 + 1 + 3) instances."""
+    other switch, and packed (:data:`PACKED`): 5 x (4 + 1 + 3 + 3) instances."""
     out = []
     for base in BASES:
         combos = [{s: True} for s in SWITCHES] + [dict.fromkeys(SWITCHES, True)]
         combos += [{"split": True, s: True} for s in SWITCHES if s != "split"]
+        combos += list(PACKED)
         for c in combos:
             out.append(replace(base, **c))
     return out
@@ -100,8 +109,9 @@ def split_reference(cp: Any, w: Workload, inst: KernelInstance, q: Any, k: Any, 
     part = cp.zeros((bh, nq, s, w.head_dim))
     written = cp.zeros((bh, nq, s), dtype=bool)
     keys = cp.arange(w.seq_len_k)
-    for q0 in range(0, nq, inst.block_m):
-        rows = slice(q0, min(q0 + inst.block_m, nq))
+    block = inst.block_m // w.group_size if inst.pack else inst.block_m  # queries per tile
+    for q0 in range(0, nq, block):
+        rows = slice(q0, min(q0 + block, nq))
         for n in range(s):
             blocks = slice_blocks(w, sched, n, q0)
             if not blocks:

@@ -21,6 +21,11 @@
 //   writes its partial O (divided by its own l) and its rows' log-sum-exps (natural log, of
 //   the scaled scores) in fp32: o_part[bh][row][split][D], lse[bh][row][split] (a row that
 //   sees no key of the slice: O = 0, lse = -inf). flash2_combine.cu merges the splits.
+// - PACK (pack_gqa, as algorithms/q_outer.py models it; needs grouped K/V heads): one CTA per
+//   (block of BR / group queries, batch * K/V head): tile row r holds query q0 + r / group of
+//   the group's head r % group (query-major), so a decode step fills group rows of one tile
+//   and the group reads its K and V once. Each row keeps its own query for the causal mask;
+//   with SPLIT the partial O and lse go to the row's own (query head, query) as without it.
 #include "flash2_common.cuh"
 
 // Element offset of 16-byte chunk c of row r in a tile with D columns (XOR swizzle).
@@ -71,7 +76,7 @@ __device__ __forceinline__ void tc_load_tile(u16* s, const u16* g, int row0, int
 }
 
 template <bool BF16, int D, int BR, int BC, int WARPS, int STAGES, bool KV_BACK = false,
-          bool Q_FIRST = false, bool GQA = false, bool SPLIT = false>
+          bool Q_FIRST = false, bool GQA = false, bool SPLIT = false, bool PACK = false>
 __global__ void __launch_bounds__(WARPS * 32)
     flash2_tc(const u16* __restrict__ Q, const u16* __restrict__ K, const u16* __restrict__ V,
               u16* __restrict__ O, int nq, int nk, int causal, float scale_log2,
@@ -102,17 +107,25 @@ __global__ void __launch_bounds__(WARPS * 32)
   if constexpr (Q_FIRST) m_block = blockIdx.x;
   int split = 0;  // with SPLIT: counted down with the query blocks, as the model launches them
   if constexpr (SPLIT) split = Q_FIRST ? blockIdx.y : gridDim.y - 1 - blockIdx.y;
-  const int q0 = m_block * BR;
+  // Queries per tile: BR, or BR / group with PACK (rows query-major: see the header).
+  const int q_rows = PACK ? BR / group : BR;
+  const int q0 = m_block * q_rows;
   long long bh = blockIdx.y;
   if constexpr (SPLIT) bh = blockIdx.z;
   long long kv_bh = bh;
-  if constexpr (GQA) kv_bh = flash2_kv_bh(bh, heads, group);
+  if constexpr (PACK) {
+    // bh counts (batch, K/V head); Q and O point at the group's first query head.
+    const int heads_kv = heads / group;
+    bh = (kv_bh / heads_kv) * heads + (kv_bh % heads_kv) * group;
+  } else if constexpr (GQA) {
+    kv_bh = flash2_kv_bh(bh, heads, group);
+  }
   Q += bh * nq * D;
   O += bh * nq * D;
   K += kv_bh * nk * D;
   V += kv_bh * nk * D;
   const int diag = nk - nq;
-  int n_tiles = flash2_kv_tiles(q0, BR, nq, nk, causal, BC);
+  int n_tiles = flash2_kv_tiles(q0, q_rows, nq, nk, causal, BC);
   int kb0 = 0;  // first key block this CTA walks (its slice's, with SPLIT)
   if constexpr (SPLIT) {
     flash2_split_slice((nk + BC - 1) / BC, n_tiles, n_splits, split, kb0, n_tiles);
@@ -197,7 +210,9 @@ __global__ void __launch_bounds__(WARPS * 32)
         for (int nt = 0; nt < NT; ++nt)
 #pragma unroll
           for (int e = 0; e < 4; ++e) {
-            const int row = q0 + wrow0 + mt * 16 + g + ((e >> 1) << 3);
+            // (Without PACK, the sum as it was: another association changed the SASS.)
+            const int row = PACK ? q0 + (wrow0 + mt * 16 + g + ((e >> 1) << 3)) / group
+                                 : q0 + wrow0 + mt * 16 + g + ((e >> 1) << 3);
             const int col = k0 + nt * 8 + 2 * t + (e & 1);
             if (col >= nk || (causal && col > row + diag)) s[mt][nt][e] = -F2_INF;
           }
@@ -264,7 +279,22 @@ __global__ void __launch_bounds__(WARPS * 32)
   };
 
   // ---- the K/V loop ----------------------------------------------------------------------
-  tc_load_tile<D, BR, THREADS>(sQ, Q, q0, nq, tid);
+  if constexpr (PACK) {
+    // Packed rows: row r is query q0 + r / group of head r % group (rows past nq read zeros).
+#pragma unroll
+    for (int i0 = 0; i0 < BR * CH; i0 += THREADS) {
+      const int i = i0 + tid;
+      if ((BR * CH) % THREADS == 0 || i < BR * CH) {
+        const int r = i / CH, c = i % CH;
+        const int q = q0 + r / group;
+        const bool ok = q < nq;
+        const u16* src = Q + ((long long)(r % group) * nq + (ok ? q : 0)) * D + c * 8;
+        cp_async16(smem_u32(sQ + swz<D>(r, c)), src, ok ? 16 : 0);
+      }
+    }
+  } else {
+    tc_load_tile<D, BR, THREADS>(sQ, Q, q0, nq, tid);
+  }
   if constexpr (STAGES == 1) {
     // One buffer each for K and V, as FlashAttention-2 does: K_{j+1} loads during P V_j and
     // V_{j+1} during Q K_{j+1}^T.
@@ -329,14 +359,19 @@ __global__ void __launch_bounds__(WARPS * 32)
   if constexpr (SPLIT) {
     // Partial O / l and the row's log-sum-exp, fp32, straight from the fragments: each
     // quad writes 32 contiguous bytes of a row per n8 tile (one sector).
-    const long long row0 = bh * nq;  // rows of this batch-head in [bh][row][split]
+    long long row0 = bh * nq;  // rows of this batch-head in [bh][row][split]
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const float l = warp_sum_xor(l_i[mt][h], 4);
         const float inv = l > 0.f ? 1.f / l : 0.f;
-        const int grow = q0 + wrow0 + mt * 16 + g + 8 * h;
+        const int r = wrow0 + mt * 16 + g + 8 * h;
+        int grow = q0 + wrow0 + mt * 16 + g + 8 * h;
+        if constexpr (PACK) {
+          grow = q0 + r / group;
+          row0 = (bh + r % group) * nq;  // the row's own query head
+        }
         if (grow < nq) {
 #pragma unroll
           for (int dt = 0; dt < DT; ++dt) {
@@ -370,10 +405,18 @@ __global__ void __launch_bounds__(WARPS * 32)
 #pragma unroll
     for (int i = lane; i < RW * CH; i += 32) {
       const int r = i / CH, c = i % CH;
-      const int grow = q0 + wrow0 + r;
-      if (grow < nq)
-        *reinterpret_cast<uint4*>(O + (long long)grow * D + c * 8) =
-            *reinterpret_cast<const uint4*>(sQ + swz<D>(wrow0 + r, c));
+      if constexpr (PACK) {
+        const int tr = wrow0 + r;  // tile row: query q0 + tr / group of head tr % group
+        const int q = q0 + tr / group;
+        if (q < nq)
+          *reinterpret_cast<uint4*>(O + ((long long)(tr % group) * nq + q) * D + c * 8) =
+              *reinterpret_cast<const uint4*>(sQ + swz<D>(tr, c));
+      } else {
+        const int grow = q0 + wrow0 + r;
+        if (grow < nq)
+          *reinterpret_cast<uint4*>(O + (long long)grow * D + c * 8) =
+              *reinterpret_cast<const uint4*>(sQ + swz<D>(wrow0 + r, c));
+      }
     }
   }
 }

@@ -238,13 +238,17 @@ class Flash2Runner:
         import numpy as np
 
         inst, w = loaded.instance, workload
-        m_blocks = math.ceil(w.seq_len_q / inst.block_m)
+        # pack_gqa: a tile holds block_m / group queries of each of a group's heads, and the
+        # grid has a CTA per (query block, batch * K/V head).
+        rows = inst.block_m // w.group_size if inst.pack else inst.block_m
+        bhs = w.batch * w.kv_heads if inst.pack else w.batch_heads
+        m_blocks = math.ceil(w.seq_len_q / rows)
         if inst.split != (split is not None):
             raise GpusimError(f"{inst.key}: a split-KV workspace goes with split instances only")
         # FlashAttention-2's split grid: (m blocks, splits, batch*heads).
-        grid = (m_blocks, split.splits, w.batch_heads) if split else (m_blocks, w.batch_heads, 1)
+        grid = (m_blocks, split.splits, bhs) if split else (m_blocks, bhs, 1)
         if max(grid[1:]) > 65535:
-            raise GpusimError(f"batch*heads = {w.batch_heads} exceeds the grid's limit 65535")
+            raise GpusimError(f"batch*heads = {bhs} exceeds the grid's limit 65535")
         args = [
             q,
             k,
@@ -265,7 +269,7 @@ class Flash2Runner:
             if split:
                 comb, n = split.combine.instance, np.int32
                 cargs = (split.o_part, split.lse, out, n(w.seq_len_q), n(w.seq_len_k))
-                cargs += (n(1 if w.causal else 0), n(split.splits), n(inst.block_m))
+                cargs += (n(1 if w.causal else 0), n(split.splits), n(rows))
                 cargs += (n(inst.block_n), n(split.combine_rows))
                 cgrid = comb.grid(w, split.combine_rows)
                 split.combine.function(cgrid, (comb.threads, 1, 1), cargs)

@@ -26,9 +26,17 @@ def test_simulate_runs_two_kernels_and_names_the_split_cuda_instance(gpusim):
     assert "modelled only" not in r.err
 
 
-def test_packed_heads_say_there_is_no_cuda_instance(gpusim):
+def test_packed_heads_name_their_cuda_instance(gpusim):
     args = ["simulate", "-a", "flash2", *DECODE, *TILE, "--heads-kv", "2", "--pack-gqa"]
     r = gpusim(*args, "--json")
+    assert r.json()["cuda_instance"] == "tc_fp16_d128_m64_n64_w4_s2_gqa_pack"
+    assert "modelled only" not in r.err
+
+
+def test_packed_heads_in_fp32_say_there_is_no_cuda_instance(gpusim):
+    tile = ["--block-m", "64", "--block-n", "64", "--warps", "8", "--stages", "2"]
+    args = ["simulate", "-a", "flash2", *DECODE, *tile, "--heads-kv", "2", "--pack-gqa"]
+    r = gpusim(*args, "--dtype", "fp32", "--head-dim", "64", "--json")
     assert r.json()["cuda_instance"] is None and "--pack-gqa" in r.json()["cuda_instance_missing"]
     assert "modelled only" in r.err
 

@@ -117,7 +117,7 @@ def test_instance_for_returns_matching_instance_or_error(d, dtype, bm, bn, w, st
 
 def test_default_switches_keep_the_recorded_keys_and_template_names():
     inst = instance_for(Workload(dtype="bf16"), Schedule())
-    assert inst.features == (False, False, False, False)
+    assert inst.features == (False, False, False, False, False)
     assert inst.key == "tc_bf16_d128_m128_n64_w4_s2"
     assert inst.name_expression == "flash2_tc<true,128,128,64,4,2>"
     assert inst.base() == inst
@@ -127,7 +127,7 @@ def test_long_context_fields_select_the_switches():
     w = Workload(dtype="bf16", heads=32, heads_kv=8, seq_len_q=1, seq_len_k=4096)
     s = Schedule(kv_splits=4, kv_order="backward", q_order="first-first")
     inst = instance_for(w, s)
-    assert inst.features == (True, True, True, True)
+    assert inst.features == (True, True, True, True, False)
     assert inst.key == "tc_bf16_d128_m128_n64_w4_s2_kvb_qff_gqa_split"
     assert inst.name_expression == "flash2_tc<true,128,128,64,4,2,true,true,true,true>"
     assert inst.base().key == "tc_bf16_d128_m128_n64_w4_s2"
@@ -137,7 +137,8 @@ def test_long_context_fields_select_the_switches():
 @pytest.mark.parametrize(
     ("workload", "schedule", "needle"),
     [
-        (Workload(dtype="bf16", heads_kv=8), Schedule(pack_gqa=True), "pack-gqa"),
+        (Workload(dtype="bf16", heads=24, heads_kv=8), Schedule(pack_gqa=True), "multiple of 3"),
+        (Workload(dtype="bf16", heads=8), Schedule(pack_gqa=True), "needs grouped K/V heads"),
         (Workload(dtype="fp32", head_dim=64), Schedule(block_m=64, warps=8, kv_splits=2), "fp32"),
         (Workload(dtype="fp32", head_dim=64, heads_kv=8), Schedule(block_m=64, warps=8), "fp32"),
         (Workload(dtype="bf16", seq_len_k=100), Schedule(kv_splits=3), "2 key blocks"),
@@ -146,3 +147,14 @@ def test_long_context_fields_select_the_switches():
 def test_long_context_fields_without_cuda_code_are_refused(workload, schedule, needle):
     with pytest.raises(GpusimError, match=needle):
         instance_for(workload, schedule)
+
+
+def test_pack_gqa_is_a_template_switch_of_its_own():
+    w = Workload(dtype="bf16", heads=32, heads_kv=8, seq_len_q=1, seq_len_k=4096)
+    s = Schedule(block_m=64, block_n=64, warps=4, stages=2, pack_gqa=True, kv_splits=4)
+    inst = instance_for(w, s)
+    assert inst.features == (False, False, True, True, True)
+    assert inst.key == "tc_bf16_d128_m64_n64_w4_s2_gqa_split_pack"
+    assert inst.name_expression == "flash2_tc<true,128,64,64,4,2,false,false,true,true,true>"
+    assert inst.base().key == "tc_bf16_d128_m64_n64_w4_s2"
+    assert inst.schedule(kv_splits=4) == s

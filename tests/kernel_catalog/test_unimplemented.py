@@ -17,7 +17,12 @@ F32_TILE = {"block_m": 64, "warps": 8}
 @pytest.mark.parametrize(
     ("w", "s", "field", "option"),
     [
-        (Workload(dtype="bf16", heads_kv=8), Schedule(pack_gqa=True), "pack_gqa", "--pack-gqa"),
+        (
+            F32.model_copy(update={"heads_kv": 8}),
+            Schedule(pack_gqa=True, **F32_TILE),
+            "pack_gqa",
+            "--pack-gqa",
+        ),
         (F32, Schedule(kv_splits=4, **F32_TILE), "kv_splits", "--kv-splits 4"),
         (F32, Schedule(kv_order="backward", **F32_TILE), "kv_order", "--kv-order backward"),
         (F32, Schedule(q_order="first-first", **F32_TILE), "q_order", "--q-order first-first"),

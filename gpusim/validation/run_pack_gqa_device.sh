@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The packed-GQA held-out set (gpusim/validation/pack_gqa_set.py) on the H200 in one device
+# call, from the checkout's root, with the wheels (pydantic, simpy) carried in .whl:
+#
+#   run(command="GPUSIM_COMMIT=<sha> bash gpusim/validation/run_pack_gqa_device.sh",
+#       carry=[".whl"], timeout_s=400)
+#
+# Steps, each allowed to fail without stopping the next (its exit code goes to the log):
+#   1. nvcc builds the set's instances and the correctness check's variants (16 jobs);
+#   2. the default instances' main loops against the recorded SASS, and the switch
+#      variants' (PACK among them) against their base;
+#   3. every switch variant, PACK alone, with split-KV and with every other switch, on the
+#      awkward cases of gpusim.kernels.check_long_context, against float64;
+#   4. every run of the set timed (CUDA events, L2 flushed, median) and checked on a
+#      sample against float64.
+# Files under $OUT: run.log sass_check.json correctness_long_context.json provenance.json
+# sweep.jsonl extras.tar.gz.
+set -u -o pipefail
+: "${OUT:?OUT must name the folder whose files come back}"
+T0=$(date +%s)
+LIMIT_S=${PACK_LIMIT_S:-380}
+left() { echo $((LIMIT_S - ($(date +%s) - T0))); }
+step() {
+  local name=$1 t=$(date +%s) rc
+  shift
+  echo "=== $name (${SECONDS}s in, $(left)s left): $*"
+  "$@"
+  rc=$?
+  echo "=== $name: exit $rc after $(($(date +%s) - t))s"
+}
+export PYTHONUNBUFFERED=1
+exec > >(tee -a "$OUT/run.log") 2>&1
+
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+  --target /tmp/site .whl/*.whl || { echo "wheels (.whl) did not install"; exit 1; }
+export PYTHONPATH="$PWD:/tmp/site"
+M=data/h200/2026-12-03_pack_gqa/manifest_configs.json
+S=/tmp/pack_gqa
+mkdir -p "$S"
+[ -f "$M" ] || { echo "no manifest at $M: it is committed before the run"; exit 1; }
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv
+python3 -c "import torch, cupy; print('torch', torch.__version__, 'cuda', torch.version.cuda, 'cupy', cupy.__version__)"
+nvcc --version | tail -1
+
+LC="python3 -m gpusim.reporting.long_context"
+step build timeout 150 $LC build --manifest "$M" --cubin-dir "$S/cubins" --jobs 16 --checks
+step sass timeout 120 python3 -m gpusim.kernels.default_loop_check \
+  --out "$OUT/sass_check.json" --jobs 16 --variants
+step correctness timeout 150 python3 -m gpusim.kernels.check_long_context \
+  --out "$OUT/correctness_long_context.json" --cubin-dir "$S/cubins"
+step measure $LC measure --manifest "$M" --out "$OUT" --cubin-dir "$S/cubins" \
+  --budget-s $(($(left) - 15))
+tar czf "$OUT/extras.tar.gz" -C "$S" --exclude='*.cubin' . 2>/dev/null
+echo "=== done in $(($(date +%s) - T0))s"
+sleep 2
