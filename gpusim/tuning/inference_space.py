@@ -6,10 +6,9 @@
 - **Packed heads** (``pack_gqa``) with grouped K/V heads, for tiles whose rows the group
   divides: one CTA per (batch, K/V head) tile, reading the group's K/V once.
 
-They are *modelled*: the split kernel is the tile instance's loop over a slice of the keys
-(its registers are the instance's), the combine kernel is the model's, and the CUDA
-kernels run neither, nor grouped or packed heads: ``SearchSpace.modelled`` says so for
-every schedule that uses such a field (:func:`modelled_note`).
+The tensor-core kernel runs both (its SPLIT and PACK switches, with the combine kernel);
+the fp32 kernel runs neither, nor grouped heads: ``SearchSpace.modelled`` says so for
+every schedule that uses a field no CUDA kernel implements (:func:`modelled_note`).
 """
 
 from __future__ import annotations
@@ -94,9 +93,9 @@ def with_inference_schedules(space: SearchSpace, workload: Workload, sm_count: i
     source = space.source
     splits = sorted({s.kv_splits for s in schedules if s.kv_splits != 1})
     if splits:
-        source += f"; kv_splits {'/'.join(map(str, splits))} (modelled)"
+        source += f"; kv_splits {'/'.join(map(str, splits))}"
     if any(s.pack_gqa for s in schedules):
-        source += "; packed GQA heads (modelled)"
+        source += "; packed GQA heads"
     return SearchSpace(
         tuple(schedules), source, space.kernel_instances, dict(space.unsupported), keys, modelled
     )

@@ -9,8 +9,8 @@ reason; shared memory is judged later against the SRAM size being asked about.
 Other algorithms, and head dims without an instance, get a model-only grid.
 
 The tuner's space for flash2 also has the inference schedules of
-:mod:`gpusim.tuning.inference_space` (split-KV, packed GQA heads), *modelled*: no CUDA
-kernel runs them yet, which ``modelled`` says for each.
+:mod:`gpusim.tuning.inference_space` (split-KV, packed GQA heads); ``modelled`` names
+those no CUDA kernel runs (the fp32 kernel's).
 """
 
 from __future__ import annotations
