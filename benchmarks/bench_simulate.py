@@ -101,7 +101,8 @@ def _results(stdout: str) -> list[dict]:
 
 def side_by_side(base: Path, commit: str, repeat: int, quick: bool) -> None:
     """Each case on this checkout and on the baseline: events, best wall time, ratio."""
-    print(f"this checkout against {commit} (the engine before SimPy), best of {repeat}")
+    what = " (the engine before SimPy)" if commit == BASELINE else ""
+    print(f"this checkout against {commit}{what}, best of {repeat}")
     print(f"  {'case':42} {'events':>8} {'before':>8} {'wall s':>7} {'before':>7} {'ratio':>6}"
           f"  predictions")  # fmt: skip
     neutral = base.parent  # a cwd that puts neither tree on sys.path
