@@ -16,7 +16,6 @@ from typing import Any
 from simpy.events import Event, Process
 
 from gpusim.engine.clock import per_tick
-from gpusim.engine.collector import fewer_collections
 from gpusim.engine.environment import Environment
 from gpusim.engine.grid import Grid
 from gpusim.engine.kernel_run import KernelRun
@@ -133,6 +132,5 @@ def run_kernels(
     env = sim.env
     main = env.process(kernel_sequence(sim, specs, runs))
     sim.user_processes = [env.process(make()) for make in processes]
-    with fewer_collections():
-        env.run(until=main)
+    env.run(until=main)
     return runs

@@ -101,7 +101,7 @@ def simulate(
     (:func:`gpusim.kernel_catalog.binary_sass.binary_loop`) that the SM core model replays
     for the algorithm's tensor-core kernel, with the binary's registers where it records them.
     """
-    with fewer_collections():  # most of a run's time is allocation-heavy preparation too
+    with fewer_collections():  # preparation and run: both allocate heavily
         return _simulate(
             algorithm, workload, schedule, profile, trace_path, detail, on_chip, extrapolate,
             processes, binary,

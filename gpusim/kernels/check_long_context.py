@@ -29,6 +29,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from algorithms.q_outer import q_rows
 from gpusim.kernel_catalog.instances import KernelInstance
 from gpusim.kernel_catalog.split_kv import slice_blocks
 from gpusim.kernels.check import as_float, check_workload, expand_kv_heads, visible_mask
@@ -109,7 +110,7 @@ def split_reference(cp: Any, w: Workload, inst: KernelInstance, q: Any, k: Any, 
     part = cp.zeros((bh, nq, s, w.head_dim))
     written = cp.zeros((bh, nq, s), dtype=bool)
     keys = cp.arange(w.seq_len_k)
-    block = inst.block_m // w.group_size if inst.pack else inst.block_m  # queries per tile
+    block = q_rows(w, sched).queries  # queries per tile (block_m / group when packed)
     for q0 in range(0, nq, block):
         rows = slice(q0, min(q0 + block, nq))
         for n in range(s):

@@ -174,6 +174,28 @@ def read_manifest(path: Path) -> list[LongContextConfig]:
     )
 
 
+def set_command(
+    prog: str,
+    description: str,
+    configs: list[LongContextConfig],
+    what: str,
+    rule: str | None = None,
+    argv: list[str] | None = None,
+) -> int:
+    """The body of a judged set's ``--write PATH`` / ``--list`` command: its manifest (what it
+    is, and the decision rule fixed before it is measured), write-once, or its config ids."""
+    ap = argparse.ArgumentParser(prog=prog, description=description)
+    ap.add_argument("--write", type=Path, default=None, help="manifest file to write")
+    ap.add_argument("--list", action="store_true")
+    args = ap.parse_args(argv)
+    doc = manifest_doc(configs)
+    doc["what"] = what
+    if rule is not None:
+        doc["decision_rule"] = rule
+    lines = [c.config_id for c in configs]
+    return config_manifest.write_or_list(prog, args.write, args.list, doc, lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Write the manifest, or list the configurations."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -16,18 +16,12 @@ call of at most 300 s (36 runs of at most 0.12 s each).
 
 from __future__ import annotations
 
-import argparse
-import json
-import sys
-from pathlib import Path
-
-from gpusim import atomic
 from gpusim.validation.long_context_configs import (
     H200_SMS,
     PREFILL_TILE,
     LongContextConfig,
     _sched,
-    manifest_doc,
+    set_command,
 )
 from gpusim.validation.torch_flash_schedule import torch_flash_schedule
 from gpusim.workload import Workload
@@ -94,29 +88,13 @@ def heldout_configs() -> list[LongContextConfig]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Write the manifest, or list the configurations."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--write", type=Path, default=None, help="manifest file to write")
-    ap.add_argument("--list", action="store_true")
-    args = ap.parse_args(argv)
-    configs = heldout_configs()
-    if args.write:
-        if args.write.exists():
-            print(f"gpusim: error: {args.write} exists", file=sys.stderr)
-            return 2
-        doc = manifest_doc(configs)
-        doc["what"] = (
-            "issue 18 K/V reuse held-out set: configurations fixed before they are measured "
-            "(python -m gpusim.validation.long_context_heldout --write)"
-        )
-        args.write.parent.mkdir(parents=True, exist_ok=True)
-        atomic.write_text(args.write, json.dumps(doc, indent=1) + "\n")
-        print(f"{len(configs)} configs -> {args.write}")
-    if args.list or not args.write:
-        for c in configs:
-            print(c.config_id)
-        print(f"{len(configs)} configs")
-    return 0
+    """Write the manifest (write-once), or list the configurations."""
+    what = (
+        "issue 18 K/V reuse held-out set: configurations fixed before they are measured "
+        "(python -m gpusim.validation.long_context_heldout --write)"
+    )
+    doc = __doc__.splitlines()[0]
+    return set_command("long_context_heldout", doc, heldout_configs(), what, argv=argv)
 
 
 if __name__ == "__main__":

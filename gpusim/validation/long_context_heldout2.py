@@ -15,16 +15,12 @@ call of at most 300 s (30 runs, the longest about 0.2 s).
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
-
-from gpusim.validation import config_manifest
 from gpusim.validation.long_context_configs import (
     H200_SMS,
     PREFILL_TILE,
     LongContextConfig,
     _sched,
-    manifest_doc,
+    set_command,
 )
 from gpusim.validation.torch_flash_schedule import torch_flash_schedule
 from gpusim.workload import Workload
@@ -82,18 +78,12 @@ def heldout2_configs() -> list[LongContextConfig]:
 
 def main(argv: list[str] | None = None) -> int:
     """Write the manifest (write-once), or list the configurations."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--write", type=Path, default=None, help="manifest file to write")
-    ap.add_argument("--list", action="store_true")
-    args = ap.parse_args(argv)
-    configs = heldout2_configs()
-    doc = manifest_doc(configs)
-    doc["what"] = (
+    what = (
         "issue 18 second long-context held-out set (K/V trace L2): configurations fixed "
         "before they are measured (python -m gpusim.validation.long_context_heldout2 --write)"
     )
-    lines = [c.config_id for c in configs]
-    return config_manifest.write_or_list("long_context_heldout2", args.write, args.list, doc, lines)
+    doc = __doc__.splitlines()[0]
+    return set_command("long_context_heldout2", doc, heldout2_configs(), what, argv=argv)
 
 
 if __name__ == "__main__":

@@ -18,16 +18,12 @@ The rule, fixed before the measurement (also written into the manifest): see :da
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
-
-from gpusim.validation import config_manifest
 from gpusim.validation.long_context_configs import (
     H200_SMS,
     PREFILL_TILE,
     LongContextConfig,
     _sched,
-    manifest_doc,
+    set_command,
 )
 from gpusim.validation.long_context_heldout2 import FOUR, _group, _workload
 from gpusim.validation.torch_flash_schedule import torch_flash_schedule
@@ -78,20 +74,13 @@ def heldout3_configs() -> list[LongContextConfig]:
 
 def main(argv: list[str] | None = None) -> int:
     """Write the manifest (write-once), or list the configurations."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--write", type=Path, default=None, help="manifest file to write")
-    ap.add_argument("--list", action="store_true")
-    args = ap.parse_args(argv)
-    configs = heldout3_configs()
-    doc = manifest_doc(configs)
-    doc["what"] = (
+    what = (
         "issue 18 third long-context held-out set (K/V trace L2, shared-traffic aging): "
         "configurations fixed before they are measured "
         "(python -m gpusim.validation.long_context_heldout3 --write)"
     )
-    doc["decision_rule"] = RULE
-    lines = [c.config_id for c in configs]
-    return config_manifest.write_or_list("long_context_heldout3", args.write, args.list, doc, lines)
+    doc = __doc__.splitlines()[0]
+    return set_command("long_context_heldout3", doc, heldout3_configs(), what, RULE, argv)
 
 
 if __name__ == "__main__":

@@ -20,17 +20,13 @@ The rule, fixed before the measurement (also written into the manifest): see :da
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
-
-from gpusim.validation import config_manifest
 from gpusim.validation.long_context_configs import (
     DECODE_TILE,
     H200_SMS,
     LongContextConfig,
     _sched,
     _workload,
-    manifest_doc,
+    set_command,
 )
 from gpusim.validation.torch_flash_schedule import torch_flash_schedule
 
@@ -71,20 +67,13 @@ def pack_gqa_configs() -> list[LongContextConfig]:
 
 def main(argv: list[str] | None = None) -> int:
     """Write the manifest (write-once), or list the configurations."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--write", type=Path, default=None, help="manifest file to write")
-    ap.add_argument("--list", action="store_true")
-    args = ap.parse_args(argv)
-    configs = pack_gqa_configs()
-    doc = manifest_doc(configs)
-    doc["what"] = (
+    what = (
         "issue 18 packed GQA decoding held-out set (the CUDA kernel's PACK switch against the "
         "model's pack_gqa): configurations fixed before they are measured "
         "(python -m gpusim.validation.pack_gqa_set --write)"
     )
-    doc["decision_rule"] = RULE
-    lines = [c.config_id for c in configs]
-    return config_manifest.write_or_list("pack_gqa_set", args.write, args.list, doc, lines)
+    doc = __doc__.splitlines()[0]
+    return set_command("pack_gqa_set", doc, pack_gqa_configs(), what, RULE, argv)
 
 
 if __name__ == "__main__":

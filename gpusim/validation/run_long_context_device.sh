@@ -17,20 +17,8 @@
 #   run.log sass_check.json correctness_long_context.json provenance.json sweep.jsonl
 #   ncu.json extras.tar.gz (ncu's CSVs and ids, the cubins' ptxas report)
 set -u -o pipefail
-: "${OUT:?OUT must name the folder whose files come back}"
-T0=$(date +%s)
 LIMIT_S=${LONG_CONTEXT_LIMIT_S:-570}        # the whole script, inside the call's 600 s
-left() { echo $((LIMIT_S - ($(date +%s) - T0))); }
-step() {  # step NAME CMD...: run, log the exit code and the seconds, never abort
-  local name=$1 t=$(date +%s) rc
-  shift
-  echo "=== $name (${SECONDS}s in, $(left)s left): $*"
-  "$@"
-  rc=$?
-  echo "=== $name: exit $rc after $(($(date +%s) - t))s"
-}
-export PYTHONUNBUFFERED=1
-exec > >(tee -a "$OUT/run.log") 2>&1
+. "$(dirname "$0")/device_steps.sh"  # left, step, device_info, run.log
 
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
   --target /tmp/site .whl/*.whl || { echo "wheels (.whl) did not install"; exit 1; }
@@ -40,9 +28,7 @@ S=/tmp/long_context
 mkdir -p "$S"
 [ -f "$M" ] || { echo "no manifest at $M: the lead commits it before the run"; exit 1; }
 
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv
-python3 -c "import torch, cupy; print('torch', torch.__version__, 'cuda', torch.version.cuda, 'cupy', cupy.__version__)"
-nvcc --version | tail -1
+device_info
 
 LC="python3 -m gpusim.reporting.long_context"
 step build timeout 150 $LC build --manifest "$M" --cubin-dir "$S/cubins" --jobs 16 --checks

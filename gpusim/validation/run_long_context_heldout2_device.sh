@@ -16,27 +16,13 @@
 # Files under $OUT, none in a sub-folder: run.log provenance.json sweep.jsonl ncu.json
 # extras.tar.gz (ncu's CSVs and ids, the cubins' ptxas report).
 set -u -o pipefail
-: "${OUT:?OUT must name the folder whose files come back}"
-T0=$(date +%s)
 LIMIT_S=${HELDOUT_LIMIT_S:-270}
-left() { echo $((LIMIT_S - ($(date +%s) - T0))); }
-step() {
-  local name=$1 t=$(date +%s) rc
-  shift
-  echo "=== $name (${SECONDS}s in, $(left)s left): $*"
-  "$@"
-  rc=$?
-  echo "=== $name: exit $rc after $(($(date +%s) - t))s"
-}
-export PYTHONUNBUFFERED=1
-exec > >(tee -a "$OUT/run.log") 2>&1
+. "$(dirname "$0")/device_steps.sh"  # left, step, device_info, run.log
 M=data/h200/2026-12-03_long_context_heldout2/manifest_configs.json
 S=/tmp/long_context_heldout2
 mkdir -p "$S"
 [ -f "$M" ] || { echo "no manifest at $M"; exit 1; }
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv
-python3 -c "import torch, cupy; print('torch', torch.__version__, 'cuda', torch.version.cuda, 'cupy', cupy.__version__)"
-nvcc --version | tail -1
+device_info
 LC="python3 -m gpusim.reporting.long_context"
 step build timeout 100 $LC build --manifest "$M" --cubin-dir "$S/cubins" --jobs 16
 step ncu timeout $(($(left) - 70)) $LC ncu --manifest "$M" --out "$OUT" --scratch "$S/ncu" \

@@ -16,20 +16,8 @@
 # Files under $OUT: run.log sass_check.json correctness_long_context.json provenance.json
 # sweep.jsonl extras.tar.gz.
 set -u -o pipefail
-: "${OUT:?OUT must name the folder whose files come back}"
-T0=$(date +%s)
 LIMIT_S=${PACK_LIMIT_S:-380}
-left() { echo $((LIMIT_S - ($(date +%s) - T0))); }
-step() {
-  local name=$1 t=$(date +%s) rc
-  shift
-  echo "=== $name (${SECONDS}s in, $(left)s left): $*"
-  "$@"
-  rc=$?
-  echo "=== $name: exit $rc after $(($(date +%s) - t))s"
-}
-export PYTHONUNBUFFERED=1
-exec > >(tee -a "$OUT/run.log") 2>&1
+. "$(dirname "$0")/device_steps.sh"  # left, step, device_info, run.log
 
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
   --target /tmp/site .whl/*.whl || { echo "wheels (.whl) did not install"; exit 1; }
@@ -38,9 +26,7 @@ M=data/h200/2026-12-03_pack_gqa/manifest_configs.json
 S=/tmp/pack_gqa
 mkdir -p "$S"
 [ -f "$M" ] || { echo "no manifest at $M: it is committed before the run"; exit 1; }
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv
-python3 -c "import torch, cupy; print('torch', torch.__version__, 'cuda', torch.version.cuda, 'cupy', cupy.__version__)"
-nvcc --version | tail -1
+device_info
 
 LC="python3 -m gpusim.reporting.long_context"
 step build timeout 150 $LC build --manifest "$M" --cubin-dir "$S/cubins" --jobs 16 --checks

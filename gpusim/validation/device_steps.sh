@@ -1,0 +1,26 @@
+# Shared by the device scripts of this folder (run_*_device.sh): source it after setting
+# LIMIT_S (the script's seconds, inside the device call's limit). It needs $OUT (the folder
+# whose files come back) and gives:
+#   left          seconds of LIMIT_S still left;
+#   step NAME CMD run CMD, log its exit code and seconds, never abort the script;
+#   device_info   the GPU, its clocks, torch, CuPy and nvcc versions into the log;
+# and sends everything the script prints to $OUT/run.log as well.
+: "${OUT:?OUT must name the folder whose files come back}"
+: "${LIMIT_S:?set LIMIT_S before sourcing device_steps.sh}"
+T0=$(date +%s)
+left() { echo $((LIMIT_S - ($(date +%s) - T0))); }
+step() {
+  local name=$1 t=$(date +%s) rc
+  shift
+  echo "=== $name (${SECONDS}s in, $(left)s left): $*"
+  "$@"
+  rc=$?
+  echo "=== $name: exit $rc after $(($(date +%s) - t))s"
+}
+device_info() {
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv
+  python3 -c "import torch, cupy; print('torch', torch.__version__, 'cuda', torch.version.cuda, 'cupy', cupy.__version__)"
+  nvcc --version | tail -1
+}
+export PYTHONUNBUFFERED=1
+exec > >(tee -a "$OUT/run.log") 2>&1
