@@ -85,15 +85,21 @@ class Step:
     def repetition(self, r: int) -> Step:
         """Repetition ``r`` (from 0) of this step, as a step of its own."""
         st = {t: (dr, dc) for t, dr, dc in self.strides}
-        one = replace(self, repeat=1, strides=())
         if r == 0 or not st:
-            return one.moved(lambda a: a)  # lists of its own
+            # lists of its own
+            return replace(self, repeat=1, strides=(), reads=list(self.reads),
+                           writes=list(self.writes))  # fmt: skip
 
         def move(a: Access) -> Access:
             dr, dc = st.get(a.tensor, (0, 0))
-            return replace(a, row0=a.row0 + r * dr, col0=a.col0 + r * dc)
+            if not (dr or dc):
+                return a  # frozen: the same access serves every repetition
+            # Not ``dataclasses.replace``: a causal CTA's program expands thousands of these.
+            return Access(a.tensor, a.bh, a.row0 + r * dr, a.col0 + r * dc, a.nbytes)
 
-        return one.moved(move)
+        reads = [move(a) for a in self.reads]
+        writes = [move(a) for a in self.writes]
+        return replace(self, repeat=1, strides=(), reads=reads, writes=writes)
 
     def relabelled(
         self, bh: int, row_shift: dict[str, int], bh_of: dict[str, int] | None = None

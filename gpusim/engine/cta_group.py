@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from algorithms.base import KV_TENSORS
 from gpusim.engine.activity import LAYERS, MEMBERS, ONE, WAIT, XFER, Activity
 from gpusim.engine.plan import ClassPlan, Phase
+from gpusim.engine.plan_types import Chunk
 from gpusim.engine.ps_channel import PSServer
 from gpusim.engine.rates import SCHED_LANE, SM_LANES
 
@@ -292,6 +293,8 @@ class CtaGroup:
         chunk = self.plan.chunks[c]
         runs = self._bh_runs if self._bh_runs is not None else self.bh_runs()
         mixed = run.grid.mixed
+        if len(runs) == 1 and not mixed:
+            return self._lookup_reads_one(chunk, runs[0])
         own_miss = shared_miss = fetches = 0
         own_ready = [now] * len(runs)
         shared_ready = [now] * len(runs)
@@ -338,6 +341,43 @@ class CtaGroup:
             n * max(floor, max(own_ready[i], shared_ready[i]) - now)
             for i, (_bh, _b, n, _c) in enumerate(runs)
         )
+        return Lookup(own_miss / m, float(shared_miss), fetches, wait / m)
+
+    def _lookup_reads_one(self, chunk: Chunk, one: tuple[int, int, int, int]) -> Lookup:
+        """:meth:`_lookup_reads` for a group of one run of CTAs of its own class (every group
+        of the detailed path): the same reads of the L2 in the same order, the same sums."""
+        run = self.run
+        sim = run.sim
+        l2, counters, now = sim.l2, run.counters, sim.env._now
+        fill = sim.rates.dram_latency_ticks
+        bh, b0, n, _cls = one
+        rep_block = self.plan.rep_block
+        kv_group = run.kv_group
+        own_miss = shared_miss = fetches = 0
+        own_ready = shared_ready = now
+        for ref in chunk.reads:
+            own_rows = ref.own_rows
+            if own_rows:
+                row_at = ref.row0 - rep_block * own_rows
+                miss, r = l2.read((ref.tensor, bh, row_at + b0 * own_rows, ref.col0, n),
+                                  ref.nbytes * n, now, fill)  # fmt: skip
+                own_miss += miss
+                if r > own_ready:
+                    own_ready = r
+            else:
+                tensor = ref.tensor
+                group = kv_group if tensor in KV_TENSORS else 1
+                miss, r = l2.read((tensor, bh // group, ref.row0, ref.col0), ref.nbytes, now, fill)
+                shared_miss += miss
+                fetches += miss > 0
+                if r > shared_ready:
+                    shared_ready = r
+        m = self.members
+        counters.global_read_bytes += m * chunk.read_bytes
+        counters.dram_read_bytes += own_miss + shared_miss
+        self.dram[0] += own_miss + shared_miss
+        floor = sim.rates.l2_latency_ticks
+        wait = n * max(floor, max(own_ready, shared_ready) - now)
         return Lookup(own_miss / m, float(shared_miss), fetches, wait / m)
 
     def _lookup_writes(self, c: int) -> tuple[float, float, int]:

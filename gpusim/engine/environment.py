@@ -58,19 +58,26 @@ def call_later(
     return event
 
 
+class Timer(Timeout):
+    """A SimPy ``Timeout`` whose constant state (succeeded, no value) lives in the class:
+    the engine makes one per event, and each attribute set on an instance costs."""
+
+    _ok = True
+    _value = None
+
+
 _new = object.__new__
 
 
-def timer(env: simpy.Environment, delay: int, callback: Callable[[Event], Any]) -> Timeout:
-    """``Timeout(env, delay)`` with ``callback`` in place, ``Timeout.__init__``'s body inlined:
-    the engine makes one per event (PS servers' completions, CTAs' waits), and the call and
-    the callback list's append were a measurable share of a run. ``delay`` >= 0 is the
-    caller's promise."""
-    t = _new(Timeout)
+def timer(env: Environment, delay: int, callback: Callable[[Event], Any]) -> Timeout:
+    """``Timeout(env, delay)`` with ``callback`` in place, ``Timeout.__init__``'s body and
+    :meth:`Environment.schedule` inlined: the engine makes one per event (PS servers'
+    completions, CTAs' waits), and the calls and the callback list's append were a
+    measurable share of a run. ``delay`` >= 0 is the caller's promise."""
+    t = _new(Timer)
     t.env = env
     t.callbacks = [callback]
-    t._value = None
     t._delay = delay
-    t._ok = True
-    env.schedule(t, NORMAL, delay)
+    env.events += 1
+    heappush(env._queue, (env._now + delay, NORMAL, next(env._eid), t))
     return t

@@ -34,10 +34,9 @@ import math
 from collections.abc import Callable, Sequence
 from heapq import heappop, heappush
 
-import simpy
 from simpy.events import Event
 
-from gpusim.engine.environment import timer
+from gpusim.engine.environment import Environment, timer
 from gpusim.engine.ps_lane import (
     DONE,
     JOB,
@@ -84,7 +83,7 @@ class PSServer:
 
     def __init__(
         self,
-        env: simpy.Environment,
+        env: Environment,
         name: str,
         capacities: Sequence[tuple[str, float]],
         record: bool = False,
@@ -195,6 +194,8 @@ class PSServer:
         done = self._done
         nxt = _INF
         residue = False
+        # A quiet server's next completion is ``next_shared_ticks``'s, taken after the pass.
+        quiet = self._quiet
         if self._record and dt > 0:
             self._record_busy(t, now)
         for lane in self.lanes:
@@ -247,6 +248,8 @@ class PSServer:
             if key <= v + REL_TOL * (v if v > 1.0 else 1.0):
                 residue = True
                 continue
+            if quiet:
+                continue
             d = (key - v) * w / cap
             if d < nxt:
                 nxt = d
@@ -273,7 +276,7 @@ class PSServer:
             return
         # As ``_reschedule`` with nothing done: no timer is pending (this one just fired).
         self._clean = True
-        if self._quiet:
+        if quiet:
             nxt = next_shared_ticks(self.lanes)
         if nxt == _INF:
             return

@@ -9,11 +9,13 @@ import simpy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gpusim.engine.environment import Environment
 from gpusim.engine.ps_channel import PSServer
 
 
 def _server(*capacities: float) -> tuple[simpy.Environment, PSServer]:
-    env = simpy.Environment(0)
+    # The engine's environment: its servers' timers count themselves in it (environment.py).
+    env = Environment()
     return env, PSServer(env, "test", [(f"lane{i}", c) for i, c in enumerate(capacities)])
 
 
@@ -134,7 +136,7 @@ def test_a_superseded_timer_does_not_report_early():
 
 
 def test_on_the_engine_environment_a_superseded_timer_does_not_report_early_either():
-    from gpusim.engine.environment import Environment, call_later
+    from gpusim.engine.environment import call_later
 
     env = Environment()
     s = PSServer(env, "test", [("lane0", 1.0), ("lane1", 1.0)])
