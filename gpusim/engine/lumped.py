@@ -40,7 +40,8 @@ from bisect import bisect_left
 from typing import TYPE_CHECKING
 
 from algorithms.base import KV_TENSORS
-from gpusim.engine.cta_group import CtaGroup, Lookup
+from gpusim.engine.cta_group import CtaGroup
+from gpusim.engine.cta_l2 import Lookup
 
 if TYPE_CHECKING:
     from gpusim.engine.kernel_run import KernelRun

@@ -17,8 +17,7 @@ group of CTAs becomes two without disturbing anything else.
 The timer is one ``env.timeout`` at the next completion. SimPy cannot take an
 event back, so when a submit moves the next completion earlier the server
 simply makes a new timer and forgets the old one: a timer that fires and is no
-longer the server's ``_timer`` does nothing (it still moves ``now``, as any
-SimPy event does). That identity check is the whole cost of a cancellation.
+longer the server's ``_timer`` does nothing (but move ``now``, as any SimPy event).
 
 This is the engine's innermost loop (most events are a timer of a server), so
 it is written for speed: parts and jobs are plain lists, a timer's pass over
@@ -194,8 +193,7 @@ class PSServer:
         done = self._done
         nxt = _INF
         residue = False
-        # A quiet server's next completion is ``next_shared_ticks``'s, taken after the pass.
-        quiet = self._quiet
+        quiet = self._quiet  # its next completion is ``next_shared_ticks``'s, after the pass
         if self._record and dt > 0:
             self._record_busy(t, now)
         for lane in self.lanes:
@@ -248,11 +246,10 @@ class PSServer:
             if key <= v + REL_TOL * (v if v > 1.0 else 1.0):
                 residue = True
                 continue
-            if quiet:
-                continue
-            d = (key - v) * w / cap
-            if d < nxt:
-                nxt = d
+            if not quiet:
+                d = (key - v) * w / cap
+                if d < nxt:
+                    nxt = d
         self.t = now
         if residue:
             # Parts due exactly now (within float residue of the counter), lane by lane.
