@@ -4,6 +4,8 @@
   of its work (the profile's value);
 - back-to-back launches from Python, per launch: the host's launch rate;
 - the same launches replayed from a CUDA graph: the device's launch rate;
+- one and two launches between CUDA events queued behind a busy GPU (a 256 MiB fill, as
+  the harnesses' L2 flush): what a timed kernel carries when the host is ahead of the GPU;
 plus host wall time of launch-and-synchronise.
 """
 
@@ -49,6 +51,7 @@ def run(ctx: BenchContext) -> dict[str, Any]:
     values["host_launch_sync_s"] = measurement(
         wall, "s", "host wall time of one empty-kernel launch plus stream synchronize"
     )
+    values.update(_queued(ctx, launch, repeats))
     details: dict[str, Any] = {"repeats": repeats, "batch": batch}
     try:
         values["graph_launch_s"] = _graph(ctx, launch, batch)
@@ -56,6 +59,8 @@ def run(ctx: BenchContext) -> dict[str, Any]:
         details["graph_error"] = f"{type(exc).__name__}: {exc}"
     for key in (
         "event_single_launch_s",
+        "queued_launch_s",
+        "queued_second_launch_s",
         "back_to_back_launch_s",
         "graph_launch_s",
         "host_launch_sync_s",
@@ -83,3 +88,34 @@ def _graph(ctx: BenchContext, launch: Any, batch: int) -> dict[str, Any]:
     return measurement(
         [t / batch for t in times], "s", f"CUDA graph of {batch} empty kernels replayed, per kernel"
     )
+
+
+def _queued(ctx: BenchContext, launch: Any, repeats: int) -> dict[str, Any]:
+    """Event-timed empty kernels queued behind a 256 MiB fill: one kernel, and what a
+    second one adds (the median of two kernels' times less the median of one's)."""
+    cp = ctx.cp
+    busy = cp.empty(256 << 20, dtype=cp.uint8)
+    start, end = cp.cuda.Event(), cp.cuda.Event()
+
+    def timed(kernels: int) -> list[float]:
+        out = []
+        for r in range(repeats + 5):
+            busy.fill(r & 0xFF)  # the GPU is busy while the host queues what follows
+            start.record()
+            for _ in range(kernels):
+                launch()
+            end.record()
+            end.synchronize()
+            out.append(cp.cuda.get_elapsed_time(start, end) / 1e3)
+        return out[5:]
+
+    one, two = timed(1), timed(2)
+    extra = [b - a for a, b in zip(sorted(one), sorted(two), strict=True)]
+    return {
+        "queued_launch_s": measurement(
+            one, "s", "one empty kernel between CUDA events, queued behind a 256 MiB fill"
+        ),
+        "queued_second_launch_s": measurement(
+            extra, "s", "a second queued empty kernel: two kernels' times less one's, by rank"
+        ),
+    }
