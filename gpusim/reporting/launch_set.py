@@ -1,0 +1,91 @@
+"""The launch-charge held-out set's tables: each model's errors by kernel and by kernel count,
+and the decision of the rule fixed before the measurement.
+
+    python -m gpusim.reporting.launch_set    # reads the committed predictions and measurement
+
+The aggregate table with the baselines is ``python -m gpusim.reporting.long_context compare``
+(reports/long_context/launch/compare.txt); this one adds the split of one-kernel and
+two-kernel runs and the rule's verdict. The test (tests/validation/test_launch_set.py) feeds
+it predictions recomputed from the code.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from gpusim.data.layout import REPO_ROOT
+
+DATA = REPO_ROOT / "data/h200/2026-12-04_launch_set"
+REPORT = REPO_ROOT / "reports/long_context/launch"
+PREDICTIONS = REPORT / "predictions.json"
+#: The two models the rule compares: the profile as it is, and the queued-launch variant.
+ISOLATED = "h200-sxm"
+QUEUED = "reports/long_context/launch/h200-sxm-queued-launch.yaml"
+MODELS = (ISOLATED, QUEUED)
+
+
+def measured_s(data: Path = DATA) -> dict[str, float]:
+    """Median time of every measured run, by config id."""
+    lines = (data / "sweep.jsonl").read_text().splitlines()
+    return {r["id"]: r["median_s"] for r in map(json.loads, lines) if r.get("status") == "ok"}
+
+
+def committed_predictions(path: Path = PREDICTIONS) -> dict[str, dict[str, dict]]:
+    """``{model: {config id: {runtime_s, kernels}}}`` as committed before the measurement."""
+    doc = json.loads(path.read_text())
+    return {
+        m: {k: {"runtime_s": v[m]["runtime_s"], "kernels": v[m]["kernels"]}
+            for k, v in doc["by_config"].items()}
+        for m in MODELS
+    }  # fmt: skip
+
+
+def _stats(errs: list[float]) -> dict[str, float]:
+    return {
+        "n": len(errs),
+        "mape": sum(abs(e) for e in errs) / len(errs),
+        "mean_signed": sum(errs) / len(errs),
+        "worst": max(errs, key=abs),
+    }
+
+
+def errors(predicted: dict[str, dict], measured: dict[str, float]) -> dict[str, dict]:
+    """One model's runtime errors: all runs, by kernel, and by the number of kernels a run
+    launches (1, or 2 with split keys)."""
+    err = {k: (p["runtime_s"] / measured[k] - 1, len(p["kernels"]))
+           for k, p in predicted.items() if k in measured}  # fmt: skip
+    groups = {
+        "all": [e for e, _ in err.values()],
+        "project": [e for k, (e, _) in err.items() if k.startswith("project")],
+        "torch": [e for k, (e, _) in err.items() if k.startswith("torch")],
+        "one kernel": [e for e, n in err.values() if n == 1],
+        "two kernels": [e for e, n in err.values() if n == 2],
+    }
+    return {name: _stats(errs) for name, errs in groups.items() if errs}
+
+
+def verdict(by_model: dict[str, dict[str, dict]]) -> str:
+    """The rule: the queued-launch variant replaces the isolated charge iff its MAPE over
+    every run is lower."""
+    iso, queued = by_model[ISOLATED]["all"]["mape"], by_model[QUEUED]["all"]["mape"]
+    won = "queued launch" if queued < iso else "isolated launch (kept)"
+    return f"MAPE over all runs: isolated {iso:.1%}, queued {queued:.1%}: {won}"
+
+
+def main() -> int:
+    """Print the tables and the verdict from the committed predictions and measurement."""
+    meas = measured_s()
+    by_model = {m: errors(p, meas) for m, p in committed_predictions().items()}
+    print(f"{'model':16} {'runs':12} {'n':>3} {'MAPE':>7} {'mean':>7} {'worst':>7}")
+    for m, groups in by_model.items():
+        name = "isolated" if m == ISOLATED else "queued"
+        for g, s in groups.items():
+            print(f"{name:16} {g:12} {s['n']:3d} {s['mape']:7.1%} {s['mean_signed']:+7.1%} "
+                  f"{s['worst']:+7.1%}")  # fmt: skip
+    print(verdict(by_model))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
