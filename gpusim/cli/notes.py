@@ -52,6 +52,16 @@ def cuda_instance_keys(algorithm: str, workload: Workload, schedule: Schedule) -
         return {"cuda_instance": None, "cuda_instance_missing": str(e)}
 
 
+def _kernel_count(algorithm: str, workload: Workload, schedule: Schedule) -> int | None:
+    """How many kernels the algorithm launches for this schedule (None: it cannot say)."""
+    from algorithms import ALGORITHMS
+
+    try:
+        return len(ALGORITHMS[algorithm].kernels(workload, schedule))
+    except (KeyError, GpusimError, ValueError):
+        return None
+
+
 def notes(
     algorithm: str, workload: Workload, schedule: Schedule, profile: HardwareProfile
 ) -> tuple[dict[str, Any], list[str]]:
@@ -59,10 +69,11 @@ def notes(
     keys = memory_keys(algorithm, workload, profile, schedule) | cuda_instance_keys(
         algorithm, workload, schedule
     )
-    keys["profile_missing_fields"] = missing_fields(profile, workload.dtype)
+    kernels = _kernel_count(algorithm, workload, schedule)
+    keys["profile_missing_fields"] = missing_fields(profile, workload.dtype, kernels)
     keys["profile_borrowed_fields"] = borrowed_fields(profile)
     warnings = []
-    gaps = gaps_line(profile, workload.dtype)
+    gaps = gaps_line(profile, workload.dtype, kernels)
     if gaps:
         warnings.append(gaps)
     if keys["exceeds_device_memory"]:

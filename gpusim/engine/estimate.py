@@ -186,5 +186,6 @@ def estimate(
                 glob,
             )
         )
-        out.runtime_s += seconds(rates.launch_ticks) + duration
+        launch = rates.queued_launch_ticks if len(out.kernels) > 1 else rates.launch_ticks
+        out.runtime_s += seconds(launch) + duration
     return out

@@ -61,13 +61,19 @@ class GpuHandle:
 
     @property
     def launch_overhead_s(self) -> float:
-        """Time from the end of one kernel (or tick 0) to the start of the next."""
+        """Time from tick 0 to the start of the first kernel."""
         return clock.seconds(self._sim.rates.launch_ticks)
+
+    @property
+    def queued_launch_s(self) -> float:
+        """Time from the end of one kernel to the start of the next (queued behind it)."""
+        return clock.seconds(self._sim.rates.queued_launch_ticks)
 
     def kernel_started(self) -> Event:
         """An event that succeeds, with the kernel's name, when the next kernel starts.
 
-        (It starts at its first dispatch, one launch overhead after the previous one ends.)
+        (It starts at its first dispatch: the first kernel one launch overhead after tick 0, a
+        later one the queued launch after the previous one ends.)
         """
         ev = Event(self._sim.env)
         self._sim.kernel_start_waiters.append(ev)

@@ -50,7 +50,7 @@ from dataclasses import dataclass, replace
 from gpusim.engine.clock import per_tick, ticks
 from gpusim.errors import GpusimError
 from gpusim.kernel_class import KernelClass, resolve_class
-from gpusim.profiles.gaps import barrier_cycles, launch_overhead_s
+from gpusim.profiles.gaps import barrier_cycles, launch_overhead_s, queued_launch_s
 from gpusim.profiles.schema import HardwareProfile
 from gpusim.schedule import Schedule
 
@@ -90,6 +90,8 @@ class Rates:
     l2_latency_ticks: int
     barrier_ticks: int
     launch_ticks: int
+    #: from a kernel's end to the start of the next one of the same run (queued behind it)
+    queued_launch_ticks: int
     l2_bytes: int
     l2_line_bytes: int
     barrier_cycles: float = 0.0  # SM cycles per barrier
@@ -344,6 +346,7 @@ def rates_for(
         l2_latency_ticks=ticks(profile.l2_latency_s.value),
         barrier_ticks=ticks(barrier_cycles(profile, warps) / clk),
         launch_ticks=ticks(launch_overhead_s(profile)),
+        queued_launch_ticks=ticks(queued_launch_s(profile)),
         l2_bytes=profile.l2_bytes.value,
         l2_line_bytes=profile.l2_line_bytes.value,
         barrier_cycles=barrier_cycles(profile, warps),

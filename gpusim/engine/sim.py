@@ -1,9 +1,11 @@
 """The simulated GPU as a whole: the SimPy environment, L2, DRAM and the kernel sequence.
 
 Kernels of an algorithm run one after another, as a SimPy process
-(:func:`kernel_sequence`); each starts one launch overhead after the previous
-one ends (the first one after one overhead too, so a single kernel's time is
-overhead + execution, as back-to-back launches measure it). User processes
+(:func:`kernel_sequence`): the first one starts one launch overhead after tick 0
+(a single kernel's time is overhead + execution, as CUDA events around one launch
+measure it), each later one the profile's queued launch after the previous one
+ends (it was queued behind it in the same stream; a whole launch where the
+profile has no such measurement). User processes
 (:mod:`gpusim.engine.hook`) run beside it in the same environment.
 """
 
@@ -99,8 +101,10 @@ def kernel_sequence(sim: Sim, specs: list[KernelSpec], runs: list[KernelRun]) ->
     Appends each ``KernelRun`` to ``runs`` as it starts.
     """
     env = sim.env
-    for spec in specs:
-        yield env.timeout(sim.rates.launch_ticks)
+    for i, spec in enumerate(specs):
+        # The first kernel waits a whole launch; each later one is already queued behind
+        # the kernel before it and starts once the GPU dispatches it.
+        yield env.timeout(sim.rates.queued_launch_ticks if i else sim.rates.launch_ticks)
         kr = KernelRun(
             sim,
             spec.name,

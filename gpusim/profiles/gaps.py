@@ -27,22 +27,30 @@ ENGINE_OPTIONAL: dict[str, str] = {
     "barrier_cycles_per_warp": "barriers cost nothing",
     "l2_fetch_bytes_per_byte_padded_row_copy": "padded-row copies fetch what they ask (1.0)",
     "kernel_launch_overhead_s": "no launch time is added",
+    "kernel_queued_launch_s": "a kernel queued behind another is charged a whole launch",
 }
 #: Fields the engine reads only for some storage types.
 ONLY_FOR_DTYPES = {
     "sm_clock_tensor_load_hz": ("fp16", "bf16"),
     "simt_mma_flops_per_clk_per_sm": ("fp32",),
 }
+#: Fields the engine reads only for a run of several kernels (split keys, standard attention).
+ONLY_FOR_SEVERAL_KERNELS = ("kernel_queued_launch_s",)
 #: How a source says its value is another GPU's (derive.py and the hand-written profiles).
 BORROWED_PREFIXES = ("not measured on", "assumed")
 
 
-def missing_fields(profile: HardwareProfile, dtype: str | None = None) -> list[str]:
-    """The engine's optional fields ``profile`` lacks (those read for ``dtype``, or all)."""
+def missing_fields(
+    profile: HardwareProfile, dtype: str | None = None, kernels: int | None = None
+) -> list[str]:
+    """The engine's optional fields ``profile`` lacks (those read for ``dtype`` and a run of
+    ``kernels`` kernels, or all)."""
     out = []
     for name in ENGINE_OPTIONAL:
         only = ONLY_FOR_DTYPES.get(name)
         if dtype is not None and only is not None and dtype not in only:
+            continue
+        if kernels == 1 and name in ONLY_FOR_SEVERAL_KERNELS:
             continue
         if getattr(profile, name) is None:
             out.append(name)
@@ -69,10 +77,13 @@ def borrowed_fields(profile: HardwareProfile) -> list[str]:
     ]
 
 
-def gaps_line(profile: HardwareProfile, dtype: str | None = None) -> str | None:
-    """One line naming the fields the engine needs and ``profile`` lacks, with what the
-    engine does instead, and how many values are another GPU's; None when there are none."""
-    missing = missing_fields(profile, dtype)
+def gaps_line(
+    profile: HardwareProfile, dtype: str | None = None, kernels: int | None = None
+) -> str | None:
+    """One line naming the fields the engine needs (for ``dtype`` and a run of ``kernels``
+    kernels) and ``profile`` lacks, with what the engine does instead, and how many values
+    are another GPU's; None when there are none."""
+    missing = missing_fields(profile, dtype, kernels)
     borrowed = borrowed_fields(profile)
     if not missing and not borrowed:
         return None
@@ -93,6 +104,14 @@ def launch_overhead_s(profile: HardwareProfile) -> float:
     """The profile's launch time, 0 where it has none (:func:`gaps_line` says so)."""
     q = profile.kernel_launch_overhead_s
     return q.value if q is not None else 0.0
+
+
+def queued_launch_s(profile: HardwareProfile) -> float:
+    """Time from a kernel's end to the start of the next one queued behind it: the profile's
+    ``kernel_queued_launch_s``, a whole launch where it has none (:func:`gaps_line` says so
+    for runs of several kernels)."""
+    q = profile.kernel_queued_launch_s
+    return q.value if q is not None else launch_overhead_s(profile)
 
 
 def barrier_cycles(profile: HardwareProfile, warps: int) -> float:

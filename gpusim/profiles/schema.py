@@ -179,6 +179,7 @@ PLAUSIBLE: dict[str, tuple[float, float]] = {
     "fp32_flops_per_clk_per_sm": (1e-3, 1e7),
     "sfu_exp_per_clk_per_sm": (1e-3, 1e7),
     "kernel_launch_overhead_s": (1e-12, 1.0),
+    "kernel_queued_launch_s": (1e-12, 1.0),
     "warp_size_threads": (1, 1024),
     "warp_schedulers_per_sm": (1, 64),
     "issue_warp_instrs_per_clk_per_scheduler": (0.01, 64.0),
@@ -311,6 +312,9 @@ class HardwareProfile(BaseModel):
 
     #: host and driver time of one launch as CUDA events see it, where measured
     kernel_launch_overhead_s: Sourced[float] | None = None
+    #: time from the end of a kernel to the start of the next one already queued behind it
+    #: in the same stream (a split-KV run's combine kernel), where measured
+    kernel_queued_launch_s: Sourced[float] | None = None
 
     @model_validator(mode="after")
     def _consistent(self) -> HardwareProfile:

@@ -65,44 +65,34 @@ RULE = (
 )
 
 
-def launch_configs() -> list[LongContextConfig]:
+def launch_configs(shapes: tuple = SHAPES) -> list[LongContextConfig]:
     """The set in run order: per shape the project's kernel at each split count, then
     PyTorch's."""
     out: list[LongContextConfig] = []
-    for group, b, h, hkv, nq, nk, d, causal, splits in SHAPES:
+    for group, b, h, hkv, nq, nk, d, causal, splits in shapes:
         w = Workload(
             batch=b, heads=h, heads_kv=hkv, seq_len_q=nq, seq_len_k=nk, head_dim=d,
             dtype="bf16", causal=causal,
         )  # fmt: skip
-        tile = DECODE_TILE if nq == 1 else PREFILL_TILE
+        tile = DECODE_TILE if nq <= 128 else PREFILL_TILE  # (decode: Nq 1 to 128)
         for n in splits:
             out.append(LongContextConfig("project", group, w, _sched(tile, kv_splits=n)))
         out.append(LongContextConfig("torch", group, w, torch_flash_schedule(w, H200_SMS)))
     return out
 
 
-def queued_launch_s(calibration: Path = CALIBRATION) -> float:
-    """The recorded CUDA-graph replay time per empty kernel."""
+def recorded_launch_s(key: str = "graph_launch_s", calibration: Path = CALIBRATION) -> float:
+    """A launch time ``key`` of a recorded ``gpusim calibrate launch`` (results JSON)."""
     doc = json.loads(calibration.read_text())
-
-    def find(o):
-        if isinstance(o, dict):
-            if "graph_launch_s" in o:
-                return o["graph_launch_s"]["value"]
-            return next((v for v in map(find, o.values()) if v is not None), None)
-        if isinstance(o, list):
-            return next((v for v in map(find, o) if v is not None), None)
-        return None
-
-    value = find(doc)
-    if value is None:
-        raise ValueError(f"{calibration}: no graph_launch_s")
-    return float(value)
+    try:
+        return float(doc["benchmarks"]["launch"]["values"][key]["value"])
+    except KeyError:
+        raise ValueError(f"{calibration}: no launch value {key}") from None
 
 
 def variant_profile_text(base: Path = BASE_PROFILE, calibration: Path = CALIBRATION) -> str:
     """``base`` with its name and launch charge replaced by the queued-launch variant's."""
-    value = queued_launch_s(calibration)
+    value = recorded_launch_s("graph_launch_s", calibration)
     rel = calibration.relative_to(REPO_ROOT)
     lines = base.read_text().splitlines()
     out, skip = [], False

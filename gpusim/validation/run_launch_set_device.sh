@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The launch-charge held-out set (gpusim/validation/launch_set.py) on the H200 in one device
-# call, from the checkout's root, with the wheels (pydantic, simpy) carried in .whl:
+# A launch-charge held-out set (gpusim/validation/launch_set.py; launch_set2.py with
+# LAUNCH_SET=2026-12-04_launch_set2) on the H200 in one device call, from the checkout's
+# root, with the wheels (pydantic, simpy) carried in .whl:
 #
 #   run(command="GPUSIM_COMMIT=<sha> bash gpusim/validation/run_launch_set_device.sh",
 #       carry=[".whl"], timeout_s=400)
@@ -19,7 +20,7 @@ LIMIT_S=${LAUNCH_LIMIT_S:-380}
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
   --target /tmp/site .whl/*.whl || { echo "wheels (.whl) did not install"; exit 1; }
 export PYTHONPATH="$PWD:/tmp/site"
-M=data/h200/2026-12-04_launch_set/manifest_configs.json
+M=data/h200/${LAUNCH_SET:-2026-12-04_launch_set}/manifest_configs.json
 S=/tmp/launch_set
 mkdir -p "$S"
 [ -f "$M" ] || { echo "no manifest at $M: it is committed before the run"; exit 1; }
