@@ -67,6 +67,7 @@ FIELDS = (
     FieldSource(("fp32_flops_per_clk_per_sm",), "fp32", "ffma_flops_per_clk_per_sm"),
     FieldSource(("sfu_exp_per_clk_per_sm",), "sfu", "ex2_per_clk_per_sm"),
     FieldSource(("kernel_launch_overhead_s",), "launch", "event_single_launch_s"),
+    FieldSource(("kernel_queued_launch_s",), "launch", "queued_second_launch_s"),
 )
 # The SM clock depends on the load (data/h200/2026-11-30_calibration/README.md: 1.80-1.81 GHz
 # under mma.sync, 1.98 GHz in every other benchmark): sm_clock_hz is the clock of the

@@ -1,8 +1,10 @@
 """A results document as ``gpusim calibrate`` now writes it, built from recorded H200 runs.
 
 The 2026-11-30 suite run (the value benchmarks) plus the stand-alone runs of that day as
-the record benchmarks' raw records, each under the suite's name with the suite's source:
-what one ``gpusim calibrate`` on the H200 records, without a GPU.
+the record benchmarks' raw records, each under the suite's name with the suite's source,
+and the queued launches a later launch run measured (the suite's launch benchmark has
+timed them since 2026-12-04): what one ``gpusim calibrate`` on the H200 records, without
+a GPU.
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ from gpusim.data.layout import CALIBRATION, H200, calibration_run
 from gpusim.profiles.loader import list_profiles, profile_path
 
 RESULTS = CALIBRATION / "h200-results.json"
+#: The launch run whose queued launches the 2026-11-30 suite run did not time yet.
+QUEUED_LAUNCH = H200 / "2026-12-04_launch_set" / "launch-h200.json"
+QUEUED_KEYS = ("queued_launch_s", "queued_second_launch_s")
 #: The datasheet-only H200 profile (``h200-sxm`` until the profiles' rename, then
 #: ``h200-sxm-datasheet``): a base with no measured value of its own but the barrier's.
 DATASHEET = "h200-sxm-datasheet" if "h200-sxm-datasheet" in list_profiles() else "h200-sxm"
@@ -61,6 +66,8 @@ def _recorded() -> dict[str, Any]:
             "values": recorded.values_of(name, record),
             "record": record,
         }
+    later = _load(QUEUED_LAUNCH)["benchmarks"]["launch"]["values"]
+    doc["benchmarks"]["launch"]["values"].update({k: later[k] for k in QUEUED_KEYS})
     return doc
 
 

@@ -30,6 +30,7 @@ NUMBERS = {
     "ffma_flops_per_clk_per_sm": 243.0,
     "ex2_per_clk_per_sm": 15.9,
     "event_single_launch_s": 4.0e-6,
+    "queued_second_launch_s": 1.8e-6,
     "mma_fp16_sm_clock_hz": 1.786e9,
     "fp32_sm_clock_hz": 1.96e9,
     "ex2_sm_clock_hz": 1.97e9,

@@ -31,7 +31,9 @@ def test_the_project_runs_are_predicted_as_reported(predicted, measured):
     runs = [kinds["project, packed"], kinds["project, unpacked"]]
     assert sum(k["n"] for k in runs) == 12
     mape = sum(k["mape"] * k["n"] for k in runs) / 12
-    assert mape <= 0.115  # reported: 11.2 %
+    # reported: 11.7 % (11.2 % before a split run's second kernel was charged the queued
+    # launch, reports/long_context/launch2)
+    assert mape <= 0.12
     assert max(abs(k["worst"]) for k in runs) <= 0.22  # worst: +21.3 %
 
 
