@@ -26,7 +26,8 @@ README_RUNTIME_MAPE = 0.0725  # 7.2 % (7.19 %: 7.12 % before the queued launch, 
 README_RUNTIME_MAX = 0.2205  # 22.0 % (standard d64 N16384)
 README_TC_MAPE = 0.0685  # the model gives 6.8 % (0.0681); the README says 6.9 %
 README_SIMT_MAPE = 0.0550  # 5.5 % (5.457 %: 5.447 % before the cut, scatter_skip.py)
-README_STANDARD_MAPE = 0.1355  # 13.5 % (was 145 % before memory-level parallelism)
+README_STANDARD_MAPE = 0.1425  # 14.2 % (13.5 % before its later kernels were charged the queued
+# launch, launch2; 145 % before memory-level parallelism)
 #: The model gives 18.3 % (Br128 Bc64 w4 d128 N 512 causal); the README says 17.6 %.
 README_FLASH2_MAX = 0.1835
 README_DRAM_MAPE = 0.0215  # 2.1 %
