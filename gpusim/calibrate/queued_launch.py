@@ -20,6 +20,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from gpusim.calibrate.profile_patch import set_after
+
 FIELD = "kernel_queued_launch_s"
 KEY = "queued_second_launch_s"
 _AFTER = "kernel_launch_overhead_s"
@@ -42,23 +44,8 @@ def profile_entry(record: dict[str, Any], record_path: str) -> dict[str, Any]:
 def apply(profile_text: str, record: dict[str, Any], record_path: str) -> str:
     """``profile_text`` with the queued launch set (after the launch time), a header line
     naming the record."""
-    import yaml
-
-    header = [line for line in profile_text.splitlines() if line.startswith("#")]
-    header = [h for h in header if not h.startswith("# queued launch")]
-    header.append(f"# queued launch: {record_path}")
-    profile = yaml.safe_load(profile_text)
-    if _AFTER not in profile:
-        raise ValueError(f"the profile has no {_AFTER}: a queued launch needs the launch first")
-    out: dict[str, Any] = {}
-    for key, value in profile.items():
-        if key == FIELD:
-            continue
-        out[key] = value
-        if key == _AFTER:
-            out[FIELD] = profile_entry(record, record_path)
-    body = yaml.safe_dump(out, sort_keys=False, width=100, allow_unicode=True)
-    return "\n".join(header) + "\n" + body
+    entry = {FIELD: profile_entry(record, record_path)}
+    return set_after(profile_text, _AFTER, entry, f"# queued launch: {record_path}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -24,6 +24,7 @@ import numpy as np
 
 from gpusim.calibrate.clocks import clock_hz_from_stamps
 from gpusim.calibrate.context import import_cupy, make_context
+from gpusim.calibrate.profile_patch import set_after
 from gpusim.calibrate.wgmma import Bench, U, _flop, _smem, tput_name
 
 FLUSH_BYTES = 256 * 1024 * 1024
@@ -108,23 +109,11 @@ def profile_entry(record: dict[str, Any], record_path: str) -> dict[str, Any]:
 def apply(profile_text: str, record: dict[str, Any], record_path: str) -> str:
     """``profile_text`` with the burst clock set (after the sustained clock), a header line
     naming the record."""
-    import yaml
-
-    header = [line for line in profile_text.splitlines() if line.startswith("#")]
-    header = [h for h in header if not h.startswith("# wgmma burst clock")]
-    header.append(f"# wgmma burst clock: {record_path}")
-    profile = yaml.safe_load(profile_text)
-    if _AFTER not in profile:
-        raise ValueError(f"the profile has no {_AFTER}: record the wgmma run first")
-    out: dict[str, Any] = {}
-    for key, value in profile.items():
-        if key == FIELD:
-            continue
-        out[key] = value
-        if key == _AFTER:
-            out[FIELD] = profile_entry(record, record_path)
-    body = yaml.safe_dump(out, sort_keys=False, width=100, allow_unicode=True)
-    return "\n".join(header) + "\n" + body
+    entry = {FIELD: profile_entry(record, record_path)}
+    try:
+        return set_after(profile_text, _AFTER, entry, f"# wgmma burst clock: {record_path}")
+    except ValueError as exc:
+        raise ValueError(f"{exc}: record the wgmma run first") from None
 
 
 def main(argv: list[str] | None = None) -> int:

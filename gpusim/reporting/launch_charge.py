@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gpusim.data.layout import REPO_ROOT
+from gpusim.reporting.pack_gqa import error_stats, measured_s
 
 
 @dataclass(frozen=True)
@@ -50,12 +51,6 @@ SET2 = LaunchSet(
 )
 
 
-def measured_s(data: Path) -> dict[str, float]:
-    """Median time of every measured run, by config id."""
-    lines = (data / "sweep.jsonl").read_text().splitlines()
-    return {r["id"]: r["median_s"] for r in map(json.loads, lines) if r.get("status") == "ok"}
-
-
 def committed_predictions(ls: LaunchSet) -> dict[str, dict[str, dict]]:
     """``{model: {config id: {runtime_s, kernels}}}`` as committed before the measurement."""
     doc = json.loads(ls.predictions.read_text())
@@ -64,15 +59,6 @@ def committed_predictions(ls: LaunchSet) -> dict[str, dict[str, dict]]:
             for k, v in doc["by_config"].items()}
         for m in ls.models
     }  # fmt: skip
-
-
-def _stats(errs: list[float]) -> dict[str, float]:
-    return {
-        "n": len(errs),
-        "mape": sum(abs(e) for e in errs) / len(errs),
-        "mean_signed": sum(errs) / len(errs),
-        "worst": max(errs, key=abs),
-    }
 
 
 def errors(predicted: dict[str, dict], measured: dict[str, float]) -> dict[str, dict]:
@@ -87,7 +73,7 @@ def errors(predicted: dict[str, dict], measured: dict[str, float]) -> dict[str, 
         "one kernel": [e for e, n in err.values() if n == 1],
         "two kernels": [e for e, n in err.values() if n == 2],
     }
-    return {name: _stats(errs) for name, errs in groups.items() if errs}
+    return {name: error_stats(errs) for name, errs in groups.items() if errs}
 
 
 def verdict(ls: LaunchSet, by_model: dict[str, dict[str, dict]]) -> str:

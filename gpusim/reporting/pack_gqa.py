@@ -34,7 +34,8 @@ def committed_predictions(path: Path = PREDICTIONS) -> dict[str, float]:
     return {k: v[PROFILE]["runtime_s"] for k, v in doc["by_config"].items()}
 
 
-def _stats(errs: list[float]) -> dict[str, float]:
+def error_stats(errs: list[float]) -> dict[str, float]:
+    """MAPE, mean signed error and the worst of ``errs`` (predicted / measured - 1)."""
     return {
         "n": len(errs),
         "mape": sum(abs(e) for e in errs) / len(errs),
@@ -55,7 +56,7 @@ def errors_by_kind(predicted: dict[str, float], measured: dict[str, float]) -> d
         ],
         "torch": [e for k, e in err.items() if k.startswith("torch")],
     }
-    return {name: _stats(errs) for name, errs in kinds.items() if errs}
+    return {name: error_stats(errs) for name, errs in kinds.items() if errs}
 
 
 def speedups(predicted: dict[str, float], measured: dict[str, float]) -> dict[str, tuple]:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from gpusim.data.layout import REPO_ROOT
@@ -90,11 +91,24 @@ def recorded_launch_s(key: str = "graph_launch_s", calibration: Path = CALIBRATI
         raise ValueError(f"{calibration}: no launch value {key}") from None
 
 
+def judged_base_lines(base: Path = BASE_PROFILE) -> list[str]:
+    """``base`` as the launch sets judged it: without the ``kernel_queued_launch_s`` that
+    set 2 added to it (and the header line naming its record)."""
+    out, skip = [], False
+    for line in base.read_text().splitlines():
+        if skip and line.startswith("  "):
+            continue
+        skip = line.startswith("kernel_queued_launch_s:")
+        if not skip and not line.startswith("# queued launch"):
+            out.append(line)
+    return out
+
+
 def variant_profile_text(base: Path = BASE_PROFILE, calibration: Path = CALIBRATION) -> str:
     """``base`` with its name and launch charge replaced by the queued-launch variant's."""
     value = recorded_launch_s("graph_launch_s", calibration)
     rel = calibration.relative_to(REPO_ROOT)
-    lines = base.read_text().splitlines()
+    lines = judged_base_lines(base)
     out, skip = [], False
     for line in lines:
         if skip and line.startswith("  "):
@@ -116,23 +130,37 @@ def variant_profile_text(base: Path = BASE_PROFILE, calibration: Path = CALIBRAT
     return "\n".join(out) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Write the manifest (write-once), list the configurations, or write the variant."""
+def set_main(
+    prog: str,
+    doc: str,
+    configs: list[LongContextConfig],
+    what: str,
+    rule: str,
+    profile_text: Callable[[], str],
+    argv: list[str] | None = None,
+) -> int:
+    """A launch set's command: ``--write-profile PATH`` writes its variant profile
+    (``profile_text()``); otherwise the manifest's ``--write PATH`` / ``--list``."""
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--write-profile"]:
-        ap = argparse.ArgumentParser(prog="launch_set")
+        ap = argparse.ArgumentParser(prog=prog)
         ap.add_argument("--write-profile", type=Path, required=True)
         path = ap.parse_args(argv).write_profile
-        path.write_text(variant_profile_text())
+        path.write_text(profile_text())
         print(path)
         return 0
+    return set_command(prog, doc, configs, what, rule, argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write the manifest (write-once), list the configurations, or write the variant."""
     what = (
         "launch charge of short kernels held-out set (isolated against queued launch): "
         "configurations fixed before they are measured "
         "(python -m gpusim.validation.launch_set --write)"
     )
     doc = __doc__.splitlines()[0]
-    return set_command("launch_set", doc, launch_configs(), what, RULE, argv)
+    return set_main("launch_set", doc, launch_configs(), what, RULE, variant_profile_text, argv)
 
 
 if __name__ == "__main__":

@@ -22,13 +22,16 @@ The rule, fixed before the measurement (also written into the manifest): see :da
 
 from __future__ import annotations
 
-import argparse
-import sys
 from pathlib import Path
 
 from gpusim.data.layout import REPO_ROOT
-from gpusim.validation.launch_set import BASE_PROFILE, launch_configs, recorded_launch_s
-from gpusim.validation.long_context_configs import set_command
+from gpusim.validation.launch_set import (
+    BASE_PROFILE,
+    judged_base_lines,
+    launch_configs,
+    recorded_launch_s,
+    set_main,
+)
 
 #: The record whose ``queued_second_launch_s`` the variant charges a later kernel.
 CALIBRATION = REPO_ROOT / "data/h200/2026-12-04_launch_set/launch-h200.json"
@@ -61,7 +64,7 @@ def variant_profile_text(base: Path = BASE_PROFILE, calibration: Path = CALIBRAT
     value = recorded_launch_s("queued_second_launch_s", calibration)
     rel = calibration.relative_to(REPO_ROOT)
     out, in_launch = [], False
-    for line in base.read_text().splitlines():
+    for line in judged_base_lines(base):
         if in_launch and not line.startswith("  "):
             out += [
                 "kernel_queued_launch_s:",
@@ -80,21 +83,14 @@ def variant_profile_text(base: Path = BASE_PROFILE, calibration: Path = CALIBRAT
 
 def main(argv: list[str] | None = None) -> int:
     """Write the manifest (write-once), list the configurations, or write the variant."""
-    argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["--write-profile"]:
-        ap = argparse.ArgumentParser(prog="launch_set2")
-        ap.add_argument("--write-profile", type=Path, required=True)
-        path = ap.parse_args(argv).write_profile
-        path.write_text(variant_profile_text())
-        print(path)
-        return 0
     what = (
         "launch charge held-out set 2 (a split run's second kernel: a whole launch against "
         "the measured queued launch): configurations fixed before they are measured "
         "(python -m gpusim.validation.launch_set2 --write)"
     )
     doc = __doc__.splitlines()[0]
-    return set_command("launch_set2", doc, launch_configs(SHAPES), what, RULE, argv)
+    configs = launch_configs(SHAPES)
+    return set_main("launch_set2", doc, configs, what, RULE, variant_profile_text, argv)
 
 
 if __name__ == "__main__":

@@ -74,3 +74,12 @@ def test_the_default_profile_is_the_variant_set2_judged():
     configs = read_manifest(SET2.data / "manifest_configs.json")[:4]
     for c in configs:
         assert predict_one(c, ISOLATED)["runtime_s"] == predict_one(c, variant)["runtime_s"]
+
+
+def test_the_variant_profiles_are_what_their_commands_write():
+    from gpusim.validation import launch_set as set1_module
+    from gpusim.validation import launch_set2 as set2_module
+
+    root = launch_set.REPO_ROOT
+    assert (root / SET1.variant).read_text() == set1_module.variant_profile_text()
+    assert (root / SET2.variant).read_text() == set2_module.variant_profile_text()
