@@ -116,6 +116,7 @@ def run(args: argparse.Namespace) -> int:
     if args.cmd == "predict":
         from gpusim.reporting.long_context_predict import PROFILES, predict
 
+        _json_out(args.out)
         doc = predict(configs, tuple(args.profiles or PROFILES), args.detail, log)
         atomic.write_text(args.out, json.dumps(doc, indent=1) + "\n")
         n = sum(any("runtime_s" in p for p in v.values()) for v in doc["by_config"].values())
@@ -128,6 +129,8 @@ def _compare(args: argparse.Namespace, configs: list) -> int:
     from gpusim.api import load_profile
     from gpusim.validation.long_context_compare import compare, efficiency_from_dataset, table
 
+    if args.out:
+        _json_out(args.out)
     predictions = json.loads(args.predictions.read_text())
     measured = {r["id"]: r for r in long_context_sweep.records(args.measured)}
     ncu_path = args.measured / long_context_sweep.NCU_FILE
@@ -143,6 +146,12 @@ def _compare(args: argparse.Namespace, configs: list) -> int:
         atomic.write_text(args.out, json.dumps(doc, indent=1) + "\n")
     print(table(doc))
     return 0
+
+
+def _json_out(path: Path) -> None:
+    """``--out`` of ``predict`` and ``compare`` names the JSON file to write, not a folder."""
+    if path.is_dir():
+        raise GpusimError(f"--out {path} is a folder: name the JSON file to write in it")
 
 
 def main(argv: list[str] | None = None) -> int:

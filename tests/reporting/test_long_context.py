@@ -55,6 +55,16 @@ def test_a_manifest_that_is_not_one_is_a_one_line_error(tmp_path, capsys):
     assert capsys.readouterr().err.count("\n") == 1
 
 
+def test_a_folder_as_out_is_a_one_line_error(tmp_path, capsys):
+    manifest = tmp_path / "m.json"
+    manifest.write_text(json.dumps(manifest_doc(_configs())))
+    argv = ["compare", "--manifest", str(manifest), "--measured", str(tmp_path)]
+    argv += ["--predictions", str(tmp_path / "p.json"), "--out", str(tmp_path)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is a folder" in err
+
+
 def test_a_model_bug_is_recorded_for_its_config_and_the_others_go_on(monkeypatch):
     import gpusim.reporting.long_context_predict as lp
 
