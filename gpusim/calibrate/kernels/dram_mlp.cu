@@ -39,6 +39,7 @@ DM_INST(1, false)
 DM_INST(2, false)
 DM_INST(4, false)
 DM_INST(8, false)
+DM_INST(16, false)  // sm_stream.py: 32 KiB in flight per 128-thread CTA
 DM_INST(1, true)
 DM_INST(2, true)
 DM_INST(4, true)

@@ -1,0 +1,22 @@
+"""The per-SM streaming benchmark's table of a record (the GPU run is on the device only)."""
+
+from __future__ import annotations
+
+from gpusim.calibrate import sm_stream
+from gpusim.calibrate.dram_mlp import THREADS, WORD_BYTES
+
+
+def test_the_table_gives_bandwidth_per_sm_by_source_inflight_and_sms():
+    rows = [
+        {"source": "dram", "sms": s, "read_bytes_in_flight_per_sm": 32768,
+         "bandwidth_per_sm_bytes_per_s": bw}
+        for s, bw in ((1, 40e9), (132, 30e9))
+    ]  # fmt: skip
+    table = sm_stream.per_sm_table({"rows": rows})
+    assert table == {"dram": {32768: {1: 40.0, 132: 30.0}}}
+
+
+def test_the_largest_trip_keeps_a_decode_tile_in_flight():
+    # 64 keys x 128 dims x 2 bytes, K and V: what a decode step of the 64x64 tile loads.
+    assert THREADS * max(sm_stream.LOADS) * WORD_BYTES == 64 * 128 * 2 * 2
+    assert sm_stream.SMS[-1] == 132 and min(sm_stream.SMS) == 1
