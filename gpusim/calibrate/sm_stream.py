@@ -1,6 +1,7 @@
 """What one SM can stream when few SMs stream: bandwidth per SM against SMs and bytes in flight.
 
     python -m gpusim.calibrate.sm_stream --out FILE [--quick]
+    python -m gpusim.calibrate.sm_stream --table FILE   # GB/s per SM of a recorded run
 
 The DRAM benchmark of the suite (:mod:`gpusim.calibrate.dram_mlp`) keeps every SM busy;
 this one runs its kernel (``kernels/dram_mlp.cu``: each thread's trips issue K independent
@@ -16,6 +17,9 @@ nothing from it yet.
 
 from __future__ import annotations
 
+import json
+import sys
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -107,8 +111,28 @@ def per_sm_table(record: dict[str, Any]) -> dict[str, dict[int, dict[int, float]
     return out
 
 
+def table_text(record: dict[str, Any]) -> str:
+    """The recorded run's GB/s per SM, a row per source and bytes in flight."""
+    table = per_sm_table(record)
+    sms = sorted({s for by_x in table.values() for row in by_x.values() for s in row})
+    lines = ["source  in flight  " + " ".join(f"{f'S={s}':>7}" for s in sms)]
+    for source, by_x in table.items():
+        for x, row in sorted(by_x.items()):
+            cells = " ".join(f"{row[s]:7.1f}" if s in row else f"{'-':>7}" for s in sms)
+            lines.append(f"{source:6}  {x // 1024:6d} KiB {cells}")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run the benchmark and write its JSON."""
+    """Run the benchmark and write its JSON, or print a recorded run's table."""
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--table"] and len(argv) == 2:
+        try:
+            print(table_text(json.loads(Path(argv[1]).read_text())))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            print(f"sm_stream: error: {argv[1]} is not a recorded run: {exc!r}", file=sys.stderr)
+            return 2
+        return 0
     return standalone.main(__doc__, run, argv)
 
 

@@ -4,6 +4,8 @@
 #   left          seconds of LIMIT_S still left;
 #   step NAME CMD run CMD, log its exit code and seconds, never abort the script;
 #   device_info   the GPU, its clocks, torch, CuPy and nvcc versions into the log;
+#   wheels        install the carried .whl (pydantic, simpy) into /tmp/site and put it and
+#                 the checkout on PYTHONPATH, or stop the script;
 # and sends everything the script prints to $OUT/run.log as well.
 : "${OUT:?OUT must name the folder whose files come back}"
 : "${LIMIT_S:?set LIMIT_S before sourcing device_steps.sh}"
@@ -21,6 +23,11 @@ device_info() {
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv
   python3 -c "import torch, cupy; print('torch', torch.__version__, 'cuda', torch.version.cuda, 'cupy', cupy.__version__)"
   nvcc --version | tail -1
+}
+wheels() {
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+    --target /tmp/site .whl/*.whl || { echo "wheels (.whl) did not install"; exit 1; }
+  export PYTHONPATH="$PWD:/tmp/site"
 }
 export PYTHONUNBUFFERED=1
 exec > >(tee -a "$OUT/run.log") 2>&1

@@ -91,43 +91,50 @@ def recorded_launch_s(key: str = "graph_launch_s", calibration: Path = CALIBRATI
         raise ValueError(f"{calibration}: no launch value {key}") from None
 
 
+def edited_profile(
+    lines: list[str],
+    replace: dict[str, list[str] | None] | None = None,
+    after: dict[str, list[str]] | None = None,
+) -> list[str]:
+    """A profile's YAML ``lines`` with top-level entries (a line and its indented ones; a
+    header comment counts as one, keyed by its text up to the colon) replaced by new lines
+    (``None``: dropped) or followed by new lines, by key."""
+    replace, after = replace or {}, after or {}
+    blocks: list[list[str]] = []
+    for line in lines:
+        if line.startswith("  ") and blocks:
+            blocks[-1].append(line)
+        else:
+            blocks.append([line])
+    out: list[str] = []
+    for block in blocks:
+        key = block[0].split(":", 1)[0]
+        new = replace.get(key, block)
+        out += new or []
+        out += after.get(key, [])
+    return out
+
+
 def judged_base_lines(base: Path = BASE_PROFILE) -> list[str]:
     """``base`` as the launch sets judged it: without the ``kernel_queued_launch_s`` that
     set 2 added to it (and the header line naming its record)."""
-    out, skip = [], False
-    for line in base.read_text().splitlines():
-        if skip and line.startswith("  "):
-            continue
-        skip = line.startswith("kernel_queued_launch_s:")
-        if not skip and not line.startswith("# queued launch"):
-            out.append(line)
-    return out
+    drop = {"kernel_queued_launch_s": None, "# queued launch": None}
+    return edited_profile(base.read_text().splitlines(), replace=drop)
 
 
 def variant_profile_text(base: Path = BASE_PROFILE, calibration: Path = CALIBRATION) -> str:
     """``base`` with its name and launch charge replaced by the queued-launch variant's."""
     value = recorded_launch_s("graph_launch_s", calibration)
     rel = calibration.relative_to(REPO_ROOT)
-    lines = judged_base_lines(base)
-    out, skip = [], False
-    for line in lines:
-        if skip and line.startswith("  "):
-            continue
-        skip = False
-        if line.startswith("name:"):
-            out.append(f"name: {VARIANT_NAME}")
-        elif line.startswith("kernel_launch_overhead_s:"):
-            out += [
-                "kernel_launch_overhead_s:",
-                f"  value: {value!r}",
-                f"  source: {rel}, graph_launch_s (gpusim calibrate launch)",
-                "  note: the launch-set variant (gpusim.validation.launch_set) - a kernel queued "
-                "behind running work, charged the GPU's dispatch of a queued kernel",
-            ]
-            skip = True
-        else:
-            out.append(line)
-    return "\n".join(out) + "\n"
+    launch = [
+        "kernel_launch_overhead_s:",
+        f"  value: {value!r}",
+        f"  source: {rel}, graph_launch_s (gpusim calibrate launch)",
+        "  note: the launch-set variant (gpusim.validation.launch_set) - a kernel queued "
+        "behind running work, charged the GPU's dispatch of a queued kernel",
+    ]
+    replace = {"name": [f"name: {VARIANT_NAME}"], "kernel_launch_overhead_s": launch}
+    return "\n".join(edited_profile(judged_base_lines(base), replace=replace)) + "\n"
 
 
 def set_main(

@@ -27,6 +27,7 @@ from pathlib import Path
 from gpusim.data.layout import REPO_ROOT
 from gpusim.validation.launch_set import (
     BASE_PROFILE,
+    edited_profile,
     judged_base_lines,
     launch_configs,
     recorded_launch_s,
@@ -63,22 +64,19 @@ def variant_profile_text(base: Path = BASE_PROFILE, calibration: Path = CALIBRAT
     launch time."""
     value = recorded_launch_s("queued_second_launch_s", calibration)
     rel = calibration.relative_to(REPO_ROOT)
-    out, in_launch = [], False
-    for line in judged_base_lines(base):
-        if in_launch and not line.startswith("  "):
-            out += [
-                "kernel_queued_launch_s:",
-                f"  value: {value!r}",
-                f"  source: {rel}, queued_second_launch_s (gpusim calibrate launch)",
-                "  note: the second launch set's variant (gpusim.validation.launch_set2) - an "
-                "empty kernel queued behind another between CUDA events, less one alone",
-            ]
-            in_launch = False
-        if line.startswith("name:"):
-            line = f"name: {VARIANT_NAME}"
-        in_launch = in_launch or line.startswith("kernel_launch_overhead_s:")
-        out.append(line)
-    return "\n".join(out) + "\n"
+    queued = [
+        "kernel_queued_launch_s:",
+        f"  value: {value!r}",
+        f"  source: {rel}, queued_second_launch_s (gpusim calibrate launch)",
+        "  note: the second launch set's variant (gpusim.validation.launch_set2) - an "
+        "empty kernel queued behind another between CUDA events, less one alone",
+    ]
+    lines = edited_profile(
+        judged_base_lines(base),
+        replace={"name": [f"name: {VARIANT_NAME}"]},
+        after={"kernel_launch_overhead_s": queued},
+    )
+    return "\n".join(lines) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -17,9 +17,7 @@ set -u -o pipefail
 LIMIT_S=${LAUNCH_LIMIT_S:-380}
 . "$(dirname "$0")/device_steps.sh"  # left, step, device_info, run.log
 
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-  --target /tmp/site .whl/*.whl || { echo "wheels (.whl) did not install"; exit 1; }
-export PYTHONPATH="$PWD:/tmp/site"
+wheels  # pydantic and simpy from .whl; the checkout and them on PYTHONPATH
 M=data/h200/${LAUNCH_SET:-2026-12-04_launch_set}/manifest_configs.json
 S=/tmp/launch_set
 mkdir -p "$S"

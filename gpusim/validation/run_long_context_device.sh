@@ -20,9 +20,7 @@ set -u -o pipefail
 LIMIT_S=${LONG_CONTEXT_LIMIT_S:-570}        # the whole script, inside the call's 600 s
 . "$(dirname "$0")/device_steps.sh"  # left, step, device_info, run.log
 
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-  --target /tmp/site .whl/*.whl || { echo "wheels (.whl) did not install"; exit 1; }
-export PYTHONPATH="$PWD:/tmp/site"
+wheels  # pydantic and simpy from .whl; the checkout and them on PYTHONPATH
 M=data/h200/2026-12-02_long_context/manifest_configs.json
 S=/tmp/long_context
 mkdir -p "$S"

@@ -19,9 +19,7 @@ set -u -o pipefail
 LIMIT_S=${PACK_LIMIT_S:-380}
 . "$(dirname "$0")/device_steps.sh"  # left, step, device_info, run.log
 
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-  --target /tmp/site .whl/*.whl || { echo "wheels (.whl) did not install"; exit 1; }
-export PYTHONPATH="$PWD:/tmp/site"
+wheels  # pydantic and simpy from .whl; the checkout and them on PYTHONPATH
 M=data/h200/2026-12-03_pack_gqa/manifest_configs.json
 S=/tmp/pack_gqa
 mkdir -p "$S"
