@@ -1,0 +1,195 @@
+"""How often the DRAM serves a buffer that waves of CTAs walk, when it does not fit in the L2.
+
+    python -m gpusim.calibrate.kv_walk --out FILE        (on the GPU, ncu on PATH)
+    python -m gpusim.calibrate.kv_walk --table FILE      # passes per wave of a record
+
+The kernel (``kernels/kv_walk.cu``) walks "heads" of S MiB as an attention forward kernel
+walks a head's K and V: CTAs launched in order, consecutive CTAs on the same buffer, each
+streaming it forward in 32-KiB tiles (two cp.async stages) with FMA work between tiles; the
+shared memory asked for decides the CTAs per SM. Nsight Compute counts the DRAM bytes of
+each launch; thread 0 of every CTA stamps its SM and its start and end (%globaltimer), so
+the record also shows how the CTAs of a wave drift apart.
+
+The question it answers, without an attention kernel: when a head's buffer is larger than
+the L2 keeps, is it read from DRAM once per wave of CTAs (the lockstep picture), once per
+CTA slot of an SM, or once per L2 half; and does that depend on the CTAs per SM? The
+long-context sets found 2.2-2.4 DRAM passes of K/V per wave of unmasked flash2 CTAs at two
+CTAs per SM, where a lockstep wave gives one (reports/long_context/heldout3).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from gpusim import atomic
+
+THREADS = 128
+TILE_BYTES = 32 << 10
+#: (head MiB, heads, waves per head, CTAs per SM, FMA rounds per tile)
+LAUNCHES = (
+    (64, 2, 3, 1, 370),
+    (64, 2, 3, 2, 370),
+    (64, 2, 3, 3, 370),
+    (32, 2, 3, 1, 370),
+    (32, 2, 3, 2, 370),
+    (32, 2, 3, 3, 370),
+    (16, 2, 3, 2, 370),
+    (24, 2, 3, 2, 370),
+    (48, 2, 3, 2, 370),
+    (64, 2, 3, 2, 0),
+    (64, 2, 3, 2, 1500),
+    (64, 1, 8, 2, 370),
+    (64, 1, 1, 2, 370),
+    (64, 1, 1, 1, 370),
+)
+#: the grid is dispatched on all SMs: the waves count that
+SCRATCH_BYTES = 256 << 20
+RESERVED_BYTES = 1024
+METRICS = (
+    "dram__bytes_read.sum",
+    "dram__bytes_write.sum",
+    "gpu__time_duration.sum",
+    "lts__t_sectors_srcunit_tex_op_read.sum",
+    "lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum",
+    "lts__t_sectors_srcunit_ltcfabric.sum",
+    "launch__grid_size",
+    "launch__occupancy_limit_shared_mem",
+)
+
+
+def dynamic_smem(smem_per_sm: int, ctas_per_sm: int) -> int:
+    """Dynamic shared memory per CTA that lets exactly ``ctas_per_sm`` CTAs share an SM (at
+    least the two 32-KiB stages)."""
+    most = smem_per_sm // ctas_per_sm - RESERVED_BYTES
+    fewest = smem_per_sm // (ctas_per_sm + 1) - RESERVED_BYTES + 1024
+    return max(2 * TILE_BYTES, min(most, fewest))
+
+
+def launch(plan_path: Path) -> None:
+    """Run every launch once, a flush before each; write the plan and the stamps."""
+    import cupy as cp
+    import numpy as np
+
+    from gpusim.calibrate.sources import compile_module, kernel_attributes
+
+    mod = compile_module(cp, "kv_walk.cu")
+    fn, flush = mod.get_function("kv_walk"), mod.get_function("kv_walk_flush")
+    props = cp.cuda.runtime.getDeviceProperties(0)
+    sms, smem_per_sm = int(props["multiProcessorCount"]), int(props["sharedMemPerMultiprocessor"])
+    most_bytes = max(m * h for m, h, *_ in LAUNCHES) << 20
+    src = cp.random.randint(1, 2**31, size=most_bytes // 4, dtype=cp.int64).astype(cp.uint32)
+    scratch = cp.empty(SCRATCH_BYTES // 4, dtype=cp.uint32)
+    plan: list[dict[str, Any]] = []
+    for head_mib, heads, waves_per_head, cps, work in LAUNCHES:
+        dyn = dynamic_smem(smem_per_sm, cps)
+        fn.max_dynamic_shared_size_bytes = dyn
+        per_head = waves_per_head * sms * cps
+        grid = per_head * heads
+        head_words = (head_mib << 20) // 16
+        tiles = (head_mib << 20) // TILE_BYTES
+        stamps = cp.zeros(3 * grid, dtype=cp.uint64)
+        out = cp.full(grid * THREADS, cp.nan, dtype=cp.float32)
+        flush((sms * 4,), (256,), (scratch, np.uint64(SCRATCH_BYTES // 16)))
+        args = (src, np.uint64(head_words), np.int32(per_head), np.int32(tiles), np.int32(work))
+        fn((grid,), (THREADS,), (*args, stamps, out), shared_mem=dyn)
+        cp.cuda.Device().synchronize()
+        if not bool(cp.isfinite(out).all()):
+            raise RuntimeError(f"kv_walk {head_mib} MiB x {heads}, {cps}/SM: non-finite output")
+        st = cp.asnumpy(stamps).reshape(grid, 3)
+        plan.append(
+            {"head_mib": head_mib, "heads": heads, "waves_per_head": waves_per_head,
+             "ctas_per_sm": cps, "work": work, "grid": grid, "ctas_per_head": per_head,
+             "tiles": tiles, "dynamic_smem_bytes": dyn, "sm_count": sms,
+             "kernel_attributes": kernel_attributes(fn),
+             "smid": st[:, 0].astype(int).tolist(),
+             "start_ns": (st[:, 1] - st[:, 1].min()).astype(int).tolist(),
+             "end_ns": (st[:, 2] - st[:, 1].min()).astype(int).tolist()}
+        )  # fmt: skip
+    plan_path.write_text(json.dumps(plan))
+
+
+def record(ncu: str, timeout_s: float = 500) -> dict[str, Any]:
+    """The launches under ``ncu`` (no cache flush of its own, clocks as they are): per launch
+    its plan entry, stamps and metrics."""
+    from gpusim.ncu import parse_csv
+
+    with tempfile.TemporaryDirectory() as tmp:
+        plan_path = Path(tmp) / "plan.json"
+        cmd = [ncu, "--clock-control", "none", "--cache-control", "none", "--csv",
+               "--kernel-name", "regex:^kv_walk$", "--page", "raw", "--print-units", "base",
+               "--metrics", ",".join(METRICS), sys.executable, "-m",
+               "gpusim.calibrate.kv_walk", "--launch", str(plan_path)]  # fmt: skip
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s)
+        kernels = parse_csv(proc.stdout)
+        plan = json.loads(plan_path.read_text()) if plan_path.exists() else []
+    doc = {"kind": "gpusim.kv_walk", "command": " ".join(cmd), "exit_code": proc.returncode,
+           "log_tail": proc.stderr[-2000:], "records": []}  # fmt: skip
+    for p, k in zip(plan, kernels, strict=False):
+        doc["records"].append({**p, "name": k["name"], "metrics": k["metrics"]})
+    doc["planned_launches"], doc["profiled_kernels"] = len(plan), len(kernels)
+    return doc
+
+
+def passes(r: dict[str, Any]) -> dict[str, float]:
+    """DRAM passes over the heads' bytes per launch, per head and per wave of CTAs."""
+    head_bytes = r["head_mib"] << 20
+    waves = r["grid"] / (r["sm_count"] * r["ctas_per_sm"])
+    n = r["metrics"]["dram__bytes_read.sum"] / head_bytes
+    return {"passes": n, "per_head": n / r["heads"], "per_wave": n / waves, "waves": waves}
+
+
+def table(doc: dict[str, Any]) -> str:
+    """One line per launch: shape, DRAM passes per wave, duration."""
+    if doc.get("kind") != "gpusim.kv_walk":
+        raise ValueError("not a kv_walk record")
+    lines = ["| head MiB | heads | waves/head | CTAs/SM | work | DRAM passes | per wave | ms |",
+             "|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    for r in doc["records"]:
+        p = passes(r)
+        ms = r["metrics"]["gpu__time_duration.sum"] / 1e6
+        lines.append(
+            f"| {r['head_mib']} | {r['heads']} | {r['waves_per_head']} | {r['ctas_per_sm']} "
+            f"| {r['work']} | {p['passes']:.2f} | {p['per_wave']:.2f} | {ms:.2f} |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", type=Path)
+    ap.add_argument("--table", type=Path, help="print the passes of a recorded run")
+    ap.add_argument("--launch", type=Path, help=argparse.SUPPRESS)
+    a = ap.parse_args(argv)
+    if a.launch is not None:
+        launch(a.launch)
+        return 0
+    if a.table is not None:
+        try:
+            print(table(json.loads(a.table.read_text())))
+        except (OSError, ValueError, KeyError) as e:
+            print(f"error: {a.table}: {e}", file=sys.stderr)
+            return 2
+        return 0
+    if a.out is None:
+        ap.error("--out or --table is required")
+    from gpusim.ncu import find_ncu
+
+    ncu = find_ncu()
+    if ncu is None:
+        print("error: ncu not found", file=sys.stderr)
+        return 2
+    doc = record(ncu)
+    atomic.write_text(a.out, json.dumps(doc))
+    print(f"wrote {a.out}: {len(doc['records'])} launches", file=sys.stderr)
+    print(table(doc))
+    return 0 if doc["records"] else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
