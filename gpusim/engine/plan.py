@@ -32,85 +32,12 @@ move at the memory system's shared rates.
 
 from __future__ import annotations
 
-from math import ceil
-
 from algorithms.program import CtaProgram, Step
+from gpusim.engine.chunks import Piece, lead, merge, runs, slices
 from gpusim.engine.plan_types import Chunk, ClassPlan, Load, Phase, TileRef
 from gpusim.engine.rates import SM_LANES, Rates
 
 __all__ = ["Chunk", "ClassPlan", "Load", "Phase", "TileRef", "build_plan"]
-
-#: Chunks per run of steps in the aggregated path (a 2048-step loop becomes 16 chunks).
-CHUNKS_PER_RUN = 16
-#: A CTA's chunks in the aggregated path stay below this when runs allow (flash1 has many runs).
-MAX_CHUNKS_PER_CTA = 64
-
-
-#: A chunk's steps: ``(step, count, first repetition)`` pieces, ``count`` repetitions of a
-#: (compressed) step from ``first`` on; a step of its own is ``(step, 1, 0)``.
-Piece = tuple[Step, int, int]
-
-
-def _runs(steps: list[Step]) -> list[list[Step]]:
-    runs: list[list[Step]] = []
-    for s in steps:
-        if runs and runs[-1][0].pipelined == s.pipelined:
-            runs[-1].append(s)
-        else:
-            runs.append([s])
-    return runs
-
-
-def _run_length(run: list[Step]) -> int:
-    return sum(s.repeat for s in run)
-
-
-def _slices(run: list[Step], k: int) -> list[list[Piece]]:
-    """``run`` cut into chunks of ``k`` steps (the last one shorter), compressed steps split
-    between chunks where a chunk boundary falls inside them."""
-    chunks: list[list[Piece]] = [[]]
-    room = k
-    for s in run:
-        done = 0
-        while done < s.repeat:
-            if room == 0:
-                chunks.append([])
-                room = k
-            take = min(room, s.repeat - done)
-            chunks[-1].append((s, take, done))
-            done += take
-            room -= take
-    return chunks
-
-
-def chunk_size(
-    programs: list[CtaProgram], detailed: bool, chunks_per_run: int = CHUNKS_PER_RUN
-) -> int:
-    """Steps per chunk for a kernel whose classes have ``programs`` (1 when ``detailed``)."""
-    if detailed:
-        return 1
-    runs = [[_run_length(r) for r in _runs(p.steps)] for p in programs]
-    longest = max((n for rs in runs for n in rs), default=1)
-    k = max(1, ceil(longest / chunks_per_run))
-    while k < longest and max(sum(ceil(n / k) for n in rs) for rs in runs) > MAX_CHUNKS_PER_CTA:
-        k *= 2
-    return k
-
-
-def _merge(pieces: list[Piece], reads: bool, own_rows: dict[str, int]) -> tuple[TileRef, ...]:
-    """Each tensor's accesses of a chunk as one tile, named after its first (in order)."""
-    merged: dict[str, list] = {}
-    for s, count, first in pieces:
-        for a in s.reads if reads else s.writes:
-            m = merged.get(a.tensor)
-            if m is None:
-                dr, dc = s.stride_of(a.tensor) if first else (0, 0)
-                merged[a.tensor] = [a.row0 + first * dr, a.col0 + first * dc, count * a.nbytes]
-            else:
-                m[2] += count * a.nbytes
-    return tuple(
-        TileRef(t, r0, c0, n, own_rows.get(t, 0)) for t, (r0, c0, n) in merged.items() if n > 0
-    )
 
 
 def step_work(s: Step, rates: Rates) -> dict[str, float]:
@@ -142,8 +69,8 @@ def _step_times(s: Step, rates: Rates, memo: dict) -> tuple[float, float]:
 def _chunk(pieces: list[Piece], own_rows: dict[str, int], rates: Rates, memo: dict) -> Chunk:
     # Sums over the pieces times their counts; a program without compressed steps has
     # pieces of one step each, and these are the step-by-step sums (the same floats).
-    reads = _merge(pieces, True, own_rows)
-    writes = _merge(pieces, False, own_rows)
+    reads = merge(pieces, True, own_rows)
+    writes = merge(pieces, False, own_rows)
     read_bytes = sum(r.nbytes for r in reads)
     loading = [(s, n) for s, n, _ in pieces if s.read_bytes > 0]
     head = loading[0][0].read_bytes / read_bytes if loading and read_bytes else 0.0
@@ -301,14 +228,14 @@ def build_plan(
     memo = {} if memo is None else memo
     chunks: list[Chunk] = []
     run_ids: list[tuple[bool, list[int]]] = []
-    for run in _runs(program.steps):
+    for run in runs(program.steps):
         ids = []
-        for pieces in _slices(run, k):
+        for pieces in slices(run, k, lead(run, k)):
             ids.append(len(chunks))
             chunks.append(_chunk(pieces, own_rows, rates, memo))
         run_ids.append((run[0].pipelined, ids))
     b = _PhaseBuilder(chunks)
-    for (pipelined, ids), run in zip(run_ids, _runs(program.steps), strict=True):
+    for (pipelined, ids), run in zip(run_ids, runs(program.steps), strict=True):
         loading = [s for s in run if s.reads]
         if pipelined and loading and all(s.own_buffers for s in loading):
             # Every load has a buffer of its own and none waits on a compute: the run's

@@ -3,7 +3,7 @@
 How coarse the aggregated path makes a kernel depends on how alike its CTAs
 are. When a few timing classes cover the grid, CTAs dispatched together run
 as one group however many there are, and runs of steps become up to
-:data:`~gpusim.engine.plan.CHUNKS_PER_RUN` chunks. When the classes are many
+:data:`~gpusim.engine.chunks.CHUNKS_PER_RUN` chunks. When the classes are many
 (causal masking gives every Q block its own program), the CTAs one dispatch hands out
 run as one lumped group (:mod:`gpusim.engine.lumped`); without lumping, groups fall
 apart to single CTAs and the chunks per run are cut so that the CTAs' phases stay near
@@ -20,17 +20,10 @@ from algorithms.base import Kernel, OnChip
 from algorithms.program import CtaClass, CtaProgram, Step
 from gpusim.counting import traced_classes
 from gpusim.curves import share_at
+from gpusim.engine.chunks import CHUNKS_PER_RUN, chunk_size
 from gpusim.engine.clock import TICKS_PER_S
 from gpusim.engine.grid import Grid
-from gpusim.engine.plan import (
-    CHUNKS_PER_RUN,
-    ClassPlan,
-    build_plan,
-    chunk_size,
-    step_kind,
-    step_work,
-    timing_signature,
-)
+from gpusim.engine.plan import ClassPlan, build_plan, step_kind, step_work, timing_signature
 from gpusim.engine.rates import Rates, step_efficiency
 from gpusim.engine.sim import KernelSpec
 from gpusim.errors import GpusimError

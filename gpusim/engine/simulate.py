@@ -5,7 +5,7 @@ Paths (``detail``):
 - ``"full"``: every CTA and every tile step is simulated (ground truth of the model);
 - ``"aggregated"``: CTAs dispatched together with the same program run as one
   group (:mod:`gpusim.engine.cta_group`) and runs of steps are merged into at
-  most :data:`~gpusim.engine.plan.CHUNKS_PER_RUN` chunks (:mod:`gpusim.engine.plan`);
+  most :data:`~gpusim.engine.chunks.CHUNKS_PER_RUN` chunks (:mod:`gpusim.engine.plan`);
 - ``"auto"`` (default): ``full`` when it is cheap (at most
   :data:`AUTO_FULL_MAX_PHASES` CTA-phases), ``aggregated`` otherwise.
 """

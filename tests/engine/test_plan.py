@@ -7,7 +7,8 @@ import pytest
 from algorithms import get_algorithm
 from algorithms.program import Access, CtaProgram, Step
 from algorithms.tracing import trace_classes
-from gpusim.engine.plan import build_plan, chunk_size, min_cta_phases, timing_signature
+from gpusim.engine.chunks import chunk_size
+from gpusim.engine.plan import build_plan, min_cta_phases, timing_signature
 from gpusim.engine.rates import rates_for
 from gpusim.schedule import Schedule
 from gpusim.workload import Workload

@@ -62,8 +62,10 @@ def test_set1_keeps_the_isolated_charge(set1):
 
 
 def test_set2_adopts_the_queued_second_launch(set2):
-    assert set2[ISOLATED]["all"]["mape"] == pytest.approx(0.158, abs=0.002)  # reported 15.8 %
-    assert set2[SET2.variant]["all"]["mape"] == pytest.approx(0.097, abs=0.002)  # 9.7 %
+    # judged at 15.8 % and 9.7 %; 13.7 % and 8.7 % since the engine aligns backward K/V walks
+    # (reports/long_context/launch2/README.md, "Recomputed")
+    assert set2[ISOLATED]["all"]["mape"] == pytest.approx(0.137, abs=0.002)
+    assert set2[SET2.variant]["all"]["mape"] == pytest.approx(0.087, abs=0.002)
     assert launch_set.verdict(SET2, set2).endswith("queued second launch")
 
 
