@@ -144,18 +144,51 @@ def passes(r: dict[str, Any]) -> dict[str, float]:
     return {"passes": n, "per_head": n / r["heads"], "per_wave": n / waves, "waves": waves}
 
 
+def drift(r: dict[str, Any]) -> dict[str, float]:
+    """How far the CTAs of one generation (``sm_count x CTAs/SM`` consecutive CTAs, a wave
+    when they keep in step) start apart, in CTA lifetimes (the median CTA's start-to-end):
+    the spread between the 10th and 90th percentile of their starts, median over the
+    generations after the first; and how far apart the CTAs sharing an SM start, median."""
+    import numpy as np
+
+    start = np.asarray(r["start_ns"], dtype=float)
+    life = float(np.median(np.asarray(r["end_ns"], dtype=float) - start))
+    slots = r["sm_count"] * r["ctas_per_sm"]
+    spreads = []
+    for g in range(1, len(start) // slots):
+        s = start[g * slots : (g + 1) * slots]
+        spreads.append(np.percentile(s, 90) - np.percentile(s, 10))
+    pair = []
+    smid, end = np.asarray(r["smid"]), np.asarray(r["end_ns"], dtype=float)
+    for sm in np.unique(smid):
+        idx = np.flatnonzero(smid == sm)
+        for i in idx:
+            # co-resident CTAs: others on this SM whose life overlaps this one's middle
+            mid = (start[i] + end[i]) / 2
+            others = idx[(start[idx] <= mid) & (end[idx] >= mid) & (idx != i)]
+            pair.extend(abs(start[others] - start[i]) / life)
+    return {
+        "life_ms": life / 1e6,
+        "spread": float(np.median(spreads)) / life if spreads else 0.0,
+        "pair_offset": float(np.median(pair)) if pair else 0.0,
+    }
+
+
 def table(doc: dict[str, Any]) -> str:
     """One line per launch: shape, DRAM passes per wave, duration."""
     if doc.get("kind") != "gpusim.kv_walk":
         raise ValueError("not a kv_walk record")
-    lines = ["| head MiB | heads | waves/head | CTAs/SM | work | DRAM passes | per wave | ms |",
-             "|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    lines = ["| head MiB | heads | waves/head | CTAs/SM | work | DRAM passes | per wave | ms "
+             "| CTA life ms | start spread | SM-mates apart |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
     for r in doc["records"]:
         p = passes(r)
         ms = r["metrics"]["gpu__time_duration.sum"] / 1e6
+        d = drift(r)
         lines.append(
             f"| {r['head_mib']} | {r['heads']} | {r['waves_per_head']} | {r['ctas_per_sm']} "
-            f"| {r['work']} | {p['passes']:.2f} | {p['per_wave']:.2f} | {ms:.2f} |"
+            f"| {r['work']} | {p['passes']:.2f} | {p['per_wave']:.2f} | {ms:.2f} "
+            f"| {d['life_ms']:.2f} | {d['spread']:.3f} | {d['pair_offset']:.3f} |"
         )
     return "\n".join(lines)
 
