@@ -62,14 +62,22 @@ def _group(w: Workload) -> str:
 
 def heldout2_configs() -> list[LongContextConfig]:
     """The set in run order (30 runs: 26 of the project's kernel, 4 PyTorch's)."""
+    return prefill_configs(SHAPES, TORCH)
+
+
+def prefill_configs(shapes, torch_shapes) -> list[LongContextConfig]:
+    """A held-out set's prefill runs, every one counted by Nsight Compute: the project's
+    kernel on ``shapes`` (batch, tokens, heads, K/V heads, head dim, causal (kv, q) orders,
+    unmasked orders), then PyTorch's on ``torch_shapes`` (batch, tokens, heads, K/V heads,
+    head dim, causal) with the schedule its backend runs."""
     out: list[LongContextConfig] = []
-    for b, n, h, hkv, d, causal_orders, plain_orders in SHAPES:
+    for b, n, h, hkv, d, causal_orders, plain_orders in shapes:
         for causal, orders in ((True, causal_orders), (False, plain_orders)):
             w = _workload(b, n, h, hkv, d, causal)
             for kv, q in orders:
                 s = _sched(PREFILL_TILE, kv_order=kv, q_order=q)
                 out.append(LongContextConfig("project", _group(w), w, s, ncu=True))
-    for b, n, h, hkv, d, causal in TORCH:
+    for b, n, h, hkv, d, causal in torch_shapes:
         w = _workload(b, n, h, hkv, d, causal)
         s = torch_flash_schedule(w, H200_SMS)
         out.append(LongContextConfig("torch", _group(w), w, s, ncu=True))

@@ -19,14 +19,10 @@ The rule, fixed before the measurement (also written into the manifest): see :da
 from __future__ import annotations
 
 from gpusim.validation.long_context_configs import (
-    H200_SMS,
-    PREFILL_TILE,
     LongContextConfig,
-    _sched,
     set_command,
 )
-from gpusim.validation.long_context_heldout2 import FOUR, _group, _workload
-from gpusim.validation.torch_flash_schedule import torch_flash_schedule
+from gpusim.validation.long_context_heldout2 import FOUR, prefill_configs
 
 FWD_LF, BWD_LF, FWD_FF, BWD_FF = FOUR
 #: (batch, tokens, heads, K/V heads, head dim, causal (kv, q) orders, unmasked orders)
@@ -58,18 +54,7 @@ RULE = (
 
 def heldout3_configs() -> list[LongContextConfig]:
     """The set in run order (33 runs: 29 of the project's kernel, 4 PyTorch's)."""
-    out: list[LongContextConfig] = []
-    for b, n, h, hkv, d, causal_orders, plain_orders in SHAPES:
-        for causal, orders in ((True, causal_orders), (False, plain_orders)):
-            w = _workload(b, n, h, hkv, d, causal)
-            for kv, q in orders:
-                s = _sched(PREFILL_TILE, kv_order=kv, q_order=q)
-                out.append(LongContextConfig("project", _group(w), w, s, ncu=True))
-    for b, n, h, hkv, d, causal in TORCH:
-        w = _workload(b, n, h, hkv, d, causal)
-        s = torch_flash_schedule(w, H200_SMS)
-        out.append(LongContextConfig("torch", _group(w), w, s, ncu=True))
-    return out
+    return prefill_configs(SHAPES, TORCH)
 
 
 def main(argv: list[str] | None = None) -> int:

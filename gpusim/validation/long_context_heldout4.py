@@ -20,12 +20,11 @@ from __future__ import annotations
 from gpusim.validation.long_context_configs import (
     DECODE_TILE,
     H200_SMS,
-    PREFILL_TILE,
     LongContextConfig,
     _sched,
     set_command,
 )
-from gpusim.validation.long_context_heldout2 import FOUR, _group, _workload
+from gpusim.validation.long_context_heldout2 import FOUR, prefill_configs
 from gpusim.validation.torch_flash_schedule import torch_flash_schedule
 from gpusim.workload import Workload
 
@@ -64,17 +63,7 @@ def _decode(b: int, h: int, hkv: int, nq: int, nk: int) -> Workload:
 
 def heldout4_configs() -> list[LongContextConfig]:
     """The set in run order: the project's prefill runs, PyTorch's, then the decode runs."""
-    out: list[LongContextConfig] = []
-    for b, n, h, hkv, d, causal_orders, plain_orders in SHAPES:
-        for causal, orders in ((True, causal_orders), (False, plain_orders)):
-            w = _workload(b, n, h, hkv, d, causal)
-            for kv, q in orders:
-                s = _sched(PREFILL_TILE, kv_order=kv, q_order=q)
-                out.append(LongContextConfig("project", _group(w), w, s, ncu=True))
-    for b, n, h, hkv, d, causal in TORCH:
-        w = _workload(b, n, h, hkv, d, causal)
-        s = torch_flash_schedule(w, H200_SMS)
-        out.append(LongContextConfig("torch", _group(w), w, s, ncu=True))
+    out = prefill_configs(SHAPES, TORCH)
     for b, h, hkv, nq, nk, splits in DECODE:
         w = _decode(b, h, hkv, nq, nk)
         group = "gqa_decode" if hkv != h else "decode"
