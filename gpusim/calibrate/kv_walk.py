@@ -48,6 +48,16 @@ LAUNCHES = (
     (64, 1, 1, 2, 370),
     (64, 1, 1, 1, 370),
 )
+#: ``--mma``: the walk with tensor-core work between tiles (kv_walk_mma), FMA rounds replaced
+#: by ldmatrix + 8 mma.sync rounds: (head MiB, heads, waves per head, CTAs per SM, rounds)
+MMA_LAUNCHES = (
+    (64, 2, 3, 1, 24),
+    (64, 2, 3, 2, 24),
+    (64, 2, 3, 3, 24),
+    (32, 2, 3, 2, 24),
+    (64, 2, 3, 2, 48),
+    (64, 4, 4, 2, 24),
+)
 #: the grid is dispatched on all SMs: the waves count that
 SCRATCH_BYTES = 256 << 20
 RESERVED_BYTES = 1024
@@ -71,22 +81,25 @@ def dynamic_smem(smem_per_sm: int, ctas_per_sm: int) -> int:
     return max(2 * TILE_BYTES, min(most, fewest))
 
 
-def launch(plan_path: Path) -> None:
-    """Run every launch once, a flush before each; write the plan and the stamps."""
+def launch(plan_path: Path, mma: bool = False) -> None:
+    """Run every launch once (``mma``: :data:`MMA_LAUNCHES` of kv_walk_mma), a flush before
+    each; write the plan and the stamps."""
     import cupy as cp
     import numpy as np
 
     from gpusim.calibrate.sources import compile_module, kernel_attributes
 
     mod = compile_module(cp, "kv_walk.cu")
-    fn, flush = mod.get_function("kv_walk"), mod.get_function("kv_walk_flush")
+    kernel = "kv_walk_mma" if mma else "kv_walk"
+    fn, flush = mod.get_function(kernel), mod.get_function("kv_walk_flush")
+    launches = MMA_LAUNCHES if mma else LAUNCHES
     props = cp.cuda.runtime.getDeviceProperties(0)
     sms, smem_per_sm = int(props["multiProcessorCount"]), int(props["sharedMemPerMultiprocessor"])
-    most_bytes = max(m * h for m, h, *_ in LAUNCHES) << 20
+    most_bytes = max(m * h for m, h, *_ in launches) << 20
     src = cp.random.randint(1, 2**31, size=most_bytes // 4, dtype=cp.int64).astype(cp.uint32)
     scratch = cp.empty(SCRATCH_BYTES // 4, dtype=cp.uint32)
     plan: list[dict[str, Any]] = []
-    for head_mib, heads, waves_per_head, cps, work in LAUNCHES:
+    for head_mib, heads, waves_per_head, cps, work in launches:
         dyn = dynamic_smem(smem_per_sm, cps)
         fn.max_dynamic_shared_size_bytes = dyn
         per_head = waves_per_head * sms * cps
@@ -103,8 +116,9 @@ def launch(plan_path: Path) -> None:
             raise RuntimeError(f"kv_walk {head_mib} MiB x {heads}, {cps}/SM: non-finite output")
         st = cp.asnumpy(stamps).reshape(grid, 3)
         plan.append(
-            {"head_mib": head_mib, "heads": heads, "waves_per_head": waves_per_head,
-             "ctas_per_sm": cps, "work": work, "grid": grid, "ctas_per_head": per_head,
+            {"kernel": kernel, "head_mib": head_mib, "heads": heads,
+             "waves_per_head": waves_per_head, "ctas_per_sm": cps, "work": work,
+             "grid": grid, "ctas_per_head": per_head,
              "tiles": tiles, "dynamic_smem_bytes": dyn, "sm_count": sms,
              "kernel_attributes": kernel_attributes(fn),
              "smid": st[:, 0].astype(int).tolist(),
@@ -114,7 +128,7 @@ def launch(plan_path: Path) -> None:
     plan_path.write_text(json.dumps(plan))
 
 
-def record(ncu: str, timeout_s: float = 500) -> dict[str, Any]:
+def record(ncu: str, mma: bool = False, timeout_s: float = 500) -> dict[str, Any]:
     """The launches under ``ncu`` (no cache flush of its own, clocks as they are): per launch
     its plan entry, stamps and metrics."""
     from gpusim.ncu import parse_csv
@@ -122,9 +136,10 @@ def record(ncu: str, timeout_s: float = 500) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         plan_path = Path(tmp) / "plan.json"
         cmd = [ncu, "--clock-control", "none", "--cache-control", "none", "--csv",
-               "--kernel-name", "regex:^kv_walk$", "--page", "raw", "--print-units", "base",
+               "--kernel-name", "regex:^kv_walk(_mma)?$", "--page", "raw", "--print-units", "base",
                "--metrics", ",".join(METRICS), sys.executable, "-m",
-               "gpusim.calibrate.kv_walk", "--launch", str(plan_path)]  # fmt: skip
+               "gpusim.calibrate.kv_walk", "--launch", str(plan_path),
+               *(["--mma"] if mma else [])]  # fmt: skip
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s)
         kernels = parse_csv(proc.stdout)
         plan = json.loads(plan_path.read_text()) if plan_path.exists() else []
@@ -187,7 +202,8 @@ def table(doc: dict[str, Any]) -> str:
         d = drift(r)
         lines.append(
             f"| {r['head_mib']} | {r['heads']} | {r['waves_per_head']} | {r['ctas_per_sm']} "
-            f"| {r['work']} | {p['passes']:.2f} | {p['per_wave']:.2f} | {ms:.2f} "
+            f"| {r['work']}{' mma' if r.get('kernel') == 'kv_walk_mma' else ''} "
+            f"| {p['passes']:.2f} | {p['per_wave']:.2f} | {ms:.2f} "
             f"| {d['life_ms']:.2f} | {d['spread']:.3f} | {d['pair_offset']:.3f} |"
         )
     return "\n".join(lines)
@@ -197,10 +213,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path)
     ap.add_argument("--table", type=Path, help="print the passes of a recorded run")
+    ap.add_argument("--mma", action="store_true", help="the walk with tensor-core work")
     ap.add_argument("--launch", type=Path, help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.launch is not None:
-        launch(a.launch)
+        launch(a.launch, a.mma)
         return 0
     if a.table is not None:
         try:
@@ -217,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
     if ncu is None:
         print("error: ncu not found", file=sys.stderr)
         return 2
-    doc = record(ncu)
+    doc = record(ncu, a.mma)
     atomic.write_text(a.out, json.dumps(doc))
     print(f"wrote {a.out}: {len(doc['records'])} launches", file=sys.stderr)
     print(table(doc))

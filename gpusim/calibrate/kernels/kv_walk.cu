@@ -13,6 +13,7 @@
 // Thread 0 stamps each CTA: stamps[3 b] = the SM it ran on, stamps[3 b + 1] and [3 b + 2]
 // = %globaltimer (ns) at its start and end.
 #include "clocks.cuh"
+#include "warp_mma.cuh"
 
 constexpr int KW_THREADS = 128;
 constexpr int KW_TILE_WORDS = 2048;  // uint4 words: 32 KiB, a d128 Bc64 tile of K and V in bf16
@@ -63,6 +64,47 @@ extern "C" __global__ void __launch_bounds__(KW_THREADS)
 #pragma unroll
     for (int k = 0; k < 8; ++k) s += a[k];
     out[blockIdx.x * KW_THREADS + threadIdx.x] = s;
+    if (threadIdx.x == 0) {
+        stamps[3ull * blockIdx.x] = kw_smid();
+        stamps[3ull * blockIdx.x + 1] = t_start;
+        stamps[3ull * blockIdx.x + 2] = gs_globaltimer_ns();
+    }
+}
+
+// kv_walk_mma: the same walk with the work between tiles on the tensor cores, as an attention
+// step does it: ``work`` rounds per tile of one ldmatrix.x4 from the landed tile and eight
+// independent mma.sync m16n8k16 per warp (co-resident CTAs share the SM's tensor pipes).
+extern "C" __global__ void __launch_bounds__(KW_THREADS)
+    kv_walk_mma(const uint4* __restrict__ buf, unsigned long long head_words, int ctas_per_head, int tiles,
+                int work, unsigned long long* __restrict__ stamps, float* __restrict__ out) {
+    extern __shared__ __align__(128) uint4 stage[];  // 2 x KW_TILE_WORDS
+    const unsigned long long t_start = gs_globaltimer_ns();
+    const uint4* head = buf + (unsigned long long)(blockIdx.x / ctas_per_head) * head_words;
+    float acc[8][4] = {};
+    const unsigned lane_bytes = (threadIdx.x & 127u) * 16u;  // a row address per lane, in 2 KiB
+    kw_issue_tile(stage, head);
+    for (int t = 0; t < tiles; ++t) {
+        if (t + 1 < tiles) {
+            kw_issue_tile(stage + ((t + 1) & 1) * KW_TILE_WORDS,
+                          head + (unsigned long long)(t + 1) * KW_TILE_WORDS);
+            asm volatile("cp.async.wait_group 1;\n" ::);
+        } else {
+            asm volatile("cp.async.wait_group 0;\n" ::);
+        }
+        __syncthreads();
+        const unsigned base = (unsigned)__cvta_generic_to_shared(stage + (t & 1) * KW_TILE_WORDS);
+        for (int r = 0; r < work; ++r) {
+            unsigned a[4];
+            wm_ldsm_x4(a, base + lane_bytes + (unsigned)(r & 15) * 2048u);
+#pragma unroll
+            for (int k = 0; k < 8; ++k) wm_hmma(acc[k], a, a[k & 3], a[(k + 1) & 3]);
+        }
+        __syncthreads();  // the stage is refilled two tiles on
+    }
+    float s = 0.0f;
+#pragma unroll
+    for (int k = 0; k < 8; ++k) s += acc[k][0] + acc[k][1] + acc[k][2] + acc[k][3];
+    out[blockIdx.x * KW_THREADS + threadIdx.x] = isfinite(s) ? 1.0f : 0.0f;  // random bits: any value
     if (threadIdx.x == 0) {
         stamps[3ull * blockIdx.x] = kw_smid();
         stamps[3ull * blockIdx.x + 1] = t_start;
