@@ -66,9 +66,9 @@ RULE = (
 )
 
 
-def launch_configs(shapes: tuple = SHAPES) -> list[LongContextConfig]:
-    """The set in run order: per shape the project's kernel at each split count, then
-    PyTorch's."""
+def launch_configs(shapes: tuple = SHAPES, **fields) -> list[LongContextConfig]:
+    """The set in run order: per shape the project's kernel at each split count (and the
+    schedule ``fields`` given, e.g. ``kv_order``), then PyTorch's."""
     out: list[LongContextConfig] = []
     for group, b, h, hkv, nq, nk, d, causal, splits in shapes:
         w = Workload(
@@ -77,7 +77,7 @@ def launch_configs(shapes: tuple = SHAPES) -> list[LongContextConfig]:
         )  # fmt: skip
         tile = DECODE_TILE if nq <= 128 else PREFILL_TILE  # (decode: Nq 1 to 128)
         for n in splits:
-            out.append(LongContextConfig("project", group, w, _sched(tile, kv_splits=n)))
+            out.append(LongContextConfig("project", group, w, _sched(tile, kv_splits=n, **fields)))
         out.append(LongContextConfig("torch", group, w, torch_flash_schedule(w, H200_SMS)))
     return out
 

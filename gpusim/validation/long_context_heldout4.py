@@ -17,16 +17,9 @@ The rule, fixed before the measurement (also written into the manifest): see :da
 
 from __future__ import annotations
 
-from gpusim.validation.long_context_configs import (
-    DECODE_TILE,
-    H200_SMS,
-    LongContextConfig,
-    _sched,
-    set_command,
-)
+from gpusim.validation.launch_set import launch_configs
+from gpusim.validation.long_context_configs import LongContextConfig, set_command
 from gpusim.validation.long_context_heldout2 import FOUR, prefill_configs
-from gpusim.validation.torch_flash_schedule import torch_flash_schedule
-from gpusim.workload import Workload
 
 FWD_LF, BWD_LF, FWD_FF, BWD_FF = FOUR
 #: (batch, tokens, heads, K/V heads, head dim, causal (kv, q) orders, unmasked orders)
@@ -46,31 +39,18 @@ TORCH = (
     (1, 131072, 3, 3, 128, False),
     (1, 131072, 10, 10, 64, True),
 )
-#: decode, timed only: (batch, heads, K/V heads, queries, keys, the project's splits)
+#: decode, timed only: (group, batch, heads, K/V heads, queries, keys, head dim, causal, the
+#: project's splits), as the launch sets write them
 DECODE = (
-    (1, 32, 32, 1, 65536, 8),
-    (2, 16, 16, 4, 98304, 4),
-    (4, 32, 8, 1, 49152, 2),
+    ("decode", 1, 32, 32, 1, 65536, 128, True, (8,)),
+    ("decode", 2, 16, 16, 4, 98304, 128, True, (4,)),
+    ("gqa_decode", 4, 32, 8, 1, 49152, 128, True, (2,)),
 )
-
-
-def _decode(b: int, h: int, hkv: int, nq: int, nk: int) -> Workload:
-    return Workload(
-        batch=b, heads=h, heads_kv=hkv, seq_len_q=nq, seq_len_k=nk, head_dim=128,
-        dtype="bf16", causal=True,
-    )  # fmt: skip
 
 
 def heldout4_configs() -> list[LongContextConfig]:
     """The set in run order: the project's prefill runs, PyTorch's, then the decode runs."""
-    out = prefill_configs(SHAPES, TORCH)
-    for b, h, hkv, nq, nk, splits in DECODE:
-        w = _decode(b, h, hkv, nq, nk)
-        group = "gqa_decode" if hkv != h else "decode"
-        s = _sched(DECODE_TILE, kv_order="backward", kv_splits=splits)
-        out.append(LongContextConfig("project", group, w, s))
-        out.append(LongContextConfig("torch", group, w, torch_flash_schedule(w, H200_SMS)))
-    return out
+    return [*prefill_configs(SHAPES, TORCH), *launch_configs(DECODE, kv_order="backward")]
 
 
 RULE = (

@@ -18,6 +18,7 @@ from gpusim.occupancy import occupancy
 from gpusim.profiles.loader import load_profile
 from gpusim.reporting.long_context_dram import shared_aging_h200
 from gpusim.reporting.long_context_predict import predict_one
+from gpusim.reporting.pack_gqa import measured_s
 from gpusim.validation.long_context_configs import read_manifest
 from gpusim.validation.long_context_heldout4 import RULE, heldout4_configs
 
@@ -62,14 +63,6 @@ def _measured_dram(config_id: str) -> float:
     return m["dram_read_bytes"] + m["dram_write_bytes"]
 
 
-def _measured_s(config_id: str) -> float:
-    for line in (DATA / "sweep.jsonl").read_text().splitlines():
-        r = json.loads(line)
-        if r.get("config_id", r.get("id")) == config_id:
-            return r["median_s"]
-    raise KeyError(config_id)
-
-
 def _trace_errors(pick) -> list[float]:
     """The K/V trace with shared aging, recomputed from the code, on the runs ``pick`` keeps."""
     prof = load_profile("h200-sxm")
@@ -111,11 +104,12 @@ def test_set4_runtime_of_the_backward_split_decodes():
     # recomputed by the engine: PyTorch's split decodes within 2.1 % (its backward slices
     # now meet the L2 as aligned chunks), the project's 8-split decode +21 % (slow)
     prof = load_profile("h200-sxm")
+    measured = measured_s(DATA)
     got = {}
     for c in read_manifest(DATA / "manifest_configs.json"):
         if c.group == "decode":
-            p = predict_one(c, prof)["runtime_s"]
-            got[c.config_id] = (p - _measured_s(c.config_id)) / _measured_s(c.config_id)
+            p, m = predict_one(c, prof)["runtime_s"], measured[c.config_id]
+            got[c.config_id] = (p - m) / m
     torch = [e for k, e in got.items() if k.startswith("torch")]
     assert len(torch) == 2 and max(abs(e) for e in torch) < 0.021
     assert got["project_decode_b1h32kv32_q1k65536_c1_m64n64w4s2_sp8_bwd_lf"] == pytest.approx(

@@ -33,15 +33,15 @@ __device__ __forceinline__ unsigned kw_smid() {
     return id;
 }
 
-extern "C" __global__ void __launch_bounds__(KW_THREADS)
-    kv_walk(const uint4* __restrict__ buf, unsigned long long head_words, int ctas_per_head, int tiles,
-            int work, unsigned long long* __restrict__ stamps, float* __restrict__ out) {
-    extern __shared__ __align__(128) uint4 stage[];  // 2 x KW_TILE_WORDS
+// The walk both kernels share: stamp the start, stream the head's buffer through two stages,
+// call ``work(tile)`` on each landed tile (between two barriers: the stage is refilled two
+// tiles on), then ``finish()`` gives the thread's output and thread 0 stamps the end.
+template <class Work, class Finish>
+__device__ __forceinline__ void kw_walk(const uint4* __restrict__ buf, unsigned long long head_words,
+                                        int ctas_per_head, int tiles, unsigned long long* __restrict__ stamps,
+                                        float* __restrict__ out, uint4* stage, Work work, Finish finish) {
     const unsigned long long t_start = gs_globaltimer_ns();
     const uint4* head = buf + (unsigned long long)(blockIdx.x / ctas_per_head) * head_words;
-    float a[8];
-#pragma unroll
-    for (int k = 0; k < 8; ++k) a[k] = 1.0f + 1e-3f * (float)(threadIdx.x + k);
     kw_issue_tile(stage, head);
     for (int t = 0; t < tiles; ++t) {
         if (t + 1 < tiles) {
@@ -52,23 +52,40 @@ extern "C" __global__ void __launch_bounds__(KW_THREADS)
             asm volatile("cp.async.wait_group 0;\n" ::);
         }
         __syncthreads();
-        const uint4 v = stage[(t & 1) * KW_TILE_WORDS + threadIdx.x];
-        const float b = 1e-9f * (float)(v.x ^ v.w);
-        for (int r = 0; r < work; ++r) {
-#pragma unroll
-            for (int k = 0; k < 8; ++k) a[k] = fmaf(a[k], 0.999f, b);
-        }
-        __syncthreads();  // the stage is refilled two tiles on
+        work(stage + (t & 1) * KW_TILE_WORDS);
+        __syncthreads();
     }
-    float s = 0.0f;
-#pragma unroll
-    for (int k = 0; k < 8; ++k) s += a[k];
-    out[blockIdx.x * KW_THREADS + threadIdx.x] = s;
+    out[blockIdx.x * KW_THREADS + threadIdx.x] = finish();
     if (threadIdx.x == 0) {
         stamps[3ull * blockIdx.x] = kw_smid();
         stamps[3ull * blockIdx.x + 1] = t_start;
         stamps[3ull * blockIdx.x + 2] = gs_globaltimer_ns();
     }
+}
+
+extern "C" __global__ void __launch_bounds__(KW_THREADS)
+    kv_walk(const uint4* __restrict__ buf, unsigned long long head_words, int ctas_per_head, int tiles,
+            int work, unsigned long long* __restrict__ stamps, float* __restrict__ out) {
+    extern __shared__ __align__(128) uint4 stage[];  // 2 x KW_TILE_WORDS
+    float a[8];
+#pragma unroll
+    for (int k = 0; k < 8; ++k) a[k] = 1.0f + 1e-3f * (float)(threadIdx.x + k);
+    kw_walk(
+        buf, head_words, ctas_per_head, tiles, stamps, out, stage,
+        [&](const uint4* tile) {
+            const uint4 v = tile[threadIdx.x];
+            const float b = 1e-9f * (float)(v.x ^ v.w);
+            for (int r = 0; r < work; ++r) {
+#pragma unroll
+                for (int k = 0; k < 8; ++k) a[k] = fmaf(a[k], 0.999f, b);
+            }
+        },
+        [&]() {
+            float s = 0.0f;
+#pragma unroll
+            for (int k = 0; k < 8; ++k) s += a[k];
+            return s;
+        });
 }
 
 // kv_walk_mma: the same walk with the work between tiles on the tensor cores, as an attention
@@ -78,38 +95,25 @@ extern "C" __global__ void __launch_bounds__(KW_THREADS)
     kv_walk_mma(const uint4* __restrict__ buf, unsigned long long head_words, int ctas_per_head, int tiles,
                 int work, unsigned long long* __restrict__ stamps, float* __restrict__ out) {
     extern __shared__ __align__(128) uint4 stage[];  // 2 x KW_TILE_WORDS
-    const unsigned long long t_start = gs_globaltimer_ns();
-    const uint4* head = buf + (unsigned long long)(blockIdx.x / ctas_per_head) * head_words;
     float acc[8][4] = {};
     const unsigned lane_bytes = (threadIdx.x & 127u) * 16u;  // a row address per lane, in 2 KiB
-    kw_issue_tile(stage, head);
-    for (int t = 0; t < tiles; ++t) {
-        if (t + 1 < tiles) {
-            kw_issue_tile(stage + ((t + 1) & 1) * KW_TILE_WORDS,
-                          head + (unsigned long long)(t + 1) * KW_TILE_WORDS);
-            asm volatile("cp.async.wait_group 1;\n" ::);
-        } else {
-            asm volatile("cp.async.wait_group 0;\n" ::);
-        }
-        __syncthreads();
-        const unsigned base = (unsigned)__cvta_generic_to_shared(stage + (t & 1) * KW_TILE_WORDS);
-        for (int r = 0; r < work; ++r) {
-            unsigned a[4];
-            wm_ldsm_x4(a, base + lane_bytes + (unsigned)(r & 15) * 2048u);
+    kw_walk(
+        buf, head_words, ctas_per_head, tiles, stamps, out, stage,
+        [&](const uint4* tile) {
+            const unsigned base = (unsigned)__cvta_generic_to_shared(tile);
+            for (int r = 0; r < work; ++r) {
+                unsigned a[4];
+                wm_ldsm_x4(a, base + lane_bytes + (unsigned)(r & 15) * 2048u);
 #pragma unroll
-            for (int k = 0; k < 8; ++k) wm_hmma(acc[k], a, a[k & 3], a[(k + 1) & 3]);
-        }
-        __syncthreads();  // the stage is refilled two tiles on
-    }
-    float s = 0.0f;
+                for (int k = 0; k < 8; ++k) wm_hmma(acc[k], a, a[k & 3], a[(k + 1) & 3]);
+            }
+        },
+        [&]() {
+            float s = 0.0f;
 #pragma unroll
-    for (int k = 0; k < 8; ++k) s += acc[k][0] + acc[k][1] + acc[k][2] + acc[k][3];
-    out[blockIdx.x * KW_THREADS + threadIdx.x] = isfinite(s) ? 1.0f : 0.0f;  // random bits: any value
-    if (threadIdx.x == 0) {
-        stamps[3ull * blockIdx.x] = kw_smid();
-        stamps[3ull * blockIdx.x + 1] = t_start;
-        stamps[3ull * blockIdx.x + 2] = gs_globaltimer_ns();
-    }
+            for (int k = 0; k < 8; ++k) s += acc[k][0] + acc[k][1] + acc[k][2] + acc[k][3];
+            return isfinite(s) ? 1.0f : 0.0f;  // random bits: any value
+        });
 }
 
 // Writes zeros over a scratch buffer between two profiled launches, so that none finds the
