@@ -58,6 +58,14 @@ MMA_LAUNCHES = (
     (64, 2, 3, 2, 48),
     (64, 4, 4, 2, 24),
 )
+#: ``--drift``: kv_walk_mma at five amounts of tensor-core work per tile, each alone on its SM
+#: and two to an SM (three at two amounts), 8 generations of 32-MiB heads: how fast SM-mates
+#: drift apart against how much they slow each other (the life at 2 or 3 per SM over the life
+#: alone), the two numbers the K/V trace's SM-mate priority is calibrated from
+DRIFT_LAUNCHES = (
+    *((32, 2, 4, c, w) for w in (6, 12, 24, 48, 96) for c in (1, 2)),
+    *((32, 2, 4, 3, 12), (32, 2, 4, 3, 48), (32, 2, 4, 2, 32), (32, 2, 4, 1, 32)),
+)
 #: the grid is dispatched on all SMs: the waves count that
 SCRATCH_BYTES = 256 << 20
 RESERVED_BYTES = 1024
@@ -81,18 +89,19 @@ def dynamic_smem(smem_per_sm: int, ctas_per_sm: int) -> int:
     return max(2 * TILE_BYTES, min(most, fewest))
 
 
-def launch(plan_path: Path, mma: bool = False) -> None:
-    """Run every launch once (``mma``: :data:`MMA_LAUNCHES` of kv_walk_mma), a flush before
-    each; write the plan and the stamps."""
+def launch(plan_path: Path, mma: bool = False, drift: bool = False) -> None:
+    """Run every launch once (``mma``: :data:`MMA_LAUNCHES` of kv_walk_mma; ``drift``:
+    :data:`DRIFT_LAUNCHES` of kv_walk_mma), a flush before each; write the plan and the
+    stamps."""
     import cupy as cp
     import numpy as np
 
     from gpusim.calibrate.sources import compile_module, kernel_attributes
 
     mod = compile_module(cp, "kv_walk.cu")
-    kernel = "kv_walk_mma" if mma else "kv_walk"
+    kernel = "kv_walk_mma" if mma or drift else "kv_walk"
     fn, flush = mod.get_function(kernel), mod.get_function("kv_walk_flush")
-    launches = MMA_LAUNCHES if mma else LAUNCHES
+    launches = DRIFT_LAUNCHES if drift else MMA_LAUNCHES if mma else LAUNCHES
     props = cp.cuda.runtime.getDeviceProperties(0)
     sms, smem_per_sm = int(props["multiProcessorCount"]), int(props["sharedMemPerMultiprocessor"])
     most_bytes = max(m * h for m, h, *_ in launches) << 20
@@ -128,7 +137,9 @@ def launch(plan_path: Path, mma: bool = False) -> None:
     plan_path.write_text(json.dumps(plan))
 
 
-def record(ncu: str, mma: bool = False, timeout_s: float = 500) -> dict[str, Any]:
+def record(
+    ncu: str, mma: bool = False, timeout_s: float = 500, drift: bool = False
+) -> dict[str, Any]:
     """The launches under ``ncu`` (no cache flush of its own, clocks as they are): per launch
     its plan entry, stamps and metrics."""
     from gpusim.ncu import parse_csv
@@ -139,7 +150,7 @@ def record(ncu: str, mma: bool = False, timeout_s: float = 500) -> dict[str, Any
                "--kernel-name", "regex:^kv_walk(_mma)?$", "--page", "raw", "--print-units", "base",
                "--metrics", ",".join(METRICS), sys.executable, "-m",
                "gpusim.calibrate.kv_walk", "--launch", str(plan_path),
-               *(["--mma"] if mma else [])]  # fmt: skip
+               *(["--mma"] if mma else []), *(["--drift"] if drift else [])]  # fmt: skip
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s)
         kernels = parse_csv(proc.stdout)
         plan = json.loads(plan_path.read_text()) if plan_path.exists() else []
@@ -214,10 +225,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path)
     ap.add_argument("--table", type=Path, help="print the passes of a recorded run")
     ap.add_argument("--mma", action="store_true", help="the walk with tensor-core work")
+    ap.add_argument(
+        "--drift",
+        action="store_true",
+        help="kv_walk_mma at several amounts of work, 1-3 CTAs/SM (DRIFT_LAUNCHES)",
+    )
     ap.add_argument("--launch", type=Path, help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.launch is not None:
-        launch(a.launch, a.mma)
+        launch(a.launch, a.mma, a.drift)
         return 0
     if a.table is not None:
         try:
@@ -234,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
     if ncu is None:
         print("error: ncu not found", file=sys.stderr)
         return 2
-    doc = record(ncu, a.mma)
+    doc = record(ncu, a.mma, drift=a.drift)
     atomic.write_text(a.out, json.dumps(doc))
     print(f"wrote {a.out}: {len(doc['records'])} launches", file=sys.stderr)
     print(table(doc))
