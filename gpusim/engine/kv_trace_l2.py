@@ -14,6 +14,9 @@ other distinct bytes were touched in between. This module rebuilds that trace:
 - CTA drift: each CTA's step time is ``1 + scatter x z`` (z a fixed-seed normal), with
   ``scatter`` the profile's measured ``cta_duration_scatter`` (the cta_scatter calibration),
   so that CTAs launched together do not stay in lockstep;
+- SM-mates (``priority`` < 1): the CTAs sharing an SM share it by age rank
+  (:mod:`gpusim.engine.sm_mates`), so that they drift apart toward even spacing as
+  kv_walk_mma's do on the H200 (:mod:`gpusim.calibrate.sm_mate_drift` fits the rate);
 - a re-read at reuse distance ``D`` loses the profile's measured ``l2_loss_by_depth`` share
   at ``D`` (the calibration measured depth as distinct bytes streamed since: the same
   clock); a first read misses whole;
@@ -34,10 +37,11 @@ kernels (``kv_splits`` 1, no packed GQA) are modelled; others raise ValueError.
 
 from __future__ import annotations
 
-import heapq
 from dataclasses import dataclass
 
 import numpy as np
+
+from gpusim.engine import sm_mates
 
 #: K/V blocks per key of the coarse trace, and tile steps per time bucket. Both well under
 #: the L2's scale (60 MiB is ~115 keys of d128 Bc64 K+V at 16 blocks).
@@ -85,9 +89,12 @@ def kv_trace_dram(
     scatter: float,
     capacity_bytes: int,
     shared_aging: float = 1.0,
+    per_sm: int = 1,
+    priority: float = 1.0,
 ) -> KvTraceResult:
     """The trace's DRAM bytes (see the module's docstring). ``slots``: co-resident CTAs on
-    the whole GPU (SMs x CTAs per SM); without a loss curve, an LRU of ``capacity_bytes``."""
+    the whole GPU (SMs x ``per_sm`` CTAs per SM); without a loss curve, an LRU of
+    ``capacity_bytes``; ``priority``: the SM-mates' share by age (:mod:`sm_mates`; 1 even)."""
     if heads % heads_kv:
         raise ValueError("heads must be a multiple of heads_kv")
     group = heads // heads_kv
@@ -100,21 +107,19 @@ def kv_trace_dram(
     ms = list(order)
     steps_of = [_cta_blocks(m, block_m, block_n, seq_q, seq_k, causal) for m in ms]
     ctas = batch * heads * m_blocks
-    step_time = 1.0 + scatter * rng.standard_normal(ctas)
-    free = [0.0] * slots
-    heapq.heapify(free)
-    times, keys, ends = [], [], np.empty(ctas)
+    step_time = np.maximum(0.05, 1.0 + scatter * rng.standard_normal(ctas))
+    n_of = np.tile(np.asarray(steps_of, dtype=float), batch * heads)
+    # one step's worth beyond the walk for the Q load and the epilogue
+    prog = sm_mates.run(n_of * step_time + step_time, slots // per_sm, per_sm, priority)
+    ends = prog.end
+    times, keys = [], []
     c_idx = np.arange(chunks)
     i = 0
     for bh in range(batch * heads):
         kvh = (bh // heads) * heads_kv + (bh % heads) // group
         for m_pos in range(m_blocks):
             n = steps_of[m_pos]
-            start = heapq.heappop(free)
-            dt = max(0.05, step_time[i])
-            end = start + n * dt + dt  # one step's worth for the Q load and the epilogue
-            heapq.heappush(free, end)
-            ends[i] = end
+            dt = step_time[i]
             i += 1
             if n == 0:
                 continue
@@ -124,7 +129,10 @@ def kv_trace_dram(
                 first_step = c * CHUNK_BLOCKS
             else:  # block b is step n-1-b: a chunk is first touched at its highest block
                 first_step = n - 1 - np.minimum(c * CHUNK_BLOCKS + CHUNK_BLOCKS - 1, n - 1)
-            times.append(start + dt + first_step * dt)
+            if priority < 1.0:
+                times.append(prog.time_at(i - 1, dt + first_step * dt))
+            else:  # even shares: progress is linear from the start
+                times.append(prog.start[i - 1] + dt + first_step * dt)
             keys.append(kvh * chunks + c)
     t = np.concatenate(times)
     k = np.concatenate(keys)
@@ -187,12 +195,30 @@ def kv_trace_dram(
     )
 
 
+def kv_ctas(workload, schedule) -> int:
+    """CTAs of the trace's grid (batch x heads x query blocks)."""
+    w = workload
+    return w.batch * w.heads * -(-w.seq_len_q // schedule.block_m)
+
+
+def tile_steps(workload, schedule) -> int:
+    """K/V tile steps of all the grid's CTAs (each visible K/V block once per CTA)."""
+    w, s = workload, schedule
+    m_blocks = -(-w.seq_len_q // s.block_m)
+    per_bh = sum(
+        _cta_blocks(m, s.block_m, s.block_n, w.seq_len_q, w.seq_len_k, w.causal)
+        for m in range(m_blocks)
+    )
+    return w.batch * w.heads * per_bh
+
+
 def kv_trace_for(
-    workload, schedule, rates, ctas_per_sm: int, shared_aging: float = 1.0
+    workload, schedule, rates, ctas_per_sm: int, shared_aging: float = 1.0, priority: float = 1.0
 ) -> KvTraceResult:
     """:func:`kv_trace_dram` of a flash2 forward run: ``workload``, ``schedule``, the
-    engine's ``rates`` (SMs, L2 size, loss curve, CTA scatter), its occupancy and the
-    shared-traffic aging (1: the model judged on held-out set 2)."""
+    engine's ``rates`` (SMs, L2 size, loss curve, CTA scatter), its occupancy, the
+    shared-traffic aging (1: the model judged on held-out set 2) and the SM-mates' priority
+    (1: even shares, the trace judged on held-out sets 2-4)."""
     if schedule.kv_splits != 1 or schedule.pack_gqa:
         raise ValueError("the K/V trace models kv_splits 1 without packed GQA only")
     w = workload
@@ -202,5 +228,6 @@ def kv_trace_for(
         block_m=schedule.block_m, block_n=schedule.block_n, kv_order=schedule.kv_order,
         q_order=schedule.q_order, slots=rates.sm_count * ctas_per_sm,
         loss_curve=rates.l2_loss_curve, scatter=rates.cta_scatter,
-        capacity_bytes=rates.l2_bytes, shared_aging=shared_aging,
+        capacity_bytes=rates.l2_bytes, shared_aging=shared_aging, per_sm=ctas_per_sm,
+        priority=priority,
     )  # fmt: skip

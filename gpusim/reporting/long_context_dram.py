@@ -30,7 +30,9 @@ from typing import Any
 from gpusim import atomic
 from gpusim.api import simulate
 from gpusim.calibrate.l2_shared_aging import shared_aging
-from gpusim.engine.kv_trace_l2 import kv_trace_for
+from gpusim.calibrate.sm_mate_drift import RECORD as DRIFT_RECORD
+from gpusim.calibrate.sm_mate_drift import DriftPoint, calibration, priority_for
+from gpusim.engine.kv_trace_l2 import kv_ctas, kv_trace_for, tile_steps
 from gpusim.engine.rates import rates_for
 from gpusim.errors import GpusimError
 from gpusim.profiles.loader import load_profile
@@ -39,7 +41,7 @@ from gpusim.validation.long_context_compare import DRAM_TARGET_TOKENS, rel_err, 
 from gpusim.validation.long_context_configs import LongContextConfig, read_manifest
 
 PROFILE = "h200-sxm"
-METHODS = ("kv_trace", "kv_trace_shared", "engine", "compulsory", "no_reuse")
+METHODS = ("kv_trace", "kv_trace_shared", "kv_trace_mates", "engine", "compulsory", "no_reuse")
 #: the recorded ``calibrate.l2_bytes --hot`` run of the H200 (PROFILE's GPU) that gives the
 #: shared-traffic aging: the microbenchmark's own records, no attention kernel in them
 SHARED_AGING_RUN = "data/h200/2026-11-30_calibration_l2_survive/l2-survive-hot-h200.json"
@@ -50,6 +52,21 @@ ROOT = Path(__file__).resolve().parents[2]
 def shared_aging_h200() -> float:
     """:func:`shared_aging` of :data:`SHARED_AGING_RUN` (1.28)."""
     return shared_aging(json.loads((ROOT / SHARED_AGING_RUN).read_text())["records"])
+
+
+@functools.cache
+def drift_points_h200() -> tuple[DriftPoint, ...]:
+    """The SM-mate priority fitted to :data:`gpusim.calibrate.sm_mate_drift.RECORD`."""
+    return calibration(json.loads((ROOT / DRIFT_RECORD).read_text()))
+
+
+def mate_priority(w, s, runtime_s: float, ctas_per_sm: int, sm_count: int) -> tuple[float, bool]:
+    """The SM-mates' priority of a run (:func:`priority_for` at the run's tile step: the
+    engine's runtime over the tile steps each CTA slot runs), and whether its step time was
+    outside the calibration's range."""
+    steps = tile_steps(w, s)
+    slots = min(sm_count * ctas_per_sm, kv_ctas(w, s))
+    return priority_for(drift_points_h200(), ctas_per_sm, runtime_s * slots / steps)
 
 
 KIND = "gpusim.long_context_dram_predictions"
@@ -63,12 +80,17 @@ def predict_one(c: LongContextConfig, profile_name: str = PROFILE) -> dict[str, 
     rates = rates_for(profile, w.dtype, s.warps)
     t = kv_trace_for(w, s, rates, r.ctas_per_sm)
     ts = kv_trace_for(w, s, rates, r.ctas_per_sm, shared_aging=shared_aging_h200())
+    q, outside = mate_priority(w, s, r.runtime_s, r.ctas_per_sm, rates.sm_count)
+    tm = kv_trace_for(w, s, rates, r.ctas_per_sm, shared_aging_h200(), priority=q)
     q_o = 2 * w.batch_heads * w.seq_len_q * w.head_dim * w.elem_bytes
     return {
         "runtime_s": r.runtime_s,
         "ctas_per_sm": r.ctas_per_sm,
         "kv_trace": t.dram_read_bytes + t.dram_write_bytes,
         "kv_trace_shared": ts.dram_read_bytes + ts.dram_write_bytes,
+        "kv_trace_mates": tm.dram_read_bytes + tm.dram_write_bytes,
+        "mate_priority": q,
+        "mate_step_outside_calibration": outside,
         "engine": r.dram_read_bytes + r.dram_write_bytes,
         "compulsory": w.qkvo_bytes(),
         "no_reuse": q_o + t.kv_sm_read_bytes,

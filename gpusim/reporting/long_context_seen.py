@@ -16,7 +16,7 @@ from pathlib import Path
 from gpusim.engine.kv_trace_l2 import kv_trace_for
 from gpusim.engine.rates import rates_for
 from gpusim.profiles.loader import load_profile
-from gpusim.reporting.long_context_dram import PROFILE, ROOT, shared_aging_h200
+from gpusim.reporting.long_context_dram import PROFILE, ROOT, mate_priority, shared_aging_h200
 from gpusim.validation.long_context_compare import DRAM_TARGET_TOKENS, rel_err, summarise
 from gpusim.validation.long_context_configs import read_manifest
 
@@ -28,32 +28,41 @@ SEEN = (
      "reports/long_context/heldout/predictions_h200-sxm-calibrated.json"),
     ("heldout2", "data/h200/2026-12-03_long_context_heldout2",
      "reports/long_context/heldout2/predictions_h200-sxm.json"),
+    ("heldout3", "data/h200/2026-12-03_long_context_heldout3",
+     "reports/long_context/heldout3/predictions_h200-sxm.json"),
+    ("heldout4", "data/h200/2026-12-04_long_context_heldout4",
+     "reports/long_context/heldout4/predictions_dram_h200-sxm.json"),
 )  # fmt: skip
+VARIANTS = ("kv_trace", "kv_trace_shared", "kv_trace_mates")
 
 
-def _ctas_per_sm(pred: dict) -> int:
-    return (
-        pred["ctas_per_sm"] if "ctas_per_sm" in pred else next(iter(pred.values()))["ctas_per_sm"]
-    )
+def _engine(pred: dict) -> dict:
+    """A run's engine prediction (runtime, CTAs per SM): flat, or under its profile's name."""
+    return pred if "ctas_per_sm" in pred else next(iter(pred.values()))
 
 
 def seen_rows(root: Path = ROOT) -> dict[str, dict[str, list[dict]]]:
-    """``{set: {variant: [row, ...]}}`` for variants ``kv_trace`` and ``kv_trace_shared``."""
+    """``{set: {variant: [row, ...]}}`` for :data:`VARIANTS`: all bytes alike, the shared
+    aging, and the shared aging with the SM-mates' priority."""
     prof = load_profile(PROFILE)
     out: dict[str, dict[str, list[dict]]] = {}
     for label, folder, preds in SEEN:
         ncu = json.loads((root / folder / "ncu.json").read_text())["by_config"]
         pred = json.loads((root / preds).read_text())["by_config"]
-        rows: dict[str, list[dict]] = {"kv_trace": [], "kv_trace_shared": []}
+        rows: dict[str, list[dict]] = {k: [] for k in VARIANTS}
         for c in read_manifest(root / folder / "manifest_configs.json"):
             m = ncu.get(c.config_id) or {}
             if not c.ncu or m.get("dram_read_bytes") is None or c.config_id not in pred:
                 continue
             meas = m["dram_read_bytes"] + (m.get("dram_write_bytes") or 0)
             rates = rates_for(prof, c.workload.dtype, c.schedule.warps)
-            for k, aging in (("kv_trace", 1.0), ("kv_trace_shared", shared_aging_h200())):
-                t = kv_trace_for(c.workload, c.schedule, rates, _ctas_per_sm(pred[c.config_id]),
-                                 shared_aging=aging)  # fmt: skip
+            e = _engine(pred[c.config_id])
+            cps = e["ctas_per_sm"]
+            q, _ = mate_priority(c.workload, c.schedule, e["runtime_s"], cps, rates.sm_count)
+            for k, aging, prio in (("kv_trace", 1.0, 1.0),
+                                   ("kv_trace_shared", shared_aging_h200(), 1.0),
+                                   ("kv_trace_mates", shared_aging_h200(), q)):  # fmt: skip
+                t = kv_trace_for(c.workload, c.schedule, rates, cps, aging, priority=prio)
                 p = t.dram_read_bytes + t.dram_write_bytes
                 row = {"id": c.config_id, "tokens": c.workload.seq_len_k, "measured": meas}
                 rows[k].append(row | {"predicted": p, "err": rel_err(p, meas)})
