@@ -213,12 +213,19 @@ def tile_steps(workload, schedule) -> int:
 
 
 def kv_trace_for(
-    workload, schedule, rates, ctas_per_sm: int, shared_aging: float = 1.0, priority: float = 1.0
+    workload,
+    schedule,
+    rates,
+    ctas_per_sm: int,
+    shared_aging: float = 1.0,
+    priority: float = 1.0,
+    scatter: float | None = None,
 ) -> KvTraceResult:
     """:func:`kv_trace_dram` of a flash2 forward run: ``workload``, ``schedule``, the
     engine's ``rates`` (SMs, L2 size, loss curve, CTA scatter), its occupancy, the
-    shared-traffic aging (1: the model judged on held-out set 2) and the SM-mates' priority
-    (1: even shares, the trace judged on held-out sets 2-4)."""
+    shared-traffic aging (1: the model judged on held-out set 2), the SM-mates' priority
+    (1: even shares, the trace judged on held-out sets 2-4) and the CTAs' duration scatter
+    (None: the profile's ``cta_duration_scatter``)."""
     if schedule.kv_splits != 1 or schedule.pack_gqa:
         raise ValueError("the K/V trace models kv_splits 1 without packed GQA only")
     w = workload
@@ -227,7 +234,8 @@ def kv_trace_for(
         seq_k=w.seq_len_k, head_dim=w.head_dim, elem_bytes=w.elem_bytes, causal=w.causal,
         block_m=schedule.block_m, block_n=schedule.block_n, kv_order=schedule.kv_order,
         q_order=schedule.q_order, slots=rates.sm_count * ctas_per_sm,
-        loss_curve=rates.l2_loss_curve, scatter=rates.cta_scatter,
+        loss_curve=rates.l2_loss_curve,
+        scatter=rates.cta_scatter if scatter is None else scatter,
         capacity_bytes=rates.l2_bytes, shared_aging=shared_aging, per_sm=ctas_per_sm,
         priority=priority,
     )  # fmt: skip

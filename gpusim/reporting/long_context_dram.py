@@ -11,7 +11,10 @@ then traces its K/V reads at that occupancy through the reuse-distance LRU
 (:mod:`gpusim.engine.kv_trace_l2`), once with all bytes alike (``kv_trace``, the model judged
 on held-out set 2) and once with K/V bytes aging the L2 as the H200's measured shared
 traffic does (``kv_trace_shared``, :data:`SHARED_AGING_RUN` read by
-:mod:`gpusim.calibrate.l2_shared_aging`). Baselines: ``compulsory`` (Q, K, V, O once each;
+:mod:`gpusim.calibrate.l2_shared_aging`), and once more with that aging, CTAs in lockstep
+(:data:`SHARED_WALK_SCATTER`) and the SM-mates sharing an SM by age (``kv_trace_mates``: the
+priority of :mod:`gpusim.calibrate.sm_mate_drift` at the run's tile step, both measured by
+kv_walk, no attention kernel in either). Baselines: ``compulsory`` (Q, K, V, O once each;
 K and V once per K/V head) and ``no_reuse`` (Q and O once, every K/V tile a CTA reads
 from DRAM). ``compare`` prints per run measured and predicted bytes, and per method MAPE,
 mean signed error and the worst runs, at every length and at 64k and 128k (the issue's
@@ -46,6 +49,11 @@ METHODS = ("kv_trace", "kv_trace_shared", "kv_trace_mates", "engine", "compulsor
 #: shared-traffic aging: the microbenchmark's own records, no attention kernel in them
 SHARED_AGING_RUN = "data/h200/2026-11-30_calibration_l2_survive/l2-survive-hot-h200.json"
 ROOT = Path(__file__).resolve().parents[2]
+#: the CTAs' duration scatter of the ``kv_trace_mates`` trace: CTAs walking a shared buffer
+#: keep in lockstep when alone on their SMs (kv_walk on the H200, FMA and tensor-core work:
+#: 0.1-1.8 % of a life apart after 6-8 generations, where the profile's independent 1.3 % per
+#: CTA would spread them 8 %); what drifts is the SM-mates (:mod:`gpusim.engine.sm_mates`)
+SHARED_WALK_SCATTER = 0.0
 
 
 @functools.cache
@@ -81,7 +89,9 @@ def predict_one(c: LongContextConfig, profile_name: str = PROFILE) -> dict[str, 
     t = kv_trace_for(w, s, rates, r.ctas_per_sm)
     ts = kv_trace_for(w, s, rates, r.ctas_per_sm, shared_aging=shared_aging_h200())
     q, outside = mate_priority(w, s, r.runtime_s, r.ctas_per_sm, rates.sm_count)
-    tm = kv_trace_for(w, s, rates, r.ctas_per_sm, shared_aging_h200(), priority=q)
+    tm = kv_trace_for(
+        w, s, rates, r.ctas_per_sm, shared_aging_h200(), priority=q, scatter=SHARED_WALK_SCATTER
+    )
     q_o = 2 * w.batch_heads * w.seq_len_q * w.head_dim * w.elem_bytes
     return {
         "runtime_s": r.runtime_s,
@@ -136,6 +146,8 @@ def compare(configs, predictions: dict, ncu: dict, sweep: dict) -> dict[str, Any
     doc: dict[str, Any] = {"missing": missing, "dram": {}, "rows": rows["kv_trace"]}
     for r, rs in zip(doc["rows"], rows.get("kv_trace_shared", []), strict=False):
         r["predicted_shared"], r["err_shared"] = rs["predicted"], rs["err"]
+    for r, rm in zip(doc["rows"], rows.get("kv_trace_mates", []), strict=False):
+        r["predicted_mates"], r["err_mates"] = rm["predicted"], rm["err"]
     for k, rs in rows.items():
         doc["dram"][k] = {
             "all": summarise(rs),
@@ -157,11 +169,14 @@ def _pct(x) -> str:
 
 def text(doc: dict) -> str:
     """Per-run rows and the summary table."""
-    lines = [f"{'run':78} {'ncu GB':>8} {'pred GB':>8} {'err%':>7} {'shared GB':>9} {'err%':>7}"]
+    lines = [f"{'run':78} {'ncu GB':>8} {'pred GB':>8} {'err%':>7} {'shared GB':>9} {'err%':>7}"
+             f" {'mates GB':>9} {'err%':>7}"]  # fmt: skip
     for r in doc["rows"]:
         shared = ""
         if "err_shared" in r:
             shared = f" {r['predicted_shared'] / 1e9:9.3f} {_pct(r['err_shared'])}"
+        if "err_mates" in r:
+            shared += f" {r['predicted_mates'] / 1e9:9.3f} {_pct(r['err_mates'])}"
         lines.append(
             f"{r['id']:78} {r['measured'] / 1e9:8.3f} {r['predicted'] / 1e9:8.3f} {_pct(r['err'])}"
             + shared

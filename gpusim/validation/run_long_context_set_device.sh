@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# One long-context set (its manifest committed under data/h200/<folder>/) on the H200 in one
+# device call, from the checkout's root, with the wheels (pydantic, simpy) carried in .whl:
+#
+#   run(command="bash gpusim/validation/run_long_context_set_device.sh 2026-12-04_long_context_heldout5",
+#       carry=[".whl"], timeout_s=600)
+#
+# Steps, each allowed to fail without stopping the next (its exit code goes to the log):
+#   1. nvcc builds the set's kernel instances (16 jobs);
+#   2. Nsight Compute's DRAM bytes of every run the manifest marks (ncu --clock-control none);
+#   3. every run timed (CUDA events, L2 flushed, median) and checked on a sample against
+#      float64, until the limit is near.
+# Files under $OUT: run.log provenance.json sweep.jsonl ncu.json extras.tar.gz (ncu's CSVs and
+# ids, the cubins' ptxas report).
+set -u -o pipefail
+LIMIT_S=${SET_LIMIT_S:-570}
+. "$(dirname "$0")/device_steps.sh"  # left, step, device_info, wheels, run.log
+
+wheels  # pydantic and simpy from .whl; the checkout and them on PYTHONPATH
+M=data/h200/${1:?the set's data folder}/manifest_configs.json
+S=/tmp/long_context_set
+mkdir -p "$S"
+[ -f "$M" ] || { echo "no manifest at $M: it is committed before the run"; exit 1; }
+device_info
+LC="python3 -m gpusim.reporting.long_context"
+step build timeout 120 $LC build --manifest "$M" --cubin-dir "$S/cubins" --jobs 16
+step ncu timeout $(($(left) - 90)) $LC ncu --manifest "$M" --out "$OUT" --scratch "$S/ncu" \
+  --cubin-dir "$S/cubins" --timeout-s $(($(left) - 100))
+step measure $LC measure --manifest "$M" --out "$OUT" --cubin-dir "$S/cubins" \
+  --budget-s $(($(left) - 15))
+tar czf "$OUT/extras.tar.gz" -C "$S" --exclude='*.cubin' --exclude='*.ncu-rep' . 2>/dev/null
+echo "=== done in $(($(date +%s) - T0))s"
+sleep 2
