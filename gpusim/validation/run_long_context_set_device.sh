@@ -17,7 +17,7 @@ LIMIT_S=${SET_LIMIT_S:-570}
 . "$(dirname "$0")/device_steps.sh"  # left, step, device_info, wheels, run.log
 
 wheels  # pydantic and simpy from .whl; the checkout and them on PYTHONPATH
-M=data/h200/${1:?the set's data folder}/manifest_configs.json
+M=data/h200/${1:?name the set data folder}/manifest_configs.json
 S=/tmp/long_context_set
 mkdir -p "$S"
 [ -f "$M" ] || { echo "no manifest at $M: it is committed before the run"; exit 1; }
