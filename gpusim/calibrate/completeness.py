@@ -34,6 +34,14 @@ NOT_CALIBRATED |= {
         "wgmma_softmax_overlap_two_warpgroups",
     )
 }
+NOT_CALIBRATED["l2_shared_aging"] = (
+    "the K/V trace's aging, from a recorded l2_bytes --hot run by python -m "
+    "gpusim.calibrate.l2_shared_aging RECORD --profile PROFILE, not the suite"
+)
+NOT_CALIBRATED["sm_mate_priority"] = (
+    "the K/V trace's SM-mates, from a recorded kv_walk --drift run (ncu and CuPy) by python "
+    "-m gpusim.calibrate.sm_mate_drift RECORD --profile PROFILE, not the suite"
+)
 NOT_CALIBRATED["sm_clock_wgmma_burst_hz"] = (
     "Hopper only, from the separate sm_90a run python -m gpusim.calibrate.wgmma_burst "
     "(its --record/--profile apply it), not the suite"

@@ -19,12 +19,20 @@ thrashing and the difference of the two launches says nothing about the set W.
 
 from __future__ import annotations
 
+import argparse
+import json
+import sys
 from itertools import pairwise
+from pathlib import Path
 from typing import Any
+
+from gpusim.calibrate.profile_patch import set_after
 
 MIB = 1 << 20
 FITS_SLACK = 1.05
 KERNELS = {"l2_survive": "stream_bytes", "l2_survive_h": "hot_bytes"}
+#: the profile field it writes, placed after this one
+FIELD, AFTER = "l2_shared_aging", "cta_duration_scatter"
 
 
 def _points(records: list[dict[str, Any]], kernel: str) -> list[tuple[float, float]]:
@@ -58,3 +66,40 @@ def shared_aging(records: list[dict[str, Any]]) -> float:
     once = half_loss_depth(_points(records, "l2_survive"))
     shared = half_loss_depth(_points(records, "l2_survive_h"))
     return once / shared
+
+
+def apply(profile_text: str, record: dict[str, Any], record_path: str) -> str:
+    """``profile_text`` with ``l2_shared_aging`` set from a recorded ``l2_bytes --hot`` run
+    (after ``cta_duration_scatter``) and a header line naming the record."""
+    recs = record["records"]
+    once = half_loss_depth(_points(recs, "l2_survive"))
+    shared = half_loss_depth(_points(recs, "l2_survive_h"))
+    entry = {
+        "value": once / shared,
+        "source": f"measured, python -m gpusim.calibrate.l2_shared_aging ({record_path})",
+        "note": f"half of a set lost {once / MIB:.1f} MiB deep under read-once traffic, "
+        f"{shared / MIB:.1f} MiB under traffic every CTA reads (l2_survive, l2_survive_h)",
+    }
+    return set_after(profile_text, AFTER, {FIELD: entry}, f"# L2 shared aging: {record_path}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("record", type=Path, help="a recorded l2_bytes --hot run (JSON)")
+    ap.add_argument("--profile", type=Path, help="the profile YAML to set l2_shared_aging in")
+    a = ap.parse_args(argv)
+    try:
+        record = json.loads(a.record.read_text())
+        if a.profile is None:
+            print(f"{shared_aging(record['records']):.4f}")
+            return 0
+        a.profile.write_text(apply(a.profile.read_text(), record, str(a.record)))
+    except (OSError, ValueError, KeyError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(f"wrote {FIELD} into {a.profile}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

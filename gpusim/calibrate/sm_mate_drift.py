@@ -28,11 +28,14 @@ from typing import Any
 
 import numpy as np
 
-from gpusim.engine.sm_mates import generation_spreads, run
+from gpusim.calibrate.profile_patch import set_after
+from gpusim.engine.sm_mates import generation_spreads, priority_at, run
 
 #: the calibration record (kv_walk --drift on the H200)
 RECORD = "data/h200/2026-12-04_calibration_kv_walk_drift/kv-walk-drift-h200.json"
 GRID = np.round(np.arange(0.80, 1.0 + 1e-9, 0.0025), 4)
+#: the profile field it writes, placed after this one
+FIELD, AFTER = "sm_mate_priority", "cta_duration_scatter"
 #: SMs in the fit's dispatch: all SMs alike (CTAs of equal work), so a few stand for all
 FIT_SMS = 8
 
@@ -82,16 +85,16 @@ def priority_for(
     points: tuple[DriftPoint, ...], ctas_per_sm: int, step_s: float
 ) -> tuple[float, bool]:
     """The priority at ``step_s`` and ``ctas_per_sm`` (1 alone on an SM), and whether the
-    step time was outside the measured range (the nearest launch's priority then)."""
-    if ctas_per_sm <= 1:
-        return 1.0, False
-    pts = sorted((p.step_s, p.priority) for p in points if p.ctas_per_sm == ctas_per_sm)
-    if not pts:
-        raise ValueError(f"SM-mate drift not measured at {ctas_per_sm} CTAs per SM")
-    xs = np.log([x for x, _ in pts])
-    ys = np.array([y for _, y in pts])
-    x = float(np.log(step_s))
-    return float(np.interp(x, xs, ys)), not xs[0] <= x <= xs[-1]
+    step time was outside the measured range (:func:`gpusim.engine.sm_mates.priority_at`)."""
+    return priority_at(profile_points(points), ctas_per_sm, step_s)
+
+
+def profile_points(points: tuple[DriftPoint, ...]) -> tuple[tuple[int, float, float], ...]:
+    """The fit as a profile's ``sm_mate_priority`` value, by CTAs per SM and step."""
+    return tuple(
+        (p.ctas_per_sm, p.step_s, p.priority)
+        for p in sorted(points, key=lambda p: (p.ctas_per_sm, p.step_s))
+    )
 
 
 def table(points: tuple[DriftPoint, ...]) -> str:
@@ -106,12 +109,28 @@ def table(points: tuple[DriftPoint, ...]) -> str:
     return "\n".join(lines)
 
 
+def apply(profile_text: str, points: tuple[DriftPoint, ...], record_path: str) -> str:
+    """``profile_text`` with ``sm_mate_priority`` set from the fit (after
+    ``cta_duration_scatter``) and a header line naming the record."""
+    entry = {
+        "value": [list(p) for p in profile_points(points)],
+        "source": f"measured, python -m gpusim.calibrate.sm_mate_drift ({record_path})",
+        "note": "[CTAs per SM, tile step s, priority]: kv_walk --drift (kv_walk_mma, no "
+        "attention kernel), each launch's 8 generations of start spreads fitted with SM-mates "
+        f"sharing an SM by age rank; RMS {max(p.rms for p in points):.3f} of a life at worst",
+    }
+    return set_after(profile_text, AFTER, {FIELD: entry}, f"# SM-mate priority: {record_path}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("record", type=Path, nargs="?", default=Path(RECORD))
+    ap.add_argument("--profile", type=Path, help="the profile YAML to set sm_mate_priority in")
     a = ap.parse_args(argv)
     try:
         points = calibration(json.loads(a.record.read_text()))
+        if a.profile is not None:
+            a.profile.write_text(apply(a.profile.read_text(), points, str(a.record)))
     except (OSError, ValueError, KeyError) as e:
         print(f"error: {a.record}: {e}", file=sys.stderr)
         return 2

@@ -48,6 +48,11 @@ from gpusim.engine import sm_mates
 CHUNK_BLOCKS = 16
 BUCKET_STEPS = 4
 SEED = 18
+#: the CTAs' duration scatter of the trace of record (:func:`kv_trace_of_record`): CTAs
+#: walking a shared buffer keep in lockstep when alone on their SMs (kv_walk on the H200,
+#: FMA and tensor-core work: 0.1-1.8 % of a life apart after 6-8 generations, where the
+#: profile's independent 1.3 % per CTA would spread them 8 %); what drifts is SM-mates
+LOCKSTEP_SCATTER = 0.0
 
 
 @dataclass(frozen=True)
@@ -239,3 +244,44 @@ def kv_trace_for(
         capacity_bytes=rates.l2_bytes, shared_aging=shared_aging, per_sm=ctas_per_sm,
         priority=priority,
     )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class KvTraceOfRecord:
+    """The trace of record's bytes and what it used: the SM-mates' priority at the run's
+    tile step (and whether that step was outside the measured ones), the shared aging."""
+
+    result: KvTraceResult
+    priority: float
+    step_s: float
+    step_outside_calibration: bool
+    shared_aging: float
+
+
+def kv_trace_of_record(
+    workload, schedule, rates, ctas_per_sm: int, runtime_s: float
+) -> KvTraceOfRecord:
+    """The K/V trace judged on long-context held-out set 5: the profile's shared-traffic
+    aging, CTAs in lockstep (:data:`LOCKSTEP_SCATTER`) and SM-mates sharing an SM by age at
+    the priority the profile's ``sm_mate_priority`` gives at the run's tile step (the
+    engine's ``runtime_s`` over the tile steps each CTA slot runs). A profile without the
+    three measured fields it needs, or an occupancy the priority was not measured at, is a
+    ValueError naming what is missing."""
+    missing = [
+        name
+        for name, v in (
+            ("l2_loss_by_depth", rates.l2_loss_curve),
+            ("l2_shared_aging", rates.l2_shared_aging),
+            ("sm_mate_priority", rates.mate_priority),
+        )
+        if not v
+    ]
+    if missing:
+        raise ValueError(f"the K/V trace needs the profile's {', '.join(missing)} (measured)")
+    slots = min(rates.sm_count * ctas_per_sm, kv_ctas(workload, schedule))
+    step_s = runtime_s * slots / max(1, tile_steps(workload, schedule))
+    q, outside = sm_mates.priority_at(rates.mate_priority, ctas_per_sm, step_s)
+    r = kv_trace_for(
+        workload, schedule, rates, ctas_per_sm, rates.l2_shared_aging, q, LOCKSTEP_SCATTER
+    )
+    return KvTraceOfRecord(r, q, step_s, outside, rates.l2_shared_aging)

@@ -105,6 +105,10 @@ class Rates:
     l2_loss_curve: tuple[tuple[float, float], ...] = ()
     #: relative std of identical CTAs' durations (0: they keep in lockstep)
     cta_scatter: float = 0.0
+    #: the profile's ``l2_shared_aging`` (None: not measured)
+    l2_shared_aging: float | None = None
+    #: the profile's ``sm_mate_priority``: ``((CTAs per SM, step s, priority), ...)``
+    mate_priority: tuple[tuple[int, float, float], ...] = ()
     #: how long a serial phase holds the SM's schedulers, over its busiest pipe's time at
     #: these rates: the SM core model's cycles for the kernel's compiled loop over the pipe
     #: model's (1: the pipe time itself)
@@ -355,4 +359,6 @@ def rates_for(
         smem_fill_cost=fill.value if (fill := profile.smem_fill_cost_per_byte) else 1.0,
         l2_loss_curve=tuple(map(tuple, lc.value)) if (lc := profile.l2_loss_by_depth) else (),
         cta_scatter=sc.value if (sc := profile.cta_duration_scatter) else 0.0,
+        l2_shared_aging=ag.value if (ag := profile.l2_shared_aging) else None,
+        mate_priority=tuple(map(tuple, mp.value)) if (mp := profile.sm_mate_priority) else (),
     )

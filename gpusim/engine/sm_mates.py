@@ -124,3 +124,21 @@ def generation_spreads(start: np.ndarray, end: np.ndarray, slots: int) -> np.nda
     g = start.size // slots
     s = start[: g * slots].reshape(g, slots)
     return (np.percentile(s, 90, axis=1) - np.percentile(s, 10, axis=1)) / life
+
+
+def priority_at(
+    points: tuple[tuple[int, float, float], ...], ctas_per_sm: int, step_s: float
+) -> tuple[float, bool]:
+    """The priority at a CTA's tile step ``step_s`` with ``ctas_per_sm`` (1 alone on an SM)
+    from measured ``(CTAs per SM, step s, priority)`` points: linear in log step time between
+    the two points around it, the nearest point's outside them; and whether ``step_s`` was
+    outside. No point at that many CTAs per SM: ValueError (the drift is unmeasured there)."""
+    if ctas_per_sm <= 1:
+        return 1.0, False
+    pts = sorted((step, q) for c, step, q in points if c == ctas_per_sm)
+    if not pts:
+        raise ValueError(f"SM-mate drift not measured at {ctas_per_sm} CTAs per SM")
+    xs = np.log([x for x, _ in pts])
+    ys = np.array([y for _, y in pts])
+    x = float(np.log(step_s))
+    return float(np.interp(x, xs, ys)), not xs[0] <= x <= xs[-1]

@@ -107,6 +107,32 @@ CORE_CYCLE_KEYS = (
 CORE_CYCLES_RANGE = (0.25, 10_000.0)
 
 
+class SourcedMatePriority(BaseModel):
+    """SM-mates' priority by age rank (:mod:`gpusim.engine.sm_mates`) against a CTA's tile
+    step: ``[[CTAs per SM, step seconds, priority], ...]``, CTAs per SM at least 2, steps
+    positive, priorities in (0, 1]; each CTAs-per-SM count's steps rising."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+    value: list[tuple[int, float, float]] = Field(min_length=1)
+    source: str = Field(min_length=3)
+    note: str | None = None
+
+    @field_validator("value")
+    @classmethod
+    def _shape(cls, v: list[tuple[int, float, float]]) -> list[tuple[int, float, float]]:
+        last: dict[int, float] = {}
+        for c, step, q in v:
+            if c < 2 or not 0 < step < 1 or not 0 < q <= 1:
+                raise ValueError(
+                    f"[{c}, {step:g}, {q:g}]: need CTAs/SM >= 2, 0 < step < 1 s, 0 < q <= 1"
+                )
+            if step <= last.get(c, 0.0):
+                raise ValueError(f"{c} CTAs per SM: steps must rise")
+            last[c] = step
+        return v
+
+
 class SourcedCycles(BaseModel):
     """The SM core's cycle counts (latencies, pipe occupancies) and where they come from."""
 
@@ -176,6 +202,7 @@ PLAUSIBLE: dict[str, tuple[float, float]] = {
     "wgmma_flops_per_clk_per_sm": (1e-3, 1e7),
     "sm_clock_wgmma_load_hz": (1e6, 1e11),
     "sm_clock_wgmma_burst_hz": (1e6, 1e11),
+    "l2_shared_aging": (1.0, 4.0),
     "fp32_flops_per_clk_per_sm": (1e-3, 1e7),
     "sfu_exp_per_clk_per_sm": (1e-3, 1e7),
     "kernel_launch_overhead_s": (1e-12, 1.0),
@@ -300,6 +327,13 @@ class HardwareProfile(BaseModel):
     #: relative standard deviation of identical CTAs' durations, where measured: CTAs with
     #: the same work drift apart wave by wave (without it the engine keeps them in lockstep)
     cta_duration_scatter: SourcedFraction | None = None
+    #: read-once bytes one byte of K/V counts for in the L2's depth: K and V are read by CTAs
+    #: on many SMs, and such shared traffic ages a line faster than the read-once traffic
+    #: ``l2_loss_by_depth`` was measured with, where measured (the K/V trace's aging)
+    l2_shared_aging: Sourced[float] | None = None
+    #: how CTAs sharing an SM share it by age rank, by tile step, where measured: SM-mates
+    #: drift apart at this rate (the K/V trace's SM-mates, :mod:`gpusim.engine.sm_mates`)
+    sm_mate_priority: SourcedMatePriority | None = None
     #: share of the DRAM bandwidth reached with each amount of read bytes in flight per SM
     #: (loads that wait for one another, as a loop of a few loads per trip does), where
     #: measured: ``[[bytes in flight per SM, share], ...]``

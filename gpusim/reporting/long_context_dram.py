@@ -12,9 +12,10 @@ then traces its K/V reads at that occupancy through the reuse-distance LRU
 on held-out set 2) and once with K/V bytes aging the L2 as the H200's measured shared
 traffic does (``kv_trace_shared``, :data:`SHARED_AGING_RUN` read by
 :mod:`gpusim.calibrate.l2_shared_aging`), and once more with that aging, CTAs in lockstep
-(:data:`SHARED_WALK_SCATTER`) and the SM-mates sharing an SM by age (``kv_trace_mates``: the
-priority of :mod:`gpusim.calibrate.sm_mate_drift` at the run's tile step, both measured by
-kv_walk, no attention kernel in either). Baselines: ``compulsory`` (Q, K, V, O once each;
+and the SM-mates sharing an SM by age (``kv_trace_mates``,
+:func:`gpusim.engine.kv_trace_l2.kv_trace_of_record`: the profile's ``sm_mate_priority`` at
+the run's tile step; both measured by kv_walk, no attention kernel in either).
+Baselines: ``compulsory`` (Q, K, V, O once each;
 K and V once per K/V head) and ``no_reuse`` (Q and O once, every K/V tile a CTA reads
 from DRAM). ``compare`` prints per run measured and predicted bytes, and per method MAPE,
 mean signed error and the worst runs, at every length and at 64k and 128k (the issue's
@@ -33,9 +34,7 @@ from typing import Any
 from gpusim import atomic
 from gpusim.api import simulate
 from gpusim.calibrate.l2_shared_aging import shared_aging
-from gpusim.calibrate.sm_mate_drift import RECORD as DRIFT_RECORD
-from gpusim.calibrate.sm_mate_drift import DriftPoint, calibration, priority_for
-from gpusim.engine.kv_trace_l2 import kv_ctas, kv_trace_for, tile_steps
+from gpusim.engine.kv_trace_l2 import kv_trace_for, kv_trace_of_record
 from gpusim.engine.rates import rates_for
 from gpusim.errors import GpusimError
 from gpusim.profiles.loader import load_profile
@@ -49,32 +48,12 @@ METHODS = ("kv_trace", "kv_trace_shared", "kv_trace_mates", "engine", "compulsor
 #: shared-traffic aging: the microbenchmark's own records, no attention kernel in them
 SHARED_AGING_RUN = "data/h200/2026-11-30_calibration_l2_survive/l2-survive-hot-h200.json"
 ROOT = Path(__file__).resolve().parents[2]
-#: the CTAs' duration scatter of the ``kv_trace_mates`` trace: CTAs walking a shared buffer
-#: keep in lockstep when alone on their SMs (kv_walk on the H200, FMA and tensor-core work:
-#: 0.1-1.8 % of a life apart after 6-8 generations, where the profile's independent 1.3 % per
-#: CTA would spread them 8 %); what drifts is the SM-mates (:mod:`gpusim.engine.sm_mates`)
-SHARED_WALK_SCATTER = 0.0
 
 
 @functools.cache
 def shared_aging_h200() -> float:
     """:func:`shared_aging` of :data:`SHARED_AGING_RUN` (1.28)."""
     return shared_aging(json.loads((ROOT / SHARED_AGING_RUN).read_text())["records"])
-
-
-@functools.cache
-def drift_points_h200() -> tuple[DriftPoint, ...]:
-    """The SM-mate priority fitted to :data:`gpusim.calibrate.sm_mate_drift.RECORD`."""
-    return calibration(json.loads((ROOT / DRIFT_RECORD).read_text()))
-
-
-def mate_priority(w, s, runtime_s: float, ctas_per_sm: int, sm_count: int) -> tuple[float, bool]:
-    """The SM-mates' priority of a run (:func:`priority_for` at the run's tile step: the
-    engine's runtime over the tile steps each CTA slot runs), and whether its step time was
-    outside the calibration's range."""
-    steps = tile_steps(w, s)
-    slots = min(sm_count * ctas_per_sm, kv_ctas(w, s))
-    return priority_for(drift_points_h200(), ctas_per_sm, runtime_s * slots / steps)
 
 
 KIND = "gpusim.long_context_dram_predictions"
@@ -88,19 +67,16 @@ def predict_one(c: LongContextConfig, profile_name: str = PROFILE) -> dict[str, 
     rates = rates_for(profile, w.dtype, s.warps)
     t = kv_trace_for(w, s, rates, r.ctas_per_sm)
     ts = kv_trace_for(w, s, rates, r.ctas_per_sm, shared_aging=shared_aging_h200())
-    q, outside = mate_priority(w, s, r.runtime_s, r.ctas_per_sm, rates.sm_count)
-    tm = kv_trace_for(
-        w, s, rates, r.ctas_per_sm, shared_aging_h200(), priority=q, scatter=SHARED_WALK_SCATTER
-    )
+    tm = kv_trace_of_record(w, s, rates, r.ctas_per_sm, r.runtime_s)
     q_o = 2 * w.batch_heads * w.seq_len_q * w.head_dim * w.elem_bytes
     return {
         "runtime_s": r.runtime_s,
         "ctas_per_sm": r.ctas_per_sm,
         "kv_trace": t.dram_read_bytes + t.dram_write_bytes,
         "kv_trace_shared": ts.dram_read_bytes + ts.dram_write_bytes,
-        "kv_trace_mates": tm.dram_read_bytes + tm.dram_write_bytes,
-        "mate_priority": q,
-        "mate_step_outside_calibration": outside,
+        "kv_trace_mates": tm.result.dram_read_bytes + tm.result.dram_write_bytes,
+        "mate_priority": tm.priority,
+        "mate_step_outside_calibration": tm.step_outside_calibration,
         "engine": r.dram_read_bytes + r.dram_write_bytes,
         "compulsory": w.qkvo_bytes(),
         "no_reuse": q_o + t.kv_sm_read_bytes,

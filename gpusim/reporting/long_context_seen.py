@@ -13,16 +13,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from gpusim.engine.kv_trace_l2 import kv_trace_for
+from gpusim.engine.kv_trace_l2 import kv_trace_for, kv_trace_of_record
 from gpusim.engine.rates import rates_for
 from gpusim.profiles.loader import load_profile
-from gpusim.reporting.long_context_dram import (
-    PROFILE,
-    ROOT,
-    SHARED_WALK_SCATTER,
-    mate_priority,
-    shared_aging_h200,
-)
+from gpusim.reporting.long_context_dram import PROFILE, ROOT, shared_aging_h200
 from gpusim.validation.long_context_compare import DRAM_TARGET_TOKENS, rel_err, summarise
 from gpusim.validation.long_context_configs import read_manifest
 
@@ -64,12 +58,11 @@ def seen_rows(root: Path = ROOT) -> dict[str, dict[str, list[dict]]]:
             rates = rates_for(prof, c.workload.dtype, c.schedule.warps)
             e = _engine(pred[c.config_id])
             cps = e["ctas_per_sm"]
-            q, _ = mate_priority(c.workload, c.schedule, e["runtime_s"], cps, rates.sm_count)
-            for k, aging, prio, sc in (("kv_trace", 1.0, 1.0, None),
-                                       ("kv_trace_shared", shared_aging_h200(), 1.0, None),
-                                       ("kv_trace_mates", shared_aging_h200(), q,
-                                        SHARED_WALK_SCATTER)):  # fmt: skip
-                t = kv_trace_for(c.workload, c.schedule, rates, cps, aging, prio, sc)
+            w, s = c.workload, c.schedule
+            mates = kv_trace_of_record(w, s, rates, cps, e["runtime_s"]).result
+            for k, t in (("kv_trace", kv_trace_for(w, s, rates, cps)),
+                         ("kv_trace_shared", kv_trace_for(w, s, rates, cps, shared_aging_h200())),
+                         ("kv_trace_mates", mates)):  # fmt: skip
                 p = t.dram_read_bytes + t.dram_write_bytes
                 row = {"id": c.config_id, "tokens": c.workload.seq_len_k, "measured": meas}
                 rows[k].append(row | {"predicted": p, "err": rel_err(p, meas)})

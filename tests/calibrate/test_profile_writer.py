@@ -10,7 +10,14 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpusim.calibrate import profile_writer, queued_launch, wgmma_burst, wgmma_record
+from gpusim.calibrate import (
+    l2_shared_aging,
+    profile_writer,
+    queued_launch,
+    sm_mate_drift,
+    wgmma_burst,
+    wgmma_record,
+)
 from gpusim.data.layout import CALIBRATION, REPO_ROOT, calibration_run
 from gpusim.errors import GpusimError
 from gpusim.profiles.loader import load_profile
@@ -108,6 +115,8 @@ WGMMA = REPO_ROOT / wgmma_record.FOLDER / "wgmma-h200.json"
 BURST_REL = "data/h200/2026-12-03_calibration_wgmma_burst/wgmma-burst-h200.json"
 BURST = REPO_ROOT / BURST_REL
 QUEUED_REL = "data/h200/2026-12-04_launch_set/launch-h200.json"
+AGING_REL = "data/h200/2026-11-30_calibration_l2_survive/l2-survive-hot-h200.json"
+DRIFT_REL = sm_mate_drift.RECORD
 
 
 def _recorded_profile(name: str | None = None, sass_timing: dict | None = None) -> dict:
@@ -143,6 +152,11 @@ def _recorded_profile(name: str | None = None, sass_timing: dict | None = None) 
     # and the queued launch by a later launch run's (the suite's record predates it)
     record = json.loads((REPO_ROOT / QUEUED_REL).read_text())
     text = queued_launch.apply(yaml.safe_dump(profile, sort_keys=False), record, QUEUED_REL)
+    # and the K/V trace's shared aging and SM-mates by their own records
+    aging = json.loads((REPO_ROOT / AGING_REL).read_text())
+    text = l2_shared_aging.apply(text, aging, AGING_REL)
+    drift = sm_mate_drift.calibration(json.loads((REPO_ROOT / DRIFT_REL).read_text()))
+    text = sm_mate_drift.apply(text, drift, DRIFT_REL)
     return yaml.safe_load(text)
 
 

@@ -19,8 +19,11 @@ from gpusim.profiles.schema import HardwareProfile
 #: Optional fields the engine does not read by default: the SM core model's cycles (a
 #: refinement a profile opts into) and the wgmma rate (refused with an error until measured).
 # Read only by their own paths, which refuse a profile without them in one line (SASS replay;
-# the wgmma class: rates, clock and overlap shares, gpusim.engine.rates.rates_for).
+# the wgmma class: rates, clock and overlap shares, gpusim.engine.rates.rates_for; the K/V
+# trace's aging and SM-mates, gpusim.engine.kv_trace_l2.kv_trace_of_record).
 NOT_READ = {
+    "l2_shared_aging",
+    "sm_mate_priority",
     "sass_core_cycles",
     "wgmma_flops_per_clk_per_sm",
     "wgmma_rate_by_n",

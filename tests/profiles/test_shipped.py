@@ -15,6 +15,7 @@ from gpusim.profiles.schema import (
     SourcedCycles,
     SourcedFraction,
     SourcedList,
+    SourcedMatePriority,
     SourcedRateTable,
 )
 from gpusim.profiles.schema_export import schema_path, schema_text
@@ -32,6 +33,7 @@ def _sourced(p: HardwareProfile):
             | SourcedFraction
             | SourcedCurve
             | SourcedCycles
+            | SourcedMatePriority
             | SourcedRateTable,
         ):
             yield name, value
