@@ -73,6 +73,7 @@ def simulate(
     sass: str | Path | None = None,
     kernel: str | None = None,
     res_usage: str | Path | None = None,
+    dram_model: str = "tile-l2",
 ) -> SimResult:
     """Predict runtime, DRAM and SM-to-L2 traffic, occupancy and the bound of ``algorithm``.
 
@@ -94,16 +95,26 @@ def simulate(
     algorithm's tensor-core kernel (a profile with ``sass_core_cycles``, e.g.
     ``h200-sxm-core``); ``result.kernels[i].timing_model`` is ``"sass-replay"`` and
     ``timing_source`` names the binary. What it cannot replay is a GpusimError.
+
+    ``dram_model="kv-trace"`` takes the DRAM bytes from the K/V trace of record instead of
+    the engine's tile L2 (:mod:`gpusim.engine.dram_model`: flash2's forward kernel with one
+    split on a profile that measured its fields; anything else is a GpusimError);
+    ``result.dram_model`` says which gave them.
     """
+    from gpusim.engine.dram_model import apply_kv_trace, check_dram_model
     from gpusim.engine.simulate import simulate as engine_simulate
 
+    try:
+        check_dram_model(dram_model)
+    except ValueError as e:
+        raise GpusimError(str(e)) from None
     w, s, hw = _inputs(algorithm, workload, schedule, profile, sm_count)
     binary = None
     if cubin is not None or sass is not None or kernel is not None:
         from gpusim.kernels.binary_dump import load_binary_loop
 
         binary = load_binary_loop(kernel or "", cubin=cubin, sass=sass, res_usage=res_usage)
-    return engine_simulate(
+    r = engine_simulate(
         algorithm,
         w,
         s,
@@ -113,6 +124,12 @@ def simulate(
         processes=processes,
         binary=binary,
     )
+    if dram_model == "kv-trace":
+        try:
+            apply_kv_trace(r, w, hw)
+        except ValueError as e:
+            raise GpusimError(f"DRAM model kv-trace: {e}") from None
+    return r
 
 
 def count(

@@ -106,6 +106,9 @@ class SimResult:
     kernels: list[KernelResult] = field(default_factory=list)
     trace_path: str | None = None
     sm_count: int = 0  # the SMs it ran on (the profile's, or --sm-count's)
+    #: which model gave the DRAM bytes (gpusim.engine.dram_model), and what it used
+    dram_model: str = "tile-l2"
+    dram_model_detail: dict[str, Any] | None = None
 
     # The attributes callers use most, as on the JSON.
     @property
@@ -160,6 +163,7 @@ class SimResult:
             tflops=self.tflops,
             dram_read_bytes=c.dram_read_bytes,
             dram_write_bytes=c.dram_write_bytes,
+            dram_model=self.dram_model,
             l2_read_hit_bytes=c.l2_read_hit_bytes,
             l2_hit_rate=c.l2_hit_rate,
             smem_bytes_per_cta=self.smem_bytes_per_cta,
@@ -177,4 +181,6 @@ class SimResult:
         )
         if self.trace_path is not None:
             d["trace"] = self.trace_path
+        if self.dram_model_detail is not None:
+            d["dram_model_detail"] = self.dram_model_detail
         return d

@@ -82,3 +82,36 @@ def test_bad_long_context_input_is_one_line(gpusim, argv, fragments):
     assert len(lines) == 1 and lines[0].startswith("gpusim: error: ")
     for f in fragments:
         assert f in lines[0], lines[0]
+
+
+PREFILL = ["--seq-len", "16384", "--batch", "1", "--heads", "4", "--dtype", "bf16"]
+
+
+def test_dram_model_kv_trace_replaces_the_dram_bytes_and_keeps_the_tile_l2s(gpusim):
+    args = ["simulate", "-a", "flash2", *PREFILL, *TILE]
+    tile = gpusim(*args, "--json").json()
+    kv = gpusim(*args, "--dram-model", "kv-trace", "--json").json()
+    assert tile["dram_model"] == "tile-l2" and "dram_model_detail" not in tile
+    assert kv["dram_model"] == "kv-trace" and kv["runtime_s"] == tile["runtime_s"]
+    detail = kv["dram_model_detail"]
+    assert detail["tile_l2_dram_read_bytes"] == tile["dram_read_bytes"]
+    assert 0 < detail["sm_mate_priority"] <= 1 and detail["l2_shared_aging"] > 1
+    # 16k x 4 heads fits the L2: each of Q, K, V read once, O written once
+    assert kv["dram_read_bytes"] == pytest.approx(3 * 16384 * 4 * 128 * 2, rel=0.02)
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ([], "flash2 only"),
+        (["-a", "flash2", "--kv-splits", "2"], "2 kernels"),
+        (["-a", "flash2", "--profile", "a100-sxm4-80gb"], "sm_mate_priority"),
+        (["-a", "flash2", "--dram-model", "lru"], "'lru' is not one of"),
+    ],
+)
+def test_dram_model_kv_trace_refuses_what_it_does_not_model(gpusim, extra, message):
+    args = ["simulate", *PREFILL, *TILE]
+    if "--dram-model" not in extra:
+        extra = [*extra, "--dram-model", "kv-trace"]
+    r = gpusim(*args, *extra)
+    assert r.code == 2 and message in r.err and len(r.err.strip().splitlines()) == 1

@@ -43,6 +43,7 @@ from gpusim.cli.options import (
 )
 from gpusim.cli.output import debug, emit, log, set_verbose, shows_progress, status, warn
 from gpusim.cli.units import fmt_bytes, fmt_time
+from gpusim.errors import GpusimError
 
 #: What ``gpusim simulate`` compares when no algorithm is named, in table order.
 DEFAULT_PAIR = ("standard", "flash2")
@@ -61,6 +62,17 @@ DetailOption = Annotated[
         "--detail",
         help="full: every CTA and tile step; aggregated: identical CTAs and steps lumped; "
         "auto: full when cheap.",
+    ),
+]
+
+
+DramModel = Enum("DramModel", {d: d for d in ("tile-l2", "kv-trace")}, type=str)  # type: ignore[misc]
+DramModelOption = Annotated[
+    DramModel,
+    typer.Option(
+        "--dram-model",
+        help="tile-l2: DRAM bytes from the engine's tile L2; kv-trace: from the K/V trace "
+        "(flash2 forward, one split; judged on long-context held-out set 5).",
     ),
 ]
 
@@ -98,6 +110,7 @@ def simulate(
     sass: SassOption = None,
     res_usage: ResUsageOption = None,
     kernel: KernelOption = None,
+    dram_model: DramModelOption = DramModel["tile-l2"],  # type: ignore[assignment]
     verbose: VerboseOption = False,
     json_out: JsonOption = False,
 ) -> None:
@@ -113,9 +126,14 @@ def simulate(
     algorithms = (opts.algorithm,) if named else DEFAULT_PAIR
     several = len(algorithms) > 1
     binary = binary_loop_of(cubin, sass, res_usage, kernel, algorithms)
+    dram = getattr(dram_model, "value", dram_model)
+    if dram == "kv-trace" and algorithms != ("flash2",):
+        raise GpusimError("--dram-model kv-trace models flash2 only: add --algorithm flash2")
     with tempfile.TemporaryDirectory(prefix="gpusim-trace-") as tmp:
         scratch = Path(tmp) if several and trace is not None else None
-        results = _run_all(opts, algorithms, trace, scratch, detail, json_out, sm_count, binary)
+        results = _run_all(
+            opts, algorithms, trace, scratch, detail, json_out, sm_count, binary, dram
+        )
         if scratch is not None and trace is not None:
             from gpusim.engine.trace_export import write_combined
 
@@ -144,9 +162,12 @@ def _run_all(
     json_out: bool,
     sm_count: int | None = None,
     binary=None,
+    dram_model: str = "tile-l2",
 ) -> list[dict[str, Any]]:
-    """Each algorithm's JSON dict, simulated in turn (on ``sm_count`` SMs when given)."""
+    """Each algorithm's JSON dict, simulated in turn (on ``sm_count`` SMs when given), its
+    DRAM bytes from ``dram_model`` (:mod:`gpusim.engine.dram_model`)."""
     from gpusim.engine import simulate as run_simulate
+    from gpusim.engine.dram_model import apply_kv_trace
 
     results: list[dict[str, Any]] = []
     # Warnings wait until every algorithm has run: a later one's error stays the only line
@@ -167,6 +188,11 @@ def _run_all(
                 detail=getattr(detail, "value", detail),
                 binary=binary,
             )
+            if dram_model == "kv-trace":
+                try:
+                    apply_kv_trace(r, inputs.workload, inputs.profile)
+                except ValueError as e:
+                    raise GpusimError(f"--dram-model kv-trace: {e}") from None
         d = r.to_json_dict()
         d["defaults_used"] = inputs.filled
         d["sm_count_overridden"] = sm_count is not None
@@ -214,6 +240,7 @@ def _summary_table(results: list[dict[str, Any]]) -> Table:
         ),
         ("DRAM read", lambda d: fmt_bytes(d["dram_read_bytes"])),
         ("DRAM write", lambda d: fmt_bytes(d["dram_write_bytes"])),
+        ("DRAM model", lambda d: d["dram_model"]),
         ("SM-to-L2 read", lambda d: fmt_bytes(d["global_read_bytes"])),
         ("SM-to-L2 write", lambda d: fmt_bytes(d["global_write_bytes"])),
         ("L2 hit rate", lambda d: f"{100 * d['l2_hit_rate']:.1f}%"),
