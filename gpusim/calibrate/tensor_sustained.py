@@ -1,0 +1,167 @@
+"""The SM clock of mma.sync work sustained for seconds, and under a benchmark's protocol.
+
+    python -m gpusim.calibrate.tensor_sustained --out FILE      (on the GPU)
+    python -m gpusim.calibrate.tensor_sustained --table FILE
+
+The profile's ``sm_clock_tensor_load_hz`` (1814 MHz on the H200) is the clock of the tensor
+benchmark's last launch, a fraction of a second of products. Attention kernels at long
+context are timed for seconds (2 warm-up and 10 timed launches of 60-300 ms each, an L2
+flush before each), and wgmma products sustained for 3 s ran at 1620 MHz where their first
+launch ran at 1740 (``sm_clock_wgmma_load_hz``). This measures the same for mma.sync, with
+the tensor benchmark's own loop (``mma_loop<bf16, 8 accumulators>`` of kernels/tensor.cu,
+128 threads, 2 CTAs per SM, no attention in it), each block stamping clock64 and
+%globaltimer:
+
+- ``sustained``: back-to-back launches of about 50 ms for 5 s after 2 s idle, the clock of
+  every launch against the time since the first;
+- ``protocol``: for launches of about 0.2, 2, 20, 60 and 200 ms, after 2 s idle, 2 warm-up
+  and 10 timed launches each after a 256 MB L2 flush (the validation sweeps' protocol),
+  the clock of each timed launch.
+
+Fed to nothing by this module: the record says whether the clock under a long benchmark is
+the profile's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from gpusim import atomic
+
+THREADS, BLOCKS_PER_SM, KERNEL = 128, 2, "mma_loop<1,8>"
+FLUSH_BYTES = 256 << 20
+SUSTAIN_S, SUSTAIN_LAUNCH_S, IDLE_S = 5.0, 0.05, 2.0
+PROTOCOL_S = (2e-4, 2e-3, 2e-2, 6e-2, 2e-1)
+WARMUP, TIMED = 2, 10
+
+
+def _clock(stamps: Any) -> float:
+    """Median over blocks of cycles / ns (GHz -> Hz) of one launch's stamps."""
+    s = stamps.reshape(-1, 4).astype(float)
+    return statistics.median(((s[:, 1] - s[:, 0]) / (s[:, 3] - s[:, 2])).tolist()) * 1e9
+
+
+def measure() -> dict[str, Any]:
+    """Both protocols on device 0 (see the module's docstring)."""
+    import cupy as cp
+    import numpy as np
+
+    from gpusim.calibrate.sources import compile_module, kernel_attributes
+
+    mod = compile_module(cp, "tensor.cu", (KERNEL,))
+    fn = mod.get_function(KERNEL)
+    props = cp.cuda.runtime.getDeviceProperties(0)
+    grid = int(props["multiProcessorCount"]) * BLOCKS_PER_SM
+    n = grid * THREADS
+    vals = cp.random.uniform(0.25, 1.0, size=12 * n, dtype=cp.float32)
+    hi = (vals.view(cp.uint32) >> 16).astype(cp.uint32)
+    operands = hi[0::2] | (hi[1::2] << 16)
+    out = cp.zeros(n, dtype=cp.float32)
+    stamps = cp.zeros(4 * grid, dtype=cp.uint64)
+    flush = cp.empty(FLUSH_BYTES, dtype=cp.uint8)
+
+    def launch(iters: int) -> None:
+        fn((grid,), (THREADS,), (operands, np.int32(iters), out, stamps))
+
+    launch(1000)
+    cp.cuda.Device().synchronize()
+    start, end = cp.cuda.Event(), cp.cuda.Event()
+    start.record()
+    launch(20000)
+    end.record()
+    end.synchronize()
+    per_iter_s = cp.cuda.get_elapsed_time(start, end) / 1e3 / 20000
+    if not bool(cp.isfinite(out).all()):
+        raise RuntimeError("mma_loop: non-finite output")
+    time.sleep(IDLE_S)
+    sustained = []
+    t0 = time.perf_counter()
+    iters = max(1, int(SUSTAIN_LAUNCH_S / per_iter_s))
+    while time.perf_counter() - t0 < SUSTAIN_S:
+        start.record()
+        launch(iters)
+        end.record()
+        end.synchronize()
+        sustained.append(
+            {"t_s": time.perf_counter() - t0, "clock_hz": _clock(cp.asnumpy(stamps)),
+             "ms": cp.cuda.get_elapsed_time(start, end)}
+        )  # fmt: skip
+    protocol = []
+    for target in PROTOCOL_S:
+        iters = max(1, int(target / per_iter_s))
+        time.sleep(IDLE_S)
+        rows = []
+        for k in range(WARMUP + TIMED):
+            flush.fill(k & 0xFF)
+            start.record()
+            launch(iters)
+            end.record()
+            end.synchronize()
+            ms = cp.cuda.get_elapsed_time(start, end)
+            rows.append({"clock_hz": _clock(cp.asnumpy(stamps)), "ms": ms, "timed": k >= WARMUP})
+        timed = [r for r in rows if r["timed"]]
+        protocol.append(
+            {"target_s": target, "iters": iters, "launches": rows,
+             "median_clock_hz": statistics.median(r["clock_hz"] for r in timed),
+             "median_ms": statistics.median(r["ms"] for r in timed)}
+        )  # fmt: skip
+    return {
+        "kind": "gpusim.tensor_sustained",
+        "kernel": KERNEL,
+        "kernel_attributes": kernel_attributes(fn),
+        "threads": THREADS,
+        "grid": grid,
+        "per_iter_s": per_iter_s,
+        "sustained": sustained,
+        "protocol": protocol,
+    }
+
+
+def table(doc: dict[str, Any]) -> str:
+    """The record as Markdown: the sustained clock by second, the protocol's by length."""
+    if doc.get("kind") != "gpusim.tensor_sustained":
+        raise ValueError("not a tensor_sustained record")
+    lines = ["| sustained for | launches | median clock MHz |", "|---|---|---|"]
+    rows = doc["sustained"]
+    for lo in range(int(max(r["t_s"] for r in rows)) + 1):
+        part = [r["clock_hz"] for r in rows if lo <= r["t_s"] < lo + 1]
+        if part:
+            lines.append(f"| {lo}-{lo + 1} s | {len(part)} | {statistics.median(part) / 1e6:.0f} |")
+    lines += ["", "| launch ms | timed clock MHz (median) | min | max |", "|---|---|---|---|"]
+    for p in doc["protocol"]:
+        c = [r["clock_hz"] for r in p["launches"] if r["timed"]]
+        lines.append(
+            f"| {p['median_ms']:.2f} | {p['median_clock_hz'] / 1e6:.0f} | {min(c) / 1e6:.0f} "
+            f"| {max(c) / 1e6:.0f} |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", type=Path)
+    ap.add_argument("--table", type=Path)
+    a = ap.parse_args(argv)
+    if a.table is not None:
+        try:
+            print(table(json.loads(a.table.read_text())))
+        except (OSError, ValueError, KeyError) as e:
+            print(f"error: {a.table}: {e}", file=sys.stderr)
+            return 2
+        return 0
+    if a.out is None:
+        ap.error("--out or --table is required")
+    doc = measure()
+    atomic.write_text(a.out, json.dumps(doc))
+    print(table(doc))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
