@@ -97,11 +97,11 @@ def simulate(
     ``timing_source`` names the binary. What it cannot replay is a GpusimError.
 
     ``dram_model="kv-trace"`` takes the DRAM bytes from the K/V trace of record instead of
-    the engine's tile L2 (:mod:`gpusim.engine.dram_model`: flash2's forward kernel with one
+    the engine's tile L2 (:mod:`gpusim.api.dram_model`: flash2's forward kernel with one
     split on a profile that measured its fields; anything else is a GpusimError);
     ``result.dram_model`` says which gave them.
     """
-    from gpusim.engine.dram_model import apply_kv_trace, check_dram_model
+    from gpusim.api.dram_model import apply_kv_trace, check_dram_model
     from gpusim.engine.simulate import simulate as engine_simulate
 
     try:

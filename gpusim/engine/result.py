@@ -106,7 +106,7 @@ class SimResult:
     kernels: list[KernelResult] = field(default_factory=list)
     trace_path: str | None = None
     sm_count: int = 0  # the SMs it ran on (the profile's, or --sm-count's)
-    #: which model gave the DRAM bytes (gpusim.engine.dram_model), and what it used
+    #: which model gave the DRAM bytes (gpusim.api.dram_model), and what it used
     dram_model: str = "tile-l2"
     dram_model_detail: dict[str, Any] | None = None
 

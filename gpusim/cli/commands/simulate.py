@@ -165,9 +165,9 @@ def _run_all(
     dram_model: str = "tile-l2",
 ) -> list[dict[str, Any]]:
     """Each algorithm's JSON dict, simulated in turn (on ``sm_count`` SMs when given), its
-    DRAM bytes from ``dram_model`` (:mod:`gpusim.engine.dram_model`)."""
+    DRAM bytes from ``dram_model`` (:mod:`gpusim.api.dram_model`)."""
+    from gpusim.api.dram_model import apply_kv_trace
     from gpusim.engine import simulate as run_simulate
-    from gpusim.engine.dram_model import apply_kv_trace
 
     results: list[dict[str, Any]] = []
     # Warnings wait until every algorithm has run: a later one's error stays the only line

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import gpusim
-from gpusim.engine.dram_model import check_dram_model
+from gpusim.api.dram_model import check_dram_model
 from gpusim.engine.kv_trace_l2 import kv_trace_of_record
 from gpusim.engine.rates import rates_for
 from gpusim.errors import GpusimError
