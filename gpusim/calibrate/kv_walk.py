@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from gpusim import atomic
+from gpusim.calibrate.record_table import print_table
 
 THREADS = 128
 TILE_BYTES = 32 << 10
@@ -236,12 +237,7 @@ def main(argv: list[str] | None = None) -> int:
         launch(a.launch, a.mma, a.drift)
         return 0
     if a.table is not None:
-        try:
-            print(table(json.loads(a.table.read_text())))
-        except (OSError, ValueError, KeyError) as e:
-            print(f"error: {a.table}: {e}", file=sys.stderr)
-            return 2
-        return 0
+        return print_table(a.table, table, "kv_walk")
     if a.out is None:
         ap.error("--out or --table is required")
     from gpusim.ncu import find_ncu

@@ -17,7 +17,6 @@ nothing from it yet.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -27,6 +26,7 @@ import numpy as np
 from gpusim.calibrate import standalone
 from gpusim.calibrate.context import BenchContext, import_cupy, make_context
 from gpusim.calibrate.dram_mlp import THREADS, WORD_BYTES, kernel_name
+from gpusim.calibrate.record_table import print_table
 from gpusim.calibrate.sources import compile_module, kernel_attributes
 
 #: SMs streaming (one CTA each), loads per thread per trip, and where the bytes come from
@@ -127,12 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run the benchmark and write its JSON, or print a recorded run's table."""
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--table"] and len(argv) == 2:
-        try:
-            print(table_text(json.loads(Path(argv[1]).read_text())))
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            print(f"sm_stream: error: {argv[1]} is not a recorded run: {exc!r}", file=sys.stderr)
-            return 2
-        return 0
+        return print_table(Path(argv[1]), table_text, "sm_stream")
     return standalone.main(__doc__, run, argv)
 
 

@@ -27,12 +27,12 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from gpusim import atomic
+from gpusim.calibrate.record_table import print_table
 
 THREADS, BLOCKS_PER_SM, KERNEL = 128, 2, "mma_loop<1,8>"
 FLUSH_BYTES = 256 << 20
@@ -149,12 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--table", type=Path)
     a = ap.parse_args(argv)
     if a.table is not None:
-        try:
-            print(table(json.loads(a.table.read_text())))
-        except (OSError, ValueError, KeyError) as e:
-            print(f"error: {a.table}: {e}", file=sys.stderr)
-            return 2
-        return 0
+        return print_table(a.table, table, "tensor_sustained")
     if a.out is None:
         ap.error("--out or --table is required")
     doc = measure()

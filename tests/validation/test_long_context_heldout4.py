@@ -21,6 +21,7 @@ from gpusim.reporting.long_context_predict import predict_one
 from gpusim.reporting.pack_gqa import measured_s
 from gpusim.validation.long_context_configs import read_manifest
 from gpusim.validation.long_context_heldout4 import RULE, heldout4_configs
+from tests.validation.heldout_sets import assert_manifest_is, assert_none_in
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "data/h200/2026-12-04_long_context_heldout4"
@@ -36,17 +37,11 @@ EARLIER = (
 
 
 def test_manifest_is_the_module_set_with_its_rule():
-    got = [c.config_id for c in read_manifest(DATA / "manifest_configs.json")]
-    assert got == [c.config_id for c in heldout4_configs()]
-    assert json.loads((DATA / "manifest_configs.json").read_text())["decision_rule"] == RULE
+    assert_manifest_is("2026-12-04_long_context_heldout4", heldout4_configs(), RULE)
 
 
 def test_no_run_is_in_an_earlier_set():
-    earlier = set()
-    for name in EARLIER:
-        manifest = ROOT / "data/h200" / name / "manifest_configs.json"
-        earlier |= {c.config_id for c in read_manifest(manifest)}
-    assert not earlier & {c.config_id for c in heldout4_configs()}
+    assert_none_in(EARLIER, heldout4_configs())
 
 
 def test_dram_runs_at_the_target_lengths_and_decodes_walk_backward():

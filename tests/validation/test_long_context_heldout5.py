@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from gpusim.validation.long_context_configs import read_manifest
 from gpusim.validation.long_context_heldout5 import RULE, heldout5_configs
+from tests.validation.heldout_sets import assert_manifest_is, assert_none_in
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "data/h200/2026-12-04_long_context_heldout5"
@@ -26,17 +26,11 @@ EARLIER = (
 
 
 def test_manifest_is_the_module_set_with_its_rule():
-    got = [c.config_id for c in read_manifest(DATA / "manifest_configs.json")]
-    assert got == [c.config_id for c in heldout5_configs()]
-    assert json.loads((DATA / "manifest_configs.json").read_text())["decision_rule"] == RULE
+    assert_manifest_is("2026-12-04_long_context_heldout5", heldout5_configs(), RULE)
 
 
 def test_no_run_is_in_an_earlier_set():
-    earlier = set()
-    for name in EARLIER:
-        manifest = ROOT / "data/h200" / name / "manifest_configs.json"
-        earlier |= {c.config_id for c in read_manifest(manifest)}
-    assert not earlier & {c.config_id for c in heldout5_configs()}
+    assert_none_in(EARLIER, heldout5_configs())
 
 
 def test_every_run_is_counted_at_the_target_lengths():

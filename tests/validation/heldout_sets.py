@@ -1,0 +1,27 @@
+"""What every long-context held-out set's test checks first: its committed manifest is the
+module's list with its rule, and none of its runs is in an earlier set."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from gpusim.validation.long_context_configs import read_manifest
+
+ROOT = Path(__file__).resolve().parents[2]
+H200 = ROOT / "data/h200"
+
+
+def assert_manifest_is(folder: str, configs, rule: str) -> None:
+    """The manifest in ``data/h200/<folder>`` lists ``configs`` in order, under ``rule``."""
+    path = H200 / folder / "manifest_configs.json"
+    assert [c.config_id for c in read_manifest(path)] == [c.config_id for c in configs]
+    assert json.loads(path.read_text())["decision_rule"] == rule
+
+
+def assert_none_in(earlier: tuple[str, ...], configs) -> None:
+    """No config of ``configs`` is in the manifests of the ``earlier`` data folders."""
+    seen: set[str] = set()
+    for name in earlier:
+        seen |= {c.config_id for c in read_manifest(H200 / name / "manifest_configs.json")}
+    assert not seen & {c.config_id for c in configs}
