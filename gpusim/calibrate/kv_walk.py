@@ -67,6 +67,17 @@ DRIFT_LAUNCHES = (
     *((32, 2, 4, c, w) for w in (6, 12, 24, 48, 96) for c in (1, 2)),
     *((32, 2, 4, 3, 12), (32, 2, 4, 3, 48), (32, 2, 4, 2, 32), (32, 2, 4, 1, 32)),
 )
+#: ``--mix``: kv_walk_mix, the products of each tile followed by a softmax-like pass (ex2 and
+#: FMAs over the accumulators) as an attention step has: (head MiB, heads, waves per head,
+#: CTAs per SM, mma rounds, mix rounds); whether SM-mates drift apart faster when their steps
+#: alternate pipes than kv_walk_mma's at the same step time
+MIX_LAUNCHES = (
+    *((32, 2, 4, 2, 24, m) for m in (0, 2, 6, 12)),
+    (32, 2, 4, 1, 24, 6),
+    (32, 2, 4, 2, 32, 4),
+    (32, 2, 4, 1, 32, 4),
+    (32, 2, 4, 2, 12, 6),
+)
 #: the grid is dispatched on all SMs: the waves count that
 SCRATCH_BYTES = 256 << 20
 RESERVED_BYTES = 1024
@@ -90,7 +101,7 @@ def dynamic_smem(smem_per_sm: int, ctas_per_sm: int) -> int:
     return max(2 * TILE_BYTES, min(most, fewest))
 
 
-def launch(plan_path: Path, mma: bool = False, drift: bool = False) -> None:
+def launch(plan_path: Path, mma: bool = False, drift: bool = False, mix: bool = False) -> None:
     """Run every launch once (``mma``: :data:`MMA_LAUNCHES` of kv_walk_mma; ``drift``:
     :data:`DRIFT_LAUNCHES` of kv_walk_mma), a flush before each; write the plan and the
     stamps."""
@@ -100,16 +111,18 @@ def launch(plan_path: Path, mma: bool = False, drift: bool = False) -> None:
     from gpusim.calibrate.sources import compile_module, kernel_attributes
 
     mod = compile_module(cp, "kv_walk.cu")
-    kernel = "kv_walk_mma" if mma or drift else "kv_walk"
+    kernel = "kv_walk_mix" if mix else "kv_walk_mma" if mma or drift else "kv_walk"
     fn, flush = mod.get_function(kernel), mod.get_function("kv_walk_flush")
-    launches = DRIFT_LAUNCHES if drift else MMA_LAUNCHES if mma else LAUNCHES
+    launches = (
+        MIX_LAUNCHES if mix else DRIFT_LAUNCHES if drift else MMA_LAUNCHES if mma else LAUNCHES
+    )
     props = cp.cuda.runtime.getDeviceProperties(0)
     sms, smem_per_sm = int(props["multiProcessorCount"]), int(props["sharedMemPerMultiprocessor"])
     most_bytes = max(m * h for m, h, *_ in launches) << 20
     src = cp.random.randint(1, 2**31, size=most_bytes // 4, dtype=cp.int64).astype(cp.uint32)
     scratch = cp.empty(SCRATCH_BYTES // 4, dtype=cp.uint32)
     plan: list[dict[str, Any]] = []
-    for head_mib, heads, waves_per_head, cps, work in launches:
+    for head_mib, heads, waves_per_head, cps, work, *rest in launches:
         dyn = dynamic_smem(smem_per_sm, cps)
         fn.max_dynamic_shared_size_bytes = dyn
         per_head = waves_per_head * sms * cps
@@ -120,6 +133,7 @@ def launch(plan_path: Path, mma: bool = False, drift: bool = False) -> None:
         out = cp.full(grid * THREADS, cp.nan, dtype=cp.float32)
         flush((sms * 4,), (256,), (scratch, np.uint64(SCRATCH_BYTES // 16)))
         args = (src, np.uint64(head_words), np.int32(per_head), np.int32(tiles), np.int32(work))
+        args += tuple(np.int32(m) for m in rest)  # kv_walk_mix: its mix rounds
         fn((grid,), (THREADS,), (*args, stamps, out), shared_mem=dyn)
         cp.cuda.Device().synchronize()
         if not bool(cp.isfinite(out).all()):
@@ -128,6 +142,7 @@ def launch(plan_path: Path, mma: bool = False, drift: bool = False) -> None:
         plan.append(
             {"kernel": kernel, "head_mib": head_mib, "heads": heads,
              "waves_per_head": waves_per_head, "ctas_per_sm": cps, "work": work,
+             "mix": rest[0] if rest else 0,
              "grid": grid, "ctas_per_head": per_head,
              "tiles": tiles, "dynamic_smem_bytes": dyn, "sm_count": sms,
              "kernel_attributes": kernel_attributes(fn),
@@ -139,7 +154,7 @@ def launch(plan_path: Path, mma: bool = False, drift: bool = False) -> None:
 
 
 def record(
-    ncu: str, mma: bool = False, timeout_s: float = 500, drift: bool = False
+    ncu: str, mma: bool = False, timeout_s: float = 500, drift: bool = False, mix: bool = False
 ) -> dict[str, Any]:
     """The launches under ``ncu`` (no cache flush of its own, clocks as they are): per launch
     its plan entry, stamps and metrics."""
@@ -148,10 +163,12 @@ def record(
     with tempfile.TemporaryDirectory() as tmp:
         plan_path = Path(tmp) / "plan.json"
         cmd = [ncu, "--clock-control", "none", "--cache-control", "none", "--csv",
-               "--kernel-name", "regex:^kv_walk(_mma)?$", "--page", "raw", "--print-units", "base",
+               "--kernel-name", "regex:^kv_walk(_mma|_mix)?$", "--page", "raw",
+               "--print-units", "base",
                "--metrics", ",".join(METRICS), sys.executable, "-m",
                "gpusim.calibrate.kv_walk", "--launch", str(plan_path),
-               *(["--mma"] if mma else []), *(["--drift"] if drift else [])]  # fmt: skip
+               *(["--mma"] if mma else []), *(["--drift"] if drift else []),
+               *(["--mix"] if mix else [])]  # fmt: skip
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s)
         kernels = parse_csv(proc.stdout)
         plan = json.loads(plan_path.read_text()) if plan_path.exists() else []
@@ -201,6 +218,13 @@ def drift(r: dict[str, Any]) -> dict[str, float]:
     }
 
 
+def _work_kind(r: dict[str, Any]) -> str:
+    """How a launch's work column reads: FMA rounds, mma rounds, or mma + mix rounds."""
+    if r.get("kernel") == "kv_walk_mix":
+        return f" mma + {r['mix']} mix"
+    return " mma" if r.get("kernel") == "kv_walk_mma" else ""
+
+
 def table(doc: dict[str, Any]) -> str:
     """One line per launch: shape, DRAM passes per wave, duration."""
     if doc.get("kind") != "gpusim.kv_walk":
@@ -214,7 +238,7 @@ def table(doc: dict[str, Any]) -> str:
         d = drift(r)
         lines.append(
             f"| {r['head_mib']} | {r['heads']} | {r['waves_per_head']} | {r['ctas_per_sm']} "
-            f"| {r['work']}{' mma' if r.get('kernel') == 'kv_walk_mma' else ''} "
+            f"| {r['work']}{_work_kind(r)} "
             f"| {p['passes']:.2f} | {p['per_wave']:.2f} | {ms:.2f} "
             f"| {d['life_ms']:.2f} | {d['spread']:.3f} | {d['pair_offset']:.3f} |"
         )
@@ -231,10 +255,13 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="kv_walk_mma at several amounts of work, 1-3 CTAs/SM (DRIFT_LAUNCHES)",
     )
+    ap.add_argument(
+        "--mix", action="store_true", help="kv_walk_mix: products then exponentials per tile"
+    )
     ap.add_argument("--launch", type=Path, help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.launch is not None:
-        launch(a.launch, a.mma, a.drift)
+        launch(a.launch, a.mma, a.drift, a.mix)
         return 0
     if a.table is not None:
         return print_table(a.table, table, "kv_walk")
@@ -246,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
     if ncu is None:
         print("error: ncu not found", file=sys.stderr)
         return 2
-    doc = record(ncu, a.mma, drift=a.drift)
+    doc = record(ncu, a.mma, drift=a.drift, mix=a.mix)
     atomic.write_text(a.out, json.dumps(doc))
     print(f"wrote {a.out}: {len(doc['records'])} launches", file=sys.stderr)
     print(table(doc))

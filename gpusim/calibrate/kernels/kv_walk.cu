@@ -116,6 +116,45 @@ extern "C" __global__ void __launch_bounds__(KW_THREADS)
         });
 }
 
+// kv_walk_mix: kv_walk_mma's walk with a softmax-like pass after the products of each tile, as
+// an attention step alternates its tensor-core products with exponentials and row arithmetic:
+// ``mix`` rounds over the 32 accumulators of one ex2.approx (MUFU) and two FMAs each.
+extern "C" __global__ void __launch_bounds__(KW_THREADS)
+    kv_walk_mix(const uint4* __restrict__ buf, unsigned long long head_words, int ctas_per_head, int tiles,
+                int work, int mix, unsigned long long* __restrict__ stamps, float* __restrict__ out) {
+    extern __shared__ __align__(128) uint4 stage[];  // 2 x KW_TILE_WORDS
+    float acc[8][4] = {};
+    const unsigned lane_bytes = (threadIdx.x & 127u) * 16u;
+    kw_walk(
+        buf, head_words, ctas_per_head, tiles, stamps, out, stage,
+        [&](const uint4* tile) {
+            const unsigned base = (unsigned)__cvta_generic_to_shared(tile);
+            for (int r = 0; r < work; ++r) {
+                unsigned a[4];
+                wm_ldsm_x4(a, base + lane_bytes + (unsigned)(r & 15) * 2048u);
+#pragma unroll
+                for (int k = 0; k < 8; ++k) wm_hmma(acc[k], a, a[k & 3], a[(k + 1) & 3]);
+            }
+            for (int r = 0; r < mix; ++r) {
+#pragma unroll
+                for (int k = 0; k < 8; ++k) {
+#pragma unroll
+                    for (int j = 0; j < 4; ++j) {
+                        // keep the value bounded: exp2 of a number in (-1, 0]
+                        const float x = -fabsf(acc[k][j]) * 1e-3f;
+                        acc[k][j] = fmaf(exp2f(x), 0.5f, fmaf(acc[k][j], 0.25f, 0.125f));
+                    }
+                }
+            }
+        },
+        [&]() {
+            float s = 0.0f;
+#pragma unroll
+            for (int k = 0; k < 8; ++k) s += acc[k][0] + acc[k][1] + acc[k][2] + acc[k][3];
+            return isfinite(s) ? 1.0f : 0.0f;
+        });
+}
+
 // Writes zeros over a scratch buffer between two profiled launches, so that none finds the
 // previous one's lines in the L2.
 extern "C" __global__ void kv_walk_flush(uint4* __restrict__ scratch, unsigned long long words) {
