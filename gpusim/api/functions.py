@@ -74,6 +74,7 @@ def simulate(
     kernel: str | None = None,
     res_usage: str | Path | None = None,
     dram_model: str = "tile-l2",
+    footprints: str = "compiled",
 ) -> SimResult:
     """Predict runtime, DRAM and SM-to-L2 traffic, occupancy and the bound of ``algorithm``.
 
@@ -99,10 +100,14 @@ def simulate(
     ``dram_model="kv-trace"`` takes the DRAM bytes from the K/V trace of record instead of
     the engine's tile L2 (:mod:`gpusim.api.dram_model`: flash2's forward kernel with one
     split on a profile that measured its fields; anything else is a GpusimError);
-    ``result.dram_model`` says which gave them.
+    ``result.dram_model`` says which gave them. ``footprints="compiled"`` (the default, as
+    :func:`tune`) takes the registers per thread, and so the occupancy, from ptxas's report
+    for the schedule's CUDA instance where the build recorded it (:mod:`gpusim.api.registers`);
+    ``"estimate"`` from the algorithm's formula; ``result.registers_from`` says which.
     """
     from gpusim.api.dram_model import apply_kv_trace, check_dram_model
     from gpusim.engine.simulate import simulate as engine_simulate
+    from gpusim.kernel_catalog.compiled_chips import compiled_on_chip, record_registers
 
     try:
         check_dram_model(dram_model)
@@ -114,6 +119,13 @@ def simulate(
         from gpusim.kernels.binary_dump import load_binary_loop
 
         binary = load_binary_loop(kernel or "", cubin=cubin, sass=sass, res_usage=res_usage)
+    # the registers ptxas gave the schedule's CUDA instance, where recorded (not with a binary:
+    # its own registers apply)
+    if footprints not in ("compiled", "estimate"):
+        raise GpusimError(f"unknown footprints {footprints!r}; use compiled or estimate")
+    chips, regs_from = {}, "binary" if binary is not None else "estimate"
+    if binary is None and footprints == "compiled":
+        chips, regs_from = compiled_on_chip(algorithm, w, s, hw)
     r = engine_simulate(
         algorithm,
         w,
@@ -123,7 +135,9 @@ def simulate(
         detail=detail,
         processes=processes,
         binary=binary,
+        on_chip=chips or None,
     )
+    record_registers(r, chips, regs_from)
     if dram_model == "kv-trace":
         try:
             apply_kv_trace(r, w, hw)

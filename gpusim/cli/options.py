@@ -345,3 +345,14 @@ __all__ = [
     "check_schedule_fits",
     "workload_options",
 ]
+
+
+FootprintsOption = Annotated[
+    str,
+    typer.Option(
+        "--footprints",
+        help="Registers per thread from the compiled kernel instances (ptxas, where the offline "
+        "build recorded them; spilling instances are rejected) or the model's estimate: "
+        "compiled or estimate.",
+    ),
+]

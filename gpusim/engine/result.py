@@ -109,6 +109,9 @@ class SimResult:
     #: which model gave the DRAM bytes (gpusim.api.dram_model), and what it used
     dram_model: str = "tile-l2"
     dram_model_detail: dict[str, Any] | None = None
+    #: where the registers per thread (the occupancy) came from: "estimate" (the algorithm's
+    #: formula), "ptxas (<instance>)" (the compiled CUDA instance), "binary"
+    registers_from: str = "estimate"
 
     # The attributes callers use most, as on the JSON.
     @property
@@ -164,6 +167,7 @@ class SimResult:
             dram_read_bytes=c.dram_read_bytes,
             dram_write_bytes=c.dram_write_bytes,
             dram_model=self.dram_model,
+            registers_from=self.registers_from,
             l2_read_hit_bytes=c.l2_read_hit_bytes,
             l2_hit_rate=c.l2_hit_rate,
             smem_bytes_per_cta=self.smem_bytes_per_cta,

@@ -138,9 +138,11 @@ def _ncu_compare(rec: dict[str, Any], res: Any, launch_s: float) -> dict[str, An
 def compare_record(rec: dict[str, Any], profile: HardwareProfile, detail: str = "auto") -> Row:
     """Simulate one ok record with its real footprint and compare."""
     from gpusim.engine import simulate
+    from gpusim.kernel_catalog.compiled_chips import compiled_on_chip
 
     w, s = Workload(**rec["workload"]), Schedule.from_record(rec["schedule"])
-    chips = real_on_chip(rec)
+    # the run's own registers where recorded, else ptxas's for its instance (as simulate)
+    chips = real_on_chip(rec) or compiled_on_chip(rec["kind"], w, s, profile)[0]
     res = simulate(rec["kind"], w, s, profile, detail=detail, on_chip=chips)
     launch_s = launch_overhead_s(profile)
     chip = next(iter(chips.values()), None)

@@ -32,6 +32,7 @@ from gpusim.cli.binary_options import (
 )
 from gpusim.cli.notes import notes
 from gpusim.cli.options import (
+    FootprintsOption,
     JsonOption,
     SmCountOption,
     VerboseOption,
@@ -111,6 +112,7 @@ def simulate(
     res_usage: ResUsageOption = None,
     kernel: KernelOption = None,
     dram_model: DramModelOption = DramModel["tile-l2"],  # type: ignore[assignment]
+    footprints: FootprintsOption = "compiled",
     verbose: VerboseOption = False,
     json_out: JsonOption = False,
 ) -> None:
@@ -127,12 +129,14 @@ def simulate(
     several = len(algorithms) > 1
     binary = binary_loop_of(cubin, sass, res_usage, kernel, algorithms)
     dram = getattr(dram_model, "value", dram_model)
+    if footprints not in ("compiled", "estimate"):
+        raise GpusimError(f"--footprints {footprints!r}: use compiled or estimate")
     if dram == "kv-trace" and algorithms != ("flash2",):
         raise GpusimError("--dram-model kv-trace models flash2 only: add --algorithm flash2")
     with tempfile.TemporaryDirectory(prefix="gpusim-trace-") as tmp:
         scratch = Path(tmp) if several and trace is not None else None
         results = _run_all(
-            opts, algorithms, trace, scratch, detail, json_out, sm_count, binary, dram
+            opts, algorithms, trace, scratch, detail, json_out, sm_count, binary, dram, footprints
         )
         if scratch is not None and trace is not None:
             from gpusim.engine.trace_export import write_combined
@@ -163,11 +167,13 @@ def _run_all(
     sm_count: int | None = None,
     binary=None,
     dram_model: str = "tile-l2",
+    footprints: str = "compiled",
 ) -> list[dict[str, Any]]:
     """Each algorithm's JSON dict, simulated in turn (on ``sm_count`` SMs when given), its
     DRAM bytes from ``dram_model`` (:mod:`gpusim.api.dram_model`)."""
     from gpusim.api.dram_model import apply_kv_trace
     from gpusim.engine import simulate as run_simulate
+    from gpusim.kernel_catalog.compiled_chips import compiled_on_chip, record_registers
 
     results: list[dict[str, Any]] = []
     # Warnings wait until every algorithm has run: a later one's error stays the only line
@@ -178,6 +184,11 @@ def _run_all(
         path = _trace_path(trace, name, scratch)
         # A causal grid is the slow case (CTAs of many programs): say what is running.
         spin = shows_progress(json_out) and inputs.workload.causal
+        chips, regs_from = {}, "binary" if binary is not None else "estimate"
+        if binary is None and footprints == "compiled":
+            chips, regs_from = compiled_on_chip(
+                name, inputs.workload, inputs.schedule, inputs.profile
+            )
         with status(f"simulating {name} (causal)", spin):
             r = run_simulate(
                 name,
@@ -187,7 +198,9 @@ def _run_all(
                 trace_path=path,
                 detail=getattr(detail, "value", detail),
                 binary=binary,
+                on_chip=chips or None,
             )
+            record_registers(r, chips, regs_from)
             if dram_model == "kv-trace":
                 try:
                     apply_kv_trace(r, inputs.workload, inputs.profile)

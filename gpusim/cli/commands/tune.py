@@ -12,6 +12,7 @@ import typer
 from gpusim.cli.app import app
 from gpusim.cli.options import (
     SEARCHED,
+    FootprintsOption,
     JsonOption,
     Residency,
     SmCountOption,
@@ -37,15 +38,6 @@ PlotOption = Annotated[
     typer.Option("--plot", help="Write a Br x Bc heatmap of predicted runtime (PNG, SVG, PDF)."),
 ]
 
-FootprintsOption = Annotated[
-    str,
-    typer.Option(
-        "--footprints",
-        help="Registers per thread from the compiled kernel instances (ptxas, where the offline "
-        "build recorded them; spilling instances are rejected) or the model's estimate: "
-        "compiled or estimate.",
-    ),
-]
 
 TileSpaceOption = Annotated[
     str | None,
