@@ -28,6 +28,24 @@ def check_dram_model(name: str) -> str:
     return name
 
 
+def check_kv_trace(algorithm: str, schedule, profile) -> None:
+    """ValueError, before anything is simulated, where the K/V trace cannot model the run."""
+    if algorithm != "flash2":
+        raise ValueError(f"the K/V trace models flash2's forward kernel, not {algorithm}")
+    if schedule.kv_splits != 1 or schedule.pack_gqa:
+        raise ValueError(
+            f"the K/V trace models one kernel, kv_splits 1 without packed GQA (kv_splits "
+            f"{schedule.kv_splits}{', packed GQA' if schedule.pack_gqa else ''}: 2 kernels)"
+        )
+    missing = [
+        f
+        for f in ("l2_loss_by_depth", "l2_shared_aging", "sm_mate_priority")
+        if getattr(profile, f) is None
+    ]
+    if missing:
+        raise ValueError(f"the K/V trace needs the profile's {', '.join(missing)} (measured)")
+
+
 def apply_kv_trace(result: SimResult, workload, profile) -> SimResult:
     """``result`` with the K/V trace's DRAM bytes (in place; see the module's docstring)."""
     s = result.schedule

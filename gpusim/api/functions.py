@@ -105,7 +105,7 @@ def simulate(
     for the schedule's CUDA instance where the build recorded it (:mod:`gpusim.api.registers`);
     ``"estimate"`` from the algorithm's formula; ``result.registers_from`` says which.
     """
-    from gpusim.api.dram_model import apply_kv_trace, check_dram_model
+    from gpusim.api.dram_model import apply_kv_trace, check_dram_model, check_kv_trace
     from gpusim.engine.simulate import simulate as engine_simulate
     from gpusim.kernel_catalog.compiled_chips import compiled_on_chip, record_registers
 
@@ -114,6 +114,11 @@ def simulate(
     except ValueError as e:
         raise GpusimError(str(e)) from None
     w, s, hw = _inputs(algorithm, workload, schedule, profile, sm_count)
+    if dram_model == "kv-trace":
+        try:
+            check_kv_trace(algorithm, s, hw)
+        except ValueError as e:
+            raise GpusimError(f"DRAM model kv-trace: {e}") from None
     binary = None
     if cubin is not None or sass is not None or kernel is not None:
         from gpusim.kernels.binary_dump import load_binary_loop

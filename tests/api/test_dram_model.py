@@ -12,7 +12,7 @@ from gpusim.engine.rates import rates_for
 from gpusim.errors import GpusimError
 from gpusim.profiles import load_profile
 
-W = gpusim.Workload(batch=1, heads=8, seq_len_q=32768, seq_len_k=32768, head_dim=128,
+W = gpusim.Workload(batch=1, heads=8, seq_len_q=16384, seq_len_k=16384, head_dim=128,
                     dtype="bf16", causal=True)  # fmt: skip
 S = gpusim.Schedule(block_m=128, block_n=64, warps=4, stages=2)
 

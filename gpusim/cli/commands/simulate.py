@@ -171,7 +171,7 @@ def _run_all(
 ) -> list[dict[str, Any]]:
     """Each algorithm's JSON dict, simulated in turn (on ``sm_count`` SMs when given), its
     DRAM bytes from ``dram_model`` (:mod:`gpusim.api.dram_model`)."""
-    from gpusim.api.dram_model import apply_kv_trace
+    from gpusim.api.dram_model import apply_kv_trace, check_kv_trace
     from gpusim.engine import simulate as run_simulate
     from gpusim.kernel_catalog.compiled_chips import compiled_on_chip, record_registers
 
@@ -183,6 +183,11 @@ def _run_all(
         inputs = build_inputs(**(dataclasses.asdict(opts) | {"algorithm": name}), sm_count=sm_count)
         path = _trace_path(trace, name, scratch)
         # A causal grid is the slow case (CTAs of many programs): say what is running.
+        if dram_model == "kv-trace":
+            try:
+                check_kv_trace(name, inputs.schedule, inputs.profile)
+            except ValueError as e:
+                raise GpusimError(f"--dram-model kv-trace: {e}") from None
         spin = shows_progress(json_out) and inputs.workload.causal
         chips, regs_from = {}, "binary" if binary is not None else "estimate"
         if binary is None and footprints == "compiled":
