@@ -5,13 +5,14 @@ predictions recomputed from the code against the H200's times
 from __future__ import annotations
 
 from gpusim.reporting.footprints_heldout6 import RULE, heldout6_configs
-from tests.validation.heldout_sets import assert_manifest_is
+from tests.validation.heldout_sets import LONG_CONTEXT_SETS, assert_manifest_is, assert_none_in
 
 FOLDER = "2026-12-04_footprints_heldout6"
 
 
-def test_manifest_is_the_module_set_with_its_rule():
+def test_manifest_is_the_module_set_with_its_rule_and_new():
     assert_manifest_is(FOLDER, heldout6_configs(), RULE)
+    assert_none_in(LONG_CONTEXT_SETS, heldout6_configs())
 
 
 #: measured runs where the two occupancies differ most (2 -> 1 and 3 -> 2 CTAs per SM)

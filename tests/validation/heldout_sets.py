@@ -10,6 +10,18 @@ from gpusim.validation.long_context_configs import read_manifest
 
 ROOT = Path(__file__).resolve().parents[2]
 H200 = ROOT / "data/h200"
+#: the long-context data folders in the order they were measured
+LONG_CONTEXT_SETS = (
+    "2026-12-02_long_context",
+    "2026-12-02_long_context_heldout",
+    "2026-12-03_long_context_heldout2",
+    "2026-12-03_long_context_heldout3",
+    "2026-12-03_pack_gqa",
+    "2026-12-04_launch_set",
+    "2026-12-04_launch_set2",
+    "2026-12-04_long_context_heldout4",
+    "2026-12-04_long_context_heldout5",
+)
 
 
 def assert_manifest_is(folder: str, configs, rule: str) -> None:
@@ -17,6 +29,13 @@ def assert_manifest_is(folder: str, configs, rule: str) -> None:
     path = H200 / folder / "manifest_configs.json"
     assert [c.config_id for c in read_manifest(path)] == [c.config_id for c in configs]
     assert json.loads(path.read_text())["decision_rule"] == rule
+
+
+def assert_set_is_new(folder: str, configs, rule: str) -> None:
+    """The set's manifest is ``configs`` under ``rule``, and none of its runs is in a
+    long-context set measured before it."""
+    assert_manifest_is(folder, configs, rule)
+    assert_none_in(LONG_CONTEXT_SETS[: LONG_CONTEXT_SETS.index(folder)], configs)
 
 
 def assert_none_in(earlier: tuple[str, ...], configs) -> None:

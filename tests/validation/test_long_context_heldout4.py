@@ -21,27 +21,14 @@ from gpusim.reporting.long_context_predict import predict_one
 from gpusim.reporting.pack_gqa import measured_s
 from gpusim.validation.long_context_configs import read_manifest
 from gpusim.validation.long_context_heldout4 import RULE, heldout4_configs
-from tests.validation.heldout_sets import assert_manifest_is, assert_none_in
+from tests.validation.heldout_sets import assert_set_is_new
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "data/h200/2026-12-04_long_context_heldout4"
-EARLIER = (
-    "2026-12-02_long_context",
-    "2026-12-02_long_context_heldout",
-    "2026-12-03_long_context_heldout2",
-    "2026-12-03_long_context_heldout3",
-    "2026-12-03_pack_gqa",
-    "2026-12-04_launch_set",
-    "2026-12-04_launch_set2",
-)
 
 
-def test_manifest_is_the_module_set_with_its_rule():
-    assert_manifest_is("2026-12-04_long_context_heldout4", heldout4_configs(), RULE)
-
-
-def test_no_run_is_in_an_earlier_set():
-    assert_none_in(EARLIER, heldout4_configs())
+def test_manifest_is_the_module_set_and_new():
+    assert_set_is_new("2026-12-04_long_context_heldout4", heldout4_configs(), RULE)
 
 
 def test_dram_runs_at_the_target_lengths_and_decodes_walk_backward():

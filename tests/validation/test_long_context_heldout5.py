@@ -9,28 +9,14 @@ import json
 from pathlib import Path
 
 from gpusim.validation.long_context_heldout5 import RULE, heldout5_configs
-from tests.validation.heldout_sets import assert_manifest_is, assert_none_in
+from tests.validation.heldout_sets import assert_set_is_new
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "data/h200/2026-12-04_long_context_heldout5"
-EARLIER = (
-    "2026-12-02_long_context",
-    "2026-12-02_long_context_heldout",
-    "2026-12-03_long_context_heldout2",
-    "2026-12-03_long_context_heldout3",
-    "2026-12-03_pack_gqa",
-    "2026-12-04_launch_set",
-    "2026-12-04_launch_set2",
-    "2026-12-04_long_context_heldout4",
-)
 
 
-def test_manifest_is_the_module_set_with_its_rule():
-    assert_manifest_is("2026-12-04_long_context_heldout5", heldout5_configs(), RULE)
-
-
-def test_no_run_is_in_an_earlier_set():
-    assert_none_in(EARLIER, heldout5_configs())
+def test_manifest_is_the_module_set_and_new():
+    assert_set_is_new("2026-12-04_long_context_heldout5", heldout5_configs(), RULE)
 
 
 def test_every_run_is_counted_at_the_target_lengths():
