@@ -72,6 +72,7 @@ def predict_one(c: LongContextConfig, profile_name: str = PROFILE) -> dict[str, 
     return {
         "runtime_s": r.runtime_s,
         "ctas_per_sm": r.ctas_per_sm,
+        "registers_from": r.registers_from,
         "kv_trace": t.dram_read_bytes + t.dram_write_bytes,
         "kv_trace_shared": ts.dram_read_bytes + ts.dram_write_bytes,
         "kv_trace_mates": tm.result.dram_read_bytes + tm.result.dram_write_bytes,

@@ -46,6 +46,7 @@ def predict_one(c: LongContextConfig, profile: str, detail: str = "auto") -> dic
         "global_write_bytes": r.global_write_bytes,
         "bound": r.bound,
         "ctas_per_sm": r.ctas_per_sm,
+        "registers_from": r.registers_from,
         "waves": r.waves,
         "kernels": [k.name for k in r.kernels],
         "detail": r.detail,
