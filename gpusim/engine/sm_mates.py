@@ -47,6 +47,8 @@ def run(works: np.ndarray, sms: int, per_sm: int, priority: float = 1.0) -> Prog
     if not 0.0 < priority <= 1.0:
         raise ValueError(f"priority must be in (0, 1], not {priority}")
     works = np.asarray(works, dtype=float)
+    if priority == 1.0:
+        return _even(works, sms * per_sm)
     n = works.size
     start, end = np.zeros(n), np.zeros(n)
     bp_t: list[list[float]] = [[] for _ in range(n)]
@@ -114,6 +116,21 @@ def run(works: np.ndarray, sms: int, per_sm: int, priority: float = 1.0) -> Prog
     times = np.fromiter((x for b in bp_t for x in b), float, int(offsets[-1]))
     done = np.fromiter((x for b in bp_w for x in b), float, int(offsets[-1]))
     return Progress(start, end, times, done, offsets)
+
+
+def _even(works: np.ndarray, slots: int) -> Progress:
+    """Even shares: every CTA runs its work from its start at rate 1, in the slot that frees
+    first (the same dispatch as :func:`run`'s, without its events)."""
+    n = works.size
+    start, end = np.empty(n), np.empty(n)
+    free = [0.0] * slots
+    for i in range(n):
+        s = heapq.heappop(free)
+        start[i], end[i] = s, s + works[i]
+        heapq.heappush(free, end[i])
+    times = np.column_stack([start, end]).ravel()
+    done = np.column_stack([np.zeros(n), works]).ravel()
+    return Progress(start, end, times, done, np.arange(0, 2 * n + 1, 2, dtype=np.int64))
 
 
 def generation_spreads(start: np.ndarray, end: np.ndarray, slots: int) -> np.ndarray:
