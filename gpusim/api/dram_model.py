@@ -14,7 +14,7 @@ are the trace's; its runtime stays the engine's, timed with the tile L2's bytes,
 
 from __future__ import annotations
 
-from gpusim.engine.kv_trace_l2 import kv_trace_of_record
+from gpusim.engine.kv_trace_l2 import PROFILE_FIELDS, kv_trace_of_record
 from gpusim.engine.rates import rates_for
 from gpusim.engine.result import SimResult
 
@@ -37,11 +37,7 @@ def check_kv_trace(algorithm: str, schedule, profile) -> None:
             f"the K/V trace models one kernel, kv_splits 1 without packed GQA (kv_splits "
             f"{schedule.kv_splits}{', packed GQA' if schedule.pack_gqa else ''}: 2 kernels)"
         )
-    missing = [
-        f
-        for f in ("l2_loss_by_depth", "l2_shared_aging", "sm_mate_priority")
-        if getattr(profile, f) is None
-    ]
+    missing = [f for f in PROFILE_FIELDS if getattr(profile, f) is None]
     if missing:
         raise ValueError(f"the K/V trace needs the profile's {', '.join(missing)} (measured)")
 
@@ -49,13 +45,9 @@ def check_kv_trace(algorithm: str, schedule, profile) -> None:
 def apply_kv_trace(result: SimResult, workload, profile) -> SimResult:
     """``result`` with the K/V trace's DRAM bytes (in place; see the module's docstring)."""
     s = result.schedule
-    if result.algorithm != "flash2" or len(result.kernels) != 1:
-        raise ValueError(
-            f"the K/V trace models flash2's forward kernel, not {result.algorithm} "
-            f"({len(result.kernels)} kernels)"
-        )
-    if s.kv_splits != 1 or s.pack_gqa:
-        raise ValueError("the K/V trace models kv_splits 1 without packed GQA only")
+    check_kv_trace(result.algorithm, s, profile)
+    if len(result.kernels) != 1:
+        raise ValueError(f"the K/V trace models one kernel, not {len(result.kernels)}")
     rates = rates_for(profile, workload.dtype, s.warps)
     t = kv_trace_of_record(workload, s, rates, result.ctas_per_sm, result.runtime_s)
     tile = result.counters

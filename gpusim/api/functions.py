@@ -107,7 +107,7 @@ def simulate(
     """
     from gpusim.api.dram_model import apply_kv_trace, check_dram_model, check_kv_trace
     from gpusim.engine.simulate import simulate as engine_simulate
-    from gpusim.kernel_catalog.compiled_chips import compiled_on_chip, record_registers
+    from gpusim.kernel_catalog.compiled_chips import record_registers, simulation_chips
 
     try:
         check_dram_model(dram_model)
@@ -126,11 +126,7 @@ def simulate(
         binary = load_binary_loop(kernel or "", cubin=cubin, sass=sass, res_usage=res_usage)
     # the registers ptxas gave the schedule's CUDA instance, where recorded (not with a binary:
     # its own registers apply)
-    if footprints not in ("compiled", "estimate"):
-        raise GpusimError(f"unknown footprints {footprints!r}; use compiled or estimate")
-    chips, regs_from = {}, "binary" if binary is not None else "estimate"
-    if binary is None and footprints == "compiled":
-        chips, regs_from = compiled_on_chip(algorithm, w, s, hw)
+    chips, regs_from = simulation_chips(algorithm, w, s, hw, footprints, binary)
     r = engine_simulate(
         algorithm,
         w,

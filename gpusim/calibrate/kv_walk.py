@@ -29,6 +29,7 @@ from typing import Any
 
 from gpusim import atomic
 from gpusim.calibrate.record_table import print_table
+from gpusim.engine.sm_mates import generation_spreads
 
 THREADS = 128
 TILE_BYTES = 32 << 10
@@ -196,14 +197,11 @@ def drift(r: dict[str, Any]) -> dict[str, float]:
     import numpy as np
 
     start = np.asarray(r["start_ns"], dtype=float)
-    life = float(np.median(np.asarray(r["end_ns"], dtype=float) - start))
-    slots = r["sm_count"] * r["ctas_per_sm"]
-    spreads = []
-    for g in range(1, len(start) // slots):
-        s = start[g * slots : (g + 1) * slots]
-        spreads.append(np.percentile(s, 90) - np.percentile(s, 10))
+    end = np.asarray(r["end_ns"], dtype=float)
+    life = float(np.median(end - start))
+    spreads = generation_spreads(start, end, r["sm_count"] * r["ctas_per_sm"])[1:]
     pair = []
-    smid, end = np.asarray(r["smid"]), np.asarray(r["end_ns"], dtype=float)
+    smid = np.asarray(r["smid"])
     for sm in np.unique(smid):
         idx = np.flatnonzero(smid == sm)
         for i in idx:
@@ -213,7 +211,7 @@ def drift(r: dict[str, Any]) -> dict[str, float]:
             pair.extend(abs(start[others] - start[i]) / life)
     return {
         "life_ms": life / 1e6,
-        "spread": float(np.median(spreads)) / life if spreads else 0.0,
+        "spread": float(np.median(spreads)) if spreads.size else 0.0,
         "pair_offset": float(np.median(pair)) if pair else 0.0,
     }
 

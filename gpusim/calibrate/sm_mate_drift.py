@@ -11,7 +11,8 @@ as measured, by least squares over a grid of 0.0025. What it found on the H200: 
 near 1 (lockstep kept) when a tile step is long (4-8 us) or DRAM-bound (0.9 us), 0.94-0.96
 between (1.3-2.3 us), and lower at three per SM.
 
-:func:`priority_for` reads the table at a kernel's step time (its CTA's time per K/V tile at
+:func:`gpusim.engine.sm_mates.priority_at` reads the table (the profile's ``sm_mate_priority``,
+:func:`profile_points`) at a kernel's step time (its CTA's time per K/V tile at
 its occupancy) and CTAs per SM: linear in log step time between the two launches around it;
 outside the measured range the nearest launch's, and it says it went outside. With no launch
 at that many CTAs per SM it raises ValueError: the drift is unmeasured there.
@@ -29,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from gpusim.calibrate.profile_patch import set_after
-from gpusim.engine.sm_mates import generation_spreads, priority_at, run
+from gpusim.engine.sm_mates import generation_spreads, run
 
 #: the calibration record (kv_walk --drift on the H200)
 RECORD = "data/h200/2026-12-04_calibration_kv_walk_drift/kv-walk-drift-h200.json"
@@ -79,14 +80,6 @@ def calibration(doc: dict[str, Any]) -> tuple[DriftPoint, ...]:
     if doc.get("kind") != "gpusim.kv_walk":
         raise ValueError("not a kv_walk record")
     return tuple(fit_launch(r) for r in doc["records"] if r["ctas_per_sm"] >= 2)
-
-
-def priority_for(
-    points: tuple[DriftPoint, ...], ctas_per_sm: int, step_s: float
-) -> tuple[float, bool]:
-    """The priority at ``step_s`` and ``ctas_per_sm`` (1 alone on an SM), and whether the
-    step time was outside the measured range (:func:`gpusim.engine.sm_mates.priority_at`)."""
-    return priority_at(profile_points(points), ctas_per_sm, step_s)
 
 
 def profile_points(points: tuple[DriftPoint, ...]) -> tuple[tuple[int, float, float], ...]:

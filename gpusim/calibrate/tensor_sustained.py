@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from gpusim import atomic
+from gpusim.calibrate.clocks import clock_hz_from_stamps
 from gpusim.calibrate.record_table import print_table
 
 THREADS, BLOCKS_PER_SM, KERNEL = 128, 2, "mma_loop<1,8>"
@@ -42,9 +43,8 @@ WARMUP, TIMED = 2, 10
 
 
 def _clock(stamps: Any) -> float:
-    """Median over blocks of cycles / ns (GHz -> Hz) of one launch's stamps."""
-    s = stamps.reshape(-1, 4).astype(float)
-    return statistics.median(((s[:, 1] - s[:, 0]) / (s[:, 3] - s[:, 2])).tolist()) * 1e9
+    """Median over blocks of one launch's clock (:func:`clock_hz_from_stamps`)."""
+    return clock_hz_from_stamps(stamps.tolist())["median_hz"]
 
 
 def measure() -> dict[str, Any]:

@@ -53,6 +53,8 @@ SEED = 18
 #: FMA and tensor-core work: 0.1-1.8 % of a life apart after 6-8 generations, where the
 #: profile's independent 1.3 % per CTA would spread them 8 %); what drifts is SM-mates
 LOCKSTEP_SCATTER = 0.0
+#: the measured profile fields :func:`kv_trace_of_record` reads
+PROFILE_FIELDS = ("l2_loss_by_depth", "l2_shared_aging", "sm_mate_priority")
 
 
 @dataclass(frozen=True)
@@ -258,6 +260,11 @@ class KvTraceOfRecord:
     shared_aging: float
 
 
+def _measured(rates) -> tuple:
+    """:data:`PROFILE_FIELDS` as ``rates`` carries them (empty or None where not measured)."""
+    return rates.l2_loss_curve, rates.l2_shared_aging, rates.mate_priority
+
+
 def kv_trace_of_record(
     workload, schedule, rates, ctas_per_sm: int, runtime_s: float
 ) -> KvTraceOfRecord:
@@ -267,15 +274,7 @@ def kv_trace_of_record(
     engine's ``runtime_s`` over the tile steps each CTA slot runs). A profile without the
     three measured fields it needs, or an occupancy the priority was not measured at, is a
     ValueError naming what is missing."""
-    missing = [
-        name
-        for name, v in (
-            ("l2_loss_by_depth", rates.l2_loss_curve),
-            ("l2_shared_aging", rates.l2_shared_aging),
-            ("sm_mate_priority", rates.mate_priority),
-        )
-        if not v
-    ]
+    missing = [name for name, v in zip(PROFILE_FIELDS, _measured(rates), strict=True) if not v]
     if missing:
         raise ValueError(f"the K/V trace needs the profile's {', '.join(missing)} (measured)")
     slots = min(rates.sm_count * ctas_per_sm, kv_ctas(workload, schedule))

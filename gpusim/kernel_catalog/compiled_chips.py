@@ -29,6 +29,8 @@ from gpusim.workload import Workload
 #: the algorithm the CUDA kernel instances implement
 CUDA_ALGORITHM = "flash2"
 ESTIMATE = "estimate"
+#: where ``simulate --footprints`` takes the registers from (the tuner's names)
+FOOTPRINTS = ("compiled", "estimate")
 
 
 def compiled_on_chip(
@@ -55,6 +57,27 @@ def compiled_on_chip(
         if k.uses_tile_instance()
     }
     return chips, (f"ptxas ({key})" if chips else ESTIMATE)
+
+
+def simulation_chips(
+    algorithm: str,
+    workload: Workload,
+    schedule: Schedule,
+    profile: HardwareProfile,
+    footprints: str,
+    binary: Any = None,
+) -> tuple[dict[str, Any], str]:
+    """The on-chip needs one simulation runs with, and where its registers came from: a
+    binary's own (``"binary"``, the engine reads them from it), ptxas's for the recorded
+    instance (``footprints="compiled"``), or the estimate. An unknown ``footprints`` is a
+    GpusimError."""
+    if footprints not in FOOTPRINTS:
+        raise GpusimError(f"unknown footprints {footprints!r}; use compiled or estimate")
+    if binary is not None:
+        return {}, "binary"
+    if footprints == "compiled":
+        return compiled_on_chip(algorithm, workload, schedule, profile)
+    return {}, ESTIMATE
 
 
 def record_registers(result: Any, chips: dict[str, Any], source: str) -> None:

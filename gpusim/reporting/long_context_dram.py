@@ -33,7 +33,6 @@ from typing import Any
 
 from gpusim import atomic
 from gpusim.api import simulate
-from gpusim.calibrate.l2_shared_aging import shared_aging
 from gpusim.engine.kv_trace_l2 import kv_trace_for, kv_trace_of_record
 from gpusim.engine.rates import rates_for
 from gpusim.errors import GpusimError
@@ -52,8 +51,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @functools.cache
 def shared_aging_h200() -> float:
-    """:func:`shared_aging` of :data:`SHARED_AGING_RUN` (1.28)."""
-    return shared_aging(json.loads((ROOT / SHARED_AGING_RUN).read_text())["records"])
+    """The profile's measured ``l2_shared_aging`` (1.28: :data:`SHARED_AGING_RUN` read by
+    :mod:`gpusim.calibrate.l2_shared_aging`)."""
+    return load_profile(PROFILE).l2_shared_aging.value
 
 
 KIND = "gpusim.long_context_dram_predictions"

@@ -20,6 +20,7 @@ from typing import Any
 
 from gpusim.errors import GpusimError
 from gpusim.kernel_catalog.compiled import Compiled, compiled_footprints
+from gpusim.kernel_catalog.compiled_chips import FOOTPRINTS
 from gpusim.parallel_map import pmap
 from gpusim.profiles.schema import HardwareProfile
 from gpusim.schedule import Schedule
@@ -34,7 +35,6 @@ from gpusim.tuning.wgmma_space import wgmma_space
 from gpusim.workload import Workload
 
 #: Where a candidate's registers per thread come from (see :mod:`gpusim.kernel_catalog.compiled`).
-FOOTPRINTS = ("compiled", "estimate")
 __all__ = ["FOOTPRINTS", "SCHEDULE_KEYS", "Candidate", "Rejected", "TuneResult", "tune"]
 
 

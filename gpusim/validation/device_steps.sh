@@ -6,6 +6,10 @@
 #   device_info   the GPU, its clocks, torch, CuPy and nvcc versions into the log;
 #   wheels        install the carried .whl (pydantic, simpy) into /tmp/site and put it and
 #                 the checkout on PYTHONPATH, or stop the script;
+#   long_context_set MANIFEST SCRATCH
+#                 a long-context set's steps: nvcc builds its instances, Nsight Compute counts
+#                 the runs the manifest marks, every run is timed until the limit is near,
+#                 ncu's CSVs and ptxas's report go to $OUT/extras.tar.gz;
 # and sends everything the script prints to $OUT/run.log as well.
 : "${OUT:?OUT must name the folder whose files come back}"
 : "${LIMIT_S:?set LIMIT_S before sourcing device_steps.sh}"
@@ -28,6 +32,16 @@ wheels() {
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
     --target /tmp/site .whl/*.whl || { echo "wheels (.whl) did not install"; exit 1; }
   export PYTHONPATH="$PWD:/tmp/site"
+}
+long_context_set() {
+  local m=$1 scratch=$2 lc="python3 -m gpusim.reporting.long_context"
+  step build timeout 120 $lc build --manifest "$m" --cubin-dir "$scratch/cubins" --jobs 16
+  step ncu timeout $(($(left) - 90)) $lc ncu --manifest "$m" --out "$OUT" \
+    --scratch "$scratch/ncu" --cubin-dir "$scratch/cubins" --timeout-s $(($(left) - 100))
+  step measure $lc measure --manifest "$m" --out "$OUT" --cubin-dir "$scratch/cubins" \
+    --budget-s $(($(left) - 15))
+  tar czf "$OUT/extras.tar.gz" -C "$scratch" --exclude='*.cubin' --exclude='*.ncu-rep' . \
+    2>/dev/null
 }
 export PYTHONUNBUFFERED=1
 exec > >(tee -a "$OUT/run.log") 2>&1

@@ -25,12 +25,6 @@ mkdir -p "$S"
 [ -f "$M" ] || { echo "no manifest at $M: it is committed before the run"; exit 1; }
 device_info
 step kv_walk timeout 150 python3 -m gpusim.calibrate.kv_walk --out "$OUT/kv-walk-h200.json"
-LC="python3 -m gpusim.reporting.long_context"
-step build timeout 120 $LC build --manifest "$M" --cubin-dir "$S/cubins" --jobs 16
-step ncu timeout $(($(left) - 90)) $LC ncu --manifest "$M" --out "$OUT" --scratch "$S/ncu" \
-  --cubin-dir "$S/cubins" --timeout-s $(($(left) - 100))
-step measure $LC measure --manifest "$M" --out "$OUT" --cubin-dir "$S/cubins" \
-  --budget-s $(($(left) - 15))
-tar czf "$OUT/extras.tar.gz" -C "$S" --exclude='*.cubin' --exclude='*.ncu-rep' . 2>/dev/null
+long_context_set "$M" "$S"
 echo "=== done in $(($(date +%s) - T0))s"
 sleep 2

@@ -7,8 +7,14 @@ import json
 import numpy as np
 import pytest
 
-from gpusim.calibrate.sm_mate_drift import RECORD, DriftPoint, calibration, fit_launch, priority_for
-from gpusim.engine.sm_mates import run
+from gpusim.calibrate.sm_mate_drift import (
+    RECORD,
+    DriftPoint,
+    calibration,
+    fit_launch,
+    profile_points,
+)
+from gpusim.engine.sm_mates import priority_at, run
 from gpusim.reporting.long_context_dram import ROOT
 
 
@@ -36,11 +42,12 @@ def test_h200_record_fits_every_launch_closely():
     assert min(by_step.values()) < 0.96 and max(by_step.values()) > 0.99
 
 
-def test_priority_for_interpolates_and_flags_outside():
-    pts = (DriftPoint(2, 1e-6, 0.9, 0, 1), DriftPoint(2, 4e-6, 1.0, 0, 1))
-    q, outside = priority_for(pts, 2, 2e-6)
+def test_priority_at_the_fit_interpolates_and_flags_outside():
+    fit = (DriftPoint(2, 1e-6, 0.9, 0, 1), DriftPoint(2, 4e-6, 1.0, 0, 1))
+    pts = profile_points(fit)
+    q, outside = priority_at(pts, 2, 2e-6)
     assert q == pytest.approx(0.95) and not outside
-    assert priority_for(pts, 2, 8e-6) == (1.0, True)
-    assert priority_for(pts, 1, 2e-6) == (1.0, False)
+    assert priority_at(pts, 2, 8e-6) == (1.0, True)
+    assert priority_at(pts, 1, 2e-6) == (1.0, False)
     with pytest.raises(ValueError, match="not measured at 3"):
-        priority_for(pts, 3, 2e-6)
+        priority_at(pts, 3, 2e-6)

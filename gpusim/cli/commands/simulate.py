@@ -129,8 +129,6 @@ def simulate(
     several = len(algorithms) > 1
     binary = binary_loop_of(cubin, sass, res_usage, kernel, algorithms)
     dram = getattr(dram_model, "value", dram_model)
-    if footprints not in ("compiled", "estimate"):
-        raise GpusimError(f"--footprints {footprints!r}: use compiled or estimate")
     if dram == "kv-trace" and algorithms != ("flash2",):
         raise GpusimError("--dram-model kv-trace models flash2 only: add --algorithm flash2")
     with tempfile.TemporaryDirectory(prefix="gpusim-trace-") as tmp:
@@ -173,7 +171,7 @@ def _run_all(
     DRAM bytes from ``dram_model`` (:mod:`gpusim.api.dram_model`)."""
     from gpusim.api.dram_model import apply_kv_trace, check_kv_trace
     from gpusim.engine import simulate as run_simulate
-    from gpusim.kernel_catalog.compiled_chips import compiled_on_chip, record_registers
+    from gpusim.kernel_catalog.compiled_chips import record_registers, simulation_chips
 
     results: list[dict[str, Any]] = []
     # Warnings wait until every algorithm has run: a later one's error stays the only line
@@ -189,11 +187,9 @@ def _run_all(
             except ValueError as e:
                 raise GpusimError(f"--dram-model kv-trace: {e}") from None
         spin = shows_progress(json_out) and inputs.workload.causal
-        chips, regs_from = {}, "binary" if binary is not None else "estimate"
-        if binary is None and footprints == "compiled":
-            chips, regs_from = compiled_on_chip(
-                name, inputs.workload, inputs.schedule, inputs.profile
-            )
+        chips, regs_from = simulation_chips(
+            name, inputs.workload, inputs.schedule, inputs.profile, footprints, binary
+        )
         with status(f"simulating {name} (causal)", spin):
             r = run_simulate(
                 name,
