@@ -1,0 +1,188 @@
+"""The SM clock under an attention step's load, one part at a time (no attention kernel).
+
+    python -m gpusim.calibrate.load_clock --out FILE      (on the GPU)
+    python -m gpusim.calibrate.load_clock --table FILE
+
+mma.sync products alone hold 1814-1815 MHz for seconds on the H200
+(data/h200/2026-12-04_calibration_tensor_sustained), the profile's ``sm_clock_tensor_load_hz``;
+the attention kernels ran at 1693-1815 MHz under Nsight Compute (long-context held-out set 5).
+An attention step does more than products: exponentials and row arithmetic, and it streams
+its next K/V tile from the L2 or DRAM into shared memory. ``load_clock`` (kernels/load_clock.cu,
+128 threads, 2 CTAs per SM, 32-KiB tiles) adds these parts one at a time, and each launch's
+clock is read from its blocks' clock64/%globaltimer stamps:
+
+- ``sustained``: after 1 s idle, back-to-back launches of about 50 ms for 3 s;
+- ``protocol``: launches of about 2 ms and 60 ms under the timing harness's protocol (1 s
+  idle, 2 warm-up and 10 timed launches, each after a 256 MB L2 flush).
+
+nvidia-smi's power and clock-event reasons are sampled beside each variant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+from gpusim import atomic
+from gpusim.calibrate.clocks import SmiSampler, clock_hz_from_stamps, smi_static
+from gpusim.calibrate.record_table import print_table
+
+THREADS, BLOCKS_PER_SM, TILE_BYTES = 128, 2, 32 << 10
+FLUSH_BYTES = 256 << 20
+#: a buffer the L2 holds (32 MiB of the H200's 60) and one it cannot (2 GiB)
+L2_BUF_BYTES, DRAM_BUF_BYTES = 32 << 20, 2 << 30
+#: products per step: 32 rounds of one ldmatrix.x4 and 8 mma.sync per warp (an attention
+#: step at d128 Bc64 issues 256 HMMA per warp); softmax: 2 rounds of 32 ex2 and 64 FMA
+MMA_ROUNDS, MIX_ROUNDS = 32, 2
+#: (name, stream from: None / "l2" / "dram", products, softmax)
+VARIANTS = (
+    ("products", None, True, False),
+    ("products+softmax", None, True, True),
+    ("products+softmax+L2 stream", "l2", True, True),
+    ("products+softmax+DRAM stream", "dram", True, True),
+    ("products+DRAM stream", "dram", True, False),
+    ("DRAM stream", "dram", False, False),
+)
+SUSTAIN_S, SUSTAIN_LAUNCH_S, IDLE_S = 3.0, 0.05, 1.0
+PROTOCOL_S = (2e-3, 6e-2)
+WARMUP, TIMED = 2, 10
+
+
+def measure() -> dict[str, Any]:
+    """Every variant's sustained and protocol clocks on device 0."""
+    import cupy as cp
+    import numpy as np
+
+    from gpusim.calibrate.sources import compile_module, kernel_attributes
+
+    mod = compile_module(cp, "load_clock.cu")
+    fn = mod.get_function("load_clock")
+    smem = 2 * TILE_BYTES
+    fn.max_dynamic_shared_size_bytes = smem
+    props = cp.cuda.runtime.getDeviceProperties(0)
+    grid = int(props["multiProcessorCount"]) * BLOCKS_PER_SM
+    bufs = {
+        "l2": cp.random.randint(0, 2**31, size=L2_BUF_BYTES // 4, dtype=cp.int32),
+        "dram": cp.random.randint(0, 2**31, size=DRAM_BUF_BYTES // 4, dtype=cp.int32),
+    }
+    out = cp.zeros(grid * THREADS, dtype=cp.float32)
+    stamps = cp.zeros(4 * grid, dtype=cp.uint64)
+    flush = cp.empty(FLUSH_BYTES, dtype=cp.uint8)
+    start, end = cp.cuda.Event(), cp.cuda.Event()
+    records = []
+    with SmiSampler(period_ms=50) as smi:
+        for name, src, products, softmax in VARIANTS:
+            buf = bufs[src or "l2"]
+            args = (np.uint64(buf.nbytes // TILE_BYTES), np.int32(src is not None),
+                    np.int32(MMA_ROUNDS if products else 0),
+                    np.int32(MIX_ROUNDS if softmax else 0))  # fmt: skip
+
+            def launch(tiles: int, buf=buf, args=args) -> float:
+                start.record()
+                fn((grid,), (THREADS,), (buf, args[0], np.int32(tiles), *args[1:], stamps, out),
+                   shared_mem=smem)  # fmt: skip
+                end.record()
+                end.synchronize()
+                return cp.cuda.get_elapsed_time(start, end)
+
+            launch(64)
+            per_tile_s = launch(4096) / 1e3 / 4096
+            if not bool((out == 1.0).all()):
+                raise RuntimeError(f"load_clock {name}: non-finite products")
+            time.sleep(IDLE_S)
+            sustained = []
+            t0 = time.perf_counter()
+            m0 = time.monotonic()
+            tiles = max(1, int(SUSTAIN_LAUNCH_S / per_tile_s))
+            while time.perf_counter() - t0 < SUSTAIN_S:
+                ms = launch(tiles)
+                hz = clock_hz_from_stamps(cp.asnumpy(stamps).tolist())["median_hz"]
+                sustained.append({"t_s": time.perf_counter() - t0, "clock_hz": hz, "ms": ms})
+            smi_window = smi.window(m0, time.monotonic())
+            protocol = []
+            for target in PROTOCOL_S:
+                tiles_p = max(1, int(target / per_tile_s))
+                time.sleep(IDLE_S)
+                rows = []
+                for k in range(WARMUP + TIMED):
+                    flush.fill(k & 0xFF)
+                    ms = launch(tiles_p)
+                    hz = clock_hz_from_stamps(cp.asnumpy(stamps).tolist())["median_hz"]
+                    rows.append({"clock_hz": hz, "ms": ms, "timed": k >= WARMUP})
+                timed = [r for r in rows if r["timed"]]
+                protocol.append(
+                    {"target_s": target, "tiles": tiles_p, "launches": rows,
+                     "median_clock_hz": statistics.median(r["clock_hz"] for r in timed),
+                     "median_ms": statistics.median(r["ms"] for r in timed)}
+                )  # fmt: skip
+            records.append(
+                {"variant": name, "stream": src, "products": products, "softmax": softmax,
+                 "buffer_bytes": int(buf.nbytes) if src else None, "per_tile_s": per_tile_s,
+                 "sustained": sustained, "smi_sustained": smi_window, "protocol": protocol}
+            )  # fmt: skip
+            print(f"load_clock: {name}: {table_row(records[-1])}", flush=True)
+    return {
+        "kind": "gpusim.load_clock",
+        "kernel": "load_clock",
+        "kernel_attributes": kernel_attributes(fn),
+        "threads": THREADS,
+        "grid": grid,
+        "tile_bytes": TILE_BYTES,
+        "mma_rounds": MMA_ROUNDS,
+        "mix_rounds": MIX_ROUNDS,
+        "smi_after": smi_static(),
+        "variants": records,
+    }
+
+
+def sustained_clock_hz(rec: dict[str, Any], skip_s: float = 1.0) -> float:
+    """Median clock of a variant's sustained launches after the first ``skip_s`` seconds."""
+    late = [r["clock_hz"] for r in rec["sustained"] if r["t_s"] >= skip_s]
+    return statistics.median(late or [r["clock_hz"] for r in rec["sustained"]])
+
+
+def table_row(rec: dict[str, Any]) -> str:
+    first = rec["sustained"][0]["clock_hz"]
+    proto = " | ".join(f"{p['median_clock_hz'] / 1e6:.0f}" for p in rec["protocol"])
+    power = rec.get("smi_sustained", {}).get("power_w", {}).get("median")
+    reasons = ",".join(rec.get("smi_sustained", {}).get("clock_event_reasons", [])) or "-"
+    return (
+        f"{first / 1e6:.0f} | {sustained_clock_hz(rec) / 1e6:.0f} | {proto} | "
+        f"{rec['per_tile_s'] * 1e6:.2f} | {power if power is not None else '-'} | {reasons}"
+    )
+
+
+def table(doc: dict[str, Any]) -> str:
+    """The record as Markdown: one row per variant."""
+    if doc.get("kind") != "gpusim.load_clock":
+        raise ValueError("not a load_clock record")
+    head = (
+        "| load | first launch MHz | sustained 1-3 s MHz | protocol 2 ms MHz | protocol 60 ms MHz "
+        "| us per tile | power W (median) | clock event reasons |"
+    )
+    lines = [head, "|---|---|---|---|---|---|---|---|"]
+    lines += [f"| {r['variant']} | {table_row(r)} |" for r in doc["variants"]]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", type=Path)
+    ap.add_argument("--table", type=Path)
+    a = ap.parse_args(argv)
+    if a.table is not None:
+        return print_table(a.table, table, "load_clock")
+    if a.out is None:
+        ap.error("--out or --table is required")
+    doc = measure()
+    atomic.write_text(a.out, json.dumps(doc))
+    print(table(doc))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
