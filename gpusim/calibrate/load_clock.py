@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -146,6 +147,47 @@ def sustained_clock_hz(rec: dict[str, Any], skip_s: float = 1.0) -> float:
     return statistics.median(late or [r["clock_hz"] for r in rec["sustained"]])
 
 
+#: the variant whose clock the profile takes: an attention step's load, its tiles from the L2
+#: (long-context kernels too: their DRAM bytes are a few percent of what they read)
+STEP_VARIANT = "products+softmax+L2 stream"
+#: the profile field it writes, placed after this one
+FIELD, AFTER = "sm_clock_stream_load_hz", "sm_clock_tensor_load_hz"
+
+
+def stream_clock(doc: dict[str, Any]) -> tuple[float, list[float]]:
+    """The clock of :data:`STEP_VARIANT` under the timing protocol: the median over the timed
+    launches of every protocol length, and those launches' clocks."""
+    if doc.get("kind") != "gpusim.load_clock":
+        raise ValueError("not a load_clock record")
+    rec = next((r for r in doc["variants"] if r["variant"] == STEP_VARIANT), None)
+    if rec is None:
+        raise ValueError(f"the record has no {STEP_VARIANT!r} variant")
+    clocks = [x["clock_hz"] for p in rec["protocol"] for x in p["launches"] if x["timed"]]
+    return statistics.median(clocks), clocks
+
+
+def apply(profile_text: str, doc: dict[str, Any], record_path: str) -> str:
+    """``profile_text`` with ``sm_clock_stream_load_hz`` from a recorded run (after
+    ``sm_clock_tensor_load_hz``) and a header line naming the record."""
+    from gpusim.calibrate.profile_patch import set_after
+
+    hz, clocks = stream_clock(doc)
+    lengths = ", ".join(f"{p['median_ms']:.0f} ms" for p in _variant(doc)["protocol"])
+    entry = {
+        "value": hz,
+        "source": f"measured, python -m gpusim.calibrate.load_clock ({record_path})",
+        "note": f"median of {len(clocks)} timed launches ({lengths}; each after a 256 MB L2 "
+        f"flush, 2 warm-up) of load_clock's {STEP_VARIANT}: min {min(clocks) / 1e6:.0f}, "
+        f"max {max(clocks) / 1e6:.0f} MHz; clock64 / globaltimer per block; nvidia-smi: "
+        "power cap reached (SW power cap)",
+    }
+    return set_after(profile_text, AFTER, {FIELD: entry}, f"# load clock: {record_path}")
+
+
+def _variant(doc: dict[str, Any]) -> dict[str, Any]:
+    return next(r for r in doc["variants"] if r["variant"] == STEP_VARIANT)
+
+
 def table_row(rec: dict[str, Any]) -> str:
     first = rec["sustained"][0]["clock_hz"]
     proto = " | ".join(f"{p['median_clock_hz'] / 1e6:.0f}" for p in rec["protocol"])
@@ -174,11 +216,24 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path)
     ap.add_argument("--table", type=Path)
+    ap.add_argument("--record", type=Path, help="a recorded run, for --profile")
+    ap.add_argument("--profile", type=Path, help=f"the profile YAML to set {FIELD} in")
     a = ap.parse_args(argv)
     if a.table is not None:
         return print_table(a.table, table, "load_clock")
+    if a.record is not None or a.profile is not None:
+        if a.record is None or a.profile is None:
+            ap.error("--record and --profile go together")
+        try:
+            text = apply(a.profile.read_text(), json.loads(a.record.read_text()), str(a.record))
+        except (OSError, ValueError, KeyError) as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+        a.profile.write_text(text)
+        print(f"wrote {FIELD} into {a.profile}", file=sys.stderr)
+        return 0
     if a.out is None:
-        ap.error("--out or --table is required")
+        ap.error("--out, --table or --record with --profile is required")
     doc = measure()
     atomic.write_text(a.out, json.dumps(doc))
     print(table(doc))

@@ -40,7 +40,11 @@ The SM clock depends on the load: a profile may give ``sm_clock_tensor_load_hz``
 (on the H200, 1.80-1.81 GHz measured under mma.sync load against 1.98 GHz in
 every other microbenchmark: data/h200/2026-11-30_calibration/README.md). A kernel whose
 steps use the tensor pipe runs all its pipes at that clock, any other kernel
-(fp32 SIMT, a softmax of its own) at ``sm_clock_hz`` (:meth:`Rates.for_kernel`).
+(fp32 SIMT, a softmax of its own) at ``sm_clock_hz`` (:meth:`Rates.for_kernel`). Where the
+profile also gives ``sm_clock_stream_load_hz`` (the clock under an attention step's whole
+load: products, softmax, tiles streaming through the L2; on the H200 the power cap holds it
+below the products-only clock, data/h200/2026-12-04_calibration_load_clock), tensor-core
+kernels run at that one.
 """
 
 from __future__ import annotations
@@ -315,7 +319,8 @@ def rates_for(
             rates_for(profile, dtype, warps), profile, dtype, schedule, head_dim, cls
         )
     base_clk = profile.sm_clock_hz.value
-    loaded = profile.sm_clock_tensor_load_hz
+    # The attention kernels' tensor load also streams tiles: its own measured clock first.
+    loaded = profile.sm_clock_stream_load_hz or profile.sm_clock_tensor_load_hz
     tensor_clk = loaded.value if loaded is not None else base_clk
     # Until told which kernel, the rates of the dtype's matrix-product pipe: tensor-core
     # kernels run at the clock under tensor load (Rates.for_kernel picks per kernel).

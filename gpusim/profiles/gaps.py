@@ -16,6 +16,7 @@ from gpusim.profiles.schema import HardwareProfile
 #: Optional fields the engine reads, and what it does without each.
 ENGINE_OPTIONAL: dict[str, str] = {
     "sm_clock_tensor_load_hz": "tensor-core kernels run at sm_clock_hz",
+    "sm_clock_stream_load_hz": "tensor-core kernels run at the products-only clock",
     "simt_mma_flops_per_clk_per_sm": "fp32 products run at the FP32 peak",
     "step_efficiency_1_warp_per_scheduler": "steps with few warps run at full rate",
     "step_efficiency_2_warps_per_scheduler": "steps with few warps run at full rate",
@@ -32,6 +33,7 @@ ENGINE_OPTIONAL: dict[str, str] = {
 #: Fields the engine reads only for some storage types.
 ONLY_FOR_DTYPES = {
     "sm_clock_tensor_load_hz": ("fp16", "bf16"),
+    "sm_clock_stream_load_hz": ("fp16", "bf16"),
     "simt_mma_flops_per_clk_per_sm": ("fp32",),
 }
 #: Fields the engine reads only for a run of several kernels (split keys, standard attention).

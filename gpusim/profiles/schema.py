@@ -175,6 +175,7 @@ PLAUSIBLE: dict[str, tuple[float, float]] = {
     "sm_count": (1, 4096),
     "sm_clock_hz": (1e6, 1e13),
     "sm_clock_tensor_load_hz": (1e6, 1e13),
+    "sm_clock_stream_load_hz": (1e6, 1e13),
     "simt_mma_flops_per_clk_per_sm": (1e-3, 1e7),
     "step_efficiency_1_warp_per_scheduler": (0.01, 1.0),
     "step_efficiency_2_warps_per_scheduler": (0.01, 1.0),
@@ -253,6 +254,10 @@ class HardwareProfile(BaseModel):
     #: the SM clock while the tensor cores are busy, where it differs (Hopper lowers it under
     #: HMMA load); kernels whose steps use the tensor pipe run at it, others at ``sm_clock_hz``
     sm_clock_tensor_load_hz: Sourced[float] | None = None
+    #: the SM clock under an attention step's whole load (products, softmax and tiles
+    #: streaming through the L2 into shared memory), where measured: the H200 holds its power
+    #: cap there below the products-only clock; tensor-core kernels run at it
+    sm_clock_stream_load_hz: Sourced[float] | None = None
     #: the SM clock under sustained wgmma load (seconds of back-to-back products), where measured
     sm_clock_wgmma_load_hz: Sourced[float] | None = None
     #: the SM clock of ms-long wgmma launches each after an L2 flush (the regime benchmarks and
