@@ -193,9 +193,10 @@ def table_row(rec: dict[str, Any]) -> str:
     proto = " | ".join(f"{p['median_clock_hz'] / 1e6:.0f}" for p in rec["protocol"])
     power = rec.get("smi_sustained", {}).get("power_w", {}).get("median")
     reasons = ",".join(rec.get("smi_sustained", {}).get("clock_event_reasons", [])) or "-"
+    watts = f"{power:.0f}" if power is not None else "-"
     return (
         f"{first / 1e6:.0f} | {sustained_clock_hz(rec) / 1e6:.0f} | {proto} | "
-        f"{rec['per_tile_s'] * 1e6:.2f} | {power if power is not None else '-'} | {reasons}"
+        f"{rec['per_tile_s'] * 1e6:.2f} | {watts} | {reasons}"
     )
 
 

@@ -15,7 +15,10 @@ changes them, and each would be a silent no-op without this module:
   clock (the H200 drops to 1.81 GHz under mma.sync load against 1.98 GHz), so varying
   ``sm_clock_hz`` alone would leave flash2 fp16/bf16 unchanged. The drop is taken as a ratio
   of the clock: the tensor-load clock scales with ``sm_clock_hz`` unless the spec varies it
-  too.
+  too. A profile with ``sm_clock_stream_load_hz`` (the clock under an attention step's whole
+  load, which the engine prefers) has it scaled the same way, by the ratio of the varied
+  tensor-load clock where the spec varies that one, else of ``sm_clock_hz``, unless the spec
+  varies it too.
 
 :func:`follow` changes the profile's JSON in place and returns one line per derivation, which
 the sweep keeps with the point (``notes``), so every result says what model it used.
@@ -31,6 +34,7 @@ from gpusim.profiles.schema import HardwareProfile
 L2_BYTES = "l2_bytes"
 SM_CLOCK = "sm_clock_hz"
 SM_CLOCK_TENSOR = "sm_clock_tensor_load_hz"
+SM_CLOCK_STREAM = "sm_clock_stream_load_hz"
 
 
 def _mib(nbytes: float) -> str:
@@ -75,6 +79,37 @@ def _follow_clock(base: HardwareProfile, data: dict[str, Any], clock_hz: float) 
     )
 
 
+def _follow_stream_clock(
+    base: HardwareProfile, data: dict[str, Any], params: Mapping[str, Any]
+) -> str | None:
+    stream = base.sm_clock_stream_load_hz
+    if stream is None:
+        return None
+    if SM_CLOCK_TENSOR in params and base.sm_clock_tensor_load_hz is not None:
+        what, old, new = (
+            SM_CLOCK_TENSOR,
+            base.sm_clock_tensor_load_hz.value,
+            params[SM_CLOCK_TENSOR],
+        )
+    elif SM_CLOCK in params:
+        what, old, new = SM_CLOCK, base.sm_clock_hz.value, params[SM_CLOCK]
+    else:
+        return None
+    if float(new) == old:
+        return None
+    scale = float(new) / old
+    data[SM_CLOCK_STREAM] = {
+        "value": stream.value * scale,
+        "source": f"gpusim explore: {base.name}'s value times the varied {what}'s ratio",
+        "note": "the clock drop under an attention step's load taken as a ratio "
+        "(gpusim/explore/coupled.py)",
+    }
+    return (
+        f"{what} {float(new):.4g} Hz: the stream-load clock ({base.name}: {stream.value:.4g} Hz) "
+        f"scaled by the same {scale:.4g}"
+    )
+
+
 def follow(base: HardwareProfile, data: dict[str, Any], params: Mapping[str, Any]) -> list[str]:
     """Set in ``data`` (``base`` dumped, ``params`` set) the numbers derived from ``params``;
     one line per derivation."""
@@ -83,4 +118,6 @@ def follow(base: HardwareProfile, data: dict[str, Any], params: Mapping[str, Any
         notes.append(_follow_l2(base, data, int(params[L2_BYTES])))
     if SM_CLOCK in params and SM_CLOCK_TENSOR not in params:
         notes.append(_follow_clock(base, data, float(params[SM_CLOCK])))
+    if SM_CLOCK_STREAM not in params:
+        notes.append(_follow_stream_clock(base, data, params))
     return [n for n in notes if n]

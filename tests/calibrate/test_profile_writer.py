@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from gpusim.calibrate import (
     l2_shared_aging,
+    load_clock,
     profile_writer,
     queued_launch,
     sm_mate_drift,
@@ -117,6 +118,7 @@ BURST = REPO_ROOT / BURST_REL
 QUEUED_REL = "data/h200/2026-12-04_launch_set/launch-h200.json"
 AGING_REL = "data/h200/2026-11-30_calibration_l2_survive/l2-survive-hot-h200.json"
 DRIFT_REL = sm_mate_drift.RECORD
+LOAD_CLOCK_REL = "data/h200/2026-12-04_calibration_load_clock/load-clock-h200.json"
 
 
 def _recorded_profile(name: str | None = None, sass_timing: dict | None = None) -> dict:
@@ -157,6 +159,9 @@ def _recorded_profile(name: str | None = None, sass_timing: dict | None = None) 
     text = l2_shared_aging.apply(text, aging, AGING_REL)
     drift = sm_mate_drift.calibration(json.loads((REPO_ROOT / DRIFT_REL).read_text()))
     text = sm_mate_drift.apply(text, drift, DRIFT_REL)
+    # and the clock under an attention step's load by load_clock's record
+    record = json.loads((REPO_ROOT / LOAD_CLOCK_REL).read_text())
+    text = load_clock.apply(text, record, LOAD_CLOCK_REL)
     return yaml.safe_load(text)
 
 

@@ -1,4 +1,5 @@
-"""The SM clock follows the load: tensor-core kernels at the clock under HMMA load, others not."""
+"""The SM clock follows the load: tensor-core kernels at the clock under an attention step's load
+(or under HMMA load where that one is not measured), others at the base clock."""
 
 from __future__ import annotations
 
@@ -17,15 +18,17 @@ def calibrated():
     return load_profile("h200-sxm")
 
 
-def test_the_calibrated_profile_has_both_measured_clocks(calibrated):
+def test_the_calibrated_profile_has_the_three_measured_clocks(calibrated):
     assert calibrated.sm_clock_hz.value == pytest.approx(1.979e9, rel=1e-3)
     assert calibrated.sm_clock_tensor_load_hz.value == pytest.approx(1.814e9, rel=1e-3)
+    # load_clock (2026-12-04): products, softmax and L2 streaming at the power cap
+    assert calibrated.sm_clock_stream_load_hz.value == pytest.approx(1.792e9, rel=1e-3)
 
 
 def test_tensor_kernels_run_at_the_loaded_clock_and_others_at_the_base_clock(calibrated):
     r = rates_for(calibrated, "bf16")
     tc, simt = r.for_kernel(True), r.for_kernel(False)
-    assert tc.clock_hz == calibrated.sm_clock_tensor_load_hz.value
+    assert tc.clock_hz == calibrated.sm_clock_stream_load_hz.value
     assert simt.clock_hz == calibrated.sm_clock_hz.value
     ratio = simt.clock_hz / tc.clock_hz
     for pipe, rate in tc.pipe_per_s.items():
@@ -33,6 +36,12 @@ def test_tensor_kernels_run_at_the_loaded_clock_and_others_at_the_base_clock(cal
     assert simt.barrier_ticks < tc.barrier_ticks
     # fp32 storage never uses the tensor pipe.
     assert rates_for(calibrated, "fp32").for_kernel(True).clock_hz == calibrated.sm_clock_hz.value
+
+
+def test_without_the_stream_load_clock_tensor_kernels_run_at_the_tensor_load_clock(calibrated):
+    products_only = calibrated.model_copy(update={"sm_clock_stream_load_hz": None})
+    tc = rates_for(products_only, "bf16").for_kernel(True)
+    assert tc.clock_hz == calibrated.sm_clock_tensor_load_hz.value
 
 
 def test_a_profile_without_the_field_keeps_one_clock(h200):
@@ -44,12 +53,9 @@ def test_a_profile_without_the_field_keeps_one_clock(h200):
 def test_the_standard_softmax_kernel_runs_faster_at_the_base_clock(calibrated):
     w = Workload(batch=1, heads=4, seq_len_q=1024, seq_len_k=1024, head_dim=64, dtype="fp16")
     s = Schedule(block_m=128, block_n=128, warps=4, stages=2)
+    base = Sourced[float](value=calibrated.sm_clock_hz.value, source="test")
     one_clock = calibrated.model_copy(
-        update={
-            "sm_clock_tensor_load_hz": Sourced[float](
-                value=calibrated.sm_clock_hz.value, source="test"
-            )
-        }
+        update={"sm_clock_tensor_load_hz": base, "sm_clock_stream_load_hz": base}
     )
     split = {k.name: k.duration_s for k in simulate("standard", w, s, calibrated).kernels}
     same = {k.name: k.duration_s for k in simulate("standard", w, s, one_clock).kernels}

@@ -63,14 +63,21 @@ def test_an_explore_point_carries_the_note_and_its_dram_bytes_move():
     assert "l2_bytes 6 MiB" in small["notes"] and full["notes"] is None
 
 
-def test_sm_clock_moves_the_tensor_load_clock_unless_varied_too():
+def test_sm_clock_moves_the_tensor_load_clocks_unless_varied_too():
     half = BASE.sm_clock_hz.value / 2
-    p, [note] = varied_profile_with_notes(BASE, {"sm_clock_hz": half})
+    p, [note, stream_note] = varied_profile_with_notes(BASE, {"sm_clock_hz": half})
     assert p.sm_clock_tensor_load_hz.value == pytest.approx(BASE.sm_clock_tensor_load_hz.value / 2)
-    assert "tensor-load clock" in note
+    assert p.sm_clock_stream_load_hz.value == pytest.approx(BASE.sm_clock_stream_load_hz.value / 2)
+    assert "tensor-load clock" in note and "stream-load clock" in stream_note
     w = gpusim.Workload(**NEAR_L2)
     slow, fast = (gpusim.simulate("flash2", w, None, q).runtime_s for q in (p, BASE))
     assert slow > 1.5 * fast  # a tensor-core kernel is mostly compute here
-    both = {"sm_clock_hz": half, "sm_clock_tensor_load_hz": 1.0e9}
-    q, notes = varied_profile_with_notes(BASE, both)
-    assert q.sm_clock_tensor_load_hz.value == 1.0e9 and notes == []
+    # varying the tensor-load clock moves the stream-load clock (which the engine prefers) too
+    tensor = BASE.sm_clock_tensor_load_hz.value
+    both = {"sm_clock_hz": half, "sm_clock_tensor_load_hz": tensor / 2}
+    q, [moved] = varied_profile_with_notes(BASE, both)
+    assert q.sm_clock_tensor_load_hz.value == tensor / 2 and "stream-load" in moved
+    assert q.sm_clock_stream_load_hz.value == pytest.approx(BASE.sm_clock_stream_load_hz.value / 2)
+    every = {**both, "sm_clock_stream_load_hz": 1.0e9}
+    r, notes = varied_profile_with_notes(BASE, every)
+    assert r.sm_clock_stream_load_hz.value == 1.0e9 and notes == []

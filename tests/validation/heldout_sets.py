@@ -21,6 +21,7 @@ LONG_CONTEXT_SETS = (
     "2026-12-04_launch_set2",
     "2026-12-04_long_context_heldout4",
     "2026-12-04_long_context_heldout5",
+    "2026-12-04_load_clock_heldout7",
 )
 
 

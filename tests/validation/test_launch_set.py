@@ -52,7 +52,8 @@ def test_every_run_is_measured_and_predicted(set1, set2):
 
 def test_set1_keeps_the_isolated_charge(set1):
     assert set1[ISOLATED]["all"]["mape"] == pytest.approx(0.148, abs=0.002)  # reported 14.8 %
-    assert set1[SET1.variant]["all"]["mape"] == pytest.approx(0.157, abs=0.002)  # 15.7 %
+    # reported 15.7 %; 15.1 % since the stream-load clock (held-out set 7)
+    assert set1[SET1.variant]["all"]["mape"] == pytest.approx(0.151, abs=0.002)
     assert "isolated launch (kept)" in launch_set.verdict(SET1, set1)
     # What the set showed beside the verdict, and set 2 then judged: the isolated charge is
     # too large for a split run's second kernel, the dispatch rate too small for every
@@ -63,9 +64,10 @@ def test_set1_keeps_the_isolated_charge(set1):
 
 def test_set2_adopts_the_queued_second_launch(set2):
     # judged at 15.8 % and 9.7 %; 13.7 % and 8.7 % since the engine aligns backward K/V walks
-    # (reports/long_context/launch2/README.md, "Recomputed")
-    assert set2[ISOLATED]["all"]["mape"] == pytest.approx(0.137, abs=0.002)
-    assert set2[SET2.variant]["all"]["mape"] == pytest.approx(0.087, abs=0.002)
+    # (reports/long_context/launch2/README.md, "Recomputed"); 14.0 % and 8.8 % since the
+    # stream-load clock (held-out set 7)
+    assert set2[ISOLATED]["all"]["mape"] == pytest.approx(0.140, abs=0.002)
+    assert set2[SET2.variant]["all"]["mape"] == pytest.approx(0.088, abs=0.002)
     assert launch_set.verdict(SET2, set2).endswith("queued second launch")
 
 

@@ -32,8 +32,9 @@ def test_the_project_runs_are_predicted_as_reported(predicted, measured):
     assert sum(k["n"] for k in runs) == 12
     mape = sum(k["mape"] * k["n"] for k in runs) / 12
     # reported: 11.7 % (11.2 % before a split run's second kernel was charged the queued
-    # launch, reports/long_context/launch2)
-    assert mape <= 0.12
+    # launch, reports/long_context/launch2); 12.2 % since the stream-load clock (held-out set
+    # 7): this set's project runs were mostly predicted slow, and a lower clock slows them
+    assert mape <= 0.1220
     assert max(abs(k["worst"]) for k in runs) <= 0.22  # worst: +21.3 %
 
 
