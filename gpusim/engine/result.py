@@ -74,6 +74,8 @@ class KernelResult:
     timing_note: str | None = None  # why a core-model profile fell to the pipe model
     timing_source: str | None = None  # the binary whose loop was replayed (--cubin/--sass)
     waves_extrapolated: int = 0  # steady-state waves skipped (see kernel_run.py)
+    #: the SM clock the kernel ran at: the profile's clock under its load (rates.py)
+    sm_clock_hz: float = 0.0
 
     def to_json_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""

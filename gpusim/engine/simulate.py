@@ -225,6 +225,7 @@ def _simulate(
                 timing_note=prep.timing_note,
                 timing_source=prep.timing_source,
                 waves_extrapolated=run.waves_skipped,
+                sm_clock_hz=(spec.rates or rates).clock_hz,
             )
         )
     runtime_s = seconds(sim.now)

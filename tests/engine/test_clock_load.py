@@ -61,3 +61,11 @@ def test_the_standard_softmax_kernel_runs_faster_at_the_base_clock(calibrated):
     same = {k.name: k.duration_s for k in simulate("standard", w, s, one_clock).kernels}
     assert split["softmax_row"] == pytest.approx(same["softmax_row"], rel=1e-6)
     assert split["scores"] > same["scores"]  # the products run at the lower, loaded clock
+
+
+def test_each_kernel_says_the_clock_it_ran_at(calibrated):
+    w = Workload(batch=1, heads=4, seq_len_q=1024, seq_len_k=1024, head_dim=64, dtype="fp16")
+    s = Schedule(block_m=128, block_n=128, warps=4, stages=2)
+    clocks = {k.name: k.sm_clock_hz for k in simulate("standard", w, s, calibrated).kernels}
+    assert clocks["scores"] == clocks["pv"] == calibrated.sm_clock_stream_load_hz.value
+    assert clocks["softmax_row"] == calibrated.sm_clock_hz.value
