@@ -42,10 +42,6 @@ NOT_CALIBRATED["sm_mate_priority"] = (
     "the K/V trace's SM-mates, from a recorded kv_walk --drift run (ncu and CuPy) by python "
     "-m gpusim.calibrate.sm_mate_drift RECORD --profile PROFILE, not the suite"
 )
-NOT_CALIBRATED["sm_clock_stream_load_hz"] = (
-    "the clock under an attention step's load, from a recorded load_clock run by python -m "
-    "gpusim.calibrate.load_clock RECORD --profile PROFILE, not the suite"
-)
 NOT_CALIBRATED["sm_clock_wgmma_burst_hz"] = (
     "Hopper only, from the separate sm_90a run python -m gpusim.calibrate.wgmma_burst "
     "(its --record/--profile apply it), not the suite"

@@ -53,8 +53,11 @@ PROTOCOL_S = (2e-3, 6e-2)
 WARMUP, TIMED = 2, 10
 
 
-def measure() -> dict[str, Any]:
-    """Every variant's sustained and protocol clocks on device 0."""
+def measure(ctx: Any = None) -> dict[str, Any]:
+    """Every variant's sustained and protocol clocks on device 0; inside ``gpusim calibrate``
+    (``ctx`` given) only the variant the profile takes, under the protocol (about 4 s)."""
+    variants = VARIANTS if ctx is None else [v for v in VARIANTS if v[0] == STEP_VARIANT]
+    sustain_s = SUSTAIN_S if ctx is None else 0.0
     import cupy as cp
     import numpy as np
 
@@ -77,7 +80,7 @@ def measure() -> dict[str, Any]:
     start, end = cp.cuda.Event(), cp.cuda.Event()
     records = []
     with SmiSampler(period_ms=50) as smi:
-        for name, src, products, softmax in VARIANTS:
+        for name, src, products, softmax in variants:
             buf = bufs[src or "l2"]
             args = (np.uint64(buf.nbytes // TILE_BYTES), np.int32(src is not None),
                     np.int32(MMA_ROUNDS if products else 0),
@@ -100,7 +103,7 @@ def measure() -> dict[str, Any]:
             t0 = time.perf_counter()
             m0 = time.monotonic()
             tiles = max(1, int(SUSTAIN_LAUNCH_S / per_tile_s))
-            while time.perf_counter() - t0 < SUSTAIN_S:
+            while time.perf_counter() - t0 < sustain_s:
                 ms = launch(tiles)
                 hz = clock_hz_from_stamps(cp.asnumpy(stamps).tolist())["median_hz"]
                 sustained.append({"t_s": time.perf_counter() - t0, "clock_hz": hz, "ms": ms})
@@ -141,10 +144,25 @@ def measure() -> dict[str, Any]:
     }
 
 
-def sustained_clock_hz(rec: dict[str, Any], skip_s: float = 1.0) -> float:
-    """Median clock of a variant's sustained launches after the first ``skip_s`` seconds."""
+def sustained_clock_hz(rec: dict[str, Any], skip_s: float = 1.0) -> float | None:
+    """Median clock of a variant's sustained launches after the first ``skip_s`` seconds
+    (None: the suite's record has none)."""
     late = [r["clock_hz"] for r in rec["sustained"] if r["t_s"] >= skip_s]
-    return statistics.median(late or [r["clock_hz"] for r in rec["sustained"]])
+    every = [r["clock_hz"] for r in rec["sustained"]]
+    return statistics.median(late or every) if every else None
+
+
+def suite_entry(record: dict[str, Any]) -> dict[str, Any]:
+    """The suite's ``sm_clock_stream_load_hz``: value, note, and the bracket of its launches."""
+    hz, clocks = stream_clock(record)
+    return {
+        "value": hz,
+        "note": f"median of {len(clocks)} timed launches (each after a 256 MB L2 flush, 2 "
+        f"warm-up) of load_clock's {STEP_VARIANT}; clock64 / globaltimer per block",
+        "low": min(clocks),
+        "high": max(clocks),
+        "spread": "the slowest and fastest timed launch's clock",
+    }
 
 
 #: the variant whose clock the profile takes: an attention step's load, its tiles from the L2
@@ -189,13 +207,14 @@ def _variant(doc: dict[str, Any]) -> dict[str, Any]:
 
 
 def table_row(rec: dict[str, Any]) -> str:
-    first = rec["sustained"][0]["clock_hz"]
+    first = (rec["sustained"] or rec["protocol"][0]["launches"])[0]["clock_hz"]
+    held = sustained_clock_hz(rec)
     proto = " | ".join(f"{p['median_clock_hz'] / 1e6:.0f}" for p in rec["protocol"])
     power = rec.get("smi_sustained", {}).get("power_w", {}).get("median")
     reasons = ",".join(rec.get("smi_sustained", {}).get("clock_event_reasons", [])) or "-"
     watts = f"{power:.0f}" if power is not None else "-"
     return (
-        f"{first / 1e6:.0f} | {sustained_clock_hz(rec) / 1e6:.0f} | {proto} | "
+        f"{first / 1e6:.0f} | {f'{held / 1e6:.0f}' if held else '-'} | {proto} | "
         f"{rec['per_tile_s'] * 1e6:.2f} | {watts} | {reasons}"
     )
 

@@ -1,11 +1,12 @@
 """The suite's benchmarks that keep a raw record: the profile values are derived from it.
 
 The pipe and memory benchmarks of the suite give their profile values directly; these
-seven (barrier cost, fp32 products from shared memory, step efficiency, tile-fill cost, CTA
+eight (barrier cost, fp32 products from shared memory, step efficiency, tile-fill cost, CTA
 scatter, DRAM bandwidth by bytes in flight, the L2's loss of a set and its padded-copy
-fetch) record what they measured (rows, launches, ncu counts) and the profile's fields are
-derived from that record by the module that measures it, each time a profile is written
-(so ``gpusim calibrate --from RESULTS`` re-derives them). Each also has a quick variant:
+fetch, the clock under an attention step's load) record what they measured (rows, launches,
+ncu counts) and the profile's fields are derived from that record by the module that
+measures it, each time a profile is written (so ``gpusim calibrate --from RESULTS``
+re-derives them). Each also has a quick variant:
 the benchmark module's ``ctx.quick`` path. :func:`entries` gives each field its value,
 note and the low/high bracket of the repeats behind it (:mod:`gpusim.calibrate.spreads`).
 """
@@ -75,6 +76,12 @@ RECORD_BENCHMARKS = {
             "one Nsight Compute run (ncu on PATH): 6 padded and unpadded cp.async tile copies, "
             "a 2-MiB set re-read after 8-96 MiB written or 8-60 MiB read once (DRAM bytes)",
             "every fourth depth",
+        ),
+        RecordBenchmark(
+            "load_clock", "load_clock", ("sm_clock_stream_load_hz",),
+            "ldmatrix-fed mma.sync, a softmax and 32-KiB tiles streamed from the L2, 2 CTAs per "
+            "SM: the clock of 2-ms and 60-ms launches, each after a 256 MB L2 flush",
+            "the same (about 4 s)",
         ),
     )
 }  # fmt: skip

@@ -173,6 +173,12 @@ def l2(record: dict[str, Any]) -> Entries:
     }
 
 
+def load_clock(record: dict[str, Any]) -> Entries:
+    from gpusim.calibrate import load_clock as lc
+
+    return {lc.FIELD: lc.suite_entry(record)}
+
+
 DERIVE: dict[str, Callable[[dict[str, Any]], Entries]] = {
     "barrier": barrier,
     "simt_mm": simt,
@@ -181,4 +187,5 @@ DERIVE: dict[str, Callable[[dict[str, Any]], Entries]] = {
     "cta_scatter": scatter,
     "dram_mlp": dram,
     "l2_cache": l2,
+    "load_clock": load_clock,
 }

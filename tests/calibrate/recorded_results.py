@@ -42,6 +42,8 @@ RECORDS = {
         calibration_run("l2_survive") / "l2-survive-fine-h200.json",
         calibration_run("l2_survive") / "l2-survive-writes-h200.json",
     ],
+    # The stand-alone run of 2026-12-04 (all six variants; the suite runs the profile's one).
+    "load_clock": [H200 / "2026-12-04_calibration_load_clock" / "load-clock-h200.json"],
 }
 
 

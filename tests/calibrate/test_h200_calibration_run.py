@@ -36,8 +36,8 @@ def test_the_written_profile_is_what_its_raw_results_give(run):
     profile, replaced = profile_writer.build_profile(results, base, name)
     written = yaml.safe_load(profile_path.read_text())
     assert profile == written
-    # The run predates the launch benchmark's queued timing (2026-12-04).
-    assert completeness.missing(profile) == ["kernel_queued_launch_s"]
+    # The run predates the launch benchmark's queued timing and load_clock (2026-12-04).
+    assert completeness.missing(profile) == ["sm_clock_stream_load_hz", "kernel_queued_launch_s"]
     assert completeness.borrowed(profile, replaced) == []
     assert results["quick"] is (run == "quick")
     assert all(rec["status"] == "ok" for rec in results["benchmarks"].values())

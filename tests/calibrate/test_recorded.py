@@ -25,10 +25,18 @@ RESULTS = {
 }
 
 
+#: benchmarks the suite gained after a run: the run has no record of them
+LATER = {"2026-12-02 full": {"load_clock"}, "2026-12-02 quick": {"load_clock"}}
+
+
 @pytest.mark.parametrize("run", list(RESULTS))
 @pytest.mark.parametrize("name", list(recorded.RECORD_BENCHMARKS))
 def test_every_derived_value_lies_in_its_bracket(name, run):
-    record = RESULTS[run]()["benchmarks"][name]["record"]
+    benchmarks = RESULTS[run]()["benchmarks"]
+    if name in LATER.get(run, ()):
+        assert name not in benchmarks
+        return
+    record = benchmarks[name]["record"]
     derived = recorded.entries(name, record)
     assert set(derived) == set(recorded.RECORD_BENCHMARKS[name].fields)
     for field, e in derived.items():

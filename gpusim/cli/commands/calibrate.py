@@ -121,8 +121,9 @@ def calibrate(
     json_out: JsonOption = False,
 ) -> None:
     """Measure this GPU's bandwidths, latencies, pipe rates, launch and barrier cost, step
-    efficiency, tile-fill cost, CTA scatter, L2 loss and DRAM bandwidth by bytes in flight;
-    write a complete profile (every field with its source) and the raw results beside it."""
+    efficiency, tile-fill cost, CTA scatter, L2 loss, DRAM bandwidth by bytes in flight and
+    the clock under an attention step's load; write a complete profile (every field with its
+    source) and the raw results beside it."""
     doc = run_calibrate(
         out=out,
         base_profile=base_profile,
