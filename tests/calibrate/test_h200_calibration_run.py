@@ -41,3 +41,17 @@ def test_the_written_profile_is_what_its_raw_results_give(run):
     assert completeness.borrowed(profile, replaced) == []
     assert results["quick"] is (run == "quick")
     assert all(rec["status"] == "ok" for rec in results["benchmarks"].values())
+
+
+def test_the_quick_run_with_load_clock_is_complete_and_what_its_results_give():
+    """2026-12-04: ``gpusim calibrate --quick`` with load_clock in the suite."""
+    run = H200 / "2026-12-04_calibrate_quick" / "quick"
+    results = profile_writer.load_results(run / "h200-quick.results.json")
+    written = yaml.safe_load((run / "h200-quick.yaml").read_text())
+    base = yaml.safe_load(profile_writer.base_profile_path(BASE).read_text())
+    profile, replaced = profile_writer.build_profile(results, base, written["name"])
+    assert profile == written
+    assert completeness.missing(profile) == [] and completeness.borrowed(profile, replaced) == []
+    clock = results["benchmarks"]["load_clock"]["values"]["sm_clock_stream_load_hz"]
+    committed = yaml.safe_load(profile_writer.base_profile_path("h200-sxm").read_text())
+    assert clock["low"] <= committed["sm_clock_stream_load_hz"]["value"] <= clock["high"]
