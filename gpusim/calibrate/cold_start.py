@@ -9,8 +9,9 @@ one-kernel runs of launch set 1 20-35 % too fast once charged the queued launch 
 measured). This times the DRAM benchmark's own streaming read (``read_masked`` of
 kernels/memory.cu: 8 CTAs of 256 threads per SM, one wave, each thread ``iters`` 16-byte
 ``ld.global.cg`` loads; 0 loads is an empty kernel) over the first S bytes of a 2 GiB buffer,
-S from 4 MiB to 1.1 GB, under the harness's own timing (``time_launches``: CUDA events, 2
-warm-up launches, median of 10), three ways:
+S from 4 MiB to 1.1 GB, timed as the harness times (CUDA events, 2 warm-up launches, the
+flush queued before each timed launch, median of 10; the record of 2026-12-04 was taken with
+the harness's own ``time_launches``, which this loop repeats), three ways:
 
 - ``warm``: no flush (S up to about 60 MB stays in the L2; the address translations stay warm);
 - ``flushed``: the 256 MB flush before each launch, as the harness times;
@@ -47,8 +48,8 @@ def measure() -> dict[str, Any]:
     import cupy as cp
     import numpy as np
 
+    from gpusim.calibrate.event_timing import event_times_s
     from gpusim.calibrate.sources import compile_module, kernel_attributes
-    from gpusim.kernels.schedule_timing import time_launches
 
     read = compile_module(cp, "memory.cu").get_function("read_masked")
     touch = compile_module(cp, "cold_start.cu").get_function("touch_pages")
@@ -71,10 +72,13 @@ def measure() -> dict[str, Any]:
             args = (buf, np.uint64(pages), np.uint64(PAGE_BYTES // 16), sink, np.int32(NEVER))
             touch((-(-pages // 128),), (128,), args)
 
+        def flushed(r: int) -> None:
+            flush.fill(r & 0xFF)  # the harness's flush: a kernel that writes 256 MB
+
         times = {
-            "warm": time_launches(cp, launch, REPEATS, WARMUP, None),
-            "flushed": time_launches(cp, launch, REPEATS, WARMUP, flush),
-            "flushed+touched": time_launches(cp, launch, REPEATS, WARMUP, _Prelude(touched)),
+            "warm": event_times_s(cp, launch, REPEATS, WARMUP),
+            "flushed": event_times_s(cp, launch, REPEATS, WARMUP, before=flushed),
+            "flushed+touched": event_times_s(cp, launch, REPEATS, WARMUP, before=touched),
         }
         rows.append(
             {"iters": iters, "bytes": nbytes, "pages": pages, "times_s": times,
@@ -93,16 +97,6 @@ def measure() -> dict[str, Any]:
         "repeats": REPEATS,
         "rows": rows,
     }
-
-
-class _Prelude:
-    """Stands in for the flush buffer of ``time_launches``: its ``fill(r)`` runs a prelude."""
-
-    def __init__(self, fn):
-        self._fn = fn
-
-    def fill(self, r: int) -> None:
-        self._fn(r)
 
 
 def table(doc: dict[str, Any]) -> str:

@@ -12,18 +12,23 @@ def event_times_s(
     repeats: int,
     warmup: int = 3,
     launches_per_sample: int = 1,
+    before: Callable[[int], None] | None = None,
 ) -> list[float]:
     """Seconds per launch, one sample per repeat, each from a pair of CUDA events.
 
     ``launches_per_sample`` launches go between one pair of events, which measures
     back-to-back throughput; with 1 it measures one launch as the device sees it.
+    ``before(r)`` runs ahead of repeat ``r``'s first event (an L2 flush, as the timing
+    harness queues one before every timed launch).
     """
     for _ in range(warmup):
         launch()
     cp.cuda.get_current_stream().synchronize()
     start, end = cp.cuda.Event(), cp.cuda.Event()
     samples = []
-    for _ in range(repeats):
+    for r in range(repeats):
+        if before is not None:
+            before(r)
         start.record()
         for _ in range(launches_per_sample):
             launch()
