@@ -27,13 +27,11 @@ splits it into its translations and the rest. Fed to nothing by this module.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 from pathlib import Path
 from typing import Any
 
-from gpusim import atomic
-from gpusim.calibrate.record_table import print_table
+from gpusim.calibrate.record_table import table_or_measure
 
 THREADS, BLOCKS_PER_SM = 256, 8
 BUF_BYTES, PAGE_BYTES, FLUSH_BYTES = 2 << 30, 2 << 20, 256 << 20
@@ -123,14 +121,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path)
     ap.add_argument("--table", type=Path)
     a = ap.parse_args(argv)
-    if a.table is not None:
-        return print_table(a.table, table, "cold_start")
-    if a.out is None:
+    if a.table is None and a.out is None:
         ap.error("--out or --table is required")
-    doc = measure()
-    atomic.write_text(a.out, json.dumps(doc))
-    print(table(doc))
-    return 0
+    return table_or_measure(a.table, a.out, measure, table, "cold_start")
 
 
 if __name__ == "__main__":

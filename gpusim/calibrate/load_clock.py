@@ -28,9 +28,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from gpusim import atomic
 from gpusim.calibrate.clocks import SmiSampler, clock_hz_from_stamps, smi_static
-from gpusim.calibrate.record_table import print_table
+from gpusim.calibrate.record_table import table_or_measure
 
 THREADS, BLOCKS_PER_SM, TILE_BYTES = 128, 2, 32 << 10
 FLUSH_BYTES = 256 << 20
@@ -239,8 +238,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--record", type=Path, help="a recorded run, for --profile")
     ap.add_argument("--profile", type=Path, help=f"the profile YAML to set {FIELD} in")
     a = ap.parse_args(argv)
-    if a.table is not None:
-        return print_table(a.table, table, "load_clock")
     if a.record is not None or a.profile is not None:
         if a.record is None or a.profile is None:
             ap.error("--record and --profile go together")
@@ -252,12 +249,9 @@ def main(argv: list[str] | None = None) -> int:
         a.profile.write_text(text)
         print(f"wrote {FIELD} into {a.profile}", file=sys.stderr)
         return 0
-    if a.out is None:
+    if a.out is None and a.table is None:
         ap.error("--out, --table or --record with --profile is required")
-    doc = measure()
-    atomic.write_text(a.out, json.dumps(doc))
-    print(table(doc))
-    return 0
+    return table_or_measure(a.table, a.out, measure, table, "load_clock")
 
 
 if __name__ == "__main__":

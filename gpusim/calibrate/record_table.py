@@ -1,4 +1,5 @@
-"""``--table FILE`` of the calibration modules: a recorded run's table, or one line why not."""
+"""``--table FILE`` of the calibration modules: a recorded run's table, or one line why not;
+and ``--out FILE``: measure, write the record, print its table."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from gpusim import atomic
 
 
 def print_table(path: Path, table: Callable[[dict[str, Any]], str], what: str) -> int:
@@ -17,4 +20,21 @@ def print_table(path: Path, table: Callable[[dict[str, Any]], str], what: str) -
     except (OSError, ValueError, KeyError, TypeError) as exc:
         print(f"{what}: error: {path} is not a recorded run: {exc}", file=sys.stderr)
         return 2
+    return 0
+
+
+def table_or_measure(
+    table_path: Path | None,
+    out: Path,
+    measure: Callable[[], dict[str, Any]],
+    table: Callable[[dict[str, Any]], str],
+    what: str,
+) -> int:
+    """The end of a record command: with ``table_path`` print its table (:func:`print_table`),
+    else measure on the GPU, write the record to ``out`` and print its table."""
+    if table_path is not None:
+        return print_table(table_path, table, what)
+    doc = measure()
+    atomic.write_text(out, json.dumps(doc))
+    print(table(doc))
     return 0

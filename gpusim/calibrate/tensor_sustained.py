@@ -25,15 +25,13 @@ the profile's.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import time
 from pathlib import Path
 from typing import Any
 
-from gpusim import atomic
 from gpusim.calibrate.clocks import clock_hz_from_stamps
-from gpusim.calibrate.record_table import print_table
+from gpusim.calibrate.record_table import table_or_measure
 
 THREADS, BLOCKS_PER_SM, KERNEL = 128, 2, "mma_loop<1,8>"
 FLUSH_BYTES = 256 << 20
@@ -148,14 +146,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path)
     ap.add_argument("--table", type=Path)
     a = ap.parse_args(argv)
-    if a.table is not None:
-        return print_table(a.table, table, "tensor_sustained")
-    if a.out is None:
+    if a.table is None and a.out is None:
         ap.error("--out or --table is required")
-    doc = measure()
-    atomic.write_text(a.out, json.dumps(doc))
-    print(table(doc))
-    return 0
+    return table_or_measure(a.table, a.out, measure, table, "tensor_sustained")
 
 
 if __name__ == "__main__":
