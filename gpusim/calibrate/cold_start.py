@@ -26,12 +26,10 @@ splits it into its translations and the rest. Fed to nothing by this module.
 
 from __future__ import annotations
 
-import argparse
 import statistics
-from pathlib import Path
 from typing import Any
 
-from gpusim.calibrate.record_table import table_or_measure
+from gpusim.calibrate.record_table import record_main
 
 THREADS, BLOCKS_PER_SM = 256, 8
 BUF_BYTES, PAGE_BYTES, FLUSH_BYTES = 2 << 30, 2 << 20, 256 << 20
@@ -117,13 +115,7 @@ def table(doc: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", type=Path)
-    ap.add_argument("--table", type=Path)
-    a = ap.parse_args(argv)
-    if a.table is None and a.out is None:
-        ap.error("--out or --table is required")
-    return table_or_measure(a.table, a.out, measure, table, "cold_start")
+    return record_main(argv, __doc__.split("\n\n")[0], measure, table, "cold_start")
 
 
 if __name__ == "__main__":

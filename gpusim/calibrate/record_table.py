@@ -3,6 +3,7 @@ and ``--out FILE``: measure, write the record, print its table."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from collections.abc import Callable
@@ -38,3 +39,20 @@ def table_or_measure(
     atomic.write_text(out, json.dumps(doc))
     print(table(doc))
     return 0
+
+
+def record_main(
+    argv: list[str] | None,
+    description: str,
+    measure: Callable[[], dict[str, Any]],
+    table: Callable[[dict[str, Any]], str],
+    what: str,
+) -> int:
+    """A record command with only ``--out FILE`` (measure) and ``--table FILE`` (print)."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--out", type=Path)
+    ap.add_argument("--table", type=Path)
+    a = ap.parse_args(argv)
+    if a.table is None and a.out is None:
+        ap.error("--out or --table is required")
+    return table_or_measure(a.table, a.out, measure, table, what)

@@ -24,14 +24,12 @@ the profile's.
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import time
-from pathlib import Path
 from typing import Any
 
 from gpusim.calibrate.clocks import clock_hz_from_stamps
-from gpusim.calibrate.record_table import table_or_measure
+from gpusim.calibrate.record_table import record_main
 
 THREADS, BLOCKS_PER_SM, KERNEL = 128, 2, "mma_loop<1,8>"
 FLUSH_BYTES = 256 << 20
@@ -142,13 +140,7 @@ def table(doc: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", type=Path)
-    ap.add_argument("--table", type=Path)
-    a = ap.parse_args(argv)
-    if a.table is None and a.out is None:
-        ap.error("--out or --table is required")
-    return table_or_measure(a.table, a.out, measure, table, "tensor_sustained")
+    return record_main(argv, __doc__.split("\n\n")[0], measure, table, "tensor_sustained")
 
 
 if __name__ == "__main__":
