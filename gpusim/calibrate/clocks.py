@@ -13,8 +13,9 @@ import statistics
 import subprocess
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 # Fields polled while the benchmarks run; the event-reason field is newer, so it is optional.
 SMI_FIELDS = ("clocks.sm", "clocks.mem", "power.draw", "temperature.gpu")
@@ -63,6 +64,51 @@ def clock_hz_from_stamps(stamps: Sequence[int], min_ns: int = 100_000) -> dict[s
         "min_hz": min(rates),
         "max_hz": max(rates),
         "blocks": len(rates),
+    }
+
+
+def launch_clock_hz(cp: Any, stamps: Any) -> float:
+    """Median over blocks of the last launch's clock, from its stamps on the device."""
+    return clock_hz_from_stamps(cp.asnumpy(stamps).tolist())["median_hz"]
+
+
+def sustained_clocks(
+    cp: Any, launch: Callable[[], float], stamps: Any, seconds: float
+) -> list[dict[str, float]]:
+    """Back-to-back ``launch()`` (it returns its CUDA-event milliseconds) for ``seconds``:
+    each launch's time since the first and its clock."""
+    rows = []
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        ms = launch()
+        rows.append({"t_s": time.perf_counter() - t0, "clock_hz": launch_clock_hz(cp, stamps),
+                     "ms": ms})  # fmt: skip
+    return rows
+
+
+def protocol_clocks(
+    cp: Any,
+    launch: Callable[[], float],
+    stamps: Any,
+    flush: Any,
+    warmup: int,
+    timed: int,
+    idle_s: float,
+) -> dict[str, Any]:
+    """One launch length under the validation sweeps' protocol: ``idle_s`` idle, then
+    ``warmup`` and ``timed`` launches, each after an L2 flush (``flush.fill``); every
+    launch's clock and milliseconds, and the timed ones' medians."""
+    time.sleep(idle_s)
+    rows = []
+    for k in range(warmup + timed):
+        flush.fill(k & 0xFF)
+        ms = launch()
+        rows.append({"clock_hz": launch_clock_hz(cp, stamps), "ms": ms, "timed": k >= warmup})
+    kept = [r for r in rows if r["timed"]]
+    return {
+        "launches": rows,
+        "median_clock_hz": statistics.median(r["clock_hz"] for r in kept),
+        "median_ms": statistics.median(r["ms"] for r in kept),
     }
 
 

@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from gpusim.calibrate.clocks import SmiSampler, clock_hz_from_stamps, smi_static
+from gpusim.calibrate.clocks import SmiSampler, protocol_clocks, smi_static, sustained_clocks
 from gpusim.calibrate.record_table import table_or_measure
 
 THREADS, BLOCKS_PER_SM, TILE_BYTES = 128, 2, 32 << 10
@@ -55,12 +55,13 @@ WARMUP, TIMED = 2, 10
 def measure(ctx: Any = None) -> dict[str, Any]:
     """Every variant's sustained and protocol clocks on device 0; inside ``gpusim calibrate``
     (``ctx`` given) only the variant the profile takes, under the protocol (about 4 s)."""
-    variants = VARIANTS if ctx is None else [v for v in VARIANTS if v[0] == STEP_VARIANT]
-    sustain_s = SUSTAIN_S if ctx is None else 0.0
     import cupy as cp
     import numpy as np
 
     from gpusim.calibrate.sources import compile_module, kernel_attributes
+
+    variants = VARIANTS if ctx is None else [v for v in VARIANTS if v[0] == STEP_VARIANT]
+    sustain_s = SUSTAIN_S if ctx is None else 0.0
 
     mod = compile_module(cp, "load_clock.cu")
     fn = mod.get_function("load_clock")
@@ -98,31 +99,17 @@ def measure(ctx: Any = None) -> dict[str, Any]:
             if not bool((out == 1.0).all()):
                 raise RuntimeError(f"load_clock {name}: non-finite accumulators")
             time.sleep(IDLE_S)
-            sustained = []
-            t0 = time.perf_counter()
             m0 = time.monotonic()
             tiles = max(1, int(SUSTAIN_LAUNCH_S / per_tile_s))
-            while time.perf_counter() - t0 < sustain_s:
-                ms = launch(tiles)
-                hz = clock_hz_from_stamps(cp.asnumpy(stamps).tolist())["median_hz"]
-                sustained.append({"t_s": time.perf_counter() - t0, "clock_hz": hz, "ms": ms})
+            sustained = sustained_clocks(cp, lambda t=tiles: launch(t), stamps, sustain_s)
             smi_window = smi.window(m0, time.monotonic())
             protocol = []
             for target in PROTOCOL_S:
-                tiles_p = max(1, int(target / per_tile_s))
-                time.sleep(IDLE_S)
-                rows = []
-                for k in range(WARMUP + TIMED):
-                    flush.fill(k & 0xFF)
-                    ms = launch(tiles_p)
-                    hz = clock_hz_from_stamps(cp.asnumpy(stamps).tolist())["median_hz"]
-                    rows.append({"clock_hz": hz, "ms": ms, "timed": k >= WARMUP})
-                timed = [r for r in rows if r["timed"]]
-                protocol.append(
-                    {"target_s": target, "tiles": tiles_p, "launches": rows,
-                     "median_clock_hz": statistics.median(r["clock_hz"] for r in timed),
-                     "median_ms": statistics.median(r["ms"] for r in timed)}
-                )  # fmt: skip
+                n = max(1, int(target / per_tile_s))
+                run = protocol_clocks(
+                    cp, lambda n=n: launch(n), stamps, flush, WARMUP, TIMED, IDLE_S
+                )
+                protocol.append({"target_s": target, "tiles": n, **run})
             records.append(
                 {"variant": name, "stream": src, "products": products, "softmax": softmax,
                  "buffer_bytes": int(buf.nbytes) if src else None, "per_tile_s": per_tile_s,
@@ -174,11 +161,7 @@ FIELD, AFTER = "sm_clock_stream_load_hz", "sm_clock_tensor_load_hz"
 def stream_clock(doc: dict[str, Any]) -> tuple[float, list[float]]:
     """The clock of :data:`STEP_VARIANT` under the timing protocol: the median over the timed
     launches of every protocol length, and those launches' clocks."""
-    if doc.get("kind") != "gpusim.load_clock":
-        raise ValueError("not a load_clock record")
-    rec = next((r for r in doc["variants"] if r["variant"] == STEP_VARIANT), None)
-    if rec is None:
-        raise ValueError(f"the record has no {STEP_VARIANT!r} variant")
+    rec = _variant(doc)
     clocks = [x["clock_hz"] for p in rec["protocol"] for x in p["launches"] if x["timed"]]
     return statistics.median(clocks), clocks
 
@@ -202,7 +185,13 @@ def apply(profile_text: str, doc: dict[str, Any], record_path: str) -> str:
 
 
 def _variant(doc: dict[str, Any]) -> dict[str, Any]:
-    return next(r for r in doc["variants"] if r["variant"] == STEP_VARIANT)
+    """The record's :data:`STEP_VARIANT`, or ``ValueError``."""
+    if doc.get("kind") != "gpusim.load_clock":
+        raise ValueError("not a load_clock record")
+    rec = next((r for r in doc["variants"] if r["variant"] == STEP_VARIANT), None)
+    if rec is None:
+        raise ValueError(f"the record has no {STEP_VARIANT!r} variant")
+    return rec
 
 
 def table_row(rec: dict[str, Any]) -> str:

@@ -20,6 +20,7 @@ from gpusim.calibrate import (
     dram_mlp,
     l2_bytes,
     l2_loss,
+    load_clock,
     simt_mm,
     smem_fill,
     smem_overlap,
@@ -173,10 +174,8 @@ def l2(record: dict[str, Any]) -> Entries:
     }
 
 
-def load_clock(record: dict[str, Any]) -> Entries:
-    from gpusim.calibrate import load_clock as lc
-
-    return {lc.FIELD: lc.suite_entry(record)}
+def clock(record: dict[str, Any]) -> Entries:
+    return {load_clock.FIELD: load_clock.suite_entry(record)}
 
 
 DERIVE: dict[str, Callable[[dict[str, Any]], Entries]] = {
@@ -187,5 +186,5 @@ DERIVE: dict[str, Callable[[dict[str, Any]], Entries]] = {
     "cta_scatter": scatter,
     "dram_mlp": dram,
     "l2_cache": l2,
-    "load_clock": load_clock,
+    "load_clock": clock,
 }

@@ -28,7 +28,7 @@ import statistics
 import time
 from typing import Any
 
-from gpusim.calibrate.clocks import clock_hz_from_stamps
+from gpusim.calibrate.clocks import protocol_clocks, sustained_clocks
 from gpusim.calibrate.record_table import record_main
 
 THREADS, BLOCKS_PER_SM, KERNEL = 128, 2, "mma_loop<1,8>"
@@ -36,11 +36,6 @@ FLUSH_BYTES = 256 << 20
 SUSTAIN_S, SUSTAIN_LAUNCH_S, IDLE_S = 5.0, 0.05, 2.0
 PROTOCOL_S = (2e-4, 2e-3, 2e-2, 6e-2, 2e-1)
 WARMUP, TIMED = 2, 10
-
-
-def _clock(stamps: Any) -> float:
-    """Median over blocks of one launch's clock (:func:`clock_hz_from_stamps`)."""
-    return clock_hz_from_stamps(stamps.tolist())["median_hz"]
 
 
 def measure() -> dict[str, Any]:
@@ -65,48 +60,30 @@ def measure() -> dict[str, Any]:
     def launch(iters: int) -> None:
         fn((grid,), (THREADS,), (operands, np.int32(iters), out, stamps))
 
-    launch(1000)
-    cp.cuda.Device().synchronize()
     start, end = cp.cuda.Event(), cp.cuda.Event()
-    start.record()
-    launch(20000)
-    end.record()
-    end.synchronize()
-    per_iter_s = cp.cuda.get_elapsed_time(start, end) / 1e3 / 20000
-    if not bool(cp.isfinite(out).all()):
-        raise RuntimeError("mma_loop: non-finite output")
-    time.sleep(IDLE_S)
-    sustained = []
-    t0 = time.perf_counter()
-    iters = max(1, int(SUSTAIN_LAUNCH_S / per_iter_s))
-    while time.perf_counter() - t0 < SUSTAIN_S:
+
+    def timed(iters: int) -> float:
+        """Milliseconds of one launch between CUDA events."""
         start.record()
         launch(iters)
         end.record()
         end.synchronize()
-        sustained.append(
-            {"t_s": time.perf_counter() - t0, "clock_hz": _clock(cp.asnumpy(stamps)),
-             "ms": cp.cuda.get_elapsed_time(start, end)}
-        )  # fmt: skip
+        return cp.cuda.get_elapsed_time(start, end)
+
+    launch(1000)
+    cp.cuda.Device().synchronize()
+    per_iter_s = timed(20000) / 1e3 / 20000
+    if not bool(cp.isfinite(out).all()):
+        raise RuntimeError("mma_loop: non-finite output")
+
+    time.sleep(IDLE_S)
+    iters = max(1, int(SUSTAIN_LAUNCH_S / per_iter_s))
+    sustained = sustained_clocks(cp, lambda: timed(iters), stamps, SUSTAIN_S)
     protocol = []
     for target in PROTOCOL_S:
-        iters = max(1, int(target / per_iter_s))
-        time.sleep(IDLE_S)
-        rows = []
-        for k in range(WARMUP + TIMED):
-            flush.fill(k & 0xFF)
-            start.record()
-            launch(iters)
-            end.record()
-            end.synchronize()
-            ms = cp.cuda.get_elapsed_time(start, end)
-            rows.append({"clock_hz": _clock(cp.asnumpy(stamps)), "ms": ms, "timed": k >= WARMUP})
-        timed = [r for r in rows if r["timed"]]
-        protocol.append(
-            {"target_s": target, "iters": iters, "launches": rows,
-             "median_clock_hz": statistics.median(r["clock_hz"] for r in timed),
-             "median_ms": statistics.median(r["ms"] for r in timed)}
-        )  # fmt: skip
+        n = max(1, int(target / per_iter_s))
+        run = protocol_clocks(cp, lambda n=n: timed(n), stamps, flush, WARMUP, TIMED, IDLE_S)
+        protocol.append({"target_s": target, "iters": n, **run})
     return {
         "kind": "gpusim.tensor_sustained",
         "kernel": KERNEL,

@@ -203,7 +203,8 @@ def _simulate(
         c.sm_l2_read_bytes = round(c.global_read_bytes * spec.l2_fetch_factor)
         total.add(run.counters)
         dur = seconds(run.end_tick - run.start_tick)
-        util = utilisation(run.counters, spec.rates or rates, dur)
+        krates = spec.rates or rates  # the kernel's own (its clock: rates.for_kernel)
+        util = utilisation(run.counters, krates, dur)
         kresults.append(
             KernelResult(
                 name=spec.name,
@@ -225,7 +226,7 @@ def _simulate(
                 timing_note=prep.timing_note,
                 timing_source=prep.timing_source,
                 waves_extrapolated=run.waves_skipped,
-                sm_clock_hz=(spec.rates or rates).clock_hz,
+                sm_clock_hz=krates.clock_hz,
             )
         )
     runtime_s = seconds(sim.now)

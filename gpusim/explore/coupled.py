@@ -63,50 +63,41 @@ def _follow_l2(base: HardwareProfile, data: dict[str, Any], l2_bytes: int) -> st
     )
 
 
-def _follow_clock(base: HardwareProfile, data: dict[str, Any], clock_hz: float) -> str | None:
-    loaded = base.sm_clock_tensor_load_hz
-    if loaded is None or clock_hz == base.sm_clock_hz.value:
-        return None
-    scale = clock_hz / base.sm_clock_hz.value
-    data[SM_CLOCK_TENSOR] = {
-        "value": loaded.value * scale,
-        "source": f"gpusim explore: {base.name}'s value times the varied sm_clock_hz's ratio",
-        "note": "the clock drop under tensor load taken as a ratio (gpusim/explore/coupled.py)",
-    }
-    return (
-        f"sm_clock_hz {clock_hz:.4g} Hz: the tensor-load clock ({base.name}: "
-        f"{loaded.value:.4g} Hz) scaled by the same {scale:.4g}"
-    )
+#: clocks a profile gives as a drop from another clock: (field, its name in the notes, the
+#: load it is measured under, the varied fields it follows, first found first)
+DERIVED_CLOCKS = (
+    (SM_CLOCK_TENSOR, "tensor-load clock", "tensor load", (SM_CLOCK,)),
+    (SM_CLOCK_STREAM, "stream-load clock", "an attention step's load", (SM_CLOCK_TENSOR, SM_CLOCK)),
+)
 
 
-def _follow_stream_clock(
-    base: HardwareProfile, data: dict[str, Any], params: Mapping[str, Any]
+def _follow_clock(
+    base: HardwareProfile,
+    data: dict[str, Any],
+    params: Mapping[str, Any],
+    clock: tuple[str, str, str, tuple[str, ...]],
 ) -> str | None:
-    stream = base.sm_clock_stream_load_hz
-    if stream is None:
+    """Scale ``clock`` (a :data:`DERIVED_CLOCKS` entry) by the ratio of the first clock it
+    follows that the spec varies, unless the spec varies it too."""
+    field, name, load, parents = clock
+    own = getattr(base, field)
+    if own is None or field in params:
         return None
-    if SM_CLOCK_TENSOR in params and base.sm_clock_tensor_load_hz is not None:
-        what, old, new = (
-            SM_CLOCK_TENSOR,
-            base.sm_clock_tensor_load_hz.value,
-            params[SM_CLOCK_TENSOR],
-        )
-    elif SM_CLOCK in params:
-        what, old, new = SM_CLOCK, base.sm_clock_hz.value, params[SM_CLOCK]
-    else:
+    by = next((p for p in parents if p in params and getattr(base, p) is not None), None)
+    if by is None:
         return None
-    if float(new) == old:
+    old, new = getattr(base, by).value, float(params[by])
+    if new == old:
         return None
-    scale = float(new) / old
-    data[SM_CLOCK_STREAM] = {
-        "value": stream.value * scale,
-        "source": f"gpusim explore: {base.name}'s value times the varied {what}'s ratio",
-        "note": "the clock drop under an attention step's load taken as a ratio "
-        "(gpusim/explore/coupled.py)",
+    scale = new / old
+    data[field] = {
+        "value": own.value * scale,
+        "source": f"gpusim explore: {base.name}'s value times the varied {by}'s ratio",
+        "note": f"the clock drop under {load} taken as a ratio (gpusim/explore/coupled.py)",
     }
     return (
-        f"{what} {float(new):.4g} Hz: the stream-load clock ({base.name}: {stream.value:.4g} Hz) "
-        f"scaled by the same {scale:.4g}"
+        f"{by} {new:.4g} Hz: the {name} ({base.name}: {own.value:.4g} Hz) scaled by the "
+        f"same {scale:.4g}"
     )
 
 
@@ -116,8 +107,5 @@ def follow(base: HardwareProfile, data: dict[str, Any], params: Mapping[str, Any
     notes = []
     if L2_BYTES in params:
         notes.append(_follow_l2(base, data, int(params[L2_BYTES])))
-    if SM_CLOCK in params and SM_CLOCK_TENSOR not in params:
-        notes.append(_follow_clock(base, data, float(params[SM_CLOCK])))
-    if SM_CLOCK_STREAM not in params:
-        notes.append(_follow_stream_clock(base, data, params))
+    notes += [_follow_clock(base, data, params, clock) for clock in DERIVED_CLOCKS]
     return [n for n in notes if n]

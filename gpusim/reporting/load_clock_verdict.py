@@ -5,7 +5,7 @@
 
 The set and its rule: :mod:`gpusim.validation.load_clock_heldout7`. The predictions are the
 committed ones (``python -m gpusim.reporting.long_context predict`` on the set's manifest,
-both profiles); :func:`predict` recomputes them from the code.
+both profiles); :func:`predict` recomputes them from the code the same way.
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ def predict(config_ids: list[str] | None = None) -> dict[str, dict[str, float]]:
     """Both models' runtime of the set's runs (or of ``config_ids``), from the code. The
     products clock is ``h200-sxm`` without ``sm_clock_stream_load_hz``: the profile as the
     set judged it (it has carried the candidate's field since)."""
-    from gpusim.api import simulate
     from gpusim.profiles.loader import load_profile
+    from gpusim.reporting.long_context_predict import predict_one
     from gpusim.validation.load_clock_heldout7 import heldout7_configs
 
     profiles = {
@@ -42,10 +42,7 @@ def predict(config_ids: list[str] | None = None) -> dict[str, dict[str, float]]:
     for c in heldout7_configs():
         if config_ids is not None and c.config_id not in config_ids:
             continue
-        out[c.config_id] = {
-            key: simulate("flash2", c.workload, c.schedule, p).runtime_s
-            for key, p in profiles.items()
-        }
+        out[c.config_id] = {key: predict_one(c, p)["runtime_s"] for key, p in profiles.items()}
     return out
 
 

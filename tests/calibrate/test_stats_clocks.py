@@ -70,3 +70,43 @@ def test_sampler_window_summarises_only_samples_inside():
     assert w["samples"] == 2
     assert w["sm_clock_mhz"] == {"min": 1755.0, "median": 1867.5, "max": 1980.0}
     assert w["clock_event_reasons"] == ["0x4"]
+
+
+class _Cp:
+    """Just enough of CuPy for the clock loops: ``asnumpy`` of the stamps."""
+
+    @staticmethod
+    def asnumpy(x):
+        import numpy as np
+
+        return np.asarray(x)
+
+
+class _Flush:
+    def __init__(self):
+        self.fills: list[int] = []
+
+    def fill(self, value: int) -> None:
+        self.fills.append(value)
+
+
+def test_the_protocol_flushes_before_every_launch_and_keeps_the_timed_medians():
+    from gpusim.calibrate.clocks import protocol_clocks
+
+    # one block, 2.0e6 cycles in 1.0e6 ns: 2 GHz; the launches take 1, 2, ... ms
+    stamps = [0, 2_000_000, 0, 1_000_000]
+    times = iter(range(1, 10))
+    flush = _Flush()
+    run = protocol_clocks(_Cp, lambda: float(next(times)), stamps, flush, 2, 3, idle_s=0.0)
+    assert flush.fills == [0, 1, 2, 3, 4]
+    assert [r["timed"] for r in run["launches"]] == [False, False, True, True, True]
+    assert run["median_ms"] == 4.0 and run["median_clock_hz"] == 2e9
+
+
+def test_sustained_launches_run_for_the_seconds_asked():
+    from gpusim.calibrate.clocks import sustained_clocks
+
+    rows = sustained_clocks(_Cp, lambda: 1.0, [0, 3_000_000, 0, 1_000_000], seconds=0.02)
+    assert rows and all(r["clock_hz"] == 3e9 and r["ms"] == 1.0 for r in rows)
+    assert [r["t_s"] for r in rows] == sorted(r["t_s"] for r in rows)
+    assert sustained_clocks(_Cp, lambda: 1.0, [0, 1, 0, 1], seconds=0.0) == []
