@@ -13,18 +13,14 @@
 // Thread 0 stamps each CTA: stamps[3 b] = the SM it ran on, stamps[3 b + 1] and [3 b + 2]
 // = %globaltimer (ns) at its start and end.
 #include "clocks.cuh"
+#include "tile_stream.cuh"
 #include "warp_mma.cuh"
 
 constexpr int KW_THREADS = 128;
 constexpr int KW_TILE_WORDS = 2048;  // uint4 words: 32 KiB, a d128 Bc64 tile of K and V in bf16
 
 __device__ __forceinline__ void kw_issue_tile(uint4* stage, const uint4* __restrict__ g) {
-#pragma unroll
-    for (int i = threadIdx.x; i < KW_TILE_WORDS; i += KW_THREADS) {
-        const unsigned dst = (unsigned)__cvta_generic_to_shared(stage + i);
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(g + i));
-    }
-    asm volatile("cp.async.commit_group;\n" ::);
+    ts_issue_tile<KW_TILE_WORDS, KW_THREADS>(stage, g);
 }
 
 __device__ __forceinline__ unsigned kw_smid() {

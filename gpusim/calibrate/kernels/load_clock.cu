@@ -13,18 +13,14 @@
 // the previous one, so that none can be dropped. Thread 0 stamps clock64 and %globaltimer at
 // the CTA's start and end (clocks.cuh): cycles over nanoseconds is the clock the SM ran at.
 #include "clocks.cuh"
+#include "tile_stream.cuh"
 #include "warp_mma.cuh"
 
 constexpr int LC_THREADS = 128;
 constexpr int LC_TILE_WORDS = 2048;  // uint4 words: 32 KiB
 
 __device__ __forceinline__ void lc_issue_tile(uint4* stage, const uint4* __restrict__ g) {
-#pragma unroll
-    for (int i = threadIdx.x; i < LC_TILE_WORDS; i += LC_THREADS) {
-        const unsigned dst = (unsigned)__cvta_generic_to_shared(stage + i);
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(g + i));
-    }
-    asm volatile("cp.async.commit_group;\n" ::);
+    ts_issue_tile<LC_TILE_WORDS, LC_THREADS>(stage, g);
 }
 
 extern "C" __global__ void __launch_bounds__(LC_THREADS)
