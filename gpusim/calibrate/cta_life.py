@@ -36,6 +36,9 @@ TILE_BYTES, KV_GROUP, KV_TILES, FMA_ITERS = 32768, 8, 8, 256
 SMEM_BYTES = 140 * 1024
 FLUSH_BYTES = 256 << 20
 WARMUP, REPEATS = 2, 9
+#: One wave on fewer SMs: whether the stores' cost is the SM's own or the memory system's
+#: (every SM of a full wave stores at once).
+PARTIAL_SHAPES, PARTIAL_GRIDS = ((1, 128), (2, 128), (2, 256), (3, 64)), (8, 16, 33, 66, 132)
 NVCC_FLAGS = ("-gencode=arch=compute_90a,code=sm_90a", "-cubin", "-std=c++17", "-Xptxas", "-v")
 
 
@@ -105,6 +108,10 @@ def measure(cubin: Path | None = None) -> dict[str, Any]:
     stamps = cp.zeros(8 * max_grid, dtype=cp.uint64)
     flush = cp.empty(FLUSH_BYTES, dtype=cp.uint8)
     rows, kernels = [], {}
+
+    def flushed(r: int) -> None:
+        flush.fill(r & 0xFF)  # the harness's flush before every timed launch
+
     for nc, d in SHAPES:
         fn = mod.get_function(f"cta_life_c{nc}_d{d}")
         fn.max_dynamic_shared_size_bytes = SMEM_BYTES
@@ -119,9 +126,6 @@ def measure(cubin: Path | None = None) -> dict[str, Any]:
 
                     def launch(grid=grid, args=args, fn=fn, threads=(nc + 1) * 128) -> None:
                         fn((grid,), (threads,), args, shared_mem=SMEM_BYTES)
-
-                    def flushed(r: int) -> None:
-                        flush.fill(r & 0xFF)
 
                     times = event_times_s(cp, launch, REPEATS, WARMUP, before=flushed)
                     st = cp.asnumpy(stamps[: 8 * grid]).reshape(grid, 8).astype(np.int64)
@@ -138,6 +142,26 @@ def measure(cubin: Path | None = None) -> dict[str, Any]:
                     + f" us; per wave {1e6 * per_wave_s(rows[-len(WAVES):]):.2f} us",
                     flush=True,
                 )  # fmt: skip
+    partial = []
+    for nc, d in PARTIAL_SHAPES:
+        fn = mod.get_function(f"cta_life_c{nc}_d{d}")
+        for store in (1, 2):
+            for grid in PARTIAL_GRIDS:
+                args = (q, kv, o, stamps, np.int32(0), np.int32(store), np.int32(FMA_ITERS),
+                        np.int32(TILE_BYTES), np.int32(KV_GROUP), np.int32(KV_TILES))  # fmt: skip
+
+                def launch(grid=grid, args=args, fn=fn, threads=(nc + 1) * 128) -> None:
+                    fn((grid,), (threads,), args, shared_mem=SMEM_BYTES)
+
+                times = event_times_s(cp, launch, REPEATS, WARMUP, before=flushed)
+                st = cp.asnumpy(stamps[: 8 * grid]).reshape(grid, 8).astype(np.int64)
+                s = stamp_summary(st[:, :5].tolist())
+                partial.append({
+                    "consumers": nc, "head_dim": d, "store": STORES[store], "grid": grid,
+                    "median_s": statistics.median(times), "stamps_last": s,
+                })  # fmt: skip
+                print(f"cta_life: one wave of {grid} CTAs, c{nc} d{d} {STORES[store]}: "
+                      f"stores {s['store_ns'] / 1e3:.2f} us", flush=True)  # fmt: skip
     return {
         "kind": "gpusim.cta_life",
         "sm_count": sms,
@@ -150,6 +174,7 @@ def measure(cubin: Path | None = None) -> dict[str, Any]:
         "kernels": kernels,
         "ptxas": log,
         "rows": rows,
+        "partial_rows": partial,
     }
 
 
@@ -177,6 +202,16 @@ def table(doc: dict[str, Any]) -> str:
             f"| {nc} | {d} | {store} | {steps} | {1e6 * per_wave_s(rows):.2f} "
             f"| {s['q_wait_ns'] / 1e3:.2f} | {s['loop_ns'] / 1e3:.2f} | {s['store_ns'] / 1e3:.2f} "
             f"| {gap} |"
+        )
+    lines += [
+        "",
+        "| consumers | d | store | CTAs (one wave) | stores us |",
+        "|---|---|---|---|---|",
+    ]
+    for r in doc.get("partial_rows", []):
+        lines.append(
+            f"| {r['consumers']} | {r['head_dim']} | {r['store']} | {r['grid']} "
+            f"| {r['stamps_last']['store_ns'] / 1e3:.2f} |"
         )
     return "\n".join(lines)
 
