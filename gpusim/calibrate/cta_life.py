@@ -58,8 +58,8 @@ def build_cubin(out_dir: Path) -> tuple[Path, str]:
 
 
 def stamp_summary(stamps: list[list[int]]) -> dict[str, float]:
-    """Medians (ns) over a launch's CTAs: Q wait, loop, stores, and the gap from a CTA's
-    stores to the start of the next CTA on its SM; the launch's span."""
+    """Medians (ns) over a launch's CTAs: Q wait, loop, stores (also in SM cycles), and the
+    gap from a CTA's stores to the start of the next CTA on its SM; the launch's span."""
     by_sm: dict[int, list[list[int]]] = {}
     for s in stamps:
         by_sm.setdefault(s[4], []).append(s)
@@ -71,6 +71,7 @@ def stamp_summary(stamps: list[list[int]]) -> dict[str, float]:
         "q_wait_ns": statistics.median(s[1] - s[0] for s in stamps),
         "loop_ns": statistics.median(s[2] - s[1] for s in stamps),
         "store_ns": statistics.median(s[3] - s[2] for s in stamps),
+        "store_cycles": statistics.median(s[5] for s in stamps),
         "life_ns": statistics.median(s[3] - s[0] for s in stamps),
         "gap_ns": statistics.median(gaps) if gaps else None,
         "span_ns": max(s[3] for s in stamps) - min(s[0] for s in stamps),
@@ -133,7 +134,7 @@ def measure(cubin: Path | None = None) -> dict[str, Any]:
                         "consumers": nc, "head_dim": d, "store": STORES[store], "steps": steps,
                         "waves": waves, "grid": grid, "times_s": times,
                         "median_s": statistics.median(times),
-                        "stamps_last": stamp_summary(st[:, :5].tolist()),
+                        "stamps_last": stamp_summary(st[:, :6].tolist()),
                     }  # fmt: skip
                     rows.append(row)
                 print(
@@ -155,7 +156,7 @@ def measure(cubin: Path | None = None) -> dict[str, Any]:
 
                 times = event_times_s(cp, launch, REPEATS, WARMUP, before=flushed)
                 st = cp.asnumpy(stamps[: 8 * grid]).reshape(grid, 8).astype(np.int64)
-                s = stamp_summary(st[:, :5].tolist())
+                s = stamp_summary(st[:, :6].tolist())
                 partial.append({
                     "consumers": nc, "head_dim": d, "store": STORES[store], "grid": grid,
                     "median_s": statistics.median(times), "stamps_last": s,
@@ -205,13 +206,14 @@ def table(doc: dict[str, Any]) -> str:
         )
     lines += [
         "",
-        "| consumers | d | store | CTAs (one wave) | stores us |",
-        "|---|---|---|---|---|",
+        "| consumers | d | store | CTAs (one wave) | stores us | stores SM cycles |",
+        "|---|---|---|---|---|---|",
     ]
     for r in doc.get("partial_rows", []):
+        s = r["stamps_last"]
         lines.append(
             f"| {r['consumers']} | {r['head_dim']} | {r['store']} | {r['grid']} "
-            f"| {r['stamps_last']['store_ns'] / 1e3:.2f} |"
+            f"| {s['store_ns'] / 1e3:.2f} | {s.get('store_cycles', '-')} |"
         )
     return "\n".join(lines)
 

@@ -17,7 +17,8 @@
 // With NC > 1 the producer gives registers away and the consumers take them (setmaxnreg),
 // as warp-specialized kernels do. Stamps (%globaltimer, ns) per CTA, 8 words at
 // stamps[8 * blockIdx.x]: CTA start (thread 0), Q arrived, loop done, stores issued (first
-// consumer thread, after a barrier of all consumers), %smid.
+// consumer thread, after a barrier of all consumers), %smid, and the stores' SM cycles
+// (clock64 around them, same thread).
 typedef unsigned int u32;
 typedef unsigned long long u64;
 
@@ -119,6 +120,7 @@ __device__ __forceinline__ void cta_life(const char* __restrict__ q, const char*
     }
     cl_consumers_sync(NC);
     const u64 t2 = cl_now_ns();
+    const long long c2 = clock64();
     u32* out = o + (u64)blockIdx.x * (Q_BYTES / 4);
     const u32 v = __float_as_uint(x);
     if (store == 1) {
@@ -136,11 +138,13 @@ __device__ __forceinline__ void cta_life(const char* __restrict__ q, const char*
     }
     cl_consumers_sync(NC);
     if (t == 0) {
+        const long long c3 = clock64();
         u64* p = stamps + 8ull * blockIdx.x;
         p[1] = t1;
         p[2] = t2;
         p[3] = cl_now_ns();
         p[4] = cl_smid();
+        p[5] = (u64)(c3 - c2);
     }
 }
 
