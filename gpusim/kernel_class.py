@@ -17,7 +17,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from gpusim.errors import GpusimError
-from gpusim.schedule import InstructionCounts, Product, Schedule, TileCopy
+from gpusim.schedule import InstructionCounts, OStore, Product, Schedule, TileCopy
 
 PRODUCTS: tuple[str, ...] = ("mma", "wgmma", "ffma")
 TILE_COPIES: tuple[str, ...] = ("cp.async", "tma", "plain")
@@ -49,6 +49,8 @@ class KernelClass(BaseModel):
     consumer_warpgroups: int = Field(0, ge=0)
     #: where the per-step instruction counts come from (gpusim.instruction_mix)
     instruction_counts: InstructionCounts = "formulas"
+    #: how the output block is written (``fragments``: 4-byte stores from the accumulators)
+    o_store: OStore = "staged"
 
     @property
     def is_project_kernel(self) -> bool:
@@ -61,6 +63,8 @@ class KernelClass(BaseModel):
             text += f" producers{self.producer_warps}"
         if self.consumer_warpgroups:
             text += f" consumer-warpgroups{self.consumer_warpgroups}"
+        if self.o_store != "staged":
+            text += f" o-{self.o_store}"
         return text
 
 
@@ -114,6 +118,9 @@ def resolve_class(schedule: Schedule, dtype: str) -> KernelClass:
         tile_copy=schedule.tile_copy or "cp.async",
         producer_warps=schedule.producer_warps,
         consumer_warpgroups=groups,
+        # The project's kernel of the class: flash3_wgmma.cu stores O from its accumulator
+        # registers, flash2_tc.cu stages it through shared memory for 16-byte stores.
+        o_store=schedule.o_store or ("fragments" if product == "wgmma" else "staged"),
     )
     # The fit describes the project's compiled loops only; every other class has formulas.
     counts = schedule.instruction_counts or ("sass-fit" if cls.is_project_kernel else "formulas")

@@ -22,6 +22,10 @@ Product = Literal["mma", "wgmma", "ffma"]
 #: copies), ``tma`` (Hopper's bulk tensor copies, one thread per tile), ``plain`` (loads into
 #: registers, then shared-memory stores).
 TileCopy = Literal["cp.async", "tma", "plain"]
+#: How a CTA writes its output block: ``staged`` (through shared memory, 16-byte stores or a
+#: TMA store, as the project's mma.sync kernel does) or ``fragments`` (4-byte stores straight
+#: from the products' accumulator registers, as the project's wgmma kernel does).
+OStore = Literal["staged", "fragments"]
 #: Where the per-step instruction counts come from: ``formulas`` (gpusim.instruction_mix, of
 #: the tile shapes and the class, any kernel) or ``sass-fit`` (the least-squares fit to the
 #: project's compiled loops, for those kernels only).
@@ -31,7 +35,7 @@ InstructionCounts = Literal["formulas", "sass-fit"]
 #: schedule's dump when at them, so that the records, digests and cache keys of every
 #: schedule without a class read as they did before the fields existed.
 CLASS_FIELD_DEFAULTS = {"mma": None, "tile_copy": None, "producer_warps": 0,
-                        "instruction_counts": None}  # fmt: skip
+                        "instruction_counts": None, "o_store": None}  # fmt: skip
 
 #: Most key splits a schedule may ask for (FlashDecoding uses a few to a few hundred).
 MAX_KV_SPLITS = 1024
@@ -68,7 +72,9 @@ class Schedule(BaseModel):
     - ``producer_warps``: warp specialization, warps that only copy tiles, beside the
       ``warps`` that compute (0: every warp does both);
     - ``instruction_counts``: ``formulas`` or ``sass-fit`` (None: the fit for the project's
-      kernels, the formulas for every other class).
+      kernels, the formulas for every other class);
+    - ``o_store``: how the output block is written, ``staged`` or ``fragments`` (None: the
+      project's kernel of the class, ``fragments`` for wgmma, ``staged`` for the others).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -87,6 +93,7 @@ class Schedule(BaseModel):
     tile_copy: TileCopy | None = None
     producer_warps: int = Field(0, ge=0, le=32)
     instruction_counts: InstructionCounts | None = None
+    o_store: OStore | None = None
 
     @model_serializer(mode="wrap")
     def _dump(self, handler):
@@ -121,6 +128,8 @@ class Schedule(BaseModel):
             text += f" producers{self.producer_warps}"
         if self.instruction_counts is not None:
             text += f" counts-{self.instruction_counts}"
+        if self.o_store is not None:
+            text += f" o-{self.o_store}"
         return text if algorithm is None else f"{algorithm} {text}"
 
     @classmethod

@@ -31,7 +31,7 @@ SCHEDULE_FIELDS = ("block_m", "block_n", "warps", "stages", "warp_split", "resid
 #: (no split, forward K/V walk, last query blocks first, a CTA per head).
 ORDER_FIELDS = ("kv_splits", "kv_order", "q_order", "pack_gqa")
 #: The implementation class (gpusim.kernel_class); left out, the project's kernel for the dtype.
-CLASS_FIELDS = ("mma", "tile_copy", "producer_warps", "instruction_counts")
+CLASS_FIELDS = ("mma", "tile_copy", "producer_warps", "instruction_counts", "o_store")
 #: The fields without which the default rule's choice is needed (the rest have defaults).
 TILE_FIELDS = ("block_m", "block_n", "warps", "stages")
 
@@ -51,6 +51,7 @@ _OPTION_OF = {
     "tile_copy": "--tile-copy",
     "producer_warps": "--producer-warps",
     "instruction_counts": "--instruction-counts",
+    "o_store": "--o-store",
 }
 
 
@@ -122,6 +123,7 @@ def build_inputs(
     tile_copy: str | None = None,
     producer_warps: int | None = None,
     instruction_counts: str | None = None,
+    o_store: str | None = None,
     *,
     sm_count: int | None = None,
     check: bool = True,
@@ -168,6 +170,7 @@ def build_inputs(
         tile_copy=tile_copy,
         producer_warps=producer_warps,
         instruction_counts=instruction_counts,
+        o_store=o_store,
     )
     schedule, filled = resolve_schedule(algorithm, workload, hw, given)
     describe(workload, schedule)  # the class exists for this dtype (one-line error if not)

@@ -11,12 +11,19 @@ flush before every timed launch), ``steps`` 32-KiB tiles through a two-stage mba
 straight from a wgmma accumulator's register layout (4-byte stores), by coalesced 16-byte
 stores, or not at all. Grids of 1, 2, 4 and 8 waves: the least-squares time per wave is what
 one CTA's life costs an SM; the stamps (%globaltimer) split it into the wait for Q, the
-loop, the stores and the gap before the SM's next CTA. Fed to nothing by this module.
+loop, the stores and the gap before the SM's next CTA.
+
+    python -m gpusim.calibrate.cta_life --record FILE --profile PROFILE.yaml
+
+writes the profile's ``fragment_store_bytes_per_clk_per_sm``: the stores from the accumulator
+layout on one wave of fewer CTAs than SMs (what one SM pays whatever the others do), their
+bytes over their SM cycles (least squares through the origin over the shapes measured).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 import statistics
 import subprocess
@@ -77,6 +84,50 @@ def stamp_summary(stamps: list[list[int]]) -> dict[str, float]:
         "span_ns": max(s[3] for s in stamps) - min(s[0] for s in stamps),
         "sms": len(by_sm),
     }
+
+
+#: the profile field the record writes, placed after this one
+FIELD, AFTER = "fragment_store_bytes_per_clk_per_sm", "smem_fill_cost_per_byte"
+
+
+def fragment_store_points(doc: dict[str, Any]) -> list[tuple[int, float]]:
+    """``(bytes, SM cycles)`` of the fragment stores of one CTA, per shape: the median over
+    the one-wave launches on fewer SMs than the GPU has (the full wave also meets the other
+    SMs' stores in the memory system, which a CTA of a multi-wave grid mostly does not)."""
+    if doc.get("kind") != "gpusim.cta_life":
+        raise ValueError("not a cta_life record")
+    shapes: dict[tuple[int, int], list[float]] = {}
+    for r in doc.get("partial_rows", []):
+        if r["store"] == "fragments" and r["grid"] < doc["sm_count"]:
+            shapes.setdefault((r["consumers"], r["head_dim"]), []).append(
+                r["stamps_last"]["store_cycles"]
+            )
+    if not shapes:
+        raise ValueError("the record has no one-wave fragment stores on part of the GPU")
+    return [(64 * nc * d * 2, statistics.median(c)) for (nc, d), c in sorted(shapes.items())]
+
+
+def fragment_store_rate(doc: dict[str, Any]) -> float:
+    """Bytes per SM clock of the fragment stores: least squares through the origin."""
+    pts = fragment_store_points(doc)
+    return sum(b * b for b, _ in pts) / sum(b * c for b, c in pts)
+
+
+def apply(profile_text: str, doc: dict[str, Any], record_path: str) -> str:
+    """``profile_text`` with ``fragment_store_bytes_per_clk_per_sm`` from a recorded run."""
+    from gpusim.calibrate.profile_patch import set_after
+
+    pts = fragment_store_points(doc)
+    each = ", ".join(f"{b // 1024} KiB {c:.0f}" for b, c in pts)
+    entry = {
+        "value": round(fragment_store_rate(doc), 3),
+        "source": f"measured, python -m gpusim.calibrate.cta_life ({record_path})",
+        "note": "one CTA per SM stores a 16-bit output block from a wgmma accumulator's "
+        "register layout (4-byte stores) on one wave of 8-66 CTAs, SM cycles by clock64, "
+        f"least squares through the origin of bytes against cycles: {each} cycles; "
+        "16-byte stores of the same bytes take a quarter",
+    }
+    return set_after(profile_text, AFTER, {FIELD: entry}, f"# fragment stores: {record_path}")
 
 
 def per_wave_s(rows: list[dict[str, Any]]) -> float:
@@ -223,9 +274,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path)
     ap.add_argument("--table", type=Path)
     ap.add_argument("--cubin", type=Path)
+    ap.add_argument("--record", type=Path, help="a recorded run, to write into --profile")
+    ap.add_argument("--profile", type=Path)
     a = ap.parse_args(argv)
+    if a.record is not None:
+        if a.profile is None:
+            ap.error("--record needs --profile")
+        from gpusim import atomic
+
+        doc = json.loads(a.record.read_text())
+        atomic.write_text(a.profile, apply(a.profile.read_text(), doc, str(a.record)))
+        return 0
     if a.table is None and a.out is None:
-        ap.error("--out or --table is required")
+        ap.error("--out, --table or --record is required")
     return table_or_measure(a.table, a.out, lambda: measure(a.cubin), table, "cta_life")
 
 

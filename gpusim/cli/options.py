@@ -200,6 +200,16 @@ TileCopyOption = Annotated[
         rich_help_panel=SCHEDULE,
     ),
 ]
+OStoreOption = Annotated[
+    str | None,
+    typer.Option(
+        "--o-store",
+        help="How the output block is written: staged (16-byte or TMA stores through shared "
+        "memory) or fragments (4-byte stores from the accumulators); default: the project's "
+        "kernel of the class (fragments for wgmma, staged otherwise).",
+        rich_help_panel=SCHEDULE,
+    ),
+]
 ProducerWarpsOption = Annotated[
     int | None,
     typer.Option(
@@ -258,6 +268,7 @@ class WorkloadOptions:
     tile_copy: str | None = None
     producer_warps: int | None = None
     instruction_counts: str | None = None
+    o_store: str | None = None
 
     def build(self, *, check: bool = True, sm_count: int | None = None) -> Inputs:
         """:func:`build_inputs` of these options (on ``sm_count`` SMs when given)."""
@@ -290,6 +301,7 @@ _ANNOTATIONS: dict[str, Any] = {
     "tile_copy": TileCopyOption,
     "producer_warps": ProducerWarpsOption,
     "instruction_counts": InstructionCountsOption,
+    "o_store": OStoreOption,
 }
 
 

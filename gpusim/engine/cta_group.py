@@ -237,7 +237,10 @@ class CtaGroup(L2Meeting):
             (DRAM_LANE, MEMBERS, own * cost, 0),
             (DRAM_LANE, ONE, shared * cost / fetches, fetches),
         ]
-        return [(XFER, ("mem", parts))]
+        # Stores from accumulator registers: the CTA issues them before its bytes can go
+        # (calibrate/cta_life: per SM, whatever the other SMs do).
+        issue = self.run.rates.store_ticks(l2)
+        return [(WAIT, issue), (XFER, ("mem", parts))] if issue else [(XFER, ("mem", parts))]
 
     # --- splitting --------------------------------------------------------------------
     def split(self, offset: int, old_size: int, new_smg: SmGroup) -> CtaGroup:

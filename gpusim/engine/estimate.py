@@ -107,7 +107,8 @@ def _cta_ticks(plan: ClassPlan, rates: Rates, c: int, n: int, bh_ctas: int) -> f
             if len([g for g in rates.phases(work) if g]) > 1:
                 busiest *= rates.sched_scale  # serial phases: the SM core model's time, if any
             compute = busiest + frac * chunk.barriers * rates.barrier_ticks
-        write = sum(plan.chunks[w].write_bytes for w in ph.writes) / l2_share
+        written = sum(plan.chunks[w].write_bytes for w in ph.writes)
+        write = rates.store_ticks(written) + written / l2_share
         total += max(load, compute, write)
     return total
 

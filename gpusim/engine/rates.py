@@ -120,6 +120,10 @@ class Rates:
     #: share of the shorter of a step's two serial phases (products, softmax) that runs
     #: behind the other (a wgmma kernel's measured softmax overlap; 0: strictly serial)
     phase_overlap: float = 0.0
+    #: SM cycles per output byte a CTA spends issuing its stores before it ends (a class with
+    #: ``o_store`` = ``fragments``: the profile's measured rate; 0: staged stores, whose
+    #: issue the model does not charge)
+    store_cycles_per_byte: float = 0.0
 
     def at_clock(self, clock_hz: float) -> Rates:
         """These rates with the SM at ``clock_hz``: per-clock rates and barriers rescaled."""
@@ -146,7 +150,15 @@ class Rates:
     def for_kernel(self, uses_tensor: bool) -> Rates:
         """The rates of a kernel that does (or does not) keep the tensor pipe busy."""
         tensor = uses_tensor and self.mma_pipe == "tensor"
-        return self.at_clock(self.tensor_clock_hz if tensor else self.base_clock_hz)
+        out = self.at_clock(self.tensor_clock_hz if tensor else self.base_clock_hz)
+        # Only the products' kernel stores from accumulators (a combine kernel has its own).
+        return out if uses_tensor else replace(out, store_cycles_per_byte=0.0)
+
+    def store_ticks(self, nbytes: float) -> int:
+        """Engine ticks a CTA spends issuing the stores of ``nbytes`` of output."""
+        if not self.store_cycles_per_byte:
+            return 0
+        return ticks(nbytes * self.store_cycles_per_byte / self.clock_hz)
 
     def work(
         self,
@@ -286,6 +298,12 @@ def check_class_rates(profile: HardwareProfile, cls: KernelClass, dtype: str) ->
                 f"gpusim.calibrate.wgmma); the class is described (gpusim count --mma wgmma) "
                 f"but not timed"
             )
+    if cls.o_store == "fragments" and profile.fragment_store_bytes_per_clk_per_sm is None:
+        raise GpusimError(
+            f"--o-store fragments: profile {profile.name} lacks "
+            f"fragment_store_bytes_per_clk_per_sm (python -m gpusim.calibrate.cta_life measures "
+            f"it); --o-store staged times the output's bytes only"
+        )
     if cls.producer_warps and cls.product != "wgmma":
         raise GpusimError(
             f"--producer-warps {cls.producer_warps}: the engine times warp-specialized "
@@ -310,6 +328,11 @@ def rates_for(
     if schedule is not None:
         cls = resolve_class(schedule, dtype)
         check_class_rates(profile, cls, dtype)
+    if cls is not None and cls.o_store == "fragments":
+        stored = rates_for(profile, dtype, warps, schedule=schedule.model_copy(
+            update={"o_store": "staged"}), head_dim=head_dim)  # fmt: skip
+        rate = profile.fragment_store_bytes_per_clk_per_sm.value
+        return replace(stored, store_cycles_per_byte=1.0 / rate)
     if cls is not None and cls.product == "wgmma":
         if head_dim is None:
             raise GpusimError("rates_for: a wgmma schedule's rates need the head dim")

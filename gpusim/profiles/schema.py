@@ -215,6 +215,7 @@ PLAUSIBLE: dict[str, tuple[float, float]] = {
     "barrier_cycles_per_warp": (0.001, 1e4),
     "l2_line_bytes": (1, 2**16),
     "l2_fetch_bytes_per_byte_padded_row_copy": (1.0, 16.0),
+    "fragment_store_bytes_per_clk_per_sm": (1e-3, 1e5),
 }
 
 
@@ -325,6 +326,11 @@ class HardwareProfile(BaseModel):
     #: shared-memory bandwidth one byte of a tile fill (cp.async from L2 into shared memory)
     #: takes from the warps' own reads, in bytes of reads, where measured (1 without)
     smem_fill_cost_per_byte: SourcedFraction | None = None
+    #: bytes per SM clock an SM writes when its warps store 16-bit values straight from an
+    #: MMA accumulator's register layout (4-byte stores, 16 contiguous bytes per row and
+    #: instruction), where measured: what a kernel with ``o_store`` = ``fragments`` pays for
+    #: its output block at the end of each CTA, beside the bytes' L2 and DRAM time
+    fragment_store_bytes_per_clk_per_sm: Sourced[float] | None = None
     #: share of a set every SM reads that the L2 has lost at each depth (bytes brought into
     #: the L2 since the set was last touched), where measured: ``[[depth bytes, share],
     #: ...]``. Without it the engine's L2 is an LRU with a hard edge at ``l2_bytes``.

@@ -43,10 +43,11 @@ ROOF_FLOPS, ROOF_BYTES_PER_S = 989.4e12, 4.8e12
 SET1 = SETS["heldout"]
 
 
-def _schedule(inst: WgmmaInstance):
+def _schedule(inst: WgmmaInstance, **fields: str):
     from gpusim.schedule import Schedule
 
     return Schedule(
+        **fields,
         block_m=inst.block_m,
         block_n=inst.block_n,
         warps=4 * inst.consumer_wgs,
@@ -79,7 +80,7 @@ def predict(s: HeldoutSet = SET1, variant: str = "model") -> dict[str, Any]:
         for inst in instances_for(w[0], w[1]):
             if inst.pingpong:
                 continue
-            r = simulate("flash2", wl, _schedule(inst), hw)
+            r = simulate("flash2", wl, _schedule(inst, **s.variant_schedules.get(variant, {})), hw)
             out[f"{workload_id(w)}:{inst.key}"] = {
                 "runtime_s": r.runtime_s,
                 "bound": r.bound,

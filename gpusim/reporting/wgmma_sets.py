@@ -4,7 +4,10 @@ A set is fixed (its manifest committed) and predicted (its predictions committed
 measured. Set 1 judged the model as it stood; set 2 was added to judge one mechanism set 1
 suggested (the SM clock of ms-long wgmma launches after an L2 flush, ``sm_clock_wgmma_burst_hz``,
 against the sustained one), so both variants are predicted for it and the rule that picks
-between them is written in its manifest before it runs.
+between them is written in its manifest before it runs. Set 3 judges the next one, which sets
+1 and 2 and the paper sweep suggested (short sequences 23-26 % fast, more so at larger head
+dims): the output block stored from the accumulators' registers, at the cost per byte the
+``cta_life`` microbenchmark measured (``fragment_store_bytes_per_clk_per_sm``).
 """
 
 from __future__ import annotations
@@ -44,6 +47,9 @@ class HeldoutSet:
     measured: Path
     variants: dict[str, tuple[str, ...]] = field(default_factory=lambda: {"model": ()})
     extra: dict[str, str] = field(default_factory=dict)
+    #: schedule fields a variant sets on every instance's schedule (a variant that drops a
+    #: profile field the class needs also names the class that does without it)
+    variant_schedules: dict[str, dict[str, str]] = field(default_factory=dict)
 
     @property
     def folder(self) -> Path:
@@ -105,6 +111,40 @@ SETS: dict[str, HeldoutSet] = {
                 "sustained variant's; otherwise the field is removed from the profiles",
             },
         ),
+        HeldoutSet(
+            name="heldout3",
+            workloads=(
+                ("bf16", 128, False, 16, 24, 768),
+                ("fp16", 128, True, 12, 16, 1536),
+                ("bf16", 128, False, 2, 16, 12288),
+                ("bf16", 128, True, 4, 32, 4096),
+                ("bf16", 64, False, 8, 24, 1280),
+                ("fp16", 64, True, 4, 32, 2560),
+                ("bf16", 256, False, 8, 8, 1024),
+                ("fp16", 256, True, 2, 16, 4096),
+            ),
+            what="issue 20 held-out set 3: flash3_wgmma instances on workloads outside the "
+            "paper sweep and outside sets 1 and 2, fixed and predicted (with and without the "
+            "cost of storing the output from the accumulators' registers) before they are "
+            "measured",
+            measured=Path("data/h200/2026-12-04_wgmma_heldout3/heldout.json"),
+            variants={"stores": (), "no_stores": ("fragment_store_bytes_per_clk_per_sm",)},
+            variant_schedules={"no_stores": {"o_store": "staged"}},
+            extra={
+                "question": "does charging each CTA the SM cycles of storing its output block "
+                "straight from the accumulators' registers (4-byte stores; "
+                "fragment_store_bytes_per_clk_per_sm, 8.42 B/clk, data/h200/2026-12-04_"
+                "calibration_cta_life, no attention kernel) predict the kernel better than "
+                "charging the output's bytes only? Suggested by sets 1 and 2 and the paper "
+                "sweep (short sequences too fast, most at larger head dims), so none of them "
+                "can judge it",
+                "decision_rule": "the profiles keep fragment_store_bytes_per_clk_per_sm and "
+                "the wgmma class keeps o_store = fragments as its default if the stores "
+                "variant's runtime MAPE on the judged runs of this set is lower than the "
+                "no_stores variant's; otherwise the field is removed from the profiles and the "
+                "class default goes back to staged",
+            },
+        ),
     )
 }
 
@@ -151,6 +191,8 @@ def manifest(s: HeldoutSet) -> dict[str, Any]:
     }
     if s.variants != {"model": ()}:
         doc["variants"] = {k: {"drops_profile_fields": list(v)} for k, v in s.variants.items()}
+        for k, fields in s.variant_schedules.items():
+            doc["variants"][k]["schedule_fields"] = fields
     doc |= s.extra
     doc["configs_sha256"] = hashlib.sha256(body.encode()).hexdigest()
     doc["configs"] = configs

@@ -129,7 +129,7 @@ def tune(
             on_done=update,
             kernel_class={
                 k: getattr(opts, k)
-                for k in ("mma", "tile_copy", "producer_warps", "instruction_counts")
+                for k in ("mma", "tile_copy", "producer_warps", "instruction_counts", "o_store")
             },
             tile_space=space,
         )
