@@ -46,6 +46,10 @@ NOT_CALIBRATED["sm_clock_wgmma_burst_hz"] = (
     "Hopper only, from the separate sm_90a run python -m gpusim.calibrate.wgmma_burst "
     "(its --record/--profile apply it), not the suite"
 )
+NOT_CALIBRATED["fragment_store_bytes_per_clk_per_sm"] = (
+    "from the separate sm_90a run python -m gpusim.calibrate.cta_life (setmaxnreg, as "
+    "warp-specialized kernels; its --record/--profile apply it), not the suite"
+)
 #: Fields no microbenchmark measures: facts of the architecture from NVIDIA's guides and
 #: whitepapers, kept with their citations from a base profile of the same architecture.
 CITED = (

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gpusim.calibrate import (
+    cta_life,
     l2_shared_aging,
     load_clock,
     profile_writer,
@@ -119,6 +120,7 @@ QUEUED_REL = "data/h200/2026-12-04_launch_set/launch-h200.json"
 AGING_REL = "data/h200/2026-11-30_calibration_l2_survive/l2-survive-hot-h200.json"
 DRIFT_REL = sm_mate_drift.RECORD
 LOAD_CLOCK_REL = "data/h200/2026-12-04_calibration_load_clock/load-clock-h200.json"
+CTA_LIFE_REL = "data/h200/2026-12-04_calibration_cta_life/cta-life-h200.json"
 
 
 def _recorded_profile(name: str | None = None, sass_timing: dict | None = None) -> dict:
@@ -162,6 +164,9 @@ def _recorded_profile(name: str | None = None, sass_timing: dict | None = None) 
     # and the clock under an attention step's load by load_clock's record
     record = json.loads((REPO_ROOT / LOAD_CLOCK_REL).read_text())
     text = load_clock.apply(text, record, LOAD_CLOCK_REL)
+    # and the fragment stores' cost by cta_life's record
+    record = json.loads((REPO_ROOT / CTA_LIFE_REL).read_text())
+    text = cta_life.apply(text, record, CTA_LIFE_REL)
     return yaml.safe_load(text)
 
 

@@ -20,8 +20,10 @@ from gpusim.profiles.schema import HardwareProfile
 #: refinement a profile opts into) and the wgmma rate (refused with an error until measured).
 # Read only by their own paths, which refuse a profile without them in one line (SASS replay;
 # the wgmma class: rates, clock and overlap shares, gpusim.engine.rates.rates_for; the K/V
-# trace's aging and SM-mates, gpusim.engine.kv_trace_l2.kv_trace_of_record).
+# trace's aging and SM-mates, gpusim.engine.kv_trace_l2.kv_trace_of_record; the fragment
+# stores' rate, gpusim.engine.rates.check_class_rates).
 NOT_READ = {
+    "fragment_store_bytes_per_clk_per_sm",
     "l2_shared_aging",
     "sm_mate_priority",
     "sass_core_cycles",

@@ -12,7 +12,7 @@ from gpusim.profiles.loader import load_profile
 from gpusim.reporting import wgmma_heldout as H
 from gpusim.reporting.wgmma_sets import PROFILE, SETS, make_workload, manifest, workload_id
 
-SET1, SET2 = SETS["heldout"], SETS["heldout2"]
+SET1, SET2, SET3 = SETS["heldout"], SETS["heldout2"], SETS["heldout3"]
 
 
 def _measured(s):
@@ -112,8 +112,31 @@ def test_the_model_recomputed_on_held_out_set_2_and_its_rule():
     assert has_burst == (mape["burst"] < mape["sustained"]), mape
 
 
+def test_the_model_recomputed_on_held_out_set_3_and_its_rule():
+    """Set 3 as set 2, for its own rule: keep the fragment stores' cost (the profile's
+    fragment_store_bytes_per_clk_per_sm, the wgmma class's o_store = fragments) if the
+    stores variant's MAPE is lower than the no_stores variant's. Both recomputed."""
+    stores = _score(SET3, "stores")
+    _assert_within_bounds(SET3, stores)
+    without = _score(SET3, "no_stores")["errors"]["model_s"]["mape"]
+    kept = load_profile(PROFILE).fragment_store_bytes_per_clk_per_sm is not None
+    assert kept == (stores["errors"]["model_s"]["mape"] < without), (stores["errors"], without)
+    from gpusim.kernel_class import resolve_class
+    from gpusim.schedule import Schedule
+
+    wgmma = Schedule(block_m=128, block_n=128, warps=8, mma="wgmma", tile_copy="tma")
+    assert resolve_class(wgmma, "bf16").o_store == ("fragments" if kept else "staged")
+
+
 #: (MAPE, |mean signed|, workloads whose first choice is > 3 % off, worst first choice).
 #: Set 1 came back at 8.7 % / +4.8 % / 0 / 0.8 % (sustained clock; 7.8 % / -3.9 % with the
-#: burst clock, seen); set 2 at 10.1 % / -6.9 % / 1 / 10.0 % (burst clock). The issue asks
-#: 5 % / 2 % / 0.
-BOUNDS = {"heldout": (0.10, 0.065, 0, 0.03), "heldout2": (0.11, 0.075, 1, 0.105)}
+#: burst clock, seen); set 2 at 10.1 % / -6.9 % / 1 / 10.0 % (burst clock); set 3 at 7.25 % /
+#: -3.0 % / 0 / 1.6 % (with the fragment stores it judged). With the fragment stores (seen
+#: for sets 1 and 2) set 1 recomputes to 7.0 % / +1.0 % / 0 / 0.8 % and set 2 to 7.7 % /
+#: -1.4 % / 2 / 10.0 % (fp16 d128 full B1 H40 N9216 joins bf16 d64 causal above 3 %). The
+#: issue asks 5 % / 2 % / 0.
+BOUNDS = {
+    "heldout": (0.10, 0.065, 0, 0.03),
+    "heldout2": (0.085, 0.03, 2, 0.105),
+    "heldout3": (0.08, 0.04, 0, 0.02),
+}
