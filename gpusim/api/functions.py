@@ -247,10 +247,11 @@ def _check_tuned_class(
         raise GpusimError(f"kernel class {given}: {e}".splitlines()[0]) from None
     desc = describe(w, sched)
     check_class_rates(hw, desc.kernel_class, w.dtype)
-    if not desc.kernel_class.is_project_kernel:
+    if not desc.kernel_class.is_project_kernel or desc.kernel_class.o_store != "staged":
         raise GpusimError(
             f"tune searches the project's compiled kernels ({desc.kernel_class.label()} is "
-            f"not one of them: they use cp.async copies and no producer warps)"
+            f"not one of them: they use cp.async copies, no producer warps and stage O through "
+            f"shared memory)"
         )
 
 

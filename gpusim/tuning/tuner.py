@@ -260,7 +260,7 @@ def tune(
     sram = profile.smem_per_block_bytes.value
     if (kernel_class or {}).get("mma") == "wgmma":
         # A wgmma kernel's tiles: modelled, no compiled instance (gpusim.tuning.wgmma_space).
-        space = wgmma_space(workload, tile_space)
+        space = wgmma_space(workload, tile_space, kernel_class.get("o_store"))
         footprints = "estimate"
     elif tile_space:
         raise GpusimError("--tile-space is for --mma wgmma (the project's kernels have theirs)")

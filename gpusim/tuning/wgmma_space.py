@@ -53,8 +53,11 @@ def parse_tile_space(text: str) -> dict[str, tuple[int, ...]]:
     return out
 
 
-def wgmma_space(workload: Workload, user: dict[str, tuple[int, ...]] | None = None) -> SearchSpace:
-    """Every schedule of the wgmma grid (the user's lists where given), all modelled."""
+def wgmma_space(
+    workload: Workload, user: dict[str, tuple[int, ...]] | None = None, o_store: str | None = None
+) -> SearchSpace:
+    """Every schedule of the wgmma grid (the user's lists where given), all modelled; with
+    ``o_store`` (``--o-store``) where given, else the class's default."""
     grid = {**DEFAULT, **(user or {})}
     schedules = tuple(
         Schedule(
@@ -65,6 +68,7 @@ def wgmma_space(workload: Workload, user: dict[str, tuple[int, ...]] | None = No
             mma="wgmma",
             tile_copy="tma",
             producer_warps=PRODUCER_WARPS,
+            o_store=o_store,
         )
         for m, n, w, st in itertools.product(
             grid["block_m"], grid["block_n"], grid["warps"], grid["stages"]

@@ -21,7 +21,13 @@ BASE = ["--seq-len", "256", "--batch", "1", "--heads", "2"]
             "lacks the measured wgmma rates",
         ),
         (["tune", "--tile-copy", "tma"], "compiled kernels"),
+        (["tune", "--o-store", "fragments"], "compiled kernels"),
         (["simulate", "-a", "flash2", "--producer-warps", "1"], "warp-specialized"),
+        (["simulate", "-a", "flash2", "--o-store", "scattered"], "--o-store"),
+        (
+            ["simulate", "-a", "flash2", "--o-store", "fragments", "--profile", "a100-sxm4-80gb"],
+            "lacks fragment_store_bytes_per_clk_per_sm",
+        ),
     ],
 )
 def test_bad_classes_exit_2_with_one_line(gpusim, args, says):
@@ -36,6 +42,17 @@ def test_count_describes_a_wgmma_kernel(gpusim):
     assert r.code == 0
     desc = r.json()["kernel_description"]
     assert desc["class"]["product"] == "wgmma" and desc["step_mix"]["per_compute_warp"]["HGMMA"] > 0
+    # the project's wgmma kernel stores O from its accumulators; mma.sync's stages it
+    assert desc["class"]["o_store"] == "fragments"
+    mma = gpusim("count", "--json", *BASE).json()["kernel_description"]["class"]
+    assert mma["o_store"] == "staged"
+
+
+def test_fragment_stores_cost_the_mma_kernel_time_too(gpusim):
+    a = gpusim("simulate", "-a", "flash2", "--json", *BASE).json()
+    b = gpusim("simulate", "-a", "flash2", "--o-store", "fragments", "--json", *BASE).json()
+    assert b["runtime_s"] > a["runtime_s"] and b["schedule"]["o_store"] == "fragments"
+    assert "o_store" not in a["schedule"]  # a default class field is left out of the dump
 
 
 def test_the_default_class_given_explicitly_predicts_the_same(gpusim):

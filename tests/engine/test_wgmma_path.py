@@ -76,3 +76,41 @@ def test_no_ldmatrix_traffic_is_charged():
     wg = count("flash2", w, S).smem_traffic_bytes
     mma = count("flash2", w, Schedule(block_m=128, block_n=128, warps=8, stages=2))
     assert wg < mma.smem_traffic_bytes / 4
+
+
+def _one_wave(d: int = 128) -> Workload:
+    # 2 x 8 x 8 = 128 CTAs of 128 rows: one CTA per SM, one wave, compute-bound
+    return Workload(batch=2, heads=8, seq_len_q=1024, seq_len_k=1024, head_dim=d, dtype="bf16")
+
+
+def test_fragment_stores_add_their_cycles_to_each_cta():
+    """The wgmma class stores O from its accumulators by default (flash3_wgmma.cu): a lone
+    wave of CTAs lasts the stores' SM cycles longer than with staged stores, whose issue the
+    model does not charge (calibrate/cta_life: 8.42 B/clk on the H200)."""
+    from gpusim.engine.clock import ticks
+
+    assert S.o_store is None
+    frag = _sim(_one_wave())
+    staged = _sim(_one_wave(), S.model_copy(update={"o_store": "staged"}))
+    rate = P.fragment_store_bytes_per_clk_per_sm.value
+    o_bytes = 128 * 128 * 2  # one CTA's output block
+    want = ticks(o_bytes / rate / P.sm_clock_wgmma_load_hz.value) / 1e12
+    assert frag.runtime_s - staged.runtime_s == pytest.approx(want, rel=0.02)
+    # and twice the bytes, twice the cost
+    frag2 = _sim(_one_wave(256), S.model_copy(update={"block_n": 64}))
+    staged2 = _sim(_one_wave(256), S.model_copy(update={"block_n": 64, "o_store": "staged"}))
+    assert frag2.runtime_s - staged2.runtime_s == pytest.approx(2 * want, rel=0.02)
+
+
+def test_fragment_stores_need_the_measured_rate():
+    import gpusim
+    from gpusim.errors import GpusimError
+
+    bare = P.model_copy(update={"fragment_store_bytes_per_clk_per_sm": None})
+    with pytest.raises(GpusimError, match="lacks fragment_store_bytes_per_clk_per_sm") as err:
+        _sim(_one_wave(), S, bare)
+    assert "\n" not in str(err.value)
+    # staged stores need no rate; nor does the project's mma.sync kernel (staged by default)
+    assert _sim(_one_wave(), S.model_copy(update={"o_store": "staged"}), bare).runtime_s > 0
+    w = _one_wave()
+    assert gpusim.simulate("flash2", w, Schedule(), bare).runtime_s > 0
