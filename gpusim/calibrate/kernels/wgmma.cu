@@ -196,6 +196,71 @@ __global__ void __launch_bounds__(128) wg_check(const unsigned* __restrict__ ini
     for (int i = 0; i < N / 2; ++i) out[threadIdx.x * (N / 2) + i] = d[i];
 }
 
+// An attention step's two products as warp-specialized Hopper kernels issue them, per
+// warpgroup: S = Q K^T (m64 n=NQ, A and B from shared memory, K = NP: NP/16 products), a
+// commit, O += P V (m64 n=NP, A from registers, K = NQ: NQ/16 products), a commit; wait for
+// the first group (the second stays in flight); with SOFT a softmax pass over S's
+// accumulators (NQ/2 per thread) and its 16-bit packing, then wait for the second and rescale
+// O's accumulators (NP/2 multiplies per thread). Operand values do not depend on the
+// softmax (no attention code, only its instruction mix and order).
+template <int NQ, int NP, int DT, int SOFT, int GMAX>
+__global__ void __launch_bounds__(GMAX * 128) wg_step(const unsigned* __restrict__ init,
+                                                      int init_words, int iters, int roles,
+                                                      int swz, float* __restrict__ out,
+                                                      unsigned long long* __restrict__ stamps) {
+    const int groups = blockDim.x / 128, wg = threadIdx.x / 128;
+    const unsigned base = gs_fill(init, init_words, NQ + NP, groups);
+    const unsigned bq = base, bp = base + NQ * 128;
+    const unsigned abase = base + (NQ + NP) * 128 + wg * GS_A_BYTES;
+    unsigned a[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) a[i] = init[(threadIdx.x * 4 + i + 131 * blockIdx.x) % init_words];
+    float s[NQ / 2], o[NP / 2];
+#pragma unroll
+    for (int i = 0; i < NQ / 2; ++i) s[i] = 0.f;
+#pragma unroll
+    for (int i = 0; i < NP / 2; ++i) o[i] = 0.f;
+    float l0 = 0.f, l1 = 0.f;
+    unsigned pk = 0u;
+    GsStamp st = gs_stamp_begin();
+    for (int it = 0; it < iters; ++it) {
+        gs_fence();
+#pragma unroll
+        for (int u = 0; u < NP / 16; ++u)
+            GsWgmma<NQ, DT, 0>::mma(s, gs_tile_desc(abase, 64, u & 3, swz), gs_tile_desc(bq, NQ, u & 3, swz), a);
+        gs_commit();
+#pragma unroll
+        for (int u = 0; u < NQ / 16; ++u)
+            GsWgmma<NP, DT, 1>::mma(o, gs_tile_desc(abase, 64, u & 3, swz), gs_tile_desc(bp, NP, u & 3, swz), a);
+        gs_commit();
+        gs_wait<1>();
+        if (SOFT) {
+            gs_softmax<NQ / 2>(s, l0, l1);
+#pragma unroll
+            for (int i = 0; i < NQ / 2; i += 2) {
+                unsigned w;
+                asm volatile("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(w) : "f"(s[i + 1]), "f"(s[i]));
+                pk ^= w;
+            }
+        }
+        gs_wait<0>();
+        if (SOFT) {
+            const float alpha = 1.0f / (1.0f + l0 * 1e-30f);
+#pragma unroll
+            for (int i = 0; i < NP / 2; ++i) o[i] *= alpha;
+        }
+    }
+    gs_wait<0>();
+    __syncthreads();
+    gs_stamp_end(st, stamps);
+    float acc = l0 + l1 + __uint_as_float(pk & 0x3f7fffffu);
+#pragma unroll
+    for (int i = 0; i < NQ / 2; ++i) acc += s[i];
+#pragma unroll
+    for (int i = 0; i < NP / 2; ++i) acc += o[i];
+    out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
+}
+
 #define GS_ARGS const unsigned*, int, int, int, int, float*, unsigned long long*
 #define GS_TPUT(N, DT, AR, CH, SO) template __global__ void wg_tput<N, DT, AR, CH, SO>(GS_ARGS);
 #define GS_LAT(N, DT, AR) template __global__ void wg_lat<N, DT, AR>(GS_ARGS);
@@ -210,3 +275,10 @@ __global__ void __launch_bounds__(128) wg_check(const unsigned* __restrict__ ini
 GS_PER_N(8) GS_PER_N(16) GS_PER_N(32) GS_PER_N(64) GS_PER_N(96) GS_PER_N(128) GS_PER_N(192) GS_PER_N(256)
 GS_INDEP(8) GS_INDEP(16) GS_INDEP(32) GS_INDEP(64) GS_INDEP(96) GS_INDEP(128)
 GS_TPUT(64, 1, 0, 1, 1) GS_TPUT(128, 1, 0, 1, 1) GS_TPUT(64, 1, 1, 1, 1) GS_TPUT(128, 1, 1, 1, 1)
+
+#define GS_STEP(NQ, NP, G) template __global__ void wg_step<NQ, NP, 1, 0, G>(GS_ARGS); \
+    template __global__ void wg_step<NQ, NP, 1, 1, G>(GS_ARGS);
+// The tiles of the project's wgmma instances (80 and 176 lie between measured N)
+GS_STEP(96, 64, 3) GS_STEP(128, 64, 2) GS_STEP(192, 64, 2)
+GS_STEP(64, 128, 2) GS_STEP(96, 128, 2) GS_STEP(128, 128, 2) GS_STEP(192, 128, 2)
+GS_STEP(64, 256, 1) GS_STEP(64, 256, 2) GS_STEP(96, 256, 2)
