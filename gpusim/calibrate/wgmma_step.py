@@ -11,12 +11,17 @@ sum) and its 16-bit packing, then wait for P V and rescale O. One CTA of 1-3 con
 warpgroups per SM on every SM, bf16, 128-byte swizzled operands; SM cycles per iteration
 from each block's clock64 (``gpusim.calibrate.throughput.run_config``). The shapes are those
 of the project's wgmma instances (Bc 80 and 176 lie between the measured 64/96 and 128/192).
-Fed to nothing by this module.
+
+    python -m gpusim.calibrate.wgmma_step --record FILE --profile PROFILE.yaml
+
+writes the profile's ``wgmma_step_cycles_by_n``: the cycles of the steps with the softmax,
+keyed ``{d}/{warpgroups}``, by Bc.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -40,6 +45,47 @@ def step_flops(bc: int, d: int, groups: int) -> int:
     return groups * 2 * (2 * 64 * bc * d)
 
 
+#: burst lengths of the timing harness's protocol (each launch after a 256 MB L2 flush)
+PROTOCOL_S, PROTOCOL_REPEATS, FLUSH_BYTES = (5e-4, 2e-3), 10, 256 << 20
+
+
+def protocol_clock(b: Any, name: str, groups: int, n: int, row: dict[str, Any]) -> dict:
+    """The SM clock of ``name``'s step loop as a benchmark times a kernel: launches of 0.5 and
+    2 ms, each after a 256 MB L2 flush (clock64 over %globaltimer per block)."""
+    import statistics
+    import time
+
+    import numpy as np
+
+    from gpusim.calibrate.clocks import clock_hz_from_stamps
+    from gpusim.calibrate.wgmma import _smem
+
+    cp, ctx = b.cp, b.ctx
+    smem = _smem(n, groups)
+    f = b.fn(name, smem)
+    grid = ctx.sm_count
+    stamps = cp.zeros(4 * grid, dtype=cp.uint64)
+    flush = cp.empty(FLUSH_BYTES, dtype=cp.uint8)
+    per_iter_s = row["time_s"] / row["iters"]
+    start, end = cp.cuda.Event(), cp.cuda.Event()
+    clocks, bursts = [], []
+    for target in PROTOCOL_S:
+        iters = max(1, int(target / per_iter_s))
+        time.sleep(0.3)  # let the clock recover from the sweep's back-to-back launches
+        got = []
+        for r in range(PROTOCOL_REPEATS):
+            flush.fill(r & 0xFF)
+            start.record()
+            args = (b.init["bf16"], np.int32(b.words), np.int32(iters), np.int32(0), np.int32(1))
+            f((grid,), (128 * groups,), (*args, b.out, stamps), shared_mem=smem)
+            end.record()
+            end.synchronize()
+            got.append(clock_hz_from_stamps(stamps.get().tolist(), min_ns=50_000)["median_hz"])
+        bursts.append({"target_s": target, "iters": iters, "clocks_hz": got})
+        clocks += got
+    return {"clock_hz": statistics.median(clocks), "bursts": bursts}
+
+
 def measure(cubin: Path | None = None) -> dict[str, Any]:
     from gpusim.calibrate.context import import_cupy, make_context
     from gpusim.calibrate.wgmma import Bench, build_cubin
@@ -60,6 +106,9 @@ def measure(cubin: Path | None = None) -> dict[str, Any]:
                     f"{label}: {row['cycles_per_iter']:.0f} cycles per step, "
                     f"{row['flops_per_clk_per_sm']:.0f} FLOP/clk/SM"
                 )
+                if soft:
+                    row["protocol"] = protocol_clock(b, name, groups, bc + d, row)
+                    ctx.log(f"{label}: {row['protocol']['clock_hz'] / 1e6:.0f} MHz in bursts")
     return {
         "kind": "gpusim.wgmma_step",
         "gpu": ctx.gpu_name,
@@ -70,6 +119,41 @@ def measure(cubin: Path | None = None) -> dict[str, Any]:
         "rows": [r for r in b.rows if r.get("kind") == "step"],
         "skipped": [r for r in b.rows if r.get("kind") != "step"],
     }
+
+
+#: the profile field the record writes, placed after this one
+FIELD, AFTER = "wgmma_step_cycles_by_n", "wgmma_rate_by_n"
+
+
+def step_table(doc: dict[str, Any]) -> dict[str, list[list[float]]]:
+    """``{"{d}/{warpgroups}": [[Bc, SM cycles of the step with the softmax], ...]}``."""
+    if doc.get("kind") != "gpusim.wgmma_step":
+        raise ValueError("not a wgmma_step record")
+    out: dict[str, list[list[float]]] = {}
+    for r in doc["rows"]:
+        if r["softmax"]:
+            key = f"{r['head_dim']}/{r['warpgroups']}"
+            out.setdefault(key, []).append([r["block_n"], round(r["cycles_per_iter"], 1)])
+    if not out:
+        raise ValueError("the record has no step with the softmax")
+    return {k: sorted(v) for k, v in sorted(out.items())}
+
+
+def apply(profile_text: str, doc: dict[str, Any], record_path: str) -> str:
+    """``profile_text`` with ``wgmma_step_cycles_by_n`` from a recorded run."""
+    from gpusim.calibrate.profile_patch import set_after
+
+    clocks = [r["sm_clock_hz"] / 1e6 for r in doc["rows"]]
+    entry = {
+        "value": step_table(doc),
+        "source": f"measured, python -m gpusim.calibrate.wgmma_step ({record_path})",
+        "note": "SM cycles per step of one CTA per SM on every SM (clock64), bf16: each "
+        "consumer warpgroup issues S = Q K^T (m64 n=Bc, A and B from shared memory) and "
+        "O += P V (m64 n=d, A from registers), waits for S, runs a softmax pass over it and "
+        "packs it, waits for P V and rescales O; keys {d}/{consumer warpgroups}; at "
+        f"{min(clocks):.0f}-{max(clocks):.0f} MHz",
+    }
+    return set_after(profile_text, AFTER, {FIELD: entry}, f"# wgmma steps: {record_path}")
 
 
 def table(doc: dict[str, Any]) -> str:
@@ -99,9 +183,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path)
     ap.add_argument("--table", type=Path)
     ap.add_argument("--cubin", type=Path)
+    ap.add_argument("--record", type=Path, help="a recorded run, to write into --profile")
+    ap.add_argument("--profile", type=Path)
     a = ap.parse_args(argv)
+    if a.record is not None:
+        if a.profile is None:
+            ap.error("--record needs --profile")
+        from gpusim import atomic
+
+        doc = json.loads(a.record.read_text())
+        atomic.write_text(a.profile, apply(a.profile.read_text(), doc, str(a.record)))
+        return 0
     if a.table is None and a.out is None:
-        ap.error("--out or --table is required")
+        ap.error("--out, --table or --record is required")
     return table_or_measure(a.table, a.out, lambda: measure(a.cubin), table, "wgmma_step")
 
 
