@@ -11,17 +11,15 @@ sum) and its 16-bit packing, then wait for P V and rescale O. One CTA of 1-3 con
 warpgroups per SM on every SM, bf16, 128-byte swizzled operands; SM cycles per iteration
 from each block's clock64 (``gpusim.calibrate.throughput.run_config``). The shapes are those
 of the project's wgmma instances (Bc 80 and 176 lie between the measured 64/96 and 128/192).
-
-    python -m gpusim.calibrate.wgmma_step --record FILE --profile PROFILE.yaml
-
-writes the profile's ``wgmma_step_cycles_by_n``: the cycles of the steps with the softmax,
-keyed ``{d}/{warpgroups}``, by Bc.
+Each step with the softmax is also run as the timing harness runs a kernel (0.5 and 2 ms
+launches, each after a 256 MB L2 flush), for the SM clock it holds then. Fed to nothing: a
+model that timed the project's wgmma kernel at these steps was checked on the paper sweep
+and not kept (data/h200/2026-12-04_calibration_wgmma_step/README.md).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -38,6 +36,16 @@ SHAPES = (
 
 def step_name(bc: int, d: int, soft: int, gmax: int) -> str:
     return f"_Z7wg_stepILi{bc}ELi{d}ELi1ELi{soft}ELi{gmax}EEvPKjiiiiPfPy"
+
+
+def fill_name(bc: int, d: int, groups: int) -> str:
+    return f"_Z12wg_step_fillILi{bc}ELi{d}ELi1ELi1ELi{groups}EEvPKjiiiiPfPy"
+
+
+def fill_smem_n(bc: int, d: int) -> int:
+    """The ``n`` whose ``wgmma._smem(n, groups + 1)`` holds wg_step_fill's shared memory: the
+    barriers and alignment (2 KiB), the consumers' A operands and a two-stage K/V ring."""
+    return -(-(8 * bc * d - 7168) // 128)
 
 
 def step_flops(bc: int, d: int, groups: int) -> int:
@@ -109,6 +117,18 @@ def measure(cubin: Path | None = None) -> dict[str, Any]:
                 if soft:
                     row["protocol"] = protocol_clock(b, name, groups, bc + d, row)
                     ctx.log(f"{label}: {row['protocol']['clock_hz'] / 1e6:.0f} MHz in bursts")
+        # The same step with its K/V tiles streamed in by a producer warpgroup
+        name, n = fill_name(bc, d, groups), fill_smem_n(bc, d)
+        label = f"wg_step_fill Bc{bc} d{d} x{groups}"
+        row = b.timed(name, "bf16", groups + 1, 1, 0, 1, n, step_flops(bc, d, groups), label)
+        if row is not None:
+            row |= {"block_n": bc, "head_dim": d, "softmax": True, "kind": "fill",
+                    "warpgroups": groups}  # fmt: skip
+            row["protocol"] = protocol_clock(b, name, groups + 1, n, row)
+            ctx.log(
+                f"{label}: {row['cycles_per_iter']:.0f} cycles per step, "
+                f"{row['protocol']['clock_hz'] / 1e6:.0f} MHz in bursts"
+            )
     return {
         "kind": "gpusim.wgmma_step",
         "gpu": ctx.gpu_name,
@@ -117,43 +137,25 @@ def measure(cubin: Path | None = None) -> dict[str, Any]:
         "ptxas_report": log,
         "kernels": b.kernels,
         "rows": [r for r in b.rows if r.get("kind") == "step"],
-        "skipped": [r for r in b.rows if r.get("kind") != "step"],
+        "fill_rows": [r for r in b.rows if r.get("kind") == "fill"],
+        "skipped": [r for r in b.rows if r.get("kind") not in ("step", "fill")],
     }
 
 
-#: the profile field the record writes, placed after this one
-FIELD, AFTER = "wgmma_step_cycles_by_n", "wgmma_rate_by_n"
-
-
 def step_table(doc: dict[str, Any]) -> dict[str, list[list[float]]]:
-    """``{"{d}/{warpgroups}": [[Bc, SM cycles of the step with the softmax], ...]}``."""
+    """``{"{d}/{warpgroups}": [[Bc, SM cycles of the step with the softmax, protocol clock
+    in Hz], ...]}``."""
     if doc.get("kind") != "gpusim.wgmma_step":
         raise ValueError("not a wgmma_step record")
     out: dict[str, list[list[float]]] = {}
     for r in doc["rows"]:
         if r["softmax"]:
             key = f"{r['head_dim']}/{r['warpgroups']}"
-            out.setdefault(key, []).append([r["block_n"], round(r["cycles_per_iter"], 1)])
+            clock = r.get("protocol", {}).get("clock_hz")
+            out.setdefault(key, []).append([r["block_n"], r["cycles_per_iter"], clock])
     if not out:
         raise ValueError("the record has no step with the softmax")
     return {k: sorted(v) for k, v in sorted(out.items())}
-
-
-def apply(profile_text: str, doc: dict[str, Any], record_path: str) -> str:
-    """``profile_text`` with ``wgmma_step_cycles_by_n`` from a recorded run."""
-    from gpusim.calibrate.profile_patch import set_after
-
-    clocks = [r["sm_clock_hz"] / 1e6 for r in doc["rows"]]
-    entry = {
-        "value": step_table(doc),
-        "source": f"measured, python -m gpusim.calibrate.wgmma_step ({record_path})",
-        "note": "SM cycles per step of one CTA per SM on every SM (clock64), bf16: each "
-        "consumer warpgroup issues S = Q K^T (m64 n=Bc, A and B from shared memory) and "
-        "O += P V (m64 n=d, A from registers), waits for S, runs a softmax pass over it and "
-        "packs it, waits for P V and rescales O; keys {d}/{consumer warpgroups}; at "
-        f"{min(clocks):.0f}-{max(clocks):.0f} MHz",
-    }
-    return set_after(profile_text, AFTER, {FIELD: entry}, f"# wgmma steps: {record_path}")
 
 
 def table(doc: dict[str, Any]) -> str:
@@ -161,10 +163,12 @@ def table(doc: dict[str, Any]) -> str:
     if doc.get("kind") != "gpusim.wgmma_step":
         raise ValueError("not a wgmma_step record")
     by = {(r["block_n"], r["head_dim"], r["warpgroups"], r["softmax"]): r for r in doc["rows"]}
+    fills = {(r["block_n"], r["head_dim"], r["warpgroups"]): r for r in doc.get("fill_rows", [])}
     lines = [
         "| Bc | d | warpgroups | products cycles | FLOP/clk/SM | with softmax cycles "
-        "| FLOP/clk/SM | softmax adds |",
-        "|---|---|---|---|---|---|---|---|",
+        "| FLOP/clk/SM | softmax adds | clock in bursts MHz | tiles streamed in cycles "
+        "| clock in bursts MHz |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for bc, d, g in SHAPES:
         p, s = by.get((bc, d, g, False)), by.get((bc, d, g, True))
@@ -173,9 +177,16 @@ def table(doc: dict[str, Any]) -> str:
         lines.append(
             f"| {bc} | {d} | {g} | {p['cycles_per_iter']:.0f} | {p['flops_per_clk_per_sm']:.0f} "
             f"| {s['cycles_per_iter']:.0f} | {s['flops_per_clk_per_sm']:.0f} "
-            f"| {s['cycles_per_iter'] / p['cycles_per_iter'] - 1:+.0%} |"
+            f"| {s['cycles_per_iter'] / p['cycles_per_iter'] - 1:+.0%} "
+            f"| {s['protocol']['clock_hz'] / 1e6:.0f} | {_fill_cells(fills.get((bc, d, g)))} |"
         )
     return "\n".join(lines)
+
+
+def _fill_cells(r: dict[str, Any] | None) -> str:
+    if r is None:
+        return "- | -"
+    return f"{r['cycles_per_iter']:.0f} | {r['protocol']['clock_hz'] / 1e6:.0f}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -183,19 +194,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path)
     ap.add_argument("--table", type=Path)
     ap.add_argument("--cubin", type=Path)
-    ap.add_argument("--record", type=Path, help="a recorded run, to write into --profile")
-    ap.add_argument("--profile", type=Path)
     a = ap.parse_args(argv)
-    if a.record is not None:
-        if a.profile is None:
-            ap.error("--record needs --profile")
-        from gpusim import atomic
-
-        doc = json.loads(a.record.read_text())
-        atomic.write_text(a.profile, apply(a.profile.read_text(), doc, str(a.record)))
-        return 0
     if a.table is None and a.out is None:
-        ap.error("--out, --table or --record is required")
+        ap.error("--out or --table is required")
     return table_or_measure(a.table, a.out, lambda: measure(a.cubin), table, "wgmma_step")
 
 

@@ -68,8 +68,7 @@ class PreparedKernel:
     smem_bytes_per_cta: int
     timing_classes: int
     #: what timed the SM's steps: "sass-replay" (the core model replayed the kernel's compiled
-    #: loop), "measured-step" (a wgmma step the profile measured whole) or "pipe" (the pipe
-    #: model and the profile's step efficiencies)
+    #: loop) or "pipe" (the pipe model and the profile's step efficiencies)
     timing_model: str = "pipe"
     #: why a profile with core cycles could not replay this kernel (None: it did, or the
     #: profile has none); the output says so rather than passing one model off as the other
@@ -186,7 +185,7 @@ def prepare(
     # The SM clock follows the load: tensor-core kernels run at the clock under HMMA load.
     products = any(s.mma_flops for p in programs for s in p.steps)
     rates = rates.for_kernel(products)
-    timing_model, timing_note, timing_source = "pipe", rates.timing_note, None
+    timing_model, timing_note, timing_source = "pipe", None, None
     if binary is not None and not products:
         raise GpusimError(f"{kernel.name} does no tensor-core products: no loop to replay")
     if binary is not None:
@@ -200,8 +199,6 @@ def prepare(
         rates = replace(rates, sched_scale=1.0 / core, barrier_ticks=0)
         timing_model = "sass-replay"
         timing_source = f"{binary.source}: {binary.label()} ({per_pass} step(s) per loop pass)"
-    elif products and rates.measured_step:
-        timing_model = "measured-step"
     elif products:
         # Too few warps per scheduler expose the load, product and softmax latencies; the
         # efficiency was measured on such loops, so only kernels that do products get it.

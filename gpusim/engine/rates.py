@@ -124,11 +124,6 @@ class Rates:
     #: ``o_store`` = ``fragments``: the profile's measured rate; 0: staged stores, whose
     #: issue the model does not charge)
     store_cycles_per_byte: float = 0.0
-    #: what the output should say about how these rates time the kernel (None: nothing)
-    timing_note: str | None = None
-    #: the products' rate is a measured whole step's (wgmma_step_cycles_by_n): its warps'
-    #: latencies are in it, so no step efficiency is applied on top
-    measured_step: bool = False
 
     def at_clock(self, clock_hz: float) -> Rates:
         """These rates with the SM at ``clock_hz``: per-clock rates and barriers rescaled."""

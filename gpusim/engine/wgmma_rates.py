@@ -44,28 +44,6 @@ def wgmma_step_rate(profile: HardwareProfile, dtype: str, block_n: int, head_dim
     return 2.0 / (1.0 / qk + 1.0 / pv)
 
 
-def measured_step(profile: HardwareProfile, head_dim: int, groups: int, block_n: int):
-    """SM cycles of one CTA-step of ``groups`` consumer warpgroups (64 rows each) at Bc =
-    ``block_n``, d = ``head_dim``, from the profile's measured steps (``wgmma_step_cycles_by_n``:
-    products issued together with the softmax between them), linear between the measured Bc;
-    None where the profile has no such step (another d, warpgroup count, or Bc outside)."""
-    table = profile.wgmma_step_cycles_by_n
-    rows = table.value.get(f"{head_dim}/{groups}") if table is not None else None
-    if not rows or not rows[0][0] <= block_n <= rows[-1][0]:
-        return None
-    if block_n == rows[0][0]:
-        return rows[0][1]
-    for (n0, c0), (n1, c1) in pairwise(rows):
-        if n0 < block_n <= n1:
-            return c0 + (c1 - c0) * (block_n - n0) / (n1 - n0)
-    return None
-
-
-def step_flops(head_dim: int, groups: int, block_n: int) -> float:
-    """FLOP of one CTA-step of ``groups`` warpgroups: each one's two m64 products of Bc x d."""
-    return groups * 4.0 * 64 * block_n * head_dim
-
-
 def wgmma_overlap(profile: HardwareProfile, consumer_warpgroups: int) -> float:
     """The measured share of the softmax (or the products) hidden behind the other: one
     consumer warpgroup overlaps within itself, two also across (ping-pong); 0 where the
@@ -97,23 +75,7 @@ def wgmma_kernel_rates(
     burst = profile.sm_clock_wgmma_burst_hz
     clk = burst.value if burst is not None else profile.sm_clock_wgmma_load_hz.value
     per_clk = {k: v / base.clock_hz for k, v in base.pipe_per_s.items()}
-    groups, n = cls.consumer_warpgroups, schedule.block_n
-    cycles = measured_step(profile, head_dim, groups, n)
-    note = None
-    if cycles is not None:
-        # The measured step holds the products and the softmax between them: its rate is
-        # the products', and the softmax the model counts runs behind them.
-        per_clk["tensor"] = step_flops(head_dim, groups, n) / cycles
-        overlap = 1.0
-    else:
-        per_clk["tensor"] = wgmma_step_rate(profile, dtype, n, head_dim)
-        overlap = wgmma_overlap(profile, groups)
-        if profile.wgmma_step_cycles_by_n is not None:
-            note = (
-                f"{profile.name} has no measured wgmma step for d {head_dim}, {groups} consumer "
-                f"warpgroups, Bc {n} (wgmma_step_cycles_by_n): products at the per-N rates, "
-                f"the softmax behind them by the measured overlap share"
-            )
+    per_clk["tensor"] = wgmma_step_rate(profile, dtype, schedule.block_n, head_dim)
     per_s = {k: v * clk for k, v in per_clk.items()}
     return replace(
         base,
@@ -122,7 +84,5 @@ def wgmma_kernel_rates(
         pipe_per_tick={k: per_tick(v) for k, v in per_s.items()},
         barrier_ticks=ticks(base.barrier_cycles / clk),
         tensor_clock_hz=clk,
-        phase_overlap=overlap,
-        timing_note=note,
-        measured_step=cycles is not None,
+        phase_overlap=wgmma_overlap(profile, cls.consumer_warpgroups),
     )

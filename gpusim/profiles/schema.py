@@ -260,10 +260,6 @@ class HardwareProfile(BaseModel):
     #: wgmma m64nNk16 FLOP per clock per SM by N, keys ``{dtype}/{smem|reg}`` (where A comes
     #: from), where measured: the engine times a wgmma kernel's products at these
     wgmma_rate_by_n: SourcedRateTable | None = None
-    #: SM cycles of one attention step of a CTA (every consumer warpgroup's S = Q K^T and
-    #: O += P V issued together, the softmax between them) by Bc, keys ``{d}/{warpgroups}``,
-    #: where measured: the engine times a wgmma kernel of a measured shape at these
-    wgmma_step_cycles_by_n: SourcedRateTable | None = None
     #: share of the shorter of (products, softmax) hidden when one warpgroup does both
     #: (issue products, softmax, wait), another warpgroup does the softmax, or two warpgroups
     #: each do both, where measured: (T_products + T_softmax - T_both) / min of the two

@@ -261,6 +261,138 @@ __global__ void __launch_bounds__(GMAX * 128) wg_step(const unsigned* __restrict
     out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
 }
 
+// mbarrier and bulk-copy helpers of wg_step_fill (PTX ISA: mbarrier, cp.async.bulk).
+__device__ __forceinline__ void gs_bar_init(unsigned bar, unsigned count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void gs_bar_expect(unsigned bar, unsigned bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
+                 : "memory");
+}
+__device__ __forceinline__ void gs_bar_arrive(unsigned bar) {
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+}
+__device__ __forceinline__ void gs_bar_wait(unsigned bar, unsigned parity) {
+    asm volatile(
+        "{\n .reg .pred p;\n GS_WAIT:\n"
+        " mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
+        " @!p bra GS_WAIT;\n}\n" ::"r"(bar),
+        "r"(parity)
+        : "memory");
+}
+__device__ __forceinline__ void gs_bulk(unsigned dst, const void* src, unsigned bytes, unsigned bar) {
+    for (unsigned off = 0; off < bytes; off += 32768u) {
+        const unsigned n = bytes - off < 32768u ? bytes - off : 32768u;
+        asm volatile(
+            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+                dst + off),
+            "l"((const char*)src + off), "r"(n), "r"(bar)
+            : "memory");
+    }
+}
+
+// wg_step with its tiles streamed in: warpgroup 0 is a producer (one thread) that brings each
+// step's K and V tiles (Bc x d 16-bit values each, from an L2-resident buffer) into a
+// two-stage shared-memory ring by bulk copies completing on a "full" mbarrier, and waits for
+// the consumers' "empty" arrival before refilling a stage; the consumer warpgroups run
+// wg_step's loop with the B operands of both products in the stage just filled (registers
+// given from the producer to the consumers by setmaxnreg, as warp-specialized kernels do).
+template <int NQ, int NP, int DT, int SOFT, int G>
+__global__ void __launch_bounds__((G + 1) * 128, 1) wg_step_fill(const unsigned* __restrict__ init,
+                                                       int init_words, int iters, int roles,
+                                                       int swz, float* __restrict__ out,
+                                                       unsigned long long* __restrict__ stamps) {
+    constexpr unsigned TILE = NQ * NP * 2;  // one K or V tile: Bc x d 16-bit values
+    extern __shared__ unsigned char gs_smem[];
+    const unsigned raw = (unsigned)__cvta_generic_to_shared(gs_smem);
+    const unsigned base = (raw + 1023u) & ~1023u;
+    const unsigned bars = base, full0 = bars, empty0 = bars + 16;  // full[2], empty[2]
+    const unsigned abase0 = base + 1024, ring = abase0 + G * GS_A_BYTES;
+    const int tid = threadIdx.x, wg = __shfl_sync(0xffffffffu, tid / 128, 0);
+    {   // A operands of the consumers, random non-zero values
+        unsigned* p = (unsigned*)(gs_smem + (abase0 - raw));
+        for (int i = tid; i < G * GS_A_BYTES / 4; i += blockDim.x) p[i] = init[(i + 977 * blockIdx.x) % init_words];
+    }
+    if (tid == 0) {
+        for (int s = 0; s < 2; ++s) {
+            gs_bar_init(full0 + 8 * s, 1);
+            gs_bar_init(empty0 + 8 * s, G * 128);
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    __syncthreads();
+    GsStamp st = gs_stamp_begin();
+    if (wg == 0) {
+        if constexpr (G > 1) asm volatile("setmaxnreg.dec.sync.aligned.u32 24;");
+        if (tid == 0) {
+            const unsigned words = (unsigned)init_words * 4u - 2u * TILE;
+            for (int it = 0; it < iters; ++it) {
+                const int s = it & 1;
+                gs_bar_wait(empty0 + 8 * s, ((it >> 1) & 1) ^ 1);
+                gs_bar_expect(full0 + 8 * s, 2 * TILE);
+                const unsigned off = ((unsigned)it * 4096u) % words & ~15u;
+                gs_bulk(ring + s * 2 * TILE, (const char*)init + off, TILE, full0 + 8 * s);
+                gs_bulk(ring + s * 2 * TILE + TILE, (const char*)init + off + TILE, TILE, full0 + 8 * s);
+            }
+        }
+    } else {
+        if constexpr (G == 2) asm volatile("setmaxnreg.inc.sync.aligned.u32 240;");
+        if constexpr (G == 3) asm volatile("setmaxnreg.inc.sync.aligned.u32 160;");
+        const unsigned abase = abase0 + (wg - 1) * GS_A_BYTES;
+        unsigned a[4];
+#pragma unroll
+        for (int i = 0; i < 4; ++i) a[i] = init[(tid * 4 + i + 131 * blockIdx.x) % init_words];
+        float s_[NQ / 2], o[NP / 2];
+#pragma unroll
+        for (int i = 0; i < NQ / 2; ++i) s_[i] = 0.f;
+#pragma unroll
+        for (int i = 0; i < NP / 2; ++i) o[i] = 0.f;
+        float l0 = 0.f, l1 = 0.f;
+        unsigned pk = 0u;
+        for (int it = 0; it < iters; ++it) {
+            const int s = it & 1;
+            const unsigned bq = ring + s * 2 * TILE, bp = bq + TILE;
+            gs_bar_wait(full0 + 8 * s, (it >> 1) & 1);
+            gs_fence();
+#pragma unroll
+            for (int u = 0; u < NP / 16; ++u)
+                GsWgmma<NQ, DT, 0>::mma(s_, gs_tile_desc(abase, 64, u & 3, swz), gs_tile_desc(bq, NQ, u & 3, swz), a);
+            gs_commit();
+#pragma unroll
+            for (int u = 0; u < NQ / 16; ++u)
+                GsWgmma<NP, DT, 1>::mma(o, gs_tile_desc(abase, 64, u & 3, swz), gs_tile_desc(bp, NP, u & 3, swz), a);
+            gs_commit();
+            gs_wait<1>();
+            if (SOFT) {
+                gs_softmax<NQ / 2>(s_, l0, l1);
+#pragma unroll
+                for (int i = 0; i < NQ / 2; i += 2) {
+                    unsigned w;
+                    asm volatile("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(w) : "f"(s_[i + 1]), "f"(s_[i]));
+                    pk ^= w;
+                }
+            }
+            gs_wait<0>();
+            gs_bar_arrive(empty0 + 8 * s);
+            if (SOFT) {
+                const float alpha = 1.0f / (1.0f + l0 * 1e-30f);
+#pragma unroll
+                for (int i = 0; i < NP / 2; ++i) o[i] *= alpha;
+            }
+        }
+        float acc = l0 + l1 + __uint_as_float(pk & 0x3f7fffffu);
+#pragma unroll
+        for (int i = 0; i < NQ / 2; ++i) acc += s_[i];
+#pragma unroll
+        for (int i = 0; i < NP / 2; ++i) acc += o[i];
+        out[blockIdx.x * blockDim.x + tid] = acc;
+    }
+    __syncthreads();
+    gs_stamp_end(st, stamps);
+    if (tid < 128) out[blockIdx.x * blockDim.x + tid] = 0.f;
+}
+
 #define GS_ARGS const unsigned*, int, int, int, int, float*, unsigned long long*
 #define GS_TPUT(N, DT, AR, CH, SO) template __global__ void wg_tput<N, DT, AR, CH, SO>(GS_ARGS);
 #define GS_LAT(N, DT, AR) template __global__ void wg_lat<N, DT, AR>(GS_ARGS);
@@ -282,3 +414,7 @@ GS_TPUT(64, 1, 0, 1, 1) GS_TPUT(128, 1, 0, 1, 1) GS_TPUT(64, 1, 1, 1, 1) GS_TPUT
 GS_STEP(96, 64, 3) GS_STEP(128, 64, 2) GS_STEP(192, 64, 2)
 GS_STEP(64, 128, 2) GS_STEP(96, 128, 2) GS_STEP(128, 128, 2) GS_STEP(192, 128, 2)
 GS_STEP(64, 256, 1) GS_STEP(64, 256, 2) GS_STEP(96, 256, 2)
+#define GS_FILL(NQ, NP, G) template __global__ void wg_step_fill<NQ, NP, 1, 1, G>(GS_ARGS);
+GS_FILL(96, 64, 3) GS_FILL(128, 64, 2) GS_FILL(192, 64, 2)
+GS_FILL(64, 128, 2) GS_FILL(96, 128, 2) GS_FILL(128, 128, 2) GS_FILL(192, 128, 2)
+GS_FILL(64, 256, 1) GS_FILL(64, 256, 2) GS_FILL(96, 256, 2)
