@@ -22,6 +22,7 @@ import json
 import math
 import statistics
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -68,8 +69,11 @@ def variant_profile(s: HeldoutSet, variant: str) -> Any:
     return hw.model_copy(update=dict.fromkeys(s.variants[variant])) if s.variants[variant] else hw
 
 
-def predict(s: HeldoutSet = SET1, variant: str = "model") -> dict[str, Any]:
-    """The model's runtime for every judged configuration of the set's manifest."""
+def predict(
+    s: HeldoutSet = SET1, variant: str = "model", only: Callable[[str], bool] | None = None
+) -> dict[str, Any]:
+    """The model's runtime for every judged configuration of the set's manifest (those whose
+    ``workload:instance`` key ``only`` accepts, where given)."""
     from gpusim.api import simulate
 
     hw = variant_profile(s, variant)
@@ -78,7 +82,7 @@ def predict(s: HeldoutSet = SET1, variant: str = "model") -> dict[str, Any]:
     for w in s.workloads:
         wl = make_workload(w)
         for inst in instances_for(w[0], w[1]):
-            if inst.pingpong:
+            if inst.pingpong or (only is not None and not only(f"{workload_id(w)}:{inst.key}")):
                 continue
             r = simulate("flash2", wl, _schedule(inst, **s.variant_schedules.get(variant, {})), hw)
             out[f"{workload_id(w)}:{inst.key}"] = {

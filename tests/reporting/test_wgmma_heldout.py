@@ -10,7 +10,14 @@ from gpusim.data.layout import REPO_ROOT
 from gpusim.kernels.paper_bench import SEQ_LENS, paper_workload
 from gpusim.profiles.loader import load_profile
 from gpusim.reporting import wgmma_heldout as H
-from gpusim.reporting.wgmma_sets import PROFILE, SETS, make_workload, manifest, workload_id
+from gpusim.reporting.wgmma_sets import (
+    FIXED_RULE,
+    PROFILE,
+    SETS,
+    make_workload,
+    manifest,
+    workload_id,
+)
 
 SET1, SET2, SET3 = SETS["heldout"], SETS["heldout2"], SETS["heldout3"]
 
@@ -115,12 +122,31 @@ def test_the_model_recomputed_on_held_out_set_2_and_its_rule():
 def test_the_model_recomputed_on_held_out_set_3_and_its_rule():
     """Set 3 as set 2, for its own rule: keep the fragment stores' cost (the profile's
     fragment_store_bytes_per_clk_per_sm, the wgmma class's o_store = fragments) if the
-    stores variant's MAPE is lower than the no_stores variant's. Both recomputed."""
-    stores = _score(SET3, "stores")
-    _assert_within_bounds(SET3, stores)
-    without = _score(SET3, "no_stores")["errors"]["model_s"]["mape"]
+    stores variant's MAPE is lower than the no_stores variant's. The shipped variant is
+    recomputed on every run; the other one, to keep the suite's time, on every run of the
+    non-causal workloads (a few ms each) and on the fixed rule's instance of each causal one
+    (a causal grid's CTAs run one by one, about a second each), and the rule is applied to
+    both variants on those runs."""
+    full = H.predict(SET3, "stores")
+    _assert_within_bounds(SET3, H.compare(_measured(SET3), full, SET3))
+    causal = {workload_id(w) for w in SET3.workloads if w[2]}
+    rule = {d: f"m{m}_n{n}_s{st}_c{c}" for d, (m, n, st, c) in FIXED_RULE.items()}
+
+    def sampled(key: str) -> bool:
+        workload, inst = key.split(":")
+        return workload not in causal or inst.endswith(rule[int(inst.split("_")[2][1:])])
+
+    without = H.predict(SET3, "no_stores", only=sampled)
+    shipped = {"predictions": {k: v for k, v in full["predictions"].items() if sampled(k)}}
+    measured = {f"{r['workload']}:{r['instance']}": r["median_s"] for r in _measured(SET3)["rows"]}
+
+    def mape(doc):
+        p = doc["predictions"]
+        return sum(abs(p[k]["runtime_s"] / measured[k] - 1) for k in p) / len(p)
+
+    assert len(without["predictions"]) >= 20
     kept = load_profile(PROFILE).fragment_store_bytes_per_clk_per_sm is not None
-    assert kept == (stores["errors"]["model_s"]["mape"] < without), (stores["errors"], without)
+    assert kept == (mape(shipped) < mape(without)), (mape(shipped), mape(without))
     from gpusim.kernel_class import resolve_class
     from gpusim.schedule import Schedule
 
