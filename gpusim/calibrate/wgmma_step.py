@@ -42,6 +42,10 @@ def fill_name(bc: int, d: int, groups: int) -> str:
     return f"_Z12wg_step_fillILi{bc}ELi{d}ELi1ELi1ELi{groups}EEvPKjiiiiPfPy"
 
 
+def lag_name(bc: int, d: int, groups: int) -> str:
+    return f"_Z11wg_step_lagILi{bc}ELi{d}ELi1ELi{groups}EEvPKjiiiiPfPy"
+
+
 def fill_smem_n(bc: int, d: int) -> int:
     """The ``n`` whose ``wgmma._smem(n, groups + 1)`` holds wg_step_fill's shared memory: the
     barriers and alignment (2 KiB), the consumers' A operands and a two-stage K/V ring."""
@@ -117,12 +121,15 @@ def measure(cubin: Path | None = None) -> dict[str, Any]:
                 if soft:
                     row["protocol"] = protocol_clock(b, name, groups, bc + d, row)
                     ctx.log(f"{label}: {row['protocol']['clock_hz'] / 1e6:.0f} MHz in bursts")
-        # The same step with its K/V tiles streamed in by a producer warpgroup
-        name, n = fill_name(bc, d, groups), fill_smem_n(bc, d)
-        label = f"wg_step_fill Bc{bc} d{d} x{groups}"
-        row = b.timed(name, "bf16", groups + 1, 1, 0, 1, n, step_flops(bc, d, groups), label)
-        if row is not None:
-            row |= {"block_n": bc, "head_dim": d, "softmax": True, "kind": "fill",
+        # The same step with its K/V tiles streamed in by a producer warpgroup: one barrier
+        # pair per stage ("fill"), or one per tile with S issued beside the last P V ("lag")
+        n = fill_smem_n(bc, d)
+        for kind, name in (("fill", fill_name(bc, d, groups)), ("lag", lag_name(bc, d, groups))):
+            label = f"wg_step_{kind} Bc{bc} d{d} x{groups}"
+            row = b.timed(name, "bf16", groups + 1, 1, 0, 1, n, step_flops(bc, d, groups), label)
+            if row is None:
+                continue
+            row |= {"block_n": bc, "head_dim": d, "softmax": True, "kind": kind,
                     "warpgroups": groups}  # fmt: skip
             row["protocol"] = protocol_clock(b, name, groups + 1, n, row)
             ctx.log(
@@ -138,7 +145,8 @@ def measure(cubin: Path | None = None) -> dict[str, Any]:
         "kernels": b.kernels,
         "rows": [r for r in b.rows if r.get("kind") == "step"],
         "fill_rows": [r for r in b.rows if r.get("kind") == "fill"],
-        "skipped": [r for r in b.rows if r.get("kind") not in ("step", "fill")],
+        "lag_rows": [r for r in b.rows if r.get("kind") == "lag"],
+        "skipped": [r for r in b.rows if r.get("kind") not in ("step", "fill", "lag")],
     }
 
 
@@ -164,11 +172,13 @@ def table(doc: dict[str, Any]) -> str:
         raise ValueError("not a wgmma_step record")
     by = {(r["block_n"], r["head_dim"], r["warpgroups"], r["softmax"]): r for r in doc["rows"]}
     fills = {(r["block_n"], r["head_dim"], r["warpgroups"]): r for r in doc.get("fill_rows", [])}
+    lags = {(r["block_n"], r["head_dim"], r["warpgroups"]): r for r in doc.get("lag_rows", [])}
     lines = [
         "| Bc | d | warpgroups | products cycles | FLOP/clk/SM | with softmax cycles "
         "| FLOP/clk/SM | softmax adds | clock in bursts MHz | tiles streamed in cycles "
+        "| clock in bursts MHz | per-tile barriers, S beside the last P V: cycles "
         "| clock in bursts MHz |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for bc, d, g in SHAPES:
         p, s = by.get((bc, d, g, False)), by.get((bc, d, g, True))
@@ -178,7 +188,8 @@ def table(doc: dict[str, Any]) -> str:
             f"| {bc} | {d} | {g} | {p['cycles_per_iter']:.0f} | {p['flops_per_clk_per_sm']:.0f} "
             f"| {s['cycles_per_iter']:.0f} | {s['flops_per_clk_per_sm']:.0f} "
             f"| {s['cycles_per_iter'] / p['cycles_per_iter'] - 1:+.0%} "
-            f"| {s['protocol']['clock_hz'] / 1e6:.0f} | {_fill_cells(fills.get((bc, d, g)))} |"
+            f"| {s['protocol']['clock_hz'] / 1e6:.0f} | {_fill_cells(fills.get((bc, d, g)))} "
+            f"| {_fill_cells(lags.get((bc, d, g)))} |"
         )
     return "\n".join(lines)
 

@@ -393,6 +393,114 @@ __global__ void __launch_bounds__((G + 1) * 128, 1) wg_step_fill(const unsigned*
     if (tid < 128) out[blockIdx.x * blockDim.x + tid] = 0.f;
 }
 
+// wg_step_fill with the tile stream's other common shape: a barrier pair per tile (K full and
+// empty, V full and empty) and each step's S = Q K_j^T issued together with the previous
+// tile's O += P V_{j-1}; K_j's stage is released once S is done, V_{j-1}'s once P V is.
+template <int NQ, int NP, int DT, int G>
+__global__ void __launch_bounds__((G + 1) * 128, 1) wg_step_lag(const unsigned* __restrict__ init,
+                                                      int init_words, int iters, int roles,
+                                                      int swz, float* __restrict__ out,
+                                                      unsigned long long* __restrict__ stamps) {
+    constexpr unsigned TILE = NQ * NP * 2;
+    extern __shared__ unsigned char gs_smem[];
+    const unsigned raw = (unsigned)__cvta_generic_to_shared(gs_smem);
+    const unsigned base = (raw + 1023u) & ~1023u;
+    // kfull[2], vfull[2], kempty[2], vempty[2]
+    const unsigned kfull = base, vfull = base + 16, kempty = base + 32, vempty = base + 48;
+    const unsigned abase0 = base + 1024, ring = abase0 + G * GS_A_BYTES;
+    const int tid = threadIdx.x, wg = __shfl_sync(0xffffffffu, tid / 128, 0);
+    {
+        unsigned* p = (unsigned*)(gs_smem + (abase0 - raw));
+        for (int i = tid; i < G * GS_A_BYTES / 4; i += blockDim.x) p[i] = init[(i + 977 * blockIdx.x) % init_words];
+    }
+    if (tid == 0) {
+        for (int s = 0; s < 2; ++s) {
+            gs_bar_init(kfull + 8 * s, 1);
+            gs_bar_init(vfull + 8 * s, 1);
+            gs_bar_init(kempty + 8 * s, G * 128);
+            gs_bar_init(vempty + 8 * s, G * 128);
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    __syncthreads();
+    GsStamp st = gs_stamp_begin();
+    if (wg == 0) {
+        if constexpr (G > 1) asm volatile("setmaxnreg.dec.sync.aligned.u32 24;");
+        if (tid == 0) {
+            const unsigned words = (unsigned)init_words * 4u - 2u * TILE;
+            for (int it = 0; it < iters; ++it) {
+                const int s = it & 1;
+                const unsigned parity = ((it >> 1) & 1) ^ 1;
+                const unsigned off = ((unsigned)it * 4096u) % words & ~15u;
+                gs_bar_wait(kempty + 8 * s, parity);
+                gs_bar_expect(kfull + 8 * s, TILE);
+                gs_bulk(ring + s * 2 * TILE, (const char*)init + off, TILE, kfull + 8 * s);
+                gs_bar_wait(vempty + 8 * s, parity);
+                gs_bar_expect(vfull + 8 * s, TILE);
+                gs_bulk(ring + s * 2 * TILE + TILE, (const char*)init + off + TILE, TILE, vfull + 8 * s);
+            }
+        }
+    } else {
+        if constexpr (G == 2) asm volatile("setmaxnreg.inc.sync.aligned.u32 240;");
+        if constexpr (G == 3) asm volatile("setmaxnreg.inc.sync.aligned.u32 160;");
+        const unsigned abase = abase0 + (wg - 1) * GS_A_BYTES;
+        unsigned a[4];
+#pragma unroll
+        for (int i = 0; i < 4; ++i) a[i] = init[(tid * 4 + i + 131 * blockIdx.x) % init_words];
+        float s_[NQ / 2], o[NP / 2];
+#pragma unroll
+        for (int i = 0; i < NQ / 2; ++i) s_[i] = 0.f;
+#pragma unroll
+        for (int i = 0; i < NP / 2; ++i) o[i] = 0.f;
+        float l0 = 0.f, l1 = 0.f;
+        unsigned pk = 0u;
+        for (int it = 0; it < iters; ++it) {
+            const int s = it & 1, ps = (it - 1) & 1;
+            gs_bar_wait(kfull + 8 * s, (it >> 1) & 1);
+            gs_fence();
+#pragma unroll
+            for (int u = 0; u < NP / 16; ++u)
+                GsWgmma<NQ, DT, 0>::mma(s_, gs_tile_desc(abase, 64, u & 3, swz),
+                                        gs_tile_desc(ring + s * 2 * TILE, NQ, u & 3, swz), a);
+            gs_commit();
+            if (it > 0) {
+                gs_bar_wait(vfull + 8 * ps, ((it - 1) >> 1) & 1);
+#pragma unroll
+                for (int u = 0; u < NQ / 16; ++u)
+                    GsWgmma<NP, DT, 1>::mma(o, gs_tile_desc(abase, 64, u & 3, swz),
+                                            gs_tile_desc(ring + ps * 2 * TILE + TILE, NP, u & 3, swz), a);
+                gs_commit();
+                gs_wait<1>();
+            } else {
+                gs_wait<0>();
+            }
+            gs_bar_arrive(kempty + 8 * s);
+            gs_softmax<NQ / 2>(s_, l0, l1);
+#pragma unroll
+            for (int i = 0; i < NQ / 2; i += 2) {
+                unsigned w;
+                asm volatile("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(w) : "f"(s_[i + 1]), "f"(s_[i]));
+                pk ^= w;
+            }
+            gs_wait<0>();
+            if (it > 0) gs_bar_arrive(vempty + 8 * ps);
+            const float alpha = 1.0f / (1.0f + l0 * 1e-30f);
+#pragma unroll
+            for (int i = 0; i < NP / 2; ++i) o[i] *= alpha;
+        }
+        float acc = l0 + l1 + __uint_as_float(pk & 0x3f7fffffu);
+#pragma unroll
+        for (int i = 0; i < NQ / 2; ++i) acc += s_[i];
+#pragma unroll
+        for (int i = 0; i < NP / 2; ++i) acc += o[i];
+        out[blockIdx.x * blockDim.x + tid] = acc;
+    }
+    __syncthreads();
+    gs_stamp_end(st, stamps);
+    if (tid < 128) out[blockIdx.x * blockDim.x + tid] = 0.f;
+}
+
 #define GS_ARGS const unsigned*, int, int, int, int, float*, unsigned long long*
 #define GS_TPUT(N, DT, AR, CH, SO) template __global__ void wg_tput<N, DT, AR, CH, SO>(GS_ARGS);
 #define GS_LAT(N, DT, AR) template __global__ void wg_lat<N, DT, AR>(GS_ARGS);
@@ -418,3 +526,7 @@ GS_STEP(64, 256, 1) GS_STEP(64, 256, 2) GS_STEP(96, 256, 2)
 GS_FILL(96, 64, 3) GS_FILL(128, 64, 2) GS_FILL(192, 64, 2)
 GS_FILL(64, 128, 2) GS_FILL(96, 128, 2) GS_FILL(128, 128, 2) GS_FILL(192, 128, 2)
 GS_FILL(64, 256, 1) GS_FILL(64, 256, 2) GS_FILL(96, 256, 2)
+#define GS_LAG(NQ, NP, G) template __global__ void wg_step_lag<NQ, NP, 1, G>(GS_ARGS);
+GS_LAG(96, 64, 3) GS_LAG(128, 64, 2) GS_LAG(192, 64, 2)
+GS_LAG(64, 128, 2) GS_LAG(96, 128, 2) GS_LAG(128, 128, 2) GS_LAG(192, 128, 2)
+GS_LAG(64, 256, 1) GS_LAG(64, 256, 2) GS_LAG(96, 256, 2)
