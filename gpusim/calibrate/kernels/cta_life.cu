@@ -19,6 +19,8 @@
 // stamps[8 * blockIdx.x]: CTA start (thread 0), Q arrived, loop done, stores issued (first
 // consumer thread, after a barrier of all consumers), %smid, and the stores' SM cycles
 // (clock64 around them, same thread).
+#include "mbarrier.cuh"
+
 typedef unsigned int u32;
 typedef unsigned long long u64;
 
@@ -31,35 +33,6 @@ __device__ __forceinline__ u32 cl_smid() {
     u32 s;
     asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
     return s;
-}
-__device__ __forceinline__ void cl_bar_init(u32 bar, u32 count) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
-}
-__device__ __forceinline__ void cl_expect_tx(u32 bar, u32 bytes) {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
-                 : "memory");
-}
-__device__ __forceinline__ void cl_arrive(u32 bar) {
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
-}
-__device__ __forceinline__ void cl_wait(u32 bar, u32 parity) {
-    asm volatile(
-        "{\n .reg .pred p;\n CL_WAIT:\n"
-        " mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
-        " @!p bra CL_WAIT;\n}\n" ::"r"(bar),
-        "r"(parity)
-        : "memory");
-}
-// Bulk copy of `bytes` (a multiple of 16, at most 32 KiB a piece) into shared memory.
-__device__ __forceinline__ void cl_bulk(u32 dst, const void* src, u32 bytes, u32 bar) {
-    for (u32 off = 0; off < bytes; off += 32768u) {
-        const u32 n = bytes - off < 32768u ? bytes - off : 32768u;
-        asm volatile(
-            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
-                dst + off),
-            "l"((const char*)src + off), "r"(n), "r"(bar)
-            : "memory");
-    }
 }
 __device__ __forceinline__ void cl_consumers_sync(int nc) {
     asm volatile("bar.sync 1, %0;" ::"r"(nc * 128) : "memory");
@@ -79,10 +52,10 @@ __device__ __forceinline__ void cta_life(const char* __restrict__ q, const char*
     const int tid = threadIdx.x;
     const int wg = __shfl_sync(0xffffffffu, tid / 128, 0);
     if (tid == 0) {
-        cl_bar_init(q_full, 1);
+        mb_init(q_full, 1);
         for (int s = 0; s < 2; ++s) {
-            cl_bar_init(full0 + 8 * s, 1);
-            cl_bar_init(empty0 + 8 * s, NC * 128);
+            mb_init(full0 + 8 * s, 1);
+            mb_init(empty0 + 8 * s, NC * 128);
         }
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
@@ -91,14 +64,14 @@ __device__ __forceinline__ void cta_life(const char* __restrict__ q, const char*
         if constexpr (NC > 1) asm volatile("setmaxnreg.dec.sync.aligned.u32 24;");
         if (tid == 0) {
             stamps[8ull * blockIdx.x] = t0;
-            cl_expect_tx(q_full, Q_BYTES);
-            cl_bulk(sQ, q + (u64)blockIdx.x * Q_BYTES, Q_BYTES, q_full);
+            mb_expect_tx(q_full, Q_BYTES);
+            mb_bulk(sQ, q + (u64)blockIdx.x * Q_BYTES, Q_BYTES, q_full);
             const char* group = kv + (u64)(blockIdx.x / kv_group) * kv_tiles * tile_bytes;
             for (int j = 0; j < steps; ++j) {
                 const int s = j & 1;
-                cl_wait(empty0 + 8 * s, ((j >> 1) & 1) ^ 1);
-                cl_expect_tx(full0 + 8 * s, tile_bytes);
-                cl_bulk(sT + s * tile_bytes, group + (u64)(j % kv_tiles) * tile_bytes, tile_bytes,
+                mb_wait(empty0 + 8 * s, ((j >> 1) & 1) ^ 1);
+                mb_expect_tx(full0 + 8 * s, tile_bytes);
+                mb_bulk(sT + s * tile_bytes, group + (u64)(j % kv_tiles) * tile_bytes, tile_bytes,
                         full0 + 8 * s);
             }
         }
@@ -107,16 +80,16 @@ __device__ __forceinline__ void cta_life(const char* __restrict__ q, const char*
     if constexpr (NC == 2) asm volatile("setmaxnreg.inc.sync.aligned.u32 240;");
     if constexpr (NC == 3) asm volatile("setmaxnreg.inc.sync.aligned.u32 160;");
     const int t = tid - 128;
-    cl_wait(q_full, 0);
+    mb_wait(q_full, 0);
     const u64 t1 = cl_now_ns();
     const float* fq = reinterpret_cast<const float*>(cl_smem + 128);
     float x = fq[t % (Q_BYTES / 4)];
     for (int j = 0; j < steps; ++j) {
         const int s = j & 1;
-        cl_wait(full0 + 8 * s, (j >> 1) & 1);
+        mb_wait(full0 + 8 * s, (j >> 1) & 1);
         x += reinterpret_cast<const float*>(cl_smem + 128 + Q_BYTES + s * tile_bytes)[t];
         for (int f = 0; f < fma_iters; ++f) x = fmaf(x, 0.999f, 0.25f);
-        cl_arrive(empty0 + 8 * s);
+        mb_arrive(empty0 + 8 * s);
     }
     cl_consumers_sync(NC);
     const u64 t2 = cl_now_ns();

@@ -20,6 +20,7 @@
 //   for the host's float64 check of the layout.
 #include "clocks.cuh"
 #include "wgmma_ops.cuh"
+#include "mbarrier.cuh"
 
 #define GS_U 8                 // products per iteration (a d128 k-loop: 128 / 16)
 #define GS_A_BYTES 8192        // one warpgroup's A: 64 rows x 64 K x 2 bytes
@@ -196,6 +197,72 @@ __global__ void __launch_bounds__(128) wg_check(const unsigned* __restrict__ ini
     for (int i = 0; i < N / 2; ++i) out[threadIdx.x * (N / 2) + i] = d[i];
 }
 
+// Pieces of an attention step shared by wg_step, wg_step_fill and wg_step_lag.
+// S = Q K^T: m64 n=NQ, A and B from shared memory, NP/16 products (K = d = NP).
+template <int NQ, int NP, int DT>
+__device__ __forceinline__ void gs_issue_qk(float (&s)[NQ / 2], unsigned abase, unsigned b,
+                                            int swz, const unsigned (&a)[4]) {
+#pragma unroll
+    for (int u = 0; u < NP / 16; ++u)
+        GsWgmma<NQ, DT, 0>::mma(s, gs_tile_desc(abase, 64, u & 3, swz), gs_tile_desc(b, NQ, u & 3, swz), a);
+}
+// O += P V: m64 n=NP, A from registers, NQ/16 products (K = Bc = NQ).
+template <int NQ, int NP, int DT>
+__device__ __forceinline__ void gs_issue_pv(float (&o)[NP / 2], unsigned abase, unsigned b,
+                                            int swz, const unsigned (&a)[4]) {
+#pragma unroll
+    for (int u = 0; u < NQ / 16; ++u)
+        GsWgmma<NP, DT, 1>::mma(o, gs_tile_desc(abase, 64, u & 3, swz), gs_tile_desc(b, NP, u & 3, swz), a);
+}
+// P rounded to bf16 pairs (folded into pk so that the conversions stay).
+template <int E>
+__device__ __forceinline__ void gs_pack(const float (&s)[E], unsigned& pk) {
+#pragma unroll
+    for (int i = 0; i < E; i += 2) {
+        unsigned w;
+        asm volatile("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(w) : "f"(s[i + 1]), "f"(s[i]));
+        pk ^= w;
+    }
+}
+// O rescaled as the running maximum moves (one multiply per accumulator).
+template <int E>
+__device__ __forceinline__ void gs_rescale(float (&o)[E], float l0) {
+    const float alpha = 1.0f / (1.0f + l0 * 1e-30f);
+#pragma unroll
+    for (int i = 0; i < E; ++i) o[i] *= alpha;
+}
+// Everything the loop produced, in one value the host reads (keeps the work alive).
+template <int A, int B>
+__device__ __forceinline__ float gs_total(const float (&s)[A], const float (&o)[B], float l0,
+                                          float l1, unsigned pk) {
+    float acc = l0 + l1 + __uint_as_float(pk & 0x3f7fffffu);
+#pragma unroll
+    for (int i = 0; i < A; ++i) acc += s[i];
+#pragma unroll
+    for (int i = 0; i < B; ++i) acc += o[i];
+    return acc;
+}
+
+// The consumers' A operands of wg_step_fill/_lag: G warpgroups' 8 KiB, random non-zero words.
+template <int G>
+__device__ __forceinline__ void gs_fill_a(const unsigned* __restrict__ init, int init_words,
+                                          unsigned* p) {
+    for (int i = threadIdx.x; i < G * GS_A_BYTES / 4; i += blockDim.x)
+        p[i] = init[(i + 977 * blockIdx.x) % init_words];
+}
+// A consumer's registers: P's stand-in A fragment (random words) and zeroed accumulators.
+template <int A, int B>
+__device__ __forceinline__ void gs_consumer_regs(const unsigned* __restrict__ init, int init_words,
+                                                 int tid, unsigned (&a)[4], float (&s)[A],
+                                                 float (&o)[B]) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) a[i] = init[(tid * 4 + i + 131 * blockIdx.x) % init_words];
+#pragma unroll
+    for (int i = 0; i < A; ++i) s[i] = 0.f;
+#pragma unroll
+    for (int i = 0; i < B; ++i) o[i] = 0.f;
+}
+
 // An attention step's two products as warp-specialized Hopper kernels issue them, per
 // warpgroup: S = Q K^T (m64 n=NQ, A and B from shared memory, K = NP: NP/16 products), a
 // commit, O += P V (m64 n=NP, A from registers, K = NQ: NQ/16 products), a commit; wait for
@@ -225,70 +292,22 @@ __global__ void __launch_bounds__(GMAX * 128) wg_step(const unsigned* __restrict
     GsStamp st = gs_stamp_begin();
     for (int it = 0; it < iters; ++it) {
         gs_fence();
-#pragma unroll
-        for (int u = 0; u < NP / 16; ++u)
-            GsWgmma<NQ, DT, 0>::mma(s, gs_tile_desc(abase, 64, u & 3, swz), gs_tile_desc(bq, NQ, u & 3, swz), a);
+        gs_issue_qk<NQ, NP, DT>(s, abase, bq, swz, a);
         gs_commit();
-#pragma unroll
-        for (int u = 0; u < NQ / 16; ++u)
-            GsWgmma<NP, DT, 1>::mma(o, gs_tile_desc(abase, 64, u & 3, swz), gs_tile_desc(bp, NP, u & 3, swz), a);
+        gs_issue_pv<NQ, NP, DT>(o, abase, bp, swz, a);
         gs_commit();
         gs_wait<1>();
         if (SOFT) {
             gs_softmax<NQ / 2>(s, l0, l1);
-#pragma unroll
-            for (int i = 0; i < NQ / 2; i += 2) {
-                unsigned w;
-                asm volatile("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(w) : "f"(s[i + 1]), "f"(s[i]));
-                pk ^= w;
-            }
+            gs_pack<NQ / 2>(s, pk);
         }
         gs_wait<0>();
-        if (SOFT) {
-            const float alpha = 1.0f / (1.0f + l0 * 1e-30f);
-#pragma unroll
-            for (int i = 0; i < NP / 2; ++i) o[i] *= alpha;
-        }
+        if (SOFT) gs_rescale<NP / 2>(o, l0);
     }
     gs_wait<0>();
     __syncthreads();
     gs_stamp_end(st, stamps);
-    float acc = l0 + l1 + __uint_as_float(pk & 0x3f7fffffu);
-#pragma unroll
-    for (int i = 0; i < NQ / 2; ++i) acc += s[i];
-#pragma unroll
-    for (int i = 0; i < NP / 2; ++i) acc += o[i];
-    out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
-}
-
-// mbarrier and bulk-copy helpers of wg_step_fill (PTX ISA: mbarrier, cp.async.bulk).
-__device__ __forceinline__ void gs_bar_init(unsigned bar, unsigned count) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
-}
-__device__ __forceinline__ void gs_bar_expect(unsigned bar, unsigned bytes) {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
-                 : "memory");
-}
-__device__ __forceinline__ void gs_bar_arrive(unsigned bar) {
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
-}
-__device__ __forceinline__ void gs_bar_wait(unsigned bar, unsigned parity) {
-    asm volatile(
-        "{\n .reg .pred p;\n GS_WAIT:\n"
-        " mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
-        " @!p bra GS_WAIT;\n}\n" ::"r"(bar),
-        "r"(parity)
-        : "memory");
-}
-__device__ __forceinline__ void gs_bulk(unsigned dst, const void* src, unsigned bytes, unsigned bar) {
-    for (unsigned off = 0; off < bytes; off += 32768u) {
-        const unsigned n = bytes - off < 32768u ? bytes - off : 32768u;
-        asm volatile(
-            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
-                dst + off),
-            "l"((const char*)src + off), "r"(n), "r"(bar)
-            : "memory");
-    }
+    out[blockIdx.x * blockDim.x + threadIdx.x] = gs_total<NQ / 2, NP / 2>(s, o, l0, l1, pk);
 }
 
 // wg_step with its tiles streamed in: warpgroup 0 is a producer (one thread) that brings each
@@ -309,14 +328,11 @@ __global__ void __launch_bounds__((G + 1) * 128, 1) wg_step_fill(const unsigned*
     const unsigned bars = base, full0 = bars, empty0 = bars + 16;  // full[2], empty[2]
     const unsigned abase0 = base + 1024, ring = abase0 + G * GS_A_BYTES;
     const int tid = threadIdx.x, wg = __shfl_sync(0xffffffffu, tid / 128, 0);
-    {   // A operands of the consumers, random non-zero values
-        unsigned* p = (unsigned*)(gs_smem + (abase0 - raw));
-        for (int i = tid; i < G * GS_A_BYTES / 4; i += blockDim.x) p[i] = init[(i + 977 * blockIdx.x) % init_words];
-    }
+    gs_fill_a<G>(init, init_words, (unsigned*)(gs_smem + (abase0 - raw)));
     if (tid == 0) {
         for (int s = 0; s < 2; ++s) {
-            gs_bar_init(full0 + 8 * s, 1);
-            gs_bar_init(empty0 + 8 * s, G * 128);
+            mb_init(full0 + 8 * s, 1);
+            mb_init(empty0 + 8 * s, G * 128);
         }
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
@@ -329,11 +345,11 @@ __global__ void __launch_bounds__((G + 1) * 128, 1) wg_step_fill(const unsigned*
             const unsigned words = (unsigned)init_words * 4u - 2u * TILE;
             for (int it = 0; it < iters; ++it) {
                 const int s = it & 1;
-                gs_bar_wait(empty0 + 8 * s, ((it >> 1) & 1) ^ 1);
-                gs_bar_expect(full0 + 8 * s, 2 * TILE);
+                mb_wait(empty0 + 8 * s, ((it >> 1) & 1) ^ 1);
+                mb_expect_tx(full0 + 8 * s, 2 * TILE);
                 const unsigned off = ((unsigned)it * 4096u) % words & ~15u;
-                gs_bulk(ring + s * 2 * TILE, (const char*)init + off, TILE, full0 + 8 * s);
-                gs_bulk(ring + s * 2 * TILE + TILE, (const char*)init + off + TILE, TILE, full0 + 8 * s);
+                mb_bulk(ring + s * 2 * TILE, (const char*)init + off, TILE, full0 + 8 * s);
+                mb_bulk(ring + s * 2 * TILE + TILE, (const char*)init + off + TILE, TILE, full0 + 8 * s);
             }
         }
     } else {
@@ -341,52 +357,29 @@ __global__ void __launch_bounds__((G + 1) * 128, 1) wg_step_fill(const unsigned*
         if constexpr (G == 3) asm volatile("setmaxnreg.inc.sync.aligned.u32 160;");
         const unsigned abase = abase0 + (wg - 1) * GS_A_BYTES;
         unsigned a[4];
-#pragma unroll
-        for (int i = 0; i < 4; ++i) a[i] = init[(tid * 4 + i + 131 * blockIdx.x) % init_words];
         float s_[NQ / 2], o[NP / 2];
-#pragma unroll
-        for (int i = 0; i < NQ / 2; ++i) s_[i] = 0.f;
-#pragma unroll
-        for (int i = 0; i < NP / 2; ++i) o[i] = 0.f;
+        gs_consumer_regs<NQ / 2, NP / 2>(init, init_words, tid, a, s_, o);
         float l0 = 0.f, l1 = 0.f;
         unsigned pk = 0u;
         for (int it = 0; it < iters; ++it) {
             const int s = it & 1;
             const unsigned bq = ring + s * 2 * TILE, bp = bq + TILE;
-            gs_bar_wait(full0 + 8 * s, (it >> 1) & 1);
+            mb_wait(full0 + 8 * s, (it >> 1) & 1);
             gs_fence();
-#pragma unroll
-            for (int u = 0; u < NP / 16; ++u)
-                GsWgmma<NQ, DT, 0>::mma(s_, gs_tile_desc(abase, 64, u & 3, swz), gs_tile_desc(bq, NQ, u & 3, swz), a);
+            gs_issue_qk<NQ, NP, DT>(s_, abase, bq, swz, a);
             gs_commit();
-#pragma unroll
-            for (int u = 0; u < NQ / 16; ++u)
-                GsWgmma<NP, DT, 1>::mma(o, gs_tile_desc(abase, 64, u & 3, swz), gs_tile_desc(bp, NP, u & 3, swz), a);
+            gs_issue_pv<NQ, NP, DT>(o, abase, bp, swz, a);
             gs_commit();
             gs_wait<1>();
             if (SOFT) {
                 gs_softmax<NQ / 2>(s_, l0, l1);
-#pragma unroll
-                for (int i = 0; i < NQ / 2; i += 2) {
-                    unsigned w;
-                    asm volatile("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(w) : "f"(s_[i + 1]), "f"(s_[i]));
-                    pk ^= w;
-                }
+                gs_pack<NQ / 2>(s_, pk);
             }
             gs_wait<0>();
-            gs_bar_arrive(empty0 + 8 * s);
-            if (SOFT) {
-                const float alpha = 1.0f / (1.0f + l0 * 1e-30f);
-#pragma unroll
-                for (int i = 0; i < NP / 2; ++i) o[i] *= alpha;
-            }
+            mb_arrive(empty0 + 8 * s);
+            if (SOFT) gs_rescale<NP / 2>(o, l0);
         }
-        float acc = l0 + l1 + __uint_as_float(pk & 0x3f7fffffu);
-#pragma unroll
-        for (int i = 0; i < NQ / 2; ++i) acc += s_[i];
-#pragma unroll
-        for (int i = 0; i < NP / 2; ++i) acc += o[i];
-        out[blockIdx.x * blockDim.x + tid] = acc;
+        out[blockIdx.x * blockDim.x + tid] = gs_total<NQ / 2, NP / 2>(s_, o, l0, l1, pk);
     }
     __syncthreads();
     gs_stamp_end(st, stamps);
@@ -409,16 +402,13 @@ __global__ void __launch_bounds__((G + 1) * 128, 1) wg_step_lag(const unsigned* 
     const unsigned kfull = base, vfull = base + 16, kempty = base + 32, vempty = base + 48;
     const unsigned abase0 = base + 1024, ring = abase0 + G * GS_A_BYTES;
     const int tid = threadIdx.x, wg = __shfl_sync(0xffffffffu, tid / 128, 0);
-    {
-        unsigned* p = (unsigned*)(gs_smem + (abase0 - raw));
-        for (int i = tid; i < G * GS_A_BYTES / 4; i += blockDim.x) p[i] = init[(i + 977 * blockIdx.x) % init_words];
-    }
+    gs_fill_a<G>(init, init_words, (unsigned*)(gs_smem + (abase0 - raw)));
     if (tid == 0) {
         for (int s = 0; s < 2; ++s) {
-            gs_bar_init(kfull + 8 * s, 1);
-            gs_bar_init(vfull + 8 * s, 1);
-            gs_bar_init(kempty + 8 * s, G * 128);
-            gs_bar_init(vempty + 8 * s, G * 128);
+            mb_init(kfull + 8 * s, 1);
+            mb_init(vfull + 8 * s, 1);
+            mb_init(kempty + 8 * s, G * 128);
+            mb_init(vempty + 8 * s, G * 128);
         }
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
@@ -433,12 +423,12 @@ __global__ void __launch_bounds__((G + 1) * 128, 1) wg_step_lag(const unsigned* 
                 const int s = it & 1;
                 const unsigned parity = ((it >> 1) & 1) ^ 1;
                 const unsigned off = ((unsigned)it * 4096u) % words & ~15u;
-                gs_bar_wait(kempty + 8 * s, parity);
-                gs_bar_expect(kfull + 8 * s, TILE);
-                gs_bulk(ring + s * 2 * TILE, (const char*)init + off, TILE, kfull + 8 * s);
-                gs_bar_wait(vempty + 8 * s, parity);
-                gs_bar_expect(vfull + 8 * s, TILE);
-                gs_bulk(ring + s * 2 * TILE + TILE, (const char*)init + off + TILE, TILE, vfull + 8 * s);
+                mb_wait(kempty + 8 * s, parity);
+                mb_expect_tx(kfull + 8 * s, TILE);
+                mb_bulk(ring + s * 2 * TILE, (const char*)init + off, TILE, kfull + 8 * s);
+                mb_wait(vempty + 8 * s, parity);
+                mb_expect_tx(vfull + 8 * s, TILE);
+                mb_bulk(ring + s * 2 * TILE + TILE, (const char*)init + off + TILE, TILE, vfull + 8 * s);
             }
         }
     } else {
@@ -446,55 +436,32 @@ __global__ void __launch_bounds__((G + 1) * 128, 1) wg_step_lag(const unsigned* 
         if constexpr (G == 3) asm volatile("setmaxnreg.inc.sync.aligned.u32 160;");
         const unsigned abase = abase0 + (wg - 1) * GS_A_BYTES;
         unsigned a[4];
-#pragma unroll
-        for (int i = 0; i < 4; ++i) a[i] = init[(tid * 4 + i + 131 * blockIdx.x) % init_words];
         float s_[NQ / 2], o[NP / 2];
-#pragma unroll
-        for (int i = 0; i < NQ / 2; ++i) s_[i] = 0.f;
-#pragma unroll
-        for (int i = 0; i < NP / 2; ++i) o[i] = 0.f;
+        gs_consumer_regs<NQ / 2, NP / 2>(init, init_words, tid, a, s_, o);
         float l0 = 0.f, l1 = 0.f;
         unsigned pk = 0u;
         for (int it = 0; it < iters; ++it) {
             const int s = it & 1, ps = (it - 1) & 1;
-            gs_bar_wait(kfull + 8 * s, (it >> 1) & 1);
+            mb_wait(kfull + 8 * s, (it >> 1) & 1);
             gs_fence();
-#pragma unroll
-            for (int u = 0; u < NP / 16; ++u)
-                GsWgmma<NQ, DT, 0>::mma(s_, gs_tile_desc(abase, 64, u & 3, swz),
-                                        gs_tile_desc(ring + s * 2 * TILE, NQ, u & 3, swz), a);
+            gs_issue_qk<NQ, NP, DT>(s_, abase, ring + s * 2 * TILE, swz, a);
             gs_commit();
             if (it > 0) {
-                gs_bar_wait(vfull + 8 * ps, ((it - 1) >> 1) & 1);
-#pragma unroll
-                for (int u = 0; u < NQ / 16; ++u)
-                    GsWgmma<NP, DT, 1>::mma(o, gs_tile_desc(abase, 64, u & 3, swz),
-                                            gs_tile_desc(ring + ps * 2 * TILE + TILE, NP, u & 3, swz), a);
+                mb_wait(vfull + 8 * ps, ((it - 1) >> 1) & 1);
+                gs_issue_pv<NQ, NP, DT>(o, abase, ring + ps * 2 * TILE + TILE, swz, a);
                 gs_commit();
                 gs_wait<1>();
             } else {
                 gs_wait<0>();
             }
-            gs_bar_arrive(kempty + 8 * s);
+            mb_arrive(kempty + 8 * s);
             gs_softmax<NQ / 2>(s_, l0, l1);
-#pragma unroll
-            for (int i = 0; i < NQ / 2; i += 2) {
-                unsigned w;
-                asm volatile("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(w) : "f"(s_[i + 1]), "f"(s_[i]));
-                pk ^= w;
-            }
+            gs_pack<NQ / 2>(s_, pk);
             gs_wait<0>();
-            if (it > 0) gs_bar_arrive(vempty + 8 * ps);
-            const float alpha = 1.0f / (1.0f + l0 * 1e-30f);
-#pragma unroll
-            for (int i = 0; i < NP / 2; ++i) o[i] *= alpha;
+            if (it > 0) mb_arrive(vempty + 8 * ps);
+            gs_rescale<NP / 2>(o, l0);
         }
-        float acc = l0 + l1 + __uint_as_float(pk & 0x3f7fffffu);
-#pragma unroll
-        for (int i = 0; i < NQ / 2; ++i) acc += s_[i];
-#pragma unroll
-        for (int i = 0; i < NP / 2; ++i) acc += o[i];
-        out[blockIdx.x * blockDim.x + tid] = acc;
+        out[blockIdx.x * blockDim.x + tid] = gs_total<NQ / 2, NP / 2>(s_, o, l0, l1, pk);
     }
     __syncthreads();
     gs_stamp_end(st, stamps);
