@@ -23,7 +23,6 @@ bytes over their SM cycles (least squares through the origin over the shapes mea
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import statistics
 import subprocess
@@ -32,7 +31,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-from gpusim.calibrate.record_table import table_or_measure
+from gpusim.calibrate.record_table import table_or_measure, write_into_profile
 
 SHAPES = ((1, 64), (1, 128), (1, 256), (2, 64), (2, 128), (2, 256), (3, 64), (3, 128))
 STORES = {0: "none", 1: "fragments", 2: "16-byte"}
@@ -277,14 +276,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--record", type=Path, help="a recorded run, to write into --profile")
     ap.add_argument("--profile", type=Path)
     a = ap.parse_args(argv)
-    if a.record is not None:
-        if a.profile is None:
-            ap.error("--record needs --profile")
-        from gpusim import atomic
-
-        doc = json.loads(a.record.read_text())
-        atomic.write_text(a.profile, apply(a.profile.read_text(), doc, str(a.record)))
-        return 0
+    if a.record is not None or a.profile is not None:
+        if a.record is None or a.profile is None:
+            ap.error("--record and --profile go together")
+        return write_into_profile(a.record, a.profile, apply, FIELD)
     if a.table is None and a.out is None:
         ap.error("--out, --table or --record is required")
     return table_or_measure(a.table, a.out, lambda: measure(a.cubin), table, "cta_life")

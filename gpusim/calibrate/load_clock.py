@@ -21,15 +21,13 @@ nvidia-smi's power and clock-event reasons are sampled beside each variant.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from gpusim.calibrate.clocks import SmiSampler, protocol_clocks, smi_static, sustained_clocks
-from gpusim.calibrate.record_table import table_or_measure
+from gpusim.calibrate.record_table import table_or_measure, write_into_profile
 
 THREADS, BLOCKS_PER_SM, TILE_BYTES = 128, 2, 32 << 10
 FLUSH_BYTES = 256 << 20
@@ -230,14 +228,7 @@ def main(argv: list[str] | None = None) -> int:
     if a.record is not None or a.profile is not None:
         if a.record is None or a.profile is None:
             ap.error("--record and --profile go together")
-        try:
-            text = apply(a.profile.read_text(), json.loads(a.record.read_text()), str(a.record))
-        except (OSError, ValueError, KeyError) as e:
-            print(f"error: {e}", file=sys.stderr)
-            return 2
-        a.profile.write_text(text)
-        print(f"wrote {FIELD} into {a.profile}", file=sys.stderr)
-        return 0
+        return write_into_profile(a.record, a.profile, apply, FIELD)
     if a.out is None and a.table is None:
         ap.error("--out, --table or --record with --profile is required")
     return table_or_measure(a.table, a.out, measure, table, "load_clock")

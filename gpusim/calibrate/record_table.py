@@ -41,6 +41,22 @@ def table_or_measure(
     return 0
 
 
+def write_into_profile(
+    record: Path, profile: Path, apply: Callable[[str, dict[str, Any], str], str], field: str
+) -> int:
+    """``--record R --profile P``: ``P`` rewritten by ``apply(P's text, R's record, R)``; 0, or
+    a one-line error on standard error and 2 when either cannot be read or the record gives
+    no value."""
+    try:
+        text = apply(profile.read_text(), json.loads(record.read_text()), str(record))
+    except (OSError, ValueError, KeyError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    atomic.write_text(profile, text)
+    print(f"wrote {field} into {profile}", file=sys.stderr)
+    return 0
+
+
 def record_main(
     argv: list[str] | None,
     description: str,
