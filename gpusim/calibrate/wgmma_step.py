@@ -11,7 +11,8 @@ sum) and its 16-bit packing, then wait for P V and rescale O. One CTA of 1-3 con
 warpgroups per SM on every SM, bf16, 128-byte swizzled operands; SM cycles per iteration
 from each block's clock64 (``gpusim.calibrate.throughput.run_config``). The shapes are those
 of the project's wgmma instances (Bc 80 and 176 lie between the measured 64/96 and 128/192).
-Each step with the softmax is also run as the timing harness runs a kernel (0.5 and 2 ms
+Each step with the softmax is also run with a causal mask on S first (a compare and select per
+element, the diagonal moving step by step), and as the timing harness runs a kernel (0.5 and 2 ms
 launches, each after a 256 MB L2 flush), for the SM clock it holds then. Fed to nothing: a
 model that timed the project's wgmma kernel at these steps was checked on the paper sweep
 and not kept (data/h200/2026-12-04_calibration_wgmma_step/README.md).
@@ -108,11 +109,15 @@ def measure(cubin: Path | None = None) -> dict[str, Any]:
         cubin, log = build_cubin(Path(tempfile.mkdtemp(prefix="gpusim-wgmma-step-")))
     b = Bench(ctx, cubin)
     for bc, d, groups in SHAPES:
-        for soft in (0, 1):
+        for soft in (0, 1, 2):
             name = step_name(bc, d, soft, 3 if groups == 3 else 2)
-            label = f"wg_step Bc{bc} d{d} x{groups} {'softmax' if soft else 'products'}"
+            what = ("products", "softmax", "masked softmax")[soft]
+            label = f"wg_step Bc{bc} d{d} x{groups} {what}"
             row = b.timed(name, "bf16", groups, 1, 0, 1, bc + d, step_flops(bc, d, groups), label)
-            if row is not None:
+            if soft == 2 and row is not None:
+                row |= {"block_n": bc, "head_dim": d, "softmax": True, "kind": "masked"}
+                ctx.log(f"{label}: {row['cycles_per_iter']:.0f} cycles per step")
+            elif row is not None:
                 row |= {"block_n": bc, "head_dim": d, "softmax": bool(soft), "kind": "step"}
                 ctx.log(
                     f"{label}: {row['cycles_per_iter']:.0f} cycles per step, "
@@ -146,7 +151,8 @@ def measure(cubin: Path | None = None) -> dict[str, Any]:
         "rows": [r for r in b.rows if r.get("kind") == "step"],
         "fill_rows": [r for r in b.rows if r.get("kind") == "fill"],
         "lag_rows": [r for r in b.rows if r.get("kind") == "lag"],
-        "skipped": [r for r in b.rows if r.get("kind") not in ("step", "fill", "lag")],
+        "masked_rows": [r for r in b.rows if r.get("kind") == "masked"],
+        "skipped": [r for r in b.rows if r.get("kind") not in ("step", "fill", "lag", "masked")],
     }
 
 
@@ -173,12 +179,13 @@ def table(doc: dict[str, Any]) -> str:
     by = {(r["block_n"], r["head_dim"], r["warpgroups"], r["softmax"]): r for r in doc["rows"]}
     fills = {(r["block_n"], r["head_dim"], r["warpgroups"]): r for r in doc.get("fill_rows", [])}
     lags = {(r["block_n"], r["head_dim"], r["warpgroups"]): r for r in doc.get("lag_rows", [])}
+    masked = {(r["block_n"], r["head_dim"], r["warpgroups"]): r for r in doc.get("masked_rows", [])}
     lines = [
         "| Bc | d | warpgroups | products cycles | FLOP/clk/SM | with softmax cycles "
         "| FLOP/clk/SM | softmax adds | clock in bursts MHz | tiles streamed in cycles "
         "| clock in bursts MHz | per-tile barriers, S beside the last P V: cycles "
-        "| clock in bursts MHz |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| clock in bursts MHz | masked softmax cycles | the mask adds |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for bc, d, g in SHAPES:
         p, s = by.get((bc, d, g, False)), by.get((bc, d, g, True))
@@ -189,9 +196,18 @@ def table(doc: dict[str, Any]) -> str:
             f"| {s['cycles_per_iter']:.0f} | {s['flops_per_clk_per_sm']:.0f} "
             f"| {s['cycles_per_iter'] / p['cycles_per_iter'] - 1:+.0%} "
             f"| {s['protocol']['clock_hz'] / 1e6:.0f} | {_fill_cells(fills.get((bc, d, g)))} "
-            f"| {_fill_cells(lags.get((bc, d, g)))} |"
+            f"| {_fill_cells(lags.get((bc, d, g)))} | {_mask_cells(masked.get((bc, d, g)), s)} |"
         )
     return "\n".join(lines)
+
+
+def _mask_cells(r: dict[str, Any] | None, unmasked: dict[str, Any]) -> str:
+    if r is None:
+        return "- | -"
+    return (
+        f"{r['cycles_per_iter']:.0f} | "
+        f"{r['cycles_per_iter'] / unmasked['cycles_per_iter'] - 1:+.0%}"
+    )
 
 
 def _fill_cells(r: dict[str, Any] | None) -> str:

@@ -224,6 +224,19 @@ __device__ __forceinline__ void gs_pack(const float (&s)[E], unsigned& pk) {
         pk ^= w;
     }
 }
+// A causal mask on a diagonal tile: each element's row and key column from the thread's
+// place in the warpgroup, the key hidden (-inf) past the diagonal `diag`.
+template <int E>
+__device__ __forceinline__ void gs_mask(float (&s)[E], int diag) {
+    const int t = threadIdx.x % 128;
+    const int r0 = 16 * (t / 32) + (t % 32) / 4;
+#pragma unroll
+    for (int i = 0; i < E; ++i) {
+        const int row = r0 + 8 * (i >= E / 2);
+        const int col = 8 * ((i % (E / 2)) / 2) + 2 * (t % 4) + (i & 1);
+        if (col > row + diag) s[i] = -__int_as_float(0x7f800000);
+    }
+}
 // O rescaled as the running maximum moves (one multiply per accumulator).
 template <int E>
 __device__ __forceinline__ void gs_rescale(float (&o)[E], float l0) {
@@ -268,7 +281,8 @@ __device__ __forceinline__ void gs_consumer_regs(const unsigned* __restrict__ in
 // commit, O += P V (m64 n=NP, A from registers, K = NQ: NQ/16 products), a commit; wait for
 // the first group (the second stays in flight); with SOFT a softmax pass over S's
 // accumulators (NQ/2 per thread) and its 16-bit packing, then wait for the second and rescale
-// O's accumulators (NP/2 multiplies per thread). Operand values do not depend on the
+// O's accumulators (NP/2 multiplies per thread). SOFT 2 masks S first, as a causal kernel's
+// diagonal tile does (a compare and select per element, the diagonal moving step by step). Operand values do not depend on the
 // softmax (no attention code, only its instruction mix and order).
 template <int NQ, int NP, int DT, int SOFT, int GMAX>
 __global__ void __launch_bounds__(GMAX * 128) wg_step(const unsigned* __restrict__ init,
@@ -297,6 +311,7 @@ __global__ void __launch_bounds__(GMAX * 128) wg_step(const unsigned* __restrict
         gs_issue_pv<NQ, NP, DT>(o, abase, bp, swz, a);
         gs_commit();
         gs_wait<1>();
+        if (SOFT == 2) gs_mask<NQ / 2>(s, (it & 15) * 8 - 64);
         if (SOFT) {
             gs_softmax<NQ / 2>(s, l0, l1);
             gs_pack<NQ / 2>(s, pk);
@@ -484,7 +499,8 @@ GS_INDEP(8) GS_INDEP(16) GS_INDEP(32) GS_INDEP(64) GS_INDEP(96) GS_INDEP(128)
 GS_TPUT(64, 1, 0, 1, 1) GS_TPUT(128, 1, 0, 1, 1) GS_TPUT(64, 1, 1, 1, 1) GS_TPUT(128, 1, 1, 1, 1)
 
 #define GS_STEP(NQ, NP, G) template __global__ void wg_step<NQ, NP, 1, 0, G>(GS_ARGS); \
-    template __global__ void wg_step<NQ, NP, 1, 1, G>(GS_ARGS);
+    template __global__ void wg_step<NQ, NP, 1, 1, G>(GS_ARGS); \
+    template __global__ void wg_step<NQ, NP, 1, 2, G>(GS_ARGS);
 // The tiles of the project's wgmma instances (80 and 176 lie between measured N)
 GS_STEP(96, 64, 3) GS_STEP(128, 64, 2) GS_STEP(192, 64, 2)
 GS_STEP(64, 128, 2) GS_STEP(96, 128, 2) GS_STEP(128, 128, 2) GS_STEP(192, 128, 2)
