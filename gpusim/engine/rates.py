@@ -324,23 +324,28 @@ def rates_for(
     ``schedule`` (its implementation class) is checked to be one the profile can time; a
     wgmma schedule's rates also depend on ``head_dim``
     (:func:`gpusim.engine.wgmma_rates.wgmma_kernel_rates`)."""
-    cls = None
-    if schedule is not None:
-        cls = resolve_class(schedule, dtype)
-        check_class_rates(profile, cls, dtype)
-    if cls is not None and cls.o_store == "fragments":
-        stored = rates_for(profile, dtype, warps, schedule=schedule.model_copy(
-            update={"o_store": "staged"}), head_dim=head_dim)  # fmt: skip
-        rate = profile.fragment_store_bytes_per_clk_per_sm.value
-        return replace(stored, store_cycles_per_byte=1.0 / rate)
-    if cls is not None and cls.product == "wgmma":
+    if schedule is None:
+        return _pipe_rates(profile, dtype, warps)
+    cls = resolve_class(schedule, dtype)
+    check_class_rates(profile, cls, dtype)
+    if cls.product == "wgmma":
         if head_dim is None:
             raise GpusimError("rates_for: a wgmma schedule's rates need the head dim")
         from gpusim.engine.wgmma_rates import wgmma_kernel_rates  # it builds on Rates
 
-        return wgmma_kernel_rates(
-            rates_for(profile, dtype, warps), profile, dtype, schedule, head_dim, cls
+        out = wgmma_kernel_rates(
+            _pipe_rates(profile, dtype, warps), profile, dtype, schedule, head_dim, cls
         )
+    else:
+        out = _pipe_rates(profile, dtype, warps)
+    if cls.o_store == "fragments":  # check_class_rates made sure the profile has the rate
+        rate = profile.fragment_store_bytes_per_clk_per_sm.value
+        out = replace(out, store_cycles_per_byte=1.0 / rate)
+    return out
+
+
+def _pipe_rates(profile: HardwareProfile, dtype: str, warps: int) -> Rates:
+    """The rates of the project's class for ``dtype`` (the pipes at the clock under load)."""
     base_clk = profile.sm_clock_hz.value
     # The attention kernels' tensor load also streams tiles: its own measured clock first.
     loaded = profile.sm_clock_stream_load_hz or profile.sm_clock_tensor_load_hz

@@ -251,9 +251,10 @@ def compare(
     }
 
 
-def seen(profile: Any = PROFILE) -> dict[str, Any]:
+def seen(profile: Any = PROFILE, o_store: str | None = None) -> dict[str, Any]:
     """The model on the paper sweep's runs (measured before any wgmma set was fixed, so a
-    look at seen data, not a judgement): errors overall and by (d, causal, N >= 4096)."""
+    look at seen data, not a judgement): errors overall and by (d, causal, N >= 4096);
+    ``o_store`` (``staged``: the model before set 3) in every schedule where given."""
     from gpusim.api import simulate
     from gpusim.data.layout import REPO_ROOT
     from gpusim.kernels.paper_bench import paper_workload
@@ -266,7 +267,8 @@ def seen(profile: Any = PROFILE) -> dict[str, Any]:
         if "median_s" not in r or keyed[r["instance"]].pingpong:
             continue
         w = paper_workload(r["seq_len"], r["head_dim"], r["causal"], r["dtype"])
-        e = simulate("flash2", w, _schedule(keyed[r["instance"]]), profile).runtime_s
+        fields = {"o_store": o_store} if o_store else {}
+        e = simulate("flash2", w, _schedule(keyed[r["instance"]], **fields), profile).runtime_s
         e = e / r["median_s"] - 1
         errs.append(e)
         long = ">=" if r["seq_len"] >= 4096 else "<"
@@ -314,7 +316,9 @@ def main(argv: list[str] | None = None) -> int:
     m = sub.add_parser("measure")
     m.add_argument("--out", type=Path, required=True)
     m.add_argument("--cubin-dir", default=None)
-    sub.add_parser("seen")
+    sub.add_parser("seen").add_argument(
+        "--o-store", choices=("staged", "fragments"), help="every schedule's o_store"
+    )
     c = sub.add_parser("compare")
     c.add_argument("--measured", type=Path, default=None)
     c.add_argument("--out", type=Path, default=None)
@@ -330,7 +334,7 @@ def main(argv: list[str] | None = None) -> int:
     elif a.cmd == "measure":
         measure(s, a.out, a.cubin_dir)
     elif a.cmd == "seen":
-        sys.stdout.write(json.dumps(seen(), indent=1) + "\n")
+        sys.stdout.write(json.dumps(seen(o_store=a.o_store), indent=1) + "\n")
     else:
         measured = json.loads((a.measured or s.measured).read_text())
         res = {
