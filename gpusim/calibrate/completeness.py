@@ -50,6 +50,9 @@ NOT_CALIBRATED["fragment_store_bytes_per_clk_per_sm"] = (
     "from the separate sm_90a run python -m gpusim.calibrate.cta_life (setmaxnreg, as "
     "warp-specialized kernels; its --record/--profile apply it), not the suite"
 )
+NOT_CALIBRATED["staged_store_bytes_per_clk_per_sm"] = NOT_CALIBRATED[
+    "fragment_store_bytes_per_clk_per_sm"
+]
 #: Fields no microbenchmark measures: facts of the architecture from NVIDIA's guides and
 #: whitepapers, kept with their citations from a base profile of the same architecture.
 CITED = (

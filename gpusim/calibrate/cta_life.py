@@ -15,8 +15,9 @@ loop, the stores and the gap before the SM's next CTA.
 
     python -m gpusim.calibrate.cta_life --record FILE --profile PROFILE.yaml
 
-writes the profile's ``fragment_store_bytes_per_clk_per_sm``: the stores from the accumulator
-layout on one wave of fewer CTAs than SMs (what one SM pays whatever the others do), their
+writes the profile's ``fragment_store_bytes_per_clk_per_sm`` (``--store 16-byte``:
+``staged_store_bytes_per_clk_per_sm``): the stores from the accumulator layout (or the
+16-byte stores) on one wave of fewer CTAs than SMs (what one SM pays whatever the others do), their
 bytes over their SM cycles (least squares through the origin over the shapes measured).
 """
 
@@ -85,48 +86,75 @@ def stamp_summary(stamps: list[list[int]]) -> dict[str, float]:
     }
 
 
-#: the profile field the record writes, placed after this one
-FIELD, AFTER = "fragment_store_bytes_per_clk_per_sm", "smem_fill_cost_per_byte"
+#: the profile field each kind of store writes, and the field it is placed after
+FIELDS = {
+    "fragments": "fragment_store_bytes_per_clk_per_sm",
+    "16-byte": "staged_store_bytes_per_clk_per_sm",
+}
+FIELD, AFTER = FIELDS["fragments"], "smem_fill_cost_per_byte"
+#: what each kind of store is, for the written note
+_HOW = {
+    "fragments": "from a wgmma accumulator's register layout (4-byte stores)",
+    "16-byte": "by coalesced 16-byte stores (as a block staged in shared memory leaves)",
+}
 
 
-def fragment_store_points(doc: dict[str, Any]) -> list[tuple[int, float]]:
-    """``(bytes, SM cycles)`` of the fragment stores of one CTA, per shape: the median over
-    the one-wave launches on fewer SMs than the GPU has (the full wave also meets the other
-    SMs' stores in the memory system, which a CTA of a multi-wave grid mostly does not)."""
+def store_points(doc: dict[str, Any], store: str = "fragments") -> list[tuple[int, float]]:
+    """``(bytes, SM cycles)`` of one CTA's ``store`` stores (``fragments`` or ``16-byte``),
+    per shape: the median over the one-wave launches on fewer SMs than the GPU has (the full
+    wave also meets the other SMs' stores in the memory system, which a CTA of a multi-wave
+    grid mostly does not)."""
     if doc.get("kind") != "gpusim.cta_life":
         raise ValueError("not a cta_life record")
     shapes: dict[tuple[int, int], list[float]] = {}
     for r in doc.get("partial_rows", []):
-        if r["store"] == "fragments" and r["grid"] < doc["sm_count"]:
+        if r["store"] == store and r["grid"] < doc["sm_count"]:
             shapes.setdefault((r["consumers"], r["head_dim"]), []).append(
                 r["stamps_last"]["store_cycles"]
             )
     if not shapes:
-        raise ValueError("the record has no one-wave fragment stores on part of the GPU")
+        raise ValueError(f"the record has no one-wave {store} stores on part of the GPU")
     return [(64 * nc * d * 2, statistics.median(c)) for (nc, d), c in sorted(shapes.items())]
 
 
-def fragment_store_rate(doc: dict[str, Any]) -> float:
-    """Bytes per SM clock of the fragment stores: least squares through the origin."""
-    pts = fragment_store_points(doc)
+def fragment_store_points(doc: dict[str, Any]) -> list[tuple[int, float]]:
+    """:func:`store_points` of the fragment stores."""
+    return store_points(doc, "fragments")
+
+
+def store_rate(doc: dict[str, Any], store: str = "fragments") -> float:
+    """Bytes per SM clock of ``store`` stores: least squares through the origin."""
+    pts = store_points(doc, store)
     return sum(b * b for b, _ in pts) / sum(b * c for b, c in pts)
 
 
-def apply(profile_text: str, doc: dict[str, Any], record_path: str) -> str:
-    """``profile_text`` with ``fragment_store_bytes_per_clk_per_sm`` from a recorded run."""
+def fragment_store_rate(doc: dict[str, Any]) -> float:
+    """:func:`store_rate` of the fragment stores."""
+    return store_rate(doc, "fragments")
+
+
+def apply(
+    profile_text: str, doc: dict[str, Any], record_path: str, store: str = "fragments"
+) -> str:
+    """``profile_text`` with the field of ``store`` stores (:data:`FIELDS`) from a recorded
+    run."""
     from gpusim.calibrate.profile_patch import set_after
 
-    pts = fragment_store_points(doc)
+    pts = store_points(doc, store)
     each = ", ".join(f"{b // 1024} KiB {c:.0f}" for b, c in pts)
     entry = {
-        "value": round(fragment_store_rate(doc), 3),
+        "value": round(store_rate(doc, store), 3),
         "source": f"measured, python -m gpusim.calibrate.cta_life ({record_path})",
-        "note": "one CTA per SM stores a 16-bit output block from a wgmma accumulator's "
-        "register layout (4-byte stores) on one wave of 8-66 CTAs, SM cycles by clock64, "
-        f"least squares through the origin of bytes against cycles: {each} cycles; "
-        "16-byte stores of the same bytes take a quarter",
+        "note": f"one CTA per SM stores a 16-bit output block {_HOW[store]} on one wave of "
+        "8-66 CTAs, SM cycles by clock64, least squares through the origin of bytes against "
+        f"cycles: {each} cycles",
     }
-    return set_after(profile_text, AFTER, {FIELD: entry}, f"# fragment stores: {record_path}")
+    if store == "fragments":
+        entry["note"] += "; 16-byte stores of the same bytes take a quarter"
+    after = AFTER if store == "fragments" else FIELD
+    field = FIELDS[store]
+    label = "fragment" if store == "fragments" else store
+    return set_after(profile_text, after, {field: entry}, f"# {label} stores: {record_path}")
 
 
 def per_wave_s(rows: list[dict[str, Any]]) -> float:
@@ -275,11 +303,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cubin", type=Path)
     ap.add_argument("--record", type=Path, help="a recorded run, to write into --profile")
     ap.add_argument("--profile", type=Path)
+    ap.add_argument(
+        "--store", choices=sorted(FIELDS), default="fragments",
+        help="with --record: which stores' rate to write (fragments: "
+        "fragment_store_bytes_per_clk_per_sm; 16-byte: staged_store_bytes_per_clk_per_sm)",
+    )  # fmt: skip
     a = ap.parse_args(argv)
     if a.record is not None or a.profile is not None:
         if a.record is None or a.profile is None:
             ap.error("--record and --profile go together")
-        return write_into_profile(a.record, a.profile, apply, FIELD)
+        store = a.store
+
+        def write(text: str, doc: dict[str, Any], path: str) -> str:
+            return apply(text, doc, path, store)
+
+        return write_into_profile(a.record, a.profile, write, FIELDS[store])
     if a.table is None and a.out is None:
         ap.error("--out, --table or --record is required")
     return table_or_measure(a.table, a.out, lambda: measure(a.cubin), table, "cta_life")

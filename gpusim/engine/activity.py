@@ -31,7 +31,7 @@ MEMBERS, LAYERS, ONE = "members", "layers", "one"
 class Activity:
     """One activity of a phase; tells its group when its last stage is done."""
 
-    __slots__ = ("deadline", "finished", "group", "idx", "job", "stages")
+    __slots__ = ("computing", "deadline", "finished", "group", "idx", "job", "stages")
 
     def __init__(self, group: CtaGroup, stages: list):
         self.group = group
@@ -40,6 +40,8 @@ class Activity:
         self.job = None
         self.deadline = 0
         self.finished = False
+        #: its job in flight is on the SM's pipes (SmGroup.computing counts its layers)
+        self.computing = False
 
     def start(self) -> None:
         """Begin the first stage."""
@@ -50,6 +52,9 @@ class Activity:
         # jobs (``done()``, no argument): either way no job of it is in flight any more.
         self.job = None
         g = self.group
+        if self.computing:
+            self.computing = False
+            g.smg.compute_ended(g.weights[LAYERS])
         stages = self.stages
         while True:
             idx = self.idx = self.idx + 1
@@ -76,6 +81,9 @@ class Activity:
             else:
                 # The SM's work at this CTA group's own pace (KernelRun._work_scale).
                 self.job = g.smg.pipes.submit_kinds(parts, g.weights, self._advance, g.work_scale)
+                if self.job is not None:
+                    self.computing = True
+                    g.smg.compute_started(g.weights[LAYERS])
             if self.job is not None:
                 return
 
@@ -117,6 +125,9 @@ class Activity:
             w = other.weight(LAYERS)
             parts = [(lane, w, size, kind) for lane, size, kind in left]
             a.job = other.server(server_name).submit(parts, a._job_done)
+            if a.job is not None:
+                a.computing = True
+                other.smg.compute_started(w)
         if a.job is None:
             # Nothing of this stage is left for the new group: move on as an event of its
             # own, so that the split in progress finishes first.

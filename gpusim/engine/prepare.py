@@ -20,6 +20,7 @@ from algorithms.base import Kernel, OnChip
 from algorithms.program import CtaClass, CtaProgram, Step
 from gpusim.counting import traced_classes
 from gpusim.curves import share_at
+from gpusim.engine.active_ctas import capacity_table
 from gpusim.engine.chunks import CHUNKS_PER_RUN, chunk_size
 from gpusim.engine.clock import TICKS_PER_S
 from gpusim.engine.grid import Grid
@@ -193,10 +194,15 @@ def prepare(
 
         warps = occ.warps_per_cta
         steps = [s for p in programs for s in p.steps if s.mma_flops > 0]
+        step = steady_step(steps)
         core, per_pass = binary_core_efficiency(
-            binary, profile, steady_step(steps), rates, occ.ctas_per_sm, warps
+            binary, profile, step, rates, occ.ctas_per_sm, warps
         )
-        rates = replace(rates, sched_scale=1.0 / core, barrier_ticks=0)
+        table = capacity_table(
+            lambda n: binary_core_efficiency(binary, profile, step, rates, n, warps)[0],
+            occ.ctas_per_sm,
+        )
+        rates = replace(rates, sched_scale=1.0 / core, barrier_ticks=0, sched_capacity=table)
         timing_model = "sass-replay"
         timing_source = f"{binary.source}: {binary.label()} ({per_pass} step(s) per loop pass)"
     elif products:
@@ -208,10 +214,16 @@ def prepare(
             # The pipes keep their rates; each serial phase holds the SM's schedulers for
             # the core model's time (its CTAs' phases queue there, so a round of steps of
             # every resident CTA takes the core model's cycles, barriers' waits included).
-            rates = replace(rates, sched_scale=1.0 / core, barrier_ticks=0)
+            table = capacity_table(
+                lambda n: core_efficiency(kernel, profile, programs, rates, n, warps),
+                occ.ctas_per_sm,
+            )
+            rates = replace(rates, sched_scale=1.0 / core, barrier_ticks=0, sched_capacity=table)
             timing_model = "sass-replay"
         else:
+            table = capacity_table(lambda n: step_efficiency(profile, n * warps), occ.ctas_per_sm)
             rates = rates.at_efficiency(step_efficiency(profile, occ.ctas_per_sm * warps))
+            rates = replace(rates, sched_capacity=table)
             if profile.sass_core_cycles is not None:
                 timing_note = (
                     f"{kernel.name}: {profile.name} replays only the committed SASS loops "

@@ -120,10 +120,12 @@ class Rates:
     #: share of the shorter of a step's two serial phases (products, softmax) that runs
     #: behind the other (a wgmma kernel's measured softmax overlap; 0: strictly serial)
     phase_overlap: float = 0.0
-    #: SM cycles per output byte a CTA spends issuing its stores before it ends (a class with
-    #: ``o_store`` = ``fragments``: the profile's measured rate; 0: staged stores, whose
-    #: issue the model does not charge)
+    #: SM cycles per output byte a CTA spends issuing its stores before it ends (the
+    #: profile's measured rate for the class's ``o_store``; 0 where it has none)
     store_cycles_per_byte: float = 0.0
+    #: the schedulers' capacity with ``n`` of an SM's CTAs computing, at index ``n - 1``,
+    #: over theirs with all resident (empty: the same however many; engine/active_ctas.py)
+    sched_capacity: tuple[float, ...] = ()
 
     def at_clock(self, clock_hz: float) -> Rates:
         """These rates with the SM at ``clock_hz``: per-clock rates and barriers rescaled."""
@@ -338,10 +340,13 @@ def rates_for(
         )
     else:
         out = _pipe_rates(profile, dtype, warps)
-    if cls.o_store == "fragments":  # check_class_rates made sure the profile has the rate
-        rate = profile.fragment_store_bytes_per_clk_per_sm.value
-        out = replace(out, store_cycles_per_byte=1.0 / rate)
-    return out
+    # fragments: check_class_rates made sure the profile has the rate; staged: where measured
+    rate = (
+        profile.fragment_store_bytes_per_clk_per_sm
+        if cls.o_store == "fragments"
+        else profile.staged_store_bytes_per_clk_per_sm
+    )
+    return out if rate is None else replace(out, store_cycles_per_byte=1.0 / rate.value)
 
 
 def _pipe_rates(profile: HardwareProfile, dtype: str, warps: int) -> Rates:

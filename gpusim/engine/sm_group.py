@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 class SmGroup:
     """SMs ``sm0 .. sm0+size-1``; ``slots[i]`` is the group on slot ``i`` of each (or None)."""
 
-    __slots__ = ("pipes", "size", "slots", "sm0")
+    __slots__ = ("_cap", "_sched", "computing", "pipes", "size", "slots", "sm0")
 
     def __init__(self, run: KernelRun, sm0: int, size: int, slots: int):
         env, rates = run.sim.env, run.rates
@@ -32,6 +32,28 @@ class SmGroup:
         lanes = [(p, rates.pipe_per_tick[p]) for p in SM_LANES]
         # Quiet (ps_lane.next_shared_ticks): nothing reads an SM's lanes' idle ticks.
         self.pipes = PSServer(env, f"sm{sm0}", [*lanes, (SCHED_LANE, 1.0)], quiet_lone_parts=True)
+        #: CTAs per SM in a compute stage (their groups' layers), and the schedulers' capacity
+        #: for each count (Rates.sched_capacity; engine/active_ctas.py)
+        self.computing = 0
+        self._cap = rates.sched_capacity
+        self._sched = len(lanes)
+
+    def compute_started(self, layers: int) -> None:
+        """``layers`` CTAs per SM began a compute stage."""
+        self.computing += layers
+        if self._cap:
+            self._set_sched()
+
+    def compute_ended(self, layers: int) -> None:
+        """``layers`` CTAs per SM left a compute stage."""
+        self.computing -= layers
+        if self._cap and self.computing > 0:
+            self._set_sched()
+
+    def _set_sched(self) -> None:
+        cap = self._cap[min(self.computing, len(self._cap)) - 1]
+        if self.pipes.lanes[self._sched].capacity != cap:
+            self.pipes.set_capacity(self._sched, cap)
 
     def split(self, run: KernelRun, offset: int) -> SmGroup:
         """Keep SMs ``[0, offset)`` here; return a new SM group for the rest, CTAs and all."""

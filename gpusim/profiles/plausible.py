@@ -53,4 +53,5 @@ PLAUSIBLE: dict[str, tuple[float, float]] = {
     "l2_line_bytes": (1, 2**16),
     "l2_fetch_bytes_per_byte_padded_row_copy": (1.0, 16.0),
     "fragment_store_bytes_per_clk_per_sm": (1e-3, 1e5),
+    "staged_store_bytes_per_clk_per_sm": (1e-3, 1e5),
 }

@@ -284,6 +284,9 @@ class HardwareProfile(BaseModel):
     #: instruction), where measured: what a kernel with ``o_store`` = ``fragments`` pays for
     #: its output block at the end of each CTA, beside the bytes' L2 and DRAM time
     fragment_store_bytes_per_clk_per_sm: Sourced[float] | None = None
+    #: the same for coalesced 16-byte stores (a staged output block: ``o_store`` =
+    #: ``staged``), where measured
+    staged_store_bytes_per_clk_per_sm: Sourced[float] | None = None
     #: share of a set every SM reads that the L2 has lost at each depth (bytes brought into
     #: the L2 since the set was last touched), where measured: ``[[depth bytes, share],
     #: ...]``. Without it the engine's L2 is an LRU with a hard edge at ``l2_bytes``.

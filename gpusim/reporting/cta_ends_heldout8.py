@@ -1,0 +1,155 @@
+"""Held-out set 8's predictions and verdict: the record against the active-CTAs and
+staged-store candidates (:mod:`gpusim.validation.cta_ends_heldout8`).
+
+    python -m gpusim.reporting.cta_ends_heldout8 predict --out PRED.json [--only PART,...]
+    python -m gpusim.reporting.cta_ends_heldout8 compare --predictions PRED.json \\
+        --measured data/h200/2026-12-04_cta_ends_heldout8 [--out COMPARE.json]
+
+Each variant is a profile and whether the engine follows its SMs' computing CTAs
+(:func:`gpusim.engine.active_ctas.following`). The predictions file
+has the long-context format, its "profiles" the variant names, so the long-context
+comparison (baselines included) reads it as it is.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from gpusim import atomic
+from gpusim.engine import active_ctas
+from gpusim.reporting.long_context_predict import PREDICTIONS_KIND, predict_one
+from gpusim.source_commit import git_commit
+from gpusim.validation.cta_ends_heldout8 import VARIANTS, heldout8_configs
+from gpusim.validation.long_context_configs import LongContextConfig, manifest_doc
+
+HERE = Path("reports/cta_ends_heldout8")
+#: the staged-store candidate's profiles: the shipped ones with the cta_life record's
+#: 16-byte rate written in (python -m gpusim.calibrate.cta_life --record ... --store 16-byte)
+STAGED = {
+    "h200-sxm": str(HERE / "h200-sxm-staged.yaml"),
+    "h200-sxm-core": str(HERE / "h200-sxm-core-staged.yaml"),
+}
+#: variant name -> (profile, engine follows active CTAs); "core_" ones are reported only
+SPECS: dict[str, tuple[str, bool]] = {}
+for _base, _prefix in (("h200-sxm", ""), ("h200-sxm-core", "core_")):
+    SPECS[f"{_prefix}record"] = (_base, False)
+    SPECS[f"{_prefix}active_ctas"] = (_base, True)
+    SPECS[f"{_prefix}staged_stores"] = (STAGED[_base], False)
+    SPECS[f"{_prefix}both"] = (STAGED[_base], True)
+JUDGED = VARIANTS
+
+
+def predict_variant(c: LongContextConfig, variant: str) -> dict[str, Any]:
+    """:func:`~gpusim.reporting.long_context_predict.predict_one` under ``variant``."""
+    profile, active = SPECS[variant]
+    with active_ctas.following(active):
+        return predict_one(c, profile)
+
+
+def predict(configs: list[LongContextConfig], variants=tuple(SPECS), log=print) -> dict:
+    """Every config under every variant, as one JSON-ready document."""
+    by_config = {}
+    for n, c in enumerate(configs, 1):
+        by_config[c.config_id] = {v: predict_variant(c, v) for v in variants}
+        log(f"[{n}/{len(configs)}] {c.config_id}")
+    return {
+        "kind": PREDICTIONS_KIND,
+        "model_commit": git_commit(),
+        "manifest_configs_sha256": manifest_doc(configs)["configs_sha256"],
+        "profiles": list(variants),
+        "variants": {v: {"profile": SPECS[v][0], "active_ctas": SPECS[v][1]} for v in variants},
+        "detail": "auto",
+        "by_config": by_config,
+    }
+
+
+def verdict(model: dict[str, dict]) -> dict[str, Any]:
+    """The rule's outcome from each judged variant's runtime figures over all runs
+    (``{variant: {"mape": ...}}``): which candidates beat the record, which is adopted."""
+    mape = {v: model[v]["mape"] for v in JUDGED}
+    beat = [v for v in JUDGED[1:] if mape[v] < mape["record"]]
+    adopted = "record"
+    if beat:
+        best = min(beat, key=lambda v: mape[v])
+        singles = [v for v in beat if v != "both"]
+        if best == "both" and not all(mape["both"] < mape[v] for v in JUDGED[1:3]):
+            best = min(singles, key=lambda v: mape[v]) if singles else "record"
+        adopted = best
+    return {"mape_all": mape, "beat_record": beat, "adopted": adopted}
+
+
+def all_runs(configs, measured: dict, predictions: dict, variant: str) -> dict[str, Any]:
+    """MAPE, mean signed error and the worst runs over every run of one variant (the
+    project's and PyTorch's together: what the rule judges)."""
+    from gpusim.validation.long_context_compare import rel_err, summarise
+
+    rows = []
+    for c in configs:
+        m = measured.get(c.config_id)
+        p = predictions["by_config"].get(c.config_id, {}).get(variant, {})
+        if m is None or m.get("status") != "ok" or p.get("runtime_s") is None:
+            continue
+        t = m["median_s"]
+        rows.append({"id": c.config_id, "measured": t, "predicted": p["runtime_s"],
+                     "err": rel_err(p["runtime_s"], t)})  # fmt: skip
+    return summarise(rows)
+
+
+def _parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="python -m gpusim.reporting.cta_ends_heldout8")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("predict")
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--only", default="", help="comma-separated parts of config ids")
+    c = sub.add_parser("compare")
+    c.add_argument("--predictions", type=Path, required=True)
+    c.add_argument("--measured", type=Path, required=True)
+    c.add_argument("--out", type=Path, default=None)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    configs = heldout8_configs()
+    if args.cmd == "predict":
+        parts = [p for p in args.only.split(",") if p]
+        if parts:
+            configs = [c for c in configs if any(p in c.config_id for p in parts)]
+        doc = predict(configs, log=lambda m: print(m, file=sys.stderr))
+        atomic.write_text(args.out, json.dumps(doc, indent=1) + "\n")
+        return 0
+    return _compare(args, configs)
+
+
+def _compare(args: argparse.Namespace, configs: list[LongContextConfig]) -> int:
+    from gpusim.api import load_profile
+    from gpusim.reporting.long_context import VALIDATION_DRAM21
+    from gpusim.validation import long_context_sweep
+    from gpusim.validation.long_context_compare import compare, efficiency_from_dataset, table
+
+    predictions = json.loads(args.predictions.read_text())
+    measured = {r["id"]: r for r in long_context_sweep.records(args.measured)}
+    profiles = {v: load_profile(SPECS[v][0]) for v in predictions["profiles"]}
+    data = VALIDATION_DRAM21 / "h200-dataset.json"
+    eff = {v: efficiency_from_dataset(data, hw) for v, hw in profiles.items()}
+    doc = compare(configs, measured, predictions, profiles, eff, {})
+    doc["all_runs"] = {v: all_runs(configs, measured, predictions, v) for v in profiles}
+    if all(v in doc["all_runs"] for v in JUDGED):
+        doc["verdict"] = verdict(doc["all_runs"])
+    if args.out:
+        atomic.write_text(args.out, json.dumps(doc, indent=1) + "\n")
+    print(table(doc))
+    for v, f in doc["all_runs"].items():
+        print(f"{v:22s} all {f['n']:3d} runs  MAPE {100 * f['mape']:5.2f} %  "
+              f"mean {100 * f['mean_signed']:+5.2f} %")  # fmt: skip
+    if "verdict" in doc:
+        print(f"verdict: {json.dumps(doc['verdict'])}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
