@@ -34,7 +34,8 @@ Then the barriers: each costs the CTA :func:`barrier_cycles` SM cycles (of its
 own time, not of the pipes', so co-resident CTAs fill the gap).
 
 Few resident warps: a kernel with fewer than 4 warps per scheduler runs its steps at a
-measured fraction of these rates (:func:`step_efficiency`, where the profile has it).
+measured fraction of these rates (:func:`step_efficiency`, where the profile has it), as
+many as are computing at the time (:mod:`gpusim.engine.active_ctas`).
 
 The SM clock depends on the load: a profile may give ``sm_clock_tensor_load_hz``
 (on the H200, 1.80-1.81 GHz measured under mma.sync load against 1.98 GHz in
@@ -123,8 +124,7 @@ class Rates:
     #: SM cycles per output byte a CTA spends issuing its stores before it ends (the
     #: profile's measured rate for the class's ``o_store``; 0 where it has none)
     store_cycles_per_byte: float = 0.0
-    #: the schedulers' capacity with ``n`` of an SM's CTAs computing, at index ``n - 1``,
-    #: over theirs with all resident (empty: the same however many; engine/active_ctas.py)
+    #: schedulers' capacity with n of R CTAs computing, index n - 1 (engine/active_ctas.py)
     sched_capacity: tuple[float, ...] = ()
 
     def at_clock(self, clock_hz: float) -> Rates:
@@ -341,11 +341,8 @@ def rates_for(
     else:
         out = _pipe_rates(profile, dtype, warps)
     # fragments: check_class_rates made sure the profile has the rate; staged: where measured
-    rate = (
-        profile.fragment_store_bytes_per_clk_per_sm
-        if cls.o_store == "fragments"
-        else profile.staged_store_bytes_per_clk_per_sm
-    )
+    frag = cls.o_store == "fragments"
+    rate = getattr(profile, f"{'fragment' if frag else 'staged'}_store_bytes_per_clk_per_sm")
     return out if rate is None else replace(out, store_cycles_per_byte=1.0 / rate.value)
 
 

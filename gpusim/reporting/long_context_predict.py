@@ -16,6 +16,7 @@ from typing import Any
 
 from gpusim.api import simulate
 from gpusim.errors import GpusimError
+from gpusim.profiles.schema import HardwareProfile
 from gpusim.source_commit import git_commit
 from gpusim.validation.long_context_configs import LongContextConfig, manifest_doc
 
@@ -23,7 +24,9 @@ PROFILES = ("h200-sxm", "h200-sxm-core", "h200-sxm-datasheet")
 PREDICTIONS_KIND = "gpusim.long_context_predictions"
 
 
-def predict_one(c: LongContextConfig, profile: str, detail: str = "auto") -> dict[str, Any]:
+def predict_one(
+    c: LongContextConfig, profile: str | HardwareProfile, detail: str = "auto"
+) -> dict[str, Any]:
     """Runtime, DRAM and SM-to-L2 bytes, bound and occupancy of one config on one profile;
     ``error`` where the model refuses it."""
     t0 = time.perf_counter()

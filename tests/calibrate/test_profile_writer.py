@@ -164,9 +164,10 @@ def _recorded_profile(name: str | None = None, sass_timing: dict | None = None) 
     # and the clock under an attention step's load by load_clock's record
     record = json.loads((REPO_ROOT / LOAD_CLOCK_REL).read_text())
     text = load_clock.apply(text, record, LOAD_CLOCK_REL)
-    # and the fragment stores' cost by cta_life's record
+    # and the fragment and staged (16-byte) stores' costs by cta_life's record
     record = json.loads((REPO_ROOT / CTA_LIFE_REL).read_text())
     text = cta_life.apply(text, record, CTA_LIFE_REL)
+    text = cta_life.apply(text, record, CTA_LIFE_REL, "16-byte")
     return yaml.safe_load(text)
 
 

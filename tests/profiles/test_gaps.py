@@ -24,8 +24,6 @@ from gpusim.profiles.schema import HardwareProfile
 # stores' rate, gpusim.engine.rates.check_class_rates).
 NOT_READ = {
     "fragment_store_bytes_per_clk_per_sm",
-    # a candidate of held-out set 8: in no shipped profile until that set has judged it
-    "staged_store_bytes_per_clk_per_sm",
     "l2_shared_aging",
     "sm_mate_priority",
     "sass_core_cycles",

@@ -22,6 +22,7 @@ LONG_CONTEXT_SETS = (
     "2026-12-04_long_context_heldout4",
     "2026-12-04_long_context_heldout5",
     "2026-12-04_load_clock_heldout7",
+    "2026-12-04_cta_ends_heldout8",
 )
 
 

@@ -50,24 +50,27 @@ def test_every_run_is_measured_and_predicted(set1, set2):
         assert groups["all"]["n"] == groups["two kernels"]["n"] == 14
 
 
-def test_set1_keeps_the_isolated_charge(set1):
-    assert set1[ISOLATED]["all"]["mape"] == pytest.approx(0.148, abs=0.002)  # reported 14.8 %
-    # reported 15.7 %; 15.1 % since the stream-load clock (held-out set 7)
-    assert set1[SET1.variant]["all"]["mape"] == pytest.approx(0.151, abs=0.002)
-    assert "isolated launch (kept)" in launch_set.verdict(SET1, set1)
+def test_set1_recomputed(set1):
+    # Judged at 14.8 % (isolated, kept) against 15.7 % (every kernel at the dispatch rate);
+    # 15.1 % for the variant since the stream-load clock (held-out set 7). Since held-out set
+    # 8 (active CTAs, staged stores) the recompute puts the variant ahead, 10.4 % against
+    # 14.5 %: its one-kernel runs, 15 % too fast when judged, are 7.6 % too fast now. A seen
+    # set: the model of record stays set 2's queued second launch (not a judgement).
+    assert set1[ISOLATED]["all"]["mape"] == pytest.approx(0.1445, abs=0.002)
+    assert set1[SET1.variant]["all"]["mape"] == pytest.approx(0.1044, abs=0.002)
     # What the set showed beside the verdict, and set 2 then judged: the isolated charge is
     # too large for a split run's second kernel, the dispatch rate too small for every
     # one-kernel run.
     assert set1[ISOLATED]["two kernels"]["mean_signed"] > 0.10
-    assert set1[SET1.variant]["one kernel"]["mean_signed"] < -0.15
+    assert set1[SET1.variant]["one kernel"]["mean_signed"] < -0.05
 
 
 def test_set2_adopts_the_queued_second_launch(set2):
     # judged at 15.8 % and 9.7 %; 13.7 % and 8.7 % since the engine aligns backward K/V walks
     # (reports/long_context/launch2/README.md, "Recomputed"); 14.0 % and 8.8 % since the
-    # stream-load clock (held-out set 7)
-    assert set2[ISOLATED]["all"]["mape"] == pytest.approx(0.140, abs=0.002)
-    assert set2[SET2.variant]["all"]["mape"] == pytest.approx(0.088, abs=0.002)
+    # stream-load clock (held-out set 7); 14.4 % and 8.9 % since held-out set 8
+    assert set2[ISOLATED]["all"]["mape"] == pytest.approx(0.1444, abs=0.002)
+    assert set2[SET2.variant]["all"]["mape"] == pytest.approx(0.0885, abs=0.002)
     assert launch_set.verdict(SET2, set2).endswith("queued second launch")
 
 

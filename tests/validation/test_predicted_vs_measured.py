@@ -54,8 +54,9 @@ def test_summary_and_targets():
     profile = load_profile("h200-sxm")
     recs = [r for r in make_dataset()["records"] if r["status"] == "ok"]
     rows = [compare_record(r, profile) for r in recs]
-    for r, scale in zip(rows, (1.05, 0.8), strict=True):
-        r.measured_s = r.predicted_s * scale  # errors -4.8 % and +25 %
+    # errors -4.8 % and +25 % (a hair under: p / (0.8 p) - 1 rounds either way of 0.25)
+    for r, scale in zip(rows, (1.05, 0.8 + 1e-12), strict=True):
+        r.measured_s = r.predicted_s * scale
         r.runtime_err = rel_err(r.predicted_s, r.measured_s)
     s = summary(rows)
     assert s["configs"] == 2
