@@ -18,10 +18,8 @@ The rule, fixed before the measurement (also written into the manifest): see :da
 
 from __future__ import annotations
 
-from gpusim.schedule import Schedule
-from gpusim.validation.long_context_configs import H200_SMS, LongContextConfig, set_command
-from gpusim.validation.long_context_heldout2 import _group, _workload
-from gpusim.validation.torch_flash_schedule import torch_flash_schedule
+from gpusim.validation.long_context_configs import LongContextConfig, set_command
+from gpusim.validation.long_context_heldout2 import tile_runs
 
 #: (batch, heads, tokens, head dim, causal, (block m, block n, warps, stages))
 PROJECT = (
@@ -63,15 +61,7 @@ RULE = (
 
 def heldout7_configs() -> list[LongContextConfig]:
     """The set in run order: the project's runs, then PyTorch's."""
-    out = []
-    for b, h, n, d, causal, (bm, bn, wp, st) in PROJECT:
-        w = _workload(b, n, h, h, d, causal)
-        s = Schedule(block_m=bm, block_n=bn, warps=wp, stages=st)
-        out.append(LongContextConfig("project", _group(w), w, s))
-    for b, h, n, d, causal in TORCH:
-        w = _workload(b, n, h, h, d, causal)
-        out.append(LongContextConfig("torch", _group(w), w, torch_flash_schedule(w, H200_SMS)))
-    return out
+    return tile_runs(PROJECT, TORCH)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -15,6 +15,7 @@ call of at most 300 s (30 runs, the longest about 0.2 s).
 
 from __future__ import annotations
 
+from gpusim.schedule import Schedule
 from gpusim.validation.long_context_configs import (
     H200_SMS,
     PREFILL_TILE,
@@ -58,6 +59,22 @@ def _workload(b: int, n: int, h: int, hkv: int, d: int, causal: bool) -> Workloa
 
 def _group(w: Workload) -> str:
     return "gqa_prefill" if w.kv_heads != w.heads else "prefill"
+
+
+def tile_runs(project, torch_shapes) -> list[LongContextConfig]:
+    """A set of timed prefill runs (none counted by ncu): the project's kernel on ``project``
+    (batch, heads, tokens, head dim, causal, (block m, block n, warps, stages)), then
+    PyTorch's on ``torch_shapes`` (batch, heads, tokens, head dim, causal) with the schedule
+    its flash backend runs."""
+    out = []
+    for b, h, n, d, causal, (bm, bn, wp, st) in project:
+        w = _workload(b, n, h, h, d, causal)
+        s = Schedule(block_m=bm, block_n=bn, warps=wp, stages=st)
+        out.append(LongContextConfig("project", _group(w), w, s))
+    for b, h, n, d, causal in torch_shapes:
+        w = _workload(b, n, h, h, d, causal)
+        out.append(LongContextConfig("torch", _group(w), w, torch_flash_schedule(w, H200_SMS)))
+    return out
 
 
 def heldout2_configs() -> list[LongContextConfig]:
