@@ -11,8 +11,10 @@ that stream, over a 4-GiB buffer (far larger than the L2), for tiles of 16 and 3
 2-4 stages, 128 and 256 threads, one and two CTAs per SM; and, for the same loader, a copy
 (each tile stored back, reads and writes in equal bytes). No attention kernel is in it.
 
-The model takes nothing from it yet (data/h200/2026-12-04_calibration_dram_read/README.md
-says why).
+    python -m gpusim.calibrate.dram_read --record FILE --profile PROFILE.yaml
+
+writes ``dram_read_bandwidth_bytes_per_s``: the best read configuration's median bandwidth
+(the candidate of held-out set 9, gpusim/engine/dram_mix.py).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from gpusim.calibrate.context import BenchContext, import_cupy, make_context
-from gpusim.calibrate.record_table import table_or_measure
+from gpusim.calibrate.record_table import table_or_measure, write_into_profile
 from gpusim.calibrate.sources import compile_module, kernel_attributes
 
 WORD_BYTES = 16
@@ -41,6 +43,7 @@ _READS = tuple(
 )
 CONFIGS = (*_READS, (128, 16384, 2, 2, True), (256, 32768, 2, 1, True), (128, 16384, 4, 2, True))
 REPEATS, QUICK_REPEATS = 9, 3
+FIELD, AFTER = "dram_read_bandwidth_bytes_per_s", "dram_bandwidth_bytes_per_s"
 
 
 def kernel_name(stages: int, copy: bool) -> str:
@@ -108,6 +111,26 @@ def best_read(doc: dict[str, Any]) -> dict[str, Any]:
     return max(reads, key=lambda r: r["bandwidth_bytes_per_s"])
 
 
+def apply(profile_text: str, doc: dict[str, Any], record_path: str) -> str:
+    """``profile_text`` with ``dram_read_bandwidth_bytes_per_s`` from a recorded run."""
+    from gpusim.calibrate.profile_patch import set_after
+
+    b = best_read(doc)
+    bw = [b["bytes_moved"] / t for t in b["times_s"]]
+    copies = [r["bandwidth_bytes_per_s"] for r in doc["rows"] if r["copy"]]
+    entry = {
+        "value": round(b["bandwidth_bytes_per_s"], 0),
+        "source": f"measured, python -m gpusim.calibrate.dram_read ({record_path})",
+        "note": f"cp.async.cg 16-byte tile copies into shared memory, {b['threads']} threads, "
+        f"{b['tile_bytes'] // 1024}-KiB tiles x {b['stages']} stages, {b['ctas_per_sm']} CTA(s) "
+        f"per SM on every SM, {doc['buffer_bytes'] >> 30} GiB read once per launch: median of "
+        f"{len(bw)} launches, min {min(bw):.4g}, max {max(bw):.4g} B/s (the best of "
+        f"{sum(not r['copy'] for r in doc['rows'])} configurations); the same loader copying "
+        f"(reads and writes in equal bytes): {', '.join(f'{c:.4g}' for c in copies)} B/s",
+    }
+    return set_after(profile_text, AFTER, {FIELD: entry}, f"# DRAM reads: {record_path}")
+
+
 def table(doc: dict[str, Any]) -> str:
     """A recorded run's bandwidths, one line per configuration."""
     lines = ["threads  tile KiB  stages  CTAs/SM  copy   TB/s   (min-max)"]
@@ -134,9 +157,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path)
     ap.add_argument("--table", type=Path)
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--record", type=Path, help="a recorded run, to write into --profile")
+    ap.add_argument("--profile", type=Path)
     a = ap.parse_args(argv)
+    if a.record is not None or a.profile is not None:
+        if a.record is None or a.profile is None:
+            ap.error("--record and --profile go together")
+        return write_into_profile(a.record, a.profile, apply, FIELD)
     if a.table is None and a.out is None:
-        ap.error("--out or --table is required")
+        ap.error("--out, --table or --record is required")
     return table_or_measure(a.table, a.out, lambda: run(a.quick), table, "dram_read")
 
 

@@ -188,7 +188,8 @@ class CtaGroup(L2Meeting):
             own += ld.frac * lk.own_dram
             shared += ld.frac * lk.shared_dram
             fetches = max(fetches, lk.fetches)
-        cost = run.dram_cost  # the kernel's bytes in flight cap its DRAM bandwidth
+        # the kernel's bytes in flight cap its DRAM bandwidth; a read stream's is its own
+        cost = run.dram_cost * run.rates.dram_mix[0]
         parts = [
             (L2_LANE, MEMBERS, l2, 0),
             (DRAM_LANE, MEMBERS, own * cost, 0),
@@ -231,7 +232,7 @@ class CtaGroup(L2Meeting):
             own += o
             shared += s
             fetches = max(fetches, f)
-        cost = self.run.dram_cost
+        cost = self.run.dram_cost * self.run.rates.dram_mix[1]  # engine/dram_mix.py
         parts = [
             (L2_LANE, MEMBERS, l2, 0),
             (DRAM_LANE, MEMBERS, own * cost, 0),

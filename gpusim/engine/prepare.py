@@ -23,6 +23,7 @@ from gpusim.curves import share_at
 from gpusim.engine.active_ctas import capacity_table
 from gpusim.engine.chunks import CHUNKS_PER_RUN, chunk_size
 from gpusim.engine.clock import TICKS_PER_S
+from gpusim.engine.dram_mix import dram_mix
 from gpusim.engine.grid import Grid
 from gpusim.engine.plan import ClassPlan, build_plan, step_kind, step_work, timing_signature
 from gpusim.engine.rates import Rates, step_efficiency
@@ -298,6 +299,8 @@ def prepare(
         # or more, runs in plain waves instead: its batch-heads' ends are a small part of it.
         plain = kernel.grid_batch_heads > LUMP_MAX_CUTS and grid.blocks_per_bh >= slots
         grid.lump(grid.total, by_batch_head=not plain)
+    tile_copies = kernel.load_bytes_in_flight_per_thread() is None
+    rates = replace(rates, dram_mix=dram_mix(profile, tile_copies))
     spec = KernelSpec(kernel.name, grid, plans, occ.ctas_per_sm, aggregated, rates, lumped)
     spec.l2_fetch_factor = l2_fetch_factor(profile, kernel)
     spec.dram_cost = dram_cost(profile, kernel, chip.threads * occ.ctas_per_sm)

@@ -108,8 +108,7 @@ class Rates:
     smem_fill_cost: float = 1.0
     #: the profile's ``l2_loss_by_depth`` (empty: the L2 is an LRU of ``l2_bytes``)
     l2_loss_curve: tuple[tuple[float, float], ...] = ()
-    #: relative std of identical CTAs' durations (0: they keep in lockstep)
-    cta_scatter: float = 0.0
+    cta_scatter: float = 0.0  # relative std of identical CTAs' durations (0: in lockstep)
     #: the profile's ``l2_shared_aging`` (None: not measured)
     l2_shared_aging: float | None = None
     #: the profile's ``sm_mate_priority``: ``((CTAs per SM, step s, priority), ...)``
@@ -126,6 +125,7 @@ class Rates:
     store_cycles_per_byte: float = 0.0
     #: schedulers' capacity with n of R CTAs computing, index n - 1 (engine/active_ctas.py)
     sched_capacity: tuple[float, ...] = ()
+    dram_mix: tuple[float, float] = (1.0, 1.0)  # DRAM cost of a read, a written byte (dram_mix.py)
 
     def at_clock(self, clock_hz: float) -> Rates:
         """These rates with the SM at ``clock_hz``: per-clock rates and barriers rescaled."""

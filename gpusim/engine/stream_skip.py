@@ -123,7 +123,9 @@ class StreamSkip:
         for f, d in zip(c.__dataclass_fields__, astuple(per), strict=True):
             setattr(c, f, getattr(c, f) + skip * d)
         dram_bytes = skip * (per.dram_read_bytes + per.dram_write_bytes)
-        run.sim.skipped_ticks += round(dram_bytes * run.dram_cost / capacity_per_tick)
+        rc, wc = run.rates.dram_mix  # the lane's work of a read and a written byte
+        work = skip * (per.dram_read_bytes * rc + per.dram_write_bytes * wc) * run.dram_cost
+        run.sim.skipped_ticks += round(work / capacity_per_tick)
         run.sim.l2.inserted += dram_bytes
         run.next_cta += skip
         run.waves_skipped += skip // self.slots

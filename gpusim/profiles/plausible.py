@@ -54,4 +54,5 @@ PLAUSIBLE: dict[str, tuple[float, float]] = {
     "l2_fetch_bytes_per_byte_padded_row_copy": (1.0, 16.0),
     "fragment_store_bytes_per_clk_per_sm": (1e-3, 1e5),
     "staged_store_bytes_per_clk_per_sm": (1e-3, 1e5),
+    "dram_read_bandwidth_bytes_per_s": (1e6, 1e18),
 }

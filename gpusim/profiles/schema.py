@@ -287,6 +287,9 @@ class HardwareProfile(BaseModel):
     #: the same for coalesced 16-byte stores (a staged output block: ``o_store`` =
     #: ``staged``), where measured
     staged_store_bytes_per_clk_per_sm: Sourced[float] | None = None
+    #: bytes per second a read-only stream of cp.async tile copies reaches from DRAM, where
+    #: measured (``dram_bandwidth_bytes_per_s`` is a copy's, reads and writes together)
+    dram_read_bandwidth_bytes_per_s: Sourced[float] | None = None
     #: share of a set every SM reads that the L2 has lost at each depth (bytes brought into
     #: the L2 since the set was last touched), where measured: ``[[depth bytes, share],
     #: ...]``. Without it the engine's L2 is an LRU with a hard edge at ``l2_bytes``.
