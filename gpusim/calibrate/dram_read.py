@@ -14,7 +14,7 @@ that stream, over a 4-GiB buffer (far larger than the L2), for tiles of 16 and 3
     python -m gpusim.calibrate.dram_read --record FILE --profile PROFILE.yaml
 
 writes ``dram_read_bandwidth_bytes_per_s``: the best read configuration's median bandwidth
-(the candidate of held-out set 9, gpusim/engine/dram_mix.py).
+(adopted on held-out set 9, gpusim/engine/dram_mix.py).
 """
 
 from __future__ import annotations

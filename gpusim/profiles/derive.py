@@ -64,6 +64,21 @@ def _achieved_dram(base: dict[str, Any]) -> Field:
     }
 
 
+def _achieved_dram_read(base: dict[str, Any]) -> Field:
+    measured = base["dram_read_bandwidth_bytes_per_s"]["value"]
+    fraction = measured / H200_DATASHEET_DRAM_BYTES_PER_S
+    return {
+        "value": H100_DATASHEET_DRAM_BYTES_PER_S * fraction,
+        "source": (
+            "derived: NVIDIA H100 datasheet, H100 SXM memory bandwidth 3.35 TB/s, times "
+            f"{fraction:.4f}, the fraction of its datasheet 4.8 TB/s a read stream of tile copies "
+            f"reached on the H200 ({base['dram_read_bandwidth_bytes_per_s']['source']})"
+        ),
+        "note": "assumes HBM3 reaches the same share of its peak as the H200's HBM3e; "
+        "python -m gpusim.calibrate.dram_read on an H100 replaces it",
+    }
+
+
 def _l2_loss_scaled(base: dict[str, Any]) -> Field:
     scale = H100_L2_BYTES / base["l2_bytes"]["value"]
     curve = [[round(depth * scale), share] for depth, share in base["l2_loss_by_depth"]["value"]]
@@ -134,6 +149,7 @@ H100_SXM5 = Derivation(
     },
     rules={
         "dram_bandwidth_bytes_per_s": _achieved_dram,
+        "dram_read_bandwidth_bytes_per_s": _achieved_dram_read,
         "l2_loss_by_depth": _l2_loss_scaled,
         "dram_share_by_inflight": _inflight_littles_law,
     },

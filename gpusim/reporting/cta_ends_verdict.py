@@ -49,12 +49,19 @@ for _base, _prefix in (("h200-sxm", ""), ("h200-sxm-core", "core_")):
 JUDGED = VARIANTS
 
 
+#: fields the shipped profiles gained after this set (held-out set 9's DRAM read stream): the
+#: variants are recomputed without them, as they were judged
+LATER_FIELDS = ("dram_read_bandwidth_bytes_per_s",)
+
+
 def variant_profile(variant: str) -> HardwareProfile:
-    """The profile ``variant`` is predicted on (:data:`SPECS`)."""
+    """The profile ``variant`` is predicted on (:data:`SPECS`), as the set judged it."""
     name = SPECS[variant][0]
+    drop = dict.fromkeys(LATER_FIELDS)
     if name.endswith("-record"):
-        return load_profile(name.removesuffix("-record")).model_copy(update={STAGED_FIELD: None})
-    return load_profile(name)
+        name = name.removesuffix("-record")
+        drop[STAGED_FIELD] = None
+    return load_profile(name).model_copy(update=drop)
 
 
 def predict_variant(c: LongContextConfig, variant: str) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from gpusim.calibrate import (
     cta_life,
+    dram_read,
     l2_shared_aging,
     load_clock,
     profile_writer,
@@ -121,6 +122,7 @@ AGING_REL = "data/h200/2026-11-30_calibration_l2_survive/l2-survive-hot-h200.jso
 DRIFT_REL = sm_mate_drift.RECORD
 LOAD_CLOCK_REL = "data/h200/2026-12-04_calibration_load_clock/load-clock-h200.json"
 CTA_LIFE_REL = "data/h200/2026-12-04_calibration_cta_life/cta-life-h200.json"
+DRAM_READ_REL = "data/h200/2026-12-04_calibration_dram_read/dram-read-h200.json"
 
 
 def _recorded_profile(name: str | None = None, sass_timing: dict | None = None) -> dict:
@@ -168,6 +170,9 @@ def _recorded_profile(name: str | None = None, sass_timing: dict | None = None) 
     record = json.loads((REPO_ROOT / CTA_LIFE_REL).read_text())
     text = cta_life.apply(text, record, CTA_LIFE_REL)
     text = cta_life.apply(text, record, CTA_LIFE_REL, "16-byte")
+    # and the DRAM read stream's bandwidth by dram_read's record
+    record = json.loads((REPO_ROOT / DRAM_READ_REL).read_text())
+    text = dram_read.apply(text, record, DRAM_READ_REL)
     return yaml.safe_load(text)
 
 

@@ -23,8 +23,6 @@ from gpusim.profiles.schema import HardwareProfile
 # trace's aging and SM-mates, gpusim.engine.kv_trace_l2.kv_trace_of_record; the fragment
 # stores' rate, gpusim.engine.rates.check_class_rates).
 NOT_READ = {
-    # a candidate of held-out set 9: in no shipped profile until that set has judged it
-    "dram_read_bandwidth_bytes_per_s",
     "fragment_store_bytes_per_clk_per_sm",
     "l2_shared_aging",
     "sm_mate_priority",

@@ -52,12 +52,13 @@ def test_every_run_is_measured_and_predicted(set1, set2):
 
 def test_set1_recomputed(set1):
     # Judged at 14.8 % (isolated, kept) against 15.7 % (every kernel at the dispatch rate);
-    # 15.1 % for the variant since the stream-load clock (held-out set 7). Since held-out set
-    # 8 (active CTAs, staged stores) the recompute puts the variant ahead, 10.4 % against
-    # 14.5 %: its one-kernel runs, 15 % too fast when judged, are 7.6 % too fast now. A seen
-    # set: the model of record stays set 2's queued second launch (not a judgement).
-    assert set1[ISOLATED]["all"]["mape"] == pytest.approx(0.1445, abs=0.002)
-    assert set1[SET1.variant]["all"]["mape"] == pytest.approx(0.1044, abs=0.002)
+    # 15.1 % for the variant since the stream-load clock (held-out set 7); 14.5 % against
+    # 10.4 % after held-out set 8 (active CTAs, staged stores: the variant ahead); 11.0 %
+    # against 11.4 % since held-out set 9 (DRAM reads at the read stream's bandwidth): the
+    # isolated charge ahead again. A seen set: not a judgement either way.
+    assert set1[ISOLATED]["all"]["mape"] == pytest.approx(0.1099, abs=0.002)
+    assert set1[SET1.variant]["all"]["mape"] == pytest.approx(0.1137, abs=0.002)
+    assert "isolated launch (kept)" in launch_set.verdict(SET1, set1)
     # What the set showed beside the verdict, and set 2 then judged: the isolated charge is
     # too large for a split run's second kernel, the dispatch rate too small for every
     # one-kernel run.
@@ -68,9 +69,10 @@ def test_set1_recomputed(set1):
 def test_set2_adopts_the_queued_second_launch(set2):
     # judged at 15.8 % and 9.7 %; 13.7 % and 8.7 % since the engine aligns backward K/V walks
     # (reports/long_context/launch2/README.md, "Recomputed"); 14.0 % and 8.8 % since the
-    # stream-load clock (held-out set 7); 14.4 % and 8.9 % since held-out set 8
-    assert set2[ISOLATED]["all"]["mape"] == pytest.approx(0.1444, abs=0.002)
-    assert set2[SET2.variant]["all"]["mape"] == pytest.approx(0.0885, abs=0.002)
+    # stream-load clock (held-out set 7); 14.4 % and 8.9 % after held-out set 8; 9.7 % and
+    # 7.2 % since held-out set 9
+    assert set2[ISOLATED]["all"]["mape"] == pytest.approx(0.0967, abs=0.002)
+    assert set2[SET2.variant]["all"]["mape"] == pytest.approx(0.0717, abs=0.002)
     assert launch_set.verdict(SET2, set2).endswith("queued second launch")
 
 
