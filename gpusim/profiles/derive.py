@@ -49,34 +49,32 @@ class Derivation:
     kept_note: str = ""
 
 
-def _achieved_dram(base: dict[str, Any]) -> Field:
-    measured = base["dram_bandwidth_bytes_per_s"]["value"]
-    fraction = measured / H200_DATASHEET_DRAM_BYTES_PER_S
-    return {
-        "value": H100_DATASHEET_DRAM_BYTES_PER_S * fraction,
-        "source": (
-            "derived: NVIDIA H100 datasheet, H100 SXM memory bandwidth 3.35 TB/s, times "
-            f"{fraction:.4f}, the fraction of its datasheet 4.8 TB/s a device copy reached on the "
-            f"H200 ({base['dram_bandwidth_bytes_per_s']['source']})"
-        ),
-        "note": "assumes HBM3 reaches the same share of its peak as the H200's HBM3e; "
-        "gpusim calibrate on an H100 replaces it",
-    }
+def _achieved(field: str, what: str, replaced_by: str) -> Callable[[dict[str, Any]], Field]:
+    """The rule for a DRAM bandwidth ``field``: the H100 datasheet's peak times the share of
+    the H200's datasheet peak that ``what`` reached on the H200."""
+
+    def rule(base: dict[str, Any]) -> Field:
+        fraction = base[field]["value"] / H200_DATASHEET_DRAM_BYTES_PER_S
+        return {
+            "value": H100_DATASHEET_DRAM_BYTES_PER_S * fraction,
+            "source": (
+                "derived: NVIDIA H100 datasheet, H100 SXM memory bandwidth 3.35 TB/s, times "
+                f"{fraction:.4f}, the fraction of its datasheet 4.8 TB/s {what} reached on the "
+                f"H200 ({base[field]['source']})"
+            ),
+            "note": "assumes HBM3 reaches the same share of its peak as the H200's HBM3e; "
+            f"{replaced_by} on an H100 replaces it",
+        }
+
+    return rule
 
 
-def _achieved_dram_read(base: dict[str, Any]) -> Field:
-    measured = base["dram_read_bandwidth_bytes_per_s"]["value"]
-    fraction = measured / H200_DATASHEET_DRAM_BYTES_PER_S
-    return {
-        "value": H100_DATASHEET_DRAM_BYTES_PER_S * fraction,
-        "source": (
-            "derived: NVIDIA H100 datasheet, H100 SXM memory bandwidth 3.35 TB/s, times "
-            f"{fraction:.4f}, the fraction of its datasheet 4.8 TB/s a read stream of tile copies "
-            f"reached on the H200 ({base['dram_read_bandwidth_bytes_per_s']['source']})"
-        ),
-        "note": "assumes HBM3 reaches the same share of its peak as the H200's HBM3e; "
-        "python -m gpusim.calibrate.dram_read on an H100 replaces it",
-    }
+_achieved_dram = _achieved("dram_bandwidth_bytes_per_s", "a device copy", "gpusim calibrate")
+_achieved_dram_read = _achieved(
+    "dram_read_bandwidth_bytes_per_s",
+    "a read stream of tile copies",
+    "python -m gpusim.calibrate.dram_read",
+)
 
 
 def _l2_loss_scaled(base: dict[str, Any]) -> Field:
