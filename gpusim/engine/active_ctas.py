@@ -41,8 +41,8 @@ def following(on: bool) -> Iterator[None]:
 
 def capacity_table(efficiency: Callable[[int], float | None], resident: int) -> tuple[float, ...]:
     """``eff(n) / eff(resident)`` for ``n`` = 1 .. ``resident``; empty where one CTA per SM
-    is resident (nothing changes) or an efficiency is unknown (None: the output says so
-    through the caller)."""
+    is resident (nothing changes) or an efficiency is None (no such count to follow: a
+    profile without step efficiencies gives 1 for every count, so its steps never move)."""
     if resident <= 1 or not _ON[0]:
         return ()
     effs = [efficiency(n) for n in range(1, resident + 1)]
