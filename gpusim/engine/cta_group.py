@@ -188,8 +188,7 @@ class CtaGroup(L2Meeting):
             own += ld.frac * lk.own_dram
             shared += ld.frac * lk.shared_dram
             fetches = max(fetches, lk.fetches)
-        # the kernel's bytes in flight cap its DRAM bandwidth; a read stream's is its own
-        cost = run.dram_cost * run.rates.dram_mix[0]
+        cost = run.dram_read_cost  # its bytes in flight or the read stream (dram_costs)
         parts = [
             (L2_LANE, MEMBERS, l2, 0),
             (DRAM_LANE, MEMBERS, own * cost, 0),
@@ -232,7 +231,7 @@ class CtaGroup(L2Meeting):
             own += o
             shared += s
             fetches = max(fetches, f)
-        cost = self.run.dram_cost * self.run.rates.dram_mix[1]  # engine/dram_mix.py
+        cost = self.run.dram_write_cost
         parts = [
             (L2_LANE, MEMBERS, l2, 0),
             (DRAM_LANE, MEMBERS, own * cost, 0),

@@ -92,7 +92,7 @@ class KernelRun:
         aggregated: bool,
         rates: Rates | None = None,
         l2_fetch_factor: float = 1.0,
-        dram_cost: float = 1.0,
+        dram_costs: tuple[float, float] = (1.0, 1.0),
         kv_group: int = 1,
         extrapolate: bool = False,
     ):
@@ -100,9 +100,10 @@ class KernelRun:
         #: consecutive batch-heads whose CTAs read one K/V head's K and V (GQA; 1: none):
         #: their K/V tiles are one set of tiles in the L2 (cta_group.py)
         self.kv_group = kv_group
-        #: DRAM bandwidth one byte of this kernel takes, over one byte's (above 1 when its
-        #: threads keep too few bytes in flight to reach the DRAM's bandwidth)
-        self.dram_cost = dram_cost
+        #: DRAM bandwidth one byte this kernel reads (writes) takes, over one byte's: above 1
+        #: when its threads keep too few bytes in flight to reach the DRAM's bandwidth; a read
+        #: of a tile-copy kernel below 1 and its write above (prepare.dram_costs)
+        self.dram_read_cost, self.dram_write_cost = dram_costs
         #: bytes the SMs fetch from the L2 per byte read (they take the L2's bandwidth)
         self.l2_fetch_factor = l2_fetch_factor
         #: this kernel's pipe rates (its SM clock); the memory system's are the sim's

@@ -299,11 +299,9 @@ def prepare(
         # or more, runs in plain waves instead: its batch-heads' ends are a small part of it.
         plain = kernel.grid_batch_heads > LUMP_MAX_CUTS and grid.blocks_per_bh >= slots
         grid.lump(grid.total, by_batch_head=not plain)
-    tile_copies = kernel.load_bytes_in_flight_per_thread() is None
-    rates = replace(rates, dram_mix=dram_mix(profile, tile_copies))
     spec = KernelSpec(kernel.name, grid, plans, occ.ctas_per_sm, aggregated, rates, lumped)
     spec.l2_fetch_factor = l2_fetch_factor(profile, kernel)
-    spec.dram_cost = dram_cost(profile, kernel, chip.threads * occ.ctas_per_sm)
+    spec.dram_costs = dram_costs(profile, kernel, chip.threads * occ.ctas_per_sm)
     spec.kv_group = kernel.kv_group()
     return PreparedKernel(
         spec, occ, k, chip.smem_bytes, n_timing, timing_model, timing_note, timing_source
@@ -369,6 +367,16 @@ def dram_cost(profile: HardwareProfile, kernel: Kernel, threads_per_sm: int) -> 
     # is too lenient (the row softmax of short rows: reports/validation/notes.md, Update 6).
     share = share_at(curve.value, per_thread * threads_per_sm)
     return 1.0 / max(share, MIN_DRAM_SHARE)
+
+
+def dram_costs(profile: HardwareProfile, kernel: Kernel, threads_per_sm: int):
+    """(DRAM lane cost of a byte ``kernel`` reads, of a byte it writes): a kernel of register
+    loads that declares its bytes in flight pays :func:`dram_cost` for both; a kernel of
+    tile copies reads at the read stream's bandwidth (:mod:`gpusim.engine.dram_mix`)."""
+    if kernel.load_bytes_in_flight_per_thread() is None:
+        return dram_mix(profile)
+    cost = dram_cost(profile, kernel, threads_per_sm)
+    return (cost, cost)
 
 
 def _timing_classes(plans) -> list[int]:

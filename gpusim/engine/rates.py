@@ -125,7 +125,6 @@ class Rates:
     store_cycles_per_byte: float = 0.0
     #: schedulers' capacity with n of R CTAs computing, index n - 1 (engine/active_ctas.py)
     sched_capacity: tuple[float, ...] = ()
-    dram_mix: tuple[float, float] = (1.0, 1.0)  # DRAM cost of a read, a written byte (dram_mix.py)
 
     def at_clock(self, clock_hz: float) -> Rates:
         """These rates with the SM at ``clock_hz``: per-clock rates and barriers rescaled."""

@@ -89,8 +89,9 @@ class KernelSpec:
     extrapolate: bool = False
     #: bytes the SMs fetch from the L2 per byte the kernel reads (prepare.l2_fetch_factor)
     l2_fetch_factor: float = 1.0
-    #: DRAM bandwidth a byte of the kernel takes over a byte's (prepare.py: bytes in flight)
-    dram_cost: float = 1.0
+    #: DRAM lane cost of a byte the kernel reads, and of one it writes, over a byte's
+    #: (prepare.dram_costs: bytes in flight, the read stream)
+    dram_costs: tuple[float, float] = (1.0, 1.0)
     #: consecutive grid batch-heads that read the same K/V (GQA group; Kernel.kv_group)
     kv_group: int = 1
 
@@ -114,7 +115,7 @@ def kernel_sequence(sim: Sim, specs: list[KernelSpec], runs: list[KernelRun]) ->
             spec.aggregated,
             spec.rates,
             spec.l2_fetch_factor,
-            spec.dram_cost,
+            spec.dram_costs,
             spec.kv_group,
             spec.extrapolate,
         )

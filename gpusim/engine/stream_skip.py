@@ -17,9 +17,9 @@ leaving :data:`TAIL_WAVES` waves and the CTAs in flight to be simulated:
 - the skipped CTAs' counters are exact, if their bytes miss as the window's did: ``M``
   times one CTA's work and bytes (the plan's totals; its DRAM bytes are its bytes);
 - the skipped time is exact for a DRAM that stays busy: a busy processor-sharing lane
-  serves its capacity every tick, so ``M`` CTAs' DRAM work (their bytes times the kernel's
-  ``dram_cost``) takes that work over the lane's capacity, whatever the CTAs' order and
-  pace (work conservation);
+  serves its capacity every tick, so ``M`` CTAs' DRAM work (their bytes read and written,
+  each times the kernel's cost of such a byte) takes that work over the lane's capacity,
+  whatever the CTAs' order and pace (work conservation);
 - the L2's clock of depths (``L2Cache.inserted``) moves on by the bytes the skipped CTAs
   brought in, so tiles from before the jump are as deep as they would be.
 
@@ -123,8 +123,9 @@ class StreamSkip:
         for f, d in zip(c.__dataclass_fields__, astuple(per), strict=True):
             setattr(c, f, getattr(c, f) + skip * d)
         dram_bytes = skip * (per.dram_read_bytes + per.dram_write_bytes)
-        rc, wc = run.rates.dram_mix  # the lane's work of a read and a written byte
-        work = skip * (per.dram_read_bytes * rc + per.dram_write_bytes * wc) * run.dram_cost
+        work = skip * (
+            per.dram_read_bytes * run.dram_read_cost + per.dram_write_bytes * run.dram_write_cost
+        )
         run.sim.skipped_ticks += round(work / capacity_per_tick)
         run.sim.l2.inserted += dram_bytes
         run.next_cta += skip

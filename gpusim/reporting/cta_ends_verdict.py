@@ -92,13 +92,10 @@ def verdict(model: dict[str, dict]) -> dict[str, Any]:
     (``{variant: {"mape": ...}}``): which candidates beat the record, which is adopted."""
     mape = {v: model[v]["mape"] for v in JUDGED}
     beat = [v for v in JUDGED[1:] if mape[v] < mape["record"]]
-    adopted = "record"
-    if beat:
-        best = min(beat, key=lambda v: mape[v])
-        singles = [v for v in beat if v != "both"]
-        if best == "both" and not all(mape["both"] < mape[v] for v in JUDGED[1:3]):
-            best = min(singles, key=lambda v: mape[v]) if singles else "record"
-        adopted = best
+    # The lowest of those that beat the record: "both" only when lower than each alone (a
+    # single candidate that does not beat the record is above it, so above "both" too; on
+    # a tie the single one, listed first, is kept).
+    adopted = min(beat, key=lambda v: mape[v]) if beat else "record"
     return {"mape_all": mape, "beat_record": beat, "adopted": adopted}
 
 
