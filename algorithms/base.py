@@ -56,6 +56,10 @@ class CompiledKernel:
     block_n: int
     warps: int
     stages: int
+    #: the tensor-core kernel's long-context switches the instance is compiled with
+    #: (KernelInstance field names: ``kv_backward``, ``q_first``, ``gqa``, ``split``,
+    #: ``pack``); empty for the grid instance
+    switches: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -160,22 +160,35 @@ class QOuterKernel(Kernel):
         # grid's tail is short.
         return self.schedule.q_order == "last-first"
 
-    def tile_instance(self) -> CompiledKernel | None:
+    def tile_instance(self, *, split: bool = False) -> CompiledKernel | None:
         """The compiled tile kernel whose code this kernel's main loop is, where the CUDA
-        kernels implement every schedule field it uses (None otherwise)."""
-        # Both CUDA kernels split the Q rows over the warps and keep S/P and O in registers,
-        # launch the last query blocks first and walk K/V forward over one K/V head per
-        # query head; the other schedules of the model have no compiled counterpart (yet).
+        kernels implement every schedule field it uses (None otherwise); ``split``: the
+        split-KV form's."""
+        # Both CUDA kernels split the Q rows over the warps and keep S/P and O in registers.
+        # The tensor-core kernel has the long-context fields as template switches (split,
+        # backward K/V walk, first-first launch, grouped K/V heads, packed heads: the same
+        # switches gpusim.kernel_catalog.instances.long_context_features reads); the fp32
+        # kernel launches the last query blocks first and walks K/V forward over one K/V
+        # head per query head, and has no split form.
         w, s = self.workload, self.schedule
         variant = COMPILED_VARIANT.get(w.dtype)
         if variant is None or (s.warp_split, s.residency) != ("split-q", "registers"):
             return None
-        if s.q_order != "last-first" or s.kv_order != "forward":
-            return None
-        if s.pack_gqa or w.heads_kv is not None:
+        switches = tuple(
+            name
+            for name, on in (
+                ("kv_backward", s.kv_order == "backward"),
+                ("q_first", s.q_order == "first-first"),
+                ("gqa", w.kv_heads != w.heads),
+                ("split", split),
+                ("pack", s.pack_gqa),
+            )
+            if on
+        )
+        if switches and variant != "tc":
             return None
         args = (w.head_dim, s.block_m, s.block_n, s.warps, s.stages)
-        return CompiledKernel(variant, w.dtype, *args)
+        return CompiledKernel(variant, w.dtype, *args, switches=switches)
 
     def copies_into_padded_rows(self) -> bool:
         # The fp32 kernel (flash2_simt.cu) copies its tiles with 16-byte cp.async into shared

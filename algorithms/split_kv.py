@@ -117,7 +117,8 @@ class SplitKernel(QOuterKernel):
         tm.store("LSE", q_bh, q0, tm.add(m, tm.log(den)), split, heads=rows.heads)
 
     def compiled_kernel(self) -> CompiledKernel | None:
-        return None  # the CUDA kernels have no split-KV form yet
+        # flash2_tc.cu's split form (the SPLIT switch); flash2_combine.cu is the combine
+        return self.tile_instance(split=True)
 
 
 class CombineKernel(Kernel):

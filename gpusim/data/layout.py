@@ -19,6 +19,9 @@ H200 = DATA_DIR / "h200"
 CALIBRATION = H200 / "2026-11-30_calibration"
 #: The SASS loop replays and ptxas facts of the offline sm_90 build the model reads.
 KERNELS_BUILD = DATA_DIR / "sm90" / "2026-11-30_kernels_build"
+#: A sample of the long-context switch instances' loops and ptxas facts, same build
+#: (gpusim/kernels/switch_loops.py).
+SWITCH_LOOPS = DATA_DIR / "sm90" / "2026-12-04_switch_loops"
 #: The tuning proof's nvcc-built run, its repeat, and the launch-caps run.
 TUNING_NVCC = H200 / "2026-11-30_tuning_nvcc"
 TUNING_NVCC_REPEAT = H200 / "2026-11-30_tuning_nvcc_repeat"

@@ -28,6 +28,7 @@ from gpusim.engine.grid import Grid
 from gpusim.engine.plan import ClassPlan, build_plan, step_kind, step_work, timing_signature
 from gpusim.engine.rates import Rates, step_efficiency
 from gpusim.engine.sim import KernelSpec
+from gpusim.engine.switch_replay import instance_key, switch_source
 from gpusim.errors import GpusimError
 from gpusim.occupancy import Occupancy, occupancy
 from gpusim.profiles.schema import HardwareProfile
@@ -97,7 +98,7 @@ def core_efficiency(
     model's time for one steady step of each resident CTA at full rates, over the cycles the
     core model takes to run that step's compiled code on every resident warp. None where
     the profile has no core cycles or the kernel no committed loop."""
-    key = _tensor_core_instance_key(kernel, rates)
+    key = instance_key(kernel, rates)
     c = profile.sass_core_cycles
     if key is None or c is None or ctas_per_sm < 1:
         return None
@@ -130,18 +131,6 @@ def steady_step(steps: list[Step]) -> Step:
         (s for s in steps if s.mma_flops == full and kinds[step_kind(s)] == common),
         key=lambda s: s.instrs,
     )
-
-
-def _tensor_core_instance_key(kernel: Kernel, rates: Rates) -> str | None:
-    """The key of the compiled instance (gpusim/kernel_catalog) the kernel description says it is,
-    where its products run on the tensor cores; None where it names no compiled kernel."""
-    from gpusim.kernel_catalog.instances import KernelInstance
-
-    ref = kernel.compiled_kernel()
-    if ref is None or rates.mma_pipe != "tensor":
-        return None
-    args = (ref.head_dim, ref.block_m, ref.block_n, ref.warps, ref.stages)
-    return KernelInstance(ref.variant, ref.dtype, *args).key
 
 
 @functools.cache
@@ -221,6 +210,7 @@ def prepare(
             )
             rates = replace(rates, sched_scale=1.0 / core, barrier_ticks=0, sched_capacity=table)
             timing_model = "sass-replay"
+            timing_source = switch_source(kernel)
         else:
             table = capacity_table(lambda n: step_efficiency(profile, n * warps), occ.ctas_per_sm)
             rates = rates.at_efficiency(step_efficiency(profile, occ.ctas_per_sm * warps))

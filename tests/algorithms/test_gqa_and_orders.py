@@ -129,7 +129,8 @@ def test_backward_walks_from_the_diagonal_down_and_moves_the_same_bytes():
         b.global_read_bytes,
         b.executed_mma_flops,
     )
-    assert kb.compiled_kernel() is None and kf.compiled_kernel() is not None
+    # the tensor-core kernel's backward-walk switch instance (w is fp16 by default)
+    assert kb.compiled_kernel().switches == ("kv_backward",) and kf.compiled_kernel().switches == ()
 
 
 @pytest.mark.parametrize(
@@ -148,7 +149,10 @@ def test_packing_that_cannot_be_honoured_is_refused(w, s, fragment):
         FLASH2.check(w, s)
 
 
-def test_grouped_heads_have_no_cuda_instance_yet():
+def test_grouped_heads_name_the_tensor_core_switch_instance():
     w = Workload(heads=8, heads_kv=2, dtype="bf16")
-    for s in (Schedule(), Schedule(pack_gqa=True)):
-        assert FLASH2.kernels(w, s)[0].compiled_kernel() is None
+    got = [FLASH2.kernels(w, s)[0].compiled_kernel() for s in (Schedule(), Schedule(pack_gqa=True))]
+    assert [k.switches for k in got] == [("gqa",), ("gqa", "pack")]
+    # the fp32 kernel has no switches: no compiled instance runs grouped heads there
+    w32 = Workload(heads=8, heads_kv=2, dtype="fp32")
+    assert FLASH2.kernels(w32, Schedule())[0].compiled_kernel() is None

@@ -124,7 +124,10 @@ def test_other_algorithms_refuse_splits():
         get_algorithm("flash1").check(_w(), Schedule(kv_splits=2))
 
 
-def test_split_kernels_have_no_cuda_instance_yet():
+def test_split_kernel_is_the_tensor_core_kernels_split_form():
     w = Workload(seq_len_q=1, seq_len_k=4096, dtype="bf16")
-    assert all(k.compiled_kernel() is None for k in FLASH2.kernels(w, Schedule(kv_splits=4)))
-    assert FLASH2.kernels(w, Schedule())[0].compiled_kernel() is not None
+    split, combine = FLASH2.kernels(w, Schedule(kv_splits=4))
+    assert split.compiled_kernel().switches == ("split",) and combine.compiled_kernel() is None
+    assert FLASH2.kernels(w, Schedule())[0].compiled_kernel().switches == ()
+    w32 = Workload(seq_len_q=1, seq_len_k=4096, dtype="fp32")  # flash2_simt.cu has no split
+    assert FLASH2.kernels(w32, Schedule(kv_splits=4))[0].compiled_kernel() is None

@@ -39,7 +39,7 @@ def test_every_launch_the_profile_can_hold_has_an_entry(profile, table):
 @pytest.mark.parametrize(
     "instance, ctas",
     [("tc_bf16_d128_m128_n128_w8_s2", 1), ("tc_bf16_d64_m128_n64_w4_s3", 2),
-     ("tc_bf16_d128_m64_n32_w4_s2", 3)],
+     ("tc_bf16_d128_m64_n32_w4_s2", 3), ("tc_bf16_d128_m64_n64_w4_s2_split", 2)],
 )  # fmt: skip
 def test_a_sample_replays_to_the_committed_cycles(profile, table, instance, ctas):
     timing = CoreTiming.from_profile(profile)
