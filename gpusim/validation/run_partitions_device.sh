@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 19's SM-partition set on the H200 in one device call (about 2-4 minutes):
 #
-#   run(command="GPUSIM_COMMIT=<sha> bash gpusim/validation/run_partitions_device.sh",
+#   run(command="GPUSIM_COMMIT=<sha> bash gpusim/validation/run_partitions_device.sh [MANIFEST]",
 #       carry=[".whl", ...], timeout_s=300)
 #
 # .whl holds the pydantic/simpy wheels the device image lacks (see the device README).
@@ -20,7 +20,7 @@ exec > >(tee -a "$OUT/run.log") 2>&1
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
   --target /tmp/site .whl/*.whl || { echo "wheels (.whl) did not install"; exit 1; }
 export PYTHONPATH="$PWD:/tmp/site"
-M=data/h200/2026-12-02_partitions/manifest_configs.json
+M=${1:-data/h200/2026-12-02_partitions/manifest_configs.json}  # a held-out set names its own
 [ -f "$M" ] || { echo "no manifest at $M"; exit 1; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv
 python3 -c "import torch, cupy, cuda.bindings; print('torch', torch.__version__, 'cuda', torch.version.cuda, 'cupy', cupy.__version__, 'cuda-bindings', cuda.bindings.__version__)"

@@ -171,8 +171,12 @@ def test_the_result_says_which_model_timed_each_kernel():
     split, combine = simulate(
         "flash2", decode, Schedule(block_m=64, block_n=64, kv_splits=4), core
     ).kernels
-    assert split.timing_model == "pipe" and "timed by the pipe model" in split.timing_note
+    # the split form of a committed instance: its own sampled loop (switch_replay.py)
+    assert (split.timing_model, split.timing_note) == ("sass-replay", None)
     assert combine.timing_note is None  # no products: the pipe model is the only one
+    d96 = Workload(batch=2, heads=8, seq_len_q=1, seq_len_k=8192, head_dim=96)
+    split, _ = simulate("flash2", d96, Schedule(block_m=64, block_n=64, kv_splits=4), core).kernels
+    assert split.timing_model == "pipe" and "timed by the pipe model" in split.timing_note
     (plain,) = simulate(
         "flash2", w, Schedule(block_m=128, block_n=64), load_profile("h200-sxm")
     ).kernels
