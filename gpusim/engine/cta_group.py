@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from gpusim.engine import load_latency
 from gpusim.engine.activity import LAYERS, MEMBERS, ONE, WAIT, XFER, Activity
 from gpusim.engine.cta_l2 import L2Meeting, Lookup
 from gpusim.engine.plan import ClassPlan, Phase
@@ -158,7 +159,11 @@ class CtaGroup(L2Meeting):
                 self.lookups[c] = self._lookup_reads(c)
             acts = []
             if ph.loads:
-                acts.append(Activity(self, self._load_stages(ph)))
+                stages = self._load_stages(ph)
+                if load_latency.under_queue():  # the latency beside the transfer, not before
+                    acts += [Activity(self, stages[:1]), Activity(self, stages[1:])]
+                else:
+                    acts.append(Activity(self, stages))
             if ph.compute is not None:
                 acts.append(Activity(self, self._compute_stages(*ph.compute)))
             if ph.writes:

@@ -37,6 +37,7 @@ from math import ceil
 from algorithms import get_algorithm
 from algorithms.base import KV_TENSORS
 from gpusim.counting import MAX_TRACED_STEPS
+from gpusim.engine import load_latency
 from gpusim.engine.clock import TICKS_PER_S, seconds
 from gpusim.engine.plan import ClassPlan
 from gpusim.engine.prepare import prepare
@@ -96,7 +97,10 @@ def _cta_ticks(plan: ClassPlan, rates: Rates, c: int, n: int, bh_ctas: int) -> f
                 l2 += ld.frac * chunk.read_bytes
                 for r in chunk.reads:
                     dram += ld.frac * (r.nbytes if r.own_rows else r.nbytes / bh_ctas)
-            load = units * rates.dram_latency_ticks + max(l2 / l2_share, dram / dram_share)
+            transfer = max(l2 / l2_share, dram / dram_share)
+            lat = units * rates.dram_latency_ticks
+            # as the engine: the latency under the queue (load_latency.py), or before it
+            load = max(lat, transfer) if load_latency.under_queue() else lat + transfer
         compute = 0.0
         if ph.compute is not None:
             chunk = plan.chunks[ph.compute[0]]
