@@ -22,6 +22,7 @@ from typing import Any
 from gpusim import atomic
 from gpusim.api import load_profile
 from gpusim.engine import active_ctas
+from gpusim.engine.load_latency import latency_under_queue
 from gpusim.profiles.schema import HardwareProfile
 from gpusim.reporting.long_context_predict import PREDICTIONS_KIND, predict_one
 from gpusim.source_commit import git_commit
@@ -65,8 +66,10 @@ def variant_profile(variant: str) -> HardwareProfile:
 
 
 def predict_variant(c: LongContextConfig, variant: str) -> dict[str, Any]:
-    """:func:`~gpusim.reporting.long_context_predict.predict_one` under ``variant``."""
-    with active_ctas.following(SPECS[variant][1]):
+    """:func:`~gpusim.reporting.long_context_predict.predict_one` under ``variant``, with the
+    engine as the set judged it (a load's latency before its transfer: held-out set 12 came
+    after)."""
+    with active_ctas.following(SPECS[variant][1]), latency_under_queue(False):
         return predict_one(c, variant_profile(variant))
 
 

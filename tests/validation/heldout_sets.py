@@ -25,6 +25,7 @@ LONG_CONTEXT_SETS = (
     "2026-12-04_cta_ends_heldout8",
     "2026-12-04_dram_read_heldout9",
     "2026-12-04_switch_replay_heldout10",
+    "2026-12-04_load_latency_heldout12",
 )
 
 

@@ -55,25 +55,29 @@ def test_set1_recomputed(set1):
     # 15.1 % for the variant since the stream-load clock (held-out set 7); 14.5 % against
     # 10.4 % after held-out set 8 (active CTAs, staged stores: the variant ahead); 11.0 %
     # against 11.4 % since held-out set 9 (DRAM reads at the read stream's bandwidth): the
-    # isolated charge ahead again. A seen set: not a judgement either way.
-    assert set1[ISOLATED]["all"]["mape"] == pytest.approx(0.1099, abs=0.002)
-    assert set1[SET1.variant]["all"]["mape"] == pytest.approx(0.1137, abs=0.002)
+    # isolated charge ahead again; 7.2 % against 16.1 % since held-out set 12 (a load's latency
+    # under the queue). A seen set: not a judgement either way.
+    assert set1[ISOLATED]["all"]["mape"] == pytest.approx(0.0720, abs=0.002)
+    assert set1[SET1.variant]["all"]["mape"] == pytest.approx(0.1610, abs=0.002)
     assert "isolated launch (kept)" in launch_set.verdict(SET1, set1)
-    # What the set showed beside the verdict, and set 2 then judged: the isolated charge is
-    # too large for a split run's second kernel, the dispatch rate too small for every
-    # one-kernel run.
-    assert set1[ISOLATED]["two kernels"]["mean_signed"] > 0.10
+    # What the set showed beside the verdict, and set 2 then judged: the isolated charge was
+    # too large for a split run's second kernel (its two-kernel runs +10 % and more until
+    # held-out set 12; +3.2 % since), the dispatch rate too small for every one-kernel run.
+    assert set1[ISOLATED]["two kernels"]["mean_signed"] > 0.0
     assert set1[SET1.variant]["one kernel"]["mean_signed"] < -0.05
 
 
-def test_set2_adopts_the_queued_second_launch(set2):
-    # judged at 15.8 % and 9.7 %; 13.7 % and 8.7 % since the engine aligns backward K/V walks
-    # (reports/long_context/launch2/README.md, "Recomputed"); 14.0 % and 8.8 % since the
-    # stream-load clock (held-out set 7); 14.4 % and 8.9 % after held-out set 8; 9.7 % and
-    # 7.2 % since held-out set 9
-    assert set2[ISOLATED]["all"]["mape"] == pytest.approx(0.0967, abs=0.002)
-    assert set2[SET2.variant]["all"]["mape"] == pytest.approx(0.0717, abs=0.002)
-    assert launch_set.verdict(SET2, set2).endswith("queued second launch")
+def test_set2_recomputed(set2):
+    # judged at 15.8 % and 9.7 % (the queued second launch adopted); 13.7 % and 8.7 % since the
+    # engine aligns backward K/V walks (reports/long_context/launch2/README.md, "Recomputed");
+    # 14.0 % and 8.8 % since the stream-load clock (held-out set 7); 14.4 % and 8.9 % after
+    # held-out set 8; 9.7 % and 7.2 % since held-out set 9; 4.4 % and 8.4 % since held-out set
+    # 12 (a load's latency under the queue takes out the split decodes' slowness that the
+    # queued launch had offset): on this seen set the rule would now keep the whole launch.
+    # The verdict stands as judged (the launch2 README says so); a new set decides it again.
+    assert set2[ISOLATED]["all"]["mape"] == pytest.approx(0.0439, abs=0.002)
+    assert set2[SET2.variant]["all"]["mape"] == pytest.approx(0.0841, abs=0.002)
+    assert launch_set.verdict(SET2, set2).endswith("isolated launch (kept)")
 
 
 def test_the_default_profile_is_the_variant_set2_judged():
