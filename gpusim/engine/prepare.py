@@ -98,9 +98,11 @@ def core_efficiency(
     model's time for one steady step of each resident CTA at full rates, over the cycles the
     core model takes to run that step's compiled code on every resident warp. None where
     the profile has no core cycles or the kernel no committed loop."""
-    key = instance_key(kernel, rates)
     c = profile.sass_core_cycles
-    if key is None or c is None or ctas_per_sm < 1:
+    if c is None or ctas_per_sm < 1:
+        return None
+    key = instance_key(kernel, rates)
+    if key is None:
         return None
     cycles = _core_step_cycles(
         key, ctas_per_sm, warps_per_cta, tuple(sorted(c.value.items())),

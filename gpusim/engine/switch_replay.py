@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from algorithms.base import Kernel
 from gpusim.data.layout import REPO_ROOT, SWITCH_LOOPS
 from gpusim.engine.rates import Rates
-from gpusim.kernel_catalog.loop_counts import loop_path
+from gpusim.kernel_catalog.loop_counts import switch_loop_paths
 
 #: whether the core model replays the long-context switch instances (held-out set 10 judged
 #: it against their kernels timed by the pipe model: :func:`replaying_switches`)
@@ -49,7 +49,9 @@ def instance_key(kernel: Kernel, rates: Rates) -> str | None:
     if ref.switches and not _REPLAY_SWITCHES[0]:
         return None
     own, base = _instance_keys(ref)
-    return own if loop_path(own) is not None else base
+    # Only a switch instance looks at the sample: the grid's loop table is read (0.3 s a
+    # process) only when a core-model profile asks for its cycles.
+    return own if own in switch_loop_paths() else base
 
 
 def _instance_keys(ref) -> tuple[str, str]:
@@ -69,7 +71,7 @@ def switch_source(kernel: Kernel) -> str | None:
     if ref is None or not ref.switches or not _REPLAY_SWITCHES[0]:
         return None
     own, base = _instance_keys(ref)
-    if loop_path(own) is not None:
+    if own in switch_loop_paths():
         return None
     return (
         f"committed loop of {base}, the base instance of {own} (no loop of its own is "
