@@ -19,31 +19,26 @@ every serial phase of a step holds for its span) the capacity ``eff(n) / eff(R)`
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+
+from gpusim.engine.mechanism import Mechanism
 
 #: whether the engine follows the computing CTAs: on since held-out set 8
 #: (reports/cta_ends_heldout8) judged it; :func:`following` sets it for a block
-_ON = [True]
+FOLLOWING = Mechanism(True)
 
 
-@contextmanager
-def following(on: bool) -> Iterator[None]:
+def following(on: bool):
     """The engine with (``on``) or without this mechanism, for the held-out set that judges
     it against the model without it and the tests that recompute both."""
-    was = _ON[0]
-    _ON[0] = on
-    try:
-        yield
-    finally:
-        _ON[0] = was
+    return FOLLOWING.setting(on)
 
 
 def capacity_table(efficiency: Callable[[int], float | None], resident: int) -> tuple[float, ...]:
     """``eff(n) / eff(resident)`` for ``n`` = 1 .. ``resident``; empty where one CTA per SM
     is resident (nothing changes) or an efficiency is None (no such count to follow: a
     profile without step efficiencies gives 1 for every count, so its steps never move)."""
-    if resident <= 1 or not _ON[0]:
+    if resident <= 1 or not FOLLOWING.on:
         return ()
     effs = [efficiency(n) for n in range(1, resident + 1)]
     if any(e is None or not e > 0 for e in effs):

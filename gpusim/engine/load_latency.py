@@ -16,24 +16,18 @@ give each its own rate (32-KiB tiles, 2 stages, one CTA per SM: 0.33 us + 0.95 u
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
+from gpusim.engine.mechanism import Mechanism
 
-_ON = [True]  # adopted on held-out set 12 (reports/load_latency_heldout12)
+#: adopted on held-out set 12 (reports/load_latency_heldout12)
+UNDER_QUEUE = Mechanism(True)
 
 
 def under_queue() -> bool:
     """Whether a load's latency overlaps its transfer (the mechanism is on)."""
-    return _ON[0]
+    return UNDER_QUEUE.on
 
 
-@contextlib.contextmanager
-def latency_under_queue(on: bool) -> Iterator[None]:
+def latency_under_queue(on: bool):
     """The engine with (``on``) or without this mechanism, for the held-out set that judges
     it against the engine without it and the tests that recompute both."""
-    was = _ON[0]
-    _ON[0] = on
-    try:
-        yield
-    finally:
-        _ON[0] = was
+    return UNDER_QUEUE.setting(on)

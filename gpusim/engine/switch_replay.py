@@ -12,29 +12,21 @@ their kernels timed by the pipe model, as before.
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
-
 from algorithms.base import Kernel
 from gpusim.data.layout import REPO_ROOT, SWITCH_LOOPS
+from gpusim.engine.mechanism import Mechanism
 from gpusim.engine.rates import Rates
 from gpusim.kernel_catalog.loop_counts import switch_loop_paths
 
 #: whether the core model replays the long-context switch instances (held-out set 10 judged
 #: it against their kernels timed by the pipe model: :func:`replaying_switches`)
-_REPLAY_SWITCHES = [True]
+REPLAY = Mechanism(True)
 
 
-@contextlib.contextmanager
-def replaying_switches(on: bool) -> Iterator[None]:
+def replaying_switches(on: bool):
     """The engine with (``on``) or without the switch instances' replay, for the held-out set
     that judges it and the tests that recompute both."""
-    was = _REPLAY_SWITCHES[0]
-    _REPLAY_SWITCHES[0] = on
-    try:
-        yield
-    finally:
-        _REPLAY_SWITCHES[0] = was
+    return REPLAY.setting(on)
 
 
 def instance_key(kernel: Kernel, rates: Rates) -> str | None:
@@ -46,7 +38,7 @@ def instance_key(kernel: Kernel, rates: Rates) -> str | None:
     ref = kernel.compiled_kernel()
     if ref is None or rates.mma_pipe != "tensor":
         return None
-    if ref.switches and not _REPLAY_SWITCHES[0]:
+    if ref.switches and not REPLAY.on:
         return None
     own, base = _instance_keys(ref)
     # Only a switch instance looks at the sample: the grid's loop table is read (0.3 s a
@@ -68,7 +60,7 @@ def switch_source(kernel: Kernel) -> str | None:
     in the sample (None otherwise): its base instance's committed loop, said in the
     kernel's ``timing_source``."""
     ref = kernel.compiled_kernel()
-    if ref is None or not ref.switches or not _REPLAY_SWITCHES[0]:
+    if ref is None or not ref.switches or not REPLAY.on:
         return None
     own, base = _instance_keys(ref)
     if own in switch_loop_paths():

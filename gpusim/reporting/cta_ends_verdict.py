@@ -25,6 +25,7 @@ from gpusim.engine import active_ctas
 from gpusim.engine.load_latency import latency_under_queue
 from gpusim.profiles.schema import HardwareProfile
 from gpusim.reporting.long_context_predict import PREDICTIONS_KIND, predict_one
+from gpusim.reporting.variant_verdict import print_scores, score
 from gpusim.source_commit import git_commit
 from gpusim.validation.cta_ends_heldout8 import VARIANTS, heldout8_configs
 from gpusim.validation.long_context_configs import LongContextConfig, manifest_doc
@@ -102,23 +103,6 @@ def verdict(model: dict[str, dict]) -> dict[str, Any]:
     return {"mape_all": mape, "beat_record": beat, "adopted": adopted}
 
 
-def all_runs(configs, measured: dict, predictions: dict, variant: str) -> dict[str, Any]:
-    """MAPE, mean signed error and the worst runs over every run of one variant (the
-    project's and PyTorch's together: what the rule judges)."""
-    from gpusim.validation.long_context_compare import rel_err, summarise
-
-    rows = []
-    for c in configs:
-        m = measured.get(c.config_id)
-        p = predictions["by_config"].get(c.config_id, {}).get(variant, {})
-        if m is None or m.get("status") != "ok" or p.get("runtime_s") is None:
-            continue
-        t = m["median_s"]
-        rows.append({"id": c.config_id, "measured": t, "predicted": p["runtime_s"],
-                     "err": rel_err(p["runtime_s"], t)})  # fmt: skip
-    return summarise(rows)
-
-
 def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m gpusim.reporting.cta_ends_verdict")
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -146,27 +130,14 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _compare(args: argparse.Namespace, configs: list[LongContextConfig]) -> int:
-    from gpusim.reporting.long_context import VALIDATION_DRAM21
-    from gpusim.validation import long_context_sweep
-    from gpusim.validation.long_context_compare import compare, efficiency_from_dataset, table
-
     predictions = json.loads(args.predictions.read_text())
-    measured = {r["id"]: r for r in long_context_sweep.records(args.measured)}
     profiles = {v: variant_profile(v) for v in predictions["profiles"]}
-    data = VALIDATION_DRAM21 / "h200-dataset.json"
-    eff = {v: efficiency_from_dataset(data, hw) for v, hw in profiles.items()}
-    doc = compare(configs, measured, predictions, profiles, eff, {})
-    doc["all_runs"] = {v: all_runs(configs, measured, predictions, v) for v in profiles}
+    doc = score(configs, args.measured, predictions, profiles)
     if all(v in doc["all_runs"] for v in JUDGED):
         doc["verdict"] = verdict(doc["all_runs"])
     if args.out:
         atomic.write_text(args.out, json.dumps(doc, indent=1) + "\n")
-    print(table(doc))
-    for v, f in doc["all_runs"].items():
-        print(f"{v:22s} all {f['n']:3d} runs  MAPE {100 * f['mape']:5.2f} %  "
-              f"mean {100 * f['mean_signed']:+5.2f} %")  # fmt: skip
-    if "verdict" in doc:
-        print(f"verdict: {json.dumps(doc['verdict'])}")
+    print_scores(doc, 22)
     return 0
 
 

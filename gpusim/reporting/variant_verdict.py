@@ -88,24 +88,55 @@ def main(argv: list[str] | None, prog: str, variants: Variants, configs) -> int:
         doc = variants.predict(configs, log=lambda m: print(m, file=sys.stderr))
         atomic.write_text(args.out, json.dumps(doc, indent=1) + "\n")
         return 0
-    from gpusim.reporting.cta_ends_verdict import all_runs
+    predictions = json.loads(args.predictions.read_text())
+    profiles = {v: load_profile(variants.specs[v][0]) for v in predictions["profiles"]}
+    doc = score(configs, args.measured, predictions, profiles)
+    doc["verdict"] = variants.verdict(doc)
+    if args.out:
+        atomic.write_text(args.out, json.dumps(doc, indent=1) + "\n")
+    print_scores(doc, 16)
+    return 0
+
+
+def score(configs, measured_dir: Path, predictions: dict, profiles: dict) -> dict[str, Any]:
+    """The long-context comparison of every variant (baselines included) against the runs
+    measured in ``measured_dir``, with each variant's figures over all runs (``all_runs``)."""
     from gpusim.reporting.long_context import VALIDATION_DRAM21
     from gpusim.validation import long_context_sweep
-    from gpusim.validation.long_context_compare import compare, efficiency_from_dataset, table
+    from gpusim.validation.long_context_compare import compare, efficiency_from_dataset
 
-    predictions = json.loads(args.predictions.read_text())
-    measured = {r["id"]: r for r in long_context_sweep.records(args.measured)}
-    profiles = {v: load_profile(variants.specs[v][0]) for v in predictions["profiles"]}
+    measured = {r["id"]: r for r in long_context_sweep.records(measured_dir)}
     data = VALIDATION_DRAM21 / "h200-dataset.json"
     eff = {v: efficiency_from_dataset(data, hw) for v, hw in profiles.items()}
     doc = compare(configs, measured, predictions, profiles, eff, {})
     doc["all_runs"] = {v: all_runs(configs, measured, predictions, v) for v in profiles}
-    doc["verdict"] = variants.verdict(doc)
-    if args.out:
-        atomic.write_text(args.out, json.dumps(doc, indent=1) + "\n")
+    return doc
+
+
+def print_scores(doc: dict[str, Any], width: int) -> None:
+    """The comparison's table, each variant over all runs, and the verdict where there is one."""
+    from gpusim.validation.long_context_compare import table
+
     print(table(doc))
     for v, f in doc["all_runs"].items():
-        print(f"{v:16s} all {f['n']:3d} runs  MAPE {100 * f['mape']:5.2f} %  "
+        print(f"{v:{width}s} all {f['n']:3d} runs  MAPE {100 * f['mape']:5.2f} %  "
               f"mean {100 * f['mean_signed']:+5.2f} %")  # fmt: skip
-    print(f"verdict: {json.dumps(doc['verdict'])}")
-    return 0
+    if "verdict" in doc:
+        print(f"verdict: {json.dumps(doc['verdict'])}")
+
+
+def all_runs(configs, measured: dict, predictions: dict, variant: str) -> dict[str, Any]:
+    """MAPE, mean signed error and the worst runs over every run of one variant (the
+    project's and PyTorch's together)."""
+    from gpusim.validation.long_context_compare import rel_err, summarise
+
+    rows = []
+    for c in configs:
+        m = measured.get(c.config_id)
+        p = predictions["by_config"].get(c.config_id, {}).get(variant, {})
+        if m is None or m.get("status") != "ok" or p.get("runtime_s") is None:
+            continue
+        t = m["median_s"]
+        rows.append({"id": c.config_id, "measured": t, "predicted": p["runtime_s"],
+                     "err": rel_err(p["runtime_s"], t)})  # fmt: skip
+    return summarise(rows)

@@ -15,6 +15,7 @@ from gpusim.profiles.loader import load_profile
 from gpusim.reporting import cta_ends_verdict as cv
 from gpusim.reporting.long_context_predict import predict_one
 from gpusim.reporting.pack_gqa import measured_s
+from gpusim.reporting.variant_verdict import all_runs
 from gpusim.validation.cta_ends_heldout8 import RULE, heldout8_configs
 from tests.validation.heldout_sets import H200, ROOT, assert_set_is_new
 
@@ -56,7 +57,7 @@ def test_the_default_model_is_the_adopted_variant():
     """The engine follows its SMs' computing CTAs unless told not to (the variant's switch),
     and the default profile has the staged rate (above); its later DRAM read field and the
     later load latency under the queue (held-out set 12) aside, it is the variant judged."""
-    assert active_ctas._ON[0]
+    assert active_ctas.FOLLOWING.on
     c = next(c for c in heldout8_configs() if c.config_id == RECOMPUTED[0])
     later = load_profile("h200-sxm").model_copy(update=dict.fromkeys(cv.LATER_FIELDS))
     with latency_under_queue(False):
@@ -79,7 +80,7 @@ def test_the_committed_verdict_is_the_rule_applied():
     measured = {
         cid: {"status": "ok", "median_s": t} for cid, t in measured_s(H200 / FOLDER).items()
     }
-    stats = {v: cv.all_runs(heldout8_configs(), measured, preds, v) for v in cv.JUDGED}
+    stats = {v: all_runs(heldout8_configs(), measured, preds, v) for v in cv.JUDGED}
     assert all(s["n"] == 24 for s in stats.values())
     assert cv.verdict(stats)["adopted"] == "both"
     # a made-up outcome where both together lose to one alone adopts that one
