@@ -25,10 +25,12 @@ source of truth: the sweep, ``predict`` and ``compare`` read it, not this module
 from __future__ import annotations
 
 import argparse
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from gpusim.data.layout import H200
 from gpusim.errors import GpusimError
 from gpusim.schedule import Schedule
 from gpusim.validation import config_manifest
@@ -187,13 +189,44 @@ def set_command(
     ap = argparse.ArgumentParser(prog=prog, description=description)
     ap.add_argument("--write", type=Path, default=None, help="manifest file to write")
     ap.add_argument("--list", action="store_true")
+    ap.add_argument(
+        "--allow-seen", action="store_true",
+        help="write even if some runs are in a long-context set measured before",
+    )  # fmt: skip
     args = ap.parse_args(argv)
+    if args.write and not args.allow_seen:
+        seen = seen_runs(configs, H200, besides=args.write.parent)
+        if seen:
+            print(f"{prog}: error: {len(seen)} run(s) already in measured sets, e.g. "
+                  f"{seen[0]}; a held-out set is new (--allow-seen to write it anyway)",
+                  file=sys.stderr)  # fmt: skip
+            return 2
     doc = manifest_doc(configs)
     doc["what"] = what
     if rule is not None:
         doc["decision_rule"] = rule
     lines = [c.config_id for c in configs]
     return config_manifest.write_or_list(prog, args.write, args.list, doc, lines)
+
+
+def seen_runs(
+    configs: list[LongContextConfig], data_root: Path, besides: Path | None = None
+) -> list[str]:
+    """``"id (folder)"`` of each config already in a long-context manifest under
+    ``data_root`` (data/h200), where a held-out set's runs must not be; the folder
+    ``besides`` (the set's own) is not looked at."""
+    ids = {c.config_id for c in configs}
+    out = []
+    own = besides.resolve() if besides is not None else None
+    for path in sorted(data_root.glob("*/manifest_configs.json")):
+        if path.parent.resolve() == own:
+            continue
+        try:
+            earlier = read_manifest(path)
+        except GpusimError:  # a manifest of another kind (partitions, validation)
+            continue
+        out += [f"{c.config_id} ({path.parent.name})" for c in earlier if c.config_id in ids]
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -95,3 +95,18 @@ def test_the_committed_verdict_is_the_rule_applied():
         ]
         assert len(errs) == 18
         assert statistics.fmean(abs(e) for e in errs) == pytest.approx(want, abs=5e-4)
+
+
+def test_writing_a_set_with_measured_runs_is_refused(tmp_path, capsys):
+    """What would have caught the three: a set's --write refuses runs an earlier set has."""
+    from gpusim.data.layout import H200 as DATA
+    from gpusim.validation import switch_replay_heldout10
+    from gpusim.validation.long_context_configs import seen_runs
+
+    own = DATA / FOLDER
+    assert sorted(s.split(" ")[0] for s in seen_runs(heldout10_configs(), DATA, own)) == sorted(
+        SEEN
+    )
+    assert switch_replay_heldout10.main(["--write", str(tmp_path / "m.json")]) == 2
+    assert "already in measured sets" in capsys.readouterr().err
+    assert not (tmp_path / "m.json").exists()
