@@ -61,6 +61,22 @@ def q_rows(w: Workload, s: Schedule) -> QRows:
     return QRows(heads, s.block_m // heads)
 
 
+#: The tensor-core kernel's long-context template switches, in template order (KV_BACK,
+#: Q_FIRST, GQA, SPLIT, PACK), by their KernelInstance field names.
+SWITCHES = ("kv_backward", "q_first", "gqa", "split", "pack")
+
+
+def long_context_switches(w: Workload, s: Schedule) -> tuple[bool, bool, bool, bool, bool]:
+    """Which of :data:`SWITCHES` a workload and schedule ask of the compiled kernel."""
+    return (
+        s.kv_order == "backward",
+        s.q_order == "first-first",
+        w.kv_heads != w.heads,
+        s.kv_splits > 1,
+        s.pack_gqa,
+    )
+
+
 def check_packing(w: Workload, s: Schedule) -> None:
     """Refuse a ``pack_gqa`` that cannot be honoured, in one line."""
     if not s.pack_gqa:
@@ -160,14 +176,14 @@ class QOuterKernel(Kernel):
         # grid's tail is short.
         return self.schedule.q_order == "last-first"
 
-    def tile_instance(self, *, split: bool = False) -> CompiledKernel | None:
+    def tile_instance(self) -> CompiledKernel | None:
         """The compiled tile kernel whose code this kernel's main loop is, where the CUDA
-        kernels implement every schedule field it uses (None otherwise); ``split``: the
-        split-KV form's."""
+        kernels implement every schedule field it uses (None otherwise); a split-KV
+        schedule's is the split form (only its split kernel has ``kv_splits`` > 1)."""
         # Both CUDA kernels split the Q rows over the warps and keep S/P and O in registers.
         # The tensor-core kernel has the long-context fields as template switches (split,
-        # backward K/V walk, first-first launch, grouped K/V heads, packed heads: the same
-        # switches gpusim.kernel_catalog.instances.long_context_features reads); the fp32
+        # backward K/V walk, first-first launch, grouped K/V heads, packed heads:
+        # long_context_switches); the fp32
         # kernel launches the last query blocks first and walks K/V forward over one K/V
         # head per query head, and has no split form.
         w, s = self.workload, self.schedule
@@ -175,15 +191,7 @@ class QOuterKernel(Kernel):
         if variant is None or (s.warp_split, s.residency) != ("split-q", "registers"):
             return None
         switches = tuple(
-            name
-            for name, on in (
-                ("kv_backward", s.kv_order == "backward"),
-                ("q_first", s.q_order == "first-first"),
-                ("gqa", w.kv_heads != w.heads),
-                ("split", split),
-                ("pack", s.pack_gqa),
-            )
-            if on
+            name for name, on in zip(SWITCHES, long_context_switches(w, s), strict=True) if on
         )
         if switches and variant != "tc":
             return None

@@ -118,7 +118,7 @@ class SplitKernel(QOuterKernel):
 
     def compiled_kernel(self) -> CompiledKernel | None:
         # flash2_tc.cu's split form (the SPLIT switch); flash2_combine.cu is the combine
-        return self.tile_instance(split=True)
+        return self.tile_instance()
 
 
 class CombineKernel(Kernel):

@@ -159,11 +159,7 @@ class CtaGroup(L2Meeting):
                 self.lookups[c] = self._lookup_reads(c)
             acts = []
             if ph.loads:
-                stages = self._load_stages(ph)
-                if load_latency.under_queue():  # the latency beside the transfer, not before
-                    acts += [Activity(self, stages[:1]), Activity(self, stages[1:])]
-                else:
-                    acts.append(Activity(self, stages))
+                acts += [Activity(self, stages) for stages in self._load_stages(ph)]
             if ph.compute is not None:
                 acts.append(Activity(self, self._compute_stages(*ph.compute)))
             if ph.writes:
@@ -177,7 +173,10 @@ class CtaGroup(L2Meeting):
             if self.pending > 0:
                 return
 
-    def _load_stages(self, ph: Phase) -> list:
+    def _load_stages(self, ph: Phase) -> list[list]:
+        """The stages of the phase's load: its latency and its transfer, as two activities
+        that run together (the longer is the load's time: load_latency.py), or one after
+        the other in one activity."""
         lat = l2 = own = shared = 0.0
         fetches = 1
         run = self.run
@@ -199,7 +198,8 @@ class CtaGroup(L2Meeting):
             (DRAM_LANE, MEMBERS, own * cost, 0),
             (DRAM_LANE, ONE, shared * cost / fetches, fetches),
         ]
-        return [(WAIT, round(lat)), (XFER, ("mem", parts))]
+        wait, xfer = (WAIT, round(lat)), (XFER, ("mem", parts))
+        return [[wait], [xfer]] if load_latency.under_queue() else [[wait, xfer]]
 
     def _compute_stages(self, chunk: int, frac: float) -> list:
         # The same for every CTA of the class: built once per kernel (weights come at submit).

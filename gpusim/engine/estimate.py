@@ -98,9 +98,7 @@ def _cta_ticks(plan: ClassPlan, rates: Rates, c: int, n: int, bh_ctas: int) -> f
                 for r in chunk.reads:
                     dram += ld.frac * (r.nbytes if r.own_rows else r.nbytes / bh_ctas)
             transfer = max(l2 / l2_share, dram / dram_share)
-            lat = units * rates.dram_latency_ticks
-            # as the engine: the latency under the queue (load_latency.py), or before it
-            load = max(lat, transfer) if load_latency.under_queue() else lat + transfer
+            load = load_latency.load_time(units * rates.dram_latency_ticks, transfer)
         compute = 0.0
         if ph.compute is not None:
             chunk = plan.chunks[ph.compute[0]]

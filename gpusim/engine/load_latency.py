@@ -31,3 +31,8 @@ def latency_under_queue(on: bool):
     """The engine with (``on``) or without this mechanism, for the held-out set that judges
     it against the engine without it and the tests that recompute both."""
     return UNDER_QUEUE.setting(on)
+
+
+def load_time(latency: float, transfer: float) -> float:
+    """A load's time from its latency and its transfer, with the mechanism on or off."""
+    return max(latency, transfer) if UNDER_QUEUE.on else latency + transfer

@@ -35,38 +35,39 @@ def instance_key(kernel: Kernel, rates: Rates) -> str | None:
     names no compiled kernel. A long-context switch instance (split-KV, backward walk,
     first-first, grouped or packed heads) replays its own loop where the sample of switch
     instances has it, else its base instance's (:func:`switch_source` says so)."""
-    ref = kernel.compiled_kernel()
-    if ref is None or rates.mma_pipe != "tensor":
+    keys = _replayed(kernel) if rates.mma_pipe == "tensor" else None
+    if keys is None:
         return None
-    if ref.switches and not REPLAY.on:
-        return None
-    own, base = _instance_keys(ref)
-    # Only a switch instance looks at the sample: the grid's loop table is read (0.3 s a
-    # process) only when a core-model profile asks for its cycles.
+    own, base = keys
+    # Only the small sample is asked: the grid's loop table is read (0.3 s a process) only
+    # when a core-model profile asks for its cycles.
     return own if own in switch_loop_paths() else base
-
-
-def _instance_keys(ref) -> tuple[str, str]:
-    """The compiled kernel's instance key, and its base (grid) instance's."""
-    from gpusim.kernel_catalog.instances import KernelInstance
-
-    args = (ref.head_dim, ref.block_m, ref.block_n, ref.warps, ref.stages)
-    inst = KernelInstance(ref.variant, ref.dtype, *args, **dict.fromkeys(ref.switches, True))
-    return inst.key, inst.base().key
 
 
 def switch_source(kernel: Kernel) -> str | None:
     """What the core model replays for a long-context switch instance whose own loop is not
     in the sample (None otherwise): its base instance's committed loop, said in the
     kernel's ``timing_source``."""
-    ref = kernel.compiled_kernel()
-    if ref is None or not ref.switches or not REPLAY.on:
+    keys = _replayed(kernel)
+    if keys is None or keys[0] == keys[1] or keys[0] in switch_loop_paths():
         return None
-    own, base = _instance_keys(ref)
-    if own in switch_loop_paths():
-        return None
+    own, base = keys
     return (
         f"committed loop of {base}, the base instance of {own} (no loop of its own is "
         f"committed; the sampled switch instances' steps replay within -28..+27 %, mean "
         f"absolute 2.5 %, of their bases': {SWITCH_LOOPS.relative_to(REPO_ROOT)})"
     )
+
+
+def _replayed(kernel: Kernel) -> tuple[str, str] | None:
+    """The instance key of the compiled kernel ``kernel`` is, and its base (grid) instance's
+    (the same for a grid instance); None where it names none, or is a switch instance and
+    the replay is off."""
+    from gpusim.kernel_catalog.instances import KernelInstance
+
+    ref = kernel.compiled_kernel()
+    if ref is None or (ref.switches and not REPLAY.on):
+        return None
+    args = (ref.head_dim, ref.block_m, ref.block_n, ref.warps, ref.stages)
+    inst = KernelInstance(ref.variant, ref.dtype, *args, **dict.fromkeys(ref.switches, True))
+    return inst.key, inst.base().key

@@ -298,16 +298,13 @@ def long_context_features(
     """The kernel switches (KV_BACK, Q_FIRST, GQA, SPLIT, PACK) a workload and schedule ask
     for (what no kernel implements is refused before: :func:`unimplemented`); GpusimError
     for more splits than key blocks, or a packing the tile's rows cannot hold."""
-    from algorithms.q_outer import check_packing  # late: algorithms imports gpusim
+    from algorithms.q_outer import (  # late: algorithms imports gpusim
+        check_packing,
+        long_context_switches,
+    )
 
     check_packing(workload, schedule)
-    features = (
-        schedule.kv_order == "backward",
-        schedule.q_order == "first-first",
-        workload.kv_heads != workload.heads,
-        schedule.kv_splits > 1,
-        schedule.pack_gqa,
-    )
+    features = long_context_switches(workload, schedule)
     key_blocks = -(-workload.seq_len_k // schedule.block_n)
     if schedule.kv_splits > key_blocks:
         raise GpusimError(

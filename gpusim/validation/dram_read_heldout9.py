@@ -25,10 +25,10 @@ from gpusim.validation.long_context_configs import (
     H200_SMS,
     LongContextConfig,
     set_command,
+    set_workload,
 )
 from gpusim.validation.long_context_heldout2 import tile_runs
 from gpusim.validation.torch_flash_schedule import torch_flash_schedule
-from gpusim.workload import Workload
 
 #: decode runs of the project's kernel (64 x 64, 4 warps, 2 stages, its decode tile):
 #: (batch, heads, K/V heads, queries, keys, K/V splits)
@@ -73,22 +73,15 @@ RULE = (
 )
 
 
-def _decode_workload(b: int, h: int, hkv: int, nq: int, nk: int) -> Workload:
-    return Workload(
-        batch=b, heads=h, heads_kv=hkv, seq_len_q=nq, seq_len_k=nk, head_dim=128,
-        dtype="bf16", causal=True,
-    )  # fmt: skip
-
-
 def heldout9_configs() -> list[LongContextConfig]:
     """The set in run order: decode (project's, then PyTorch's), then prefill."""
     out = []
     for b, h, hkv, nq, nk, splits in DECODE:
-        w = _decode_workload(b, h, hkv, nq, nk)
+        w = set_workload(b, h, hkv, nq, nk, True)
         s = Schedule(block_m=64, block_n=64, warps=4, stages=2, kv_splits=splits)
         out.append(LongContextConfig("project", "decode" if h == hkv else "gqa_decode", w, s))
     for b, h, hkv, nq, nk in TORCH_DECODE:
-        w = _decode_workload(b, h, hkv, nq, nk)
+        w = set_workload(b, h, hkv, nq, nk, True)
         group = "decode" if h == hkv else "gqa_decode"
         out.append(LongContextConfig("torch", group, w, torch_flash_schedule(w, H200_SMS)))
     return out + tile_runs(PREFILL, TORCH_PREFILL)

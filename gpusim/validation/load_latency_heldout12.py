@@ -19,10 +19,14 @@ The rule, fixed before the measurement (also written into the manifest): see :da
 from __future__ import annotations
 
 from gpusim.schedule import Schedule
-from gpusim.validation.long_context_configs import H200_SMS, LongContextConfig, set_command
+from gpusim.validation.long_context_configs import (
+    H200_SMS,
+    LongContextConfig,
+    set_command,
+    set_workload,
+)
 from gpusim.validation.long_context_heldout2 import tile_runs
 from gpusim.validation.torch_flash_schedule import torch_flash_schedule
-from gpusim.workload import Workload
 
 #: decode of the project's kernel: (batch, heads, K/V heads, queries, keys, K/V splits,
 #: (Br, Bc, warps, stages))
@@ -71,17 +75,11 @@ def heldout12_configs() -> list[LongContextConfig]:
     """The set in run order: decode (project's, then PyTorch's), then prefill."""
     out = []
     for b, h, hkv, nq, nk, splits, (bm, bn, wp, st) in DECODE:
-        w = Workload(
-            batch=b, heads=h, heads_kv=hkv, seq_len_q=nq, seq_len_k=nk, head_dim=128,
-            dtype="bf16", causal=True,
-        )  # fmt: skip
+        w = set_workload(b, h, hkv, nq, nk, True)
         s = Schedule(block_m=bm, block_n=bn, warps=wp, stages=st, kv_splits=splits)
         out.append(LongContextConfig("project", "decode" if h == hkv else "gqa_decode", w, s))
     for b, h, hkv, nq, nk in TORCH_DECODE:
-        w = Workload(
-            batch=b, heads=h, heads_kv=hkv, seq_len_q=nq, seq_len_k=nk, head_dim=128,
-            dtype="bf16", causal=True,
-        )  # fmt: skip
+        w = set_workload(b, h, hkv, nq, nk, True)
         group = "decode" if h == hkv else "gqa_decode"
         out.append(LongContextConfig("torch", group, w, torch_flash_schedule(w, H200_SMS)))
     return out + tile_runs(PREFILL, TORCH_PREFILL)

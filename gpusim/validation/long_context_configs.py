@@ -125,9 +125,12 @@ def _pair(group: Group, w: Workload, schedules: list[Schedule], ncu: bool = Fals
     return [*out, LongContextConfig("torch", group, w, torch_flash_schedule(w, H200_SMS), ncu)]
 
 
-def _workload(b: int, h: int, hkv: int, nq: int, nk: int, causal: bool) -> Workload:
+def set_workload(
+    b: int, h: int, hkv: int, nq: int, nk: int, causal: bool, head_dim: int = HEAD_DIM
+) -> Workload:
+    """A long-context set's bf16 workload: batch, heads, K/V heads, queries, keys, mask."""
     return Workload(
-        batch=b, heads=h, heads_kv=hkv, seq_len_q=nq, seq_len_k=nk, head_dim=HEAD_DIM,
+        batch=b, heads=h, heads_kv=hkv, seq_len_q=nq, seq_len_k=nk, head_dim=head_dim,
         dtype=DTYPE, causal=causal,
     )  # fmt: skip
 
@@ -138,22 +141,22 @@ def long_context_configs() -> list[LongContextConfig]:
     splits = [_sched(DECODE_TILE, kv_splits=n) for n in DECODE_SPLITS]
     for b, nk in DECODE_CACHES:
         for nq in DECODE_QUERIES:
-            out += _pair("decode", _workload(b, HEADS, HEADS, nq, nk, True), splits)
+            out += _pair("decode", set_workload(b, HEADS, HEADS, nq, nk, True), splits)
     b, nk, queries = GQA_DECODE
     for hkv in GQA_KV_HEADS:
         for nq in queries:
-            out += _pair("gqa_decode", _workload(b, HEADS, hkv, nq, nk, True), splits)
+            out += _pair("gqa_decode", set_workload(b, HEADS, hkv, nq, nk, True), splits)
     orders = [_sched(PREFILL_TILE), _sched(PREFILL_TILE, kv_order="backward")]
     n = GQA_PREFILL_TOKENS
     for hkv in GQA_KV_HEADS:
         for causal in (False, True):
-            out += _pair("gqa_prefill", _workload(1, HEADS, hkv, n, n, causal), orders)
+            out += _pair("gqa_prefill", set_workload(1, HEADS, hkv, n, n, causal), orders)
     for n in PREFILL_TOKENS:
         for causal in (False, True):
             scheds = list(orders)
             if causal and n in Q_FIRST_TOKENS:
                 scheds.append(_sched(PREFILL_TILE, q_order="first-first"))
-            w = _workload(1, PREFILL_HEADS, PREFILL_HEADS, n, n, causal)
+            w = set_workload(1, PREFILL_HEADS, PREFILL_HEADS, n, n, causal)
             out += _pair("prefill", w, scheds, ncu=True)
     return out
 

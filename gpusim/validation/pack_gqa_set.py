@@ -25,8 +25,8 @@ from gpusim.validation.long_context_configs import (
     H200_SMS,
     LongContextConfig,
     _sched,
-    _workload,
     set_command,
+    set_workload,
 )
 from gpusim.validation.torch_flash_schedule import torch_flash_schedule
 
@@ -54,7 +54,7 @@ def pack_gqa_configs() -> list[LongContextConfig]:
     PyTorch's (decode shapes)."""
     out: list[LongContextConfig] = []
     for b, h, hkv, nq, nk, causal, splits in SHAPES:
-        w = _workload(b, h, hkv, nq, nk, causal)
+        w = set_workload(b, h, hkv, nq, nk, causal)
         for pack in (False, True):
             s = _sched(DECODE_TILE, kv_splits=splits, pack_gqa=pack)
             out.append(LongContextConfig("project", "gqa_decode", w, s))

@@ -23,9 +23,13 @@ The rule, fixed before the measurement (also written into the manifest): see :da
 from __future__ import annotations
 
 from gpusim.schedule import Schedule
-from gpusim.validation.long_context_configs import H200_SMS, LongContextConfig, set_command
+from gpusim.validation.long_context_configs import (
+    H200_SMS,
+    LongContextConfig,
+    set_command,
+    set_workload,
+)
 from gpusim.validation.torch_flash_schedule import torch_flash_schedule
-from gpusim.workload import Workload
 
 #: decode of the project's kernel: (batch, heads, K/V heads, queries, keys, K/V splits,
 #: pack GQA, (Br, Bc, warps, stages))
@@ -73,7 +77,7 @@ RULE = (
 )
 
 
-def _group(w: Workload) -> str:
+def _group(w) -> str:
     grouped = w.kv_heads != w.heads
     if w.seq_len_q < w.seq_len_k:
         return "gqa_decode" if grouped else "decode"
@@ -84,26 +88,17 @@ def heldout10_configs() -> list[LongContextConfig]:
     """The set in run order: the project's decode, its prefill, then PyTorch's runs."""
     out = []
     for b, h, hkv, nq, nk, splits, pack, (bm, bn, wp, st) in DECODE:
-        w = Workload(
-            batch=b, heads=h, heads_kv=hkv, seq_len_q=nq, seq_len_k=nk, head_dim=128,
-            dtype="bf16", causal=True,
-        )  # fmt: skip
+        w = set_workload(b, h, hkv, nq, nk, True)
         s = Schedule(block_m=bm, block_n=bn, warps=wp, stages=st, kv_splits=splits, pack_gqa=pack)
         out.append(LongContextConfig("project", _group(w), w, s))
     for b, h, hkv, n, d, causal, kv_order, q_order, (bm, bn, wp, st) in PREFILL:
-        w = Workload(
-            batch=b, heads=h, heads_kv=hkv, seq_len_q=n, seq_len_k=n, head_dim=d,
-            dtype="bf16", causal=causal,
-        )  # fmt: skip
+        w = set_workload(b, h, hkv, n, n, causal, d)
         s = Schedule(
             block_m=bm, block_n=bn, warps=wp, stages=st, kv_order=kv_order, q_order=q_order
         )
         out.append(LongContextConfig("project", _group(w), w, s))
     for b, h, hkv, nq, nk, d, causal in TORCH:
-        w = Workload(
-            batch=b, heads=h, heads_kv=hkv, seq_len_q=nq, seq_len_k=nk, head_dim=d,
-            dtype="bf16", causal=causal,
-        )  # fmt: skip
+        w = set_workload(b, h, hkv, nq, nk, causal, d)
         out.append(LongContextConfig("torch", _group(w), w, torch_flash_schedule(w, H200_SMS)))
     return out
 
