@@ -1,7 +1,7 @@
 """The SM clock under an attention step's load on green-context partitions of the GPU.
 
-    python -m gpusim.calibrate.partition_clock --out FILE      (on the GPU)
-    python -m gpusim.calibrate.partition_clock --table FILE
+    python -m gpusim.validation.partition_clock --out FILE      (on the GPU)
+    python -m gpusim.validation.partition_clock --table FILE
 
 The profiles run tensor-core kernels at the clock measured under an attention step's load on
 the whole GPU (``sm_clock_stream_load_hz``: load_clock's products, softmax and tiles

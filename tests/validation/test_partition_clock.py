@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from gpusim.calibrate.partition_clock import main, protocol_clock_hz, table
+from gpusim.validation.partition_clock import main, protocol_clock_hz, table
 
 
 def _variant(name: str, mhz: float) -> dict:
