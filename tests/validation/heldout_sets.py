@@ -26,6 +26,7 @@ LONG_CONTEXT_SETS = (
     "2026-12-04_dram_read_heldout9",
     "2026-12-04_switch_replay_heldout10",
     "2026-12-04_load_latency_heldout12",
+    "2026-12-04_inference_tuning_heldout13",
 )
 
 
