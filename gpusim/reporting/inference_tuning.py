@@ -25,36 +25,13 @@ from typing import Any
 
 from gpusim import atomic
 from gpusim.errors import GpusimError
+from gpusim.tuning.proof import spearman
 
 #: issue 19's tuner target: first choice within this of the best, in every workload ...
 FIRST_CHOICE_WITHIN = 0.03
 #: ... and Spearman at least this in every workload; the set qualifies if the fixed rule
 #: loses at least this somewhere.
 SPEARMAN_AT_LEAST, RULE_LOSES_AT_LEAST = 0.85, 0.05
-
-
-def spearman(a: list[float], b: list[float]) -> float:
-    """Spearman's rank correlation (average ranks for ties)."""
-
-    def ranks(x: list[float]) -> list[float]:
-        order = sorted(range(len(x)), key=lambda i: x[i])
-        r = [0.0] * len(x)
-        i = 0
-        while i < len(order):
-            j = i
-            while j + 1 < len(order) and x[order[j + 1]] == x[order[i]]:
-                j += 1
-            for k in range(i, j + 1):
-                r[order[k]] = (i + j) / 2
-            i = j + 1
-        return r
-
-    ra, rb = ranks(a), ranks(b)
-    ma, mb = statistics.fmean(ra), statistics.fmean(rb)
-    cov = sum((x - ma) * (y - mb) for x, y in zip(ra, rb, strict=True))
-    va = sum((x - ma) ** 2 for x in ra) ** 0.5
-    vb = sum((y - mb) ** 2 for y in rb) ** 0.5
-    return cov / (va * vb) if va and vb else float("nan")
 
 
 def workload_key(config) -> str:

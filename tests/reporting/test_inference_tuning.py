@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from gpusim.reporting.inference_tuning import spearman, verdict
+from gpusim.reporting.inference_tuning import spearman, verdict  # spearman: gpusim.tuning.proof
 
 
 def test_spearman_ranks_with_ties():
