@@ -38,9 +38,9 @@ WORKLOADS = (
     ("decode", 1, 24, 24, 1, 53248, True, 64),
     ("prefill", 1, 28, 28, 384, 12288, True, 128),
 )
-#: The tiles every workload is run at: (Br, Bc, warps, stages); the fixed rule's (the
-#: FlashAttention paper's Br x Bc at the H200's shared memory, snapped: 128 x 64 at d128 and
-#: d64) among them.
+#: The tiles every workload is run at: (Br, Bc, warps, stages). The fixed rule (the
+#: FlashAttention paper's Br x Bc at the H200's shared memory, 128 x 227 at d128 and 64 x 454
+#: at d64, snapped onto these tiles as gpusim tune does) picks 64 x 128 at both.
 TILES = ((64, 64, 4, 2), (64, 128, 4, 2), (128, 64, 4, 2), (64, 32, 4, 2))
 RULE = (
     "judged: the tuner of the default profile h200-sxm ranking each workload's measured "

@@ -32,7 +32,7 @@ def ranked() -> dict[str, dict]:
 
 def test_the_decode_workload_picks_the_measured_best(ranked):
     """Measured 2026-12-04: the first choice, 64 x 64 with 4 splits, is the best (0.104 ms);
-    Spearman 0.96 over 12 candidates; the fixed rule (128 x 64, one split) 92 % slower."""
+    Spearman 0.96 over 12 candidates; the fixed rule (64 x 128, one split) 92 % slower."""
     w = ranked["project_decode_b2h28kv28_q1k12288_c1"]
     assert w["candidates"] == 12
     assert w["first_choice"] == w["best"]
