@@ -16,14 +16,12 @@ after a warm-up. A fact for a later mechanism; nothing reads it yet.
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from gpusim.calibrate.context import BenchContext, import_cupy, make_context
-from gpusim.calibrate.record_table import table_or_measure
+from gpusim.calibrate.record_table import record_main
 from gpusim.calibrate.sources import compile_module, kernel_attributes
 
 KIND = "gpusim.dram_pattern"
@@ -91,13 +89,7 @@ def table(doc: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", type=Path)
-    ap.add_argument("--table", type=Path)
-    a = ap.parse_args(argv)
-    if a.table is None and a.out is None:
-        ap.error("--out or --table is required")
-    return table_or_measure(a.table, a.out, measure, table, "dram_pattern")
+    return record_main(argv, __doc__.split("\n\n")[0], measure, table, "dram_pattern")
 
 
 if __name__ == "__main__":

@@ -17,11 +17,9 @@ launch's clock from its blocks' clock64/%globaltimer stamps; nvidia-smi's power 
 
 from __future__ import annotations
 
-import argparse
 import functools
 import statistics
 import time
-from pathlib import Path
 from typing import Any
 
 from gpusim.calibrate.clocks import SmiSampler, protocol_clocks, smi_static, sustained_clocks
@@ -34,7 +32,7 @@ from gpusim.calibrate.load_clock import (
     THREADS,
     TILE_BYTES,
 )
-from gpusim.calibrate.record_table import table_or_measure
+from gpusim.calibrate.record_table import record_main
 
 KIND = "gpusim.partition_clock"
 #: The partition sizes of the partition sets (the driver grants multiples of 8 on the H200).
@@ -171,13 +169,7 @@ def table(doc: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", type=Path)
-    ap.add_argument("--table", type=Path)
-    a = ap.parse_args(argv)
-    if a.out is None and a.table is None:
-        ap.error("--out or --table is required")
-    return table_or_measure(a.table, a.out, measure, table, "partition_clock")
+    return record_main(argv, __doc__.split("\n\n")[0], measure, table, "partition_clock")
 
 
 if __name__ == "__main__":
