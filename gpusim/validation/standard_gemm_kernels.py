@@ -16,32 +16,22 @@ zero-copy views of CuPy arrays), for Nsight Compute to name and count. No timing
 
 from __future__ import annotations
 
+from gpusim.validation.configs import sweep_configs
 from gpusim.validation.standard_gpu import StandardAttention
-from gpusim.workload import Workload
-
-#: The validation sweep's standard-attention shapes: (batch, heads, tokens, head dim)
-SHAPES = (
-    (16, 32, 1024, 64),
-    (4, 32, 4096, 64),
-    (1, 32, 16384, 64),
-    (16, 16, 1024, 128),
-    (4, 16, 4096, 128),
-    (1, 16, 16384, 128),
-)
 
 
 def main() -> int:
     import cupy as cp
 
     gpu = StandardAttention(cp, gemm="torch")
-    for b, h, n, d in SHAPES:
-        w = Workload(batch=b, heads=h, seq_len_q=n, seq_len_k=n, head_dim=d, dtype="fp16")
+    for c in (c for c in sweep_configs() if c.kind == "standard"):
+        w = c.workload
         bufs = gpu.buffers(w)
         launch = gpu.launchers(w, bufs)
         for stage in ("scores", "pv"):
             launch[stage]()
         cp.cuda.runtime.deviceSynchronize()
-        print(f"standard_gemm_kernels: B{b} H{h} N{n} d{d}: scores, pv launched", flush=True)
+        print(f"standard_gemm_kernels: {c.config_id}: scores, pv launched", flush=True)
     return 0
 
 
