@@ -9,9 +9,10 @@ Per workload and profile: Spearman's rank correlation between predicted and meas
 over the workload's candidates, the first choice (least predicted time) measured over the
 measured best, and the fixed rule's pick (the paper rule's tile snapped onto the candidates'
 tiles, one split: :func:`gpusim.tuning.rule_snap.rule_picks`) measured over the best; the
-runtime MAPE and mean signed error over every run beside the roofline's. What the set's rule
-(:data:`gpusim.validation.inference_tuning_heldout13.RULE`) asks of them is computed in
-:func:`verdict`.
+runtime MAPE and mean signed error over every run (the roofline and constant-efficiency
+baselines on the same runs: ``python -m gpusim.reporting.long_context compare``). What the
+set's rule (:data:`gpusim.validation.inference_tuning_heldout13.RULE`) asks of them is
+computed in :func:`verdict`.
 """
 
 from __future__ import annotations
