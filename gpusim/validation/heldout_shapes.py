@@ -76,10 +76,10 @@ PROFILES = ("h200-sxm-calibrated",)
 WORST = 5
 
 
-def heldout_configs() -> list[ValidationConfig]:
-    """The set, in run order."""
+def configs_for(shapes: tuple[tuple, ...]) -> list[ValidationConfig]:
+    """Validation configs of flash2 for rows shaped as :data:`SHAPES`, in order."""
     out = []
-    for dtype, d, b, h, nq, nk, causal, (bm, bn, w, st) in SHAPES:
+    for dtype, d, b, h, nq, nk, causal, (bm, bn, w, st) in shapes:
         wl = Workload(batch=b, heads=h, seq_len_q=nq, seq_len_k=nk, head_dim=d, dtype=dtype,
                       causal=causal)  # fmt: skip
         out.append(ValidationConfig("flash2", wl, Schedule(block_m=bm, block_n=bn, warps=w,
@@ -87,14 +87,24 @@ def heldout_configs() -> list[ValidationConfig]:
     return out
 
 
+def heldout_configs() -> list[ValidationConfig]:
+    """The set, in run order."""
+    return configs_for(SHAPES)
+
+
+def manifest_for(set_name: str, configs: list[ValidationConfig], what: str) -> dict[str, Any]:
+    """A set of validation configs as its committed manifest holds it."""
+    return {"set": set_name, "what": what, "configs": [c.as_dict() for c in configs]}
+
+
 def manifest(configs: list[ValidationConfig]) -> dict[str, Any]:
     """The set as its committed manifest holds it."""
-    return {
-        "set": SET_NAME,
-        "what": "held-out shapes of the project's flash2 kernels (mma.sync fp16/bf16, FFMA "
+    return manifest_for(
+        SET_NAME,
+        configs,
+        "held-out shapes of the project's flash2 kernels (mma.sync fp16/bf16, FFMA "
         "fp32), fixed before they were measured: gpusim/validation/heldout_shapes.py",
-        "configs": [c.as_dict() for c in configs],
-    }
+    )
 
 
 def configs_from_manifest(path: Path) -> list[ValidationConfig]:
@@ -116,7 +126,10 @@ def compiled_record(c: ValidationConfig) -> dict[str, Any]:
 
 
 def predict(
-    profile_name: str, configs: list[ValidationConfig], counts: str | None = None
+    profile_name: str,
+    configs: list[ValidationConfig],
+    counts: str | None = None,
+    set_name: str = SET_NAME,
 ) -> dict[str, Any]:
     """The model's predicted runtime of every config, with the compiled registers;
     ``counts`` sets the schedules' ``instruction_counts`` (None: the default)."""
@@ -134,7 +147,7 @@ def predict(
         rows[c.config_id] = {"predicted_s": row.predicted_s, "instance": rec["instance"],
                              "registers": rec["attributes"]["num_regs"],
                              "bound": row.bound}  # fmt: skip
-    doc = {"set": SET_NAME, "profile": profile_name, "commit": git_commit(), "predictions": rows}
+    doc = {"set": set_name, "profile": profile_name, "commit": git_commit(), "predictions": rows}
     return doc | ({"instruction_counts": counts} if counts else {})
 
 
