@@ -22,13 +22,13 @@ from __future__ import annotations
 
 from gpusim.schedule import Schedule
 from gpusim.validation.long_context_configs import (
-    H200_SMS,
     LongContextConfig,
+    run_group,
     set_command,
     set_workload,
+    torch_runs,
 )
 from gpusim.validation.long_context_heldout2 import tile_runs
-from gpusim.validation.torch_flash_schedule import torch_flash_schedule
 
 #: decode runs of the project's kernel (64 x 64, 4 warps, 2 stages, its decode tile):
 #: (batch, heads, K/V heads, queries, keys, K/V splits)
@@ -79,12 +79,8 @@ def heldout9_configs() -> list[LongContextConfig]:
     for b, h, hkv, nq, nk, splits in DECODE:
         w = set_workload(b, h, hkv, nq, nk, True)
         s = Schedule(block_m=64, block_n=64, warps=4, stages=2, kv_splits=splits)
-        out.append(LongContextConfig("project", "decode" if h == hkv else "gqa_decode", w, s))
-    for b, h, hkv, nq, nk in TORCH_DECODE:
-        w = set_workload(b, h, hkv, nq, nk, True)
-        group = "decode" if h == hkv else "gqa_decode"
-        out.append(LongContextConfig("torch", group, w, torch_flash_schedule(w, H200_SMS)))
-    return out + tile_runs(PREFILL, TORCH_PREFILL)
+        out.append(LongContextConfig("project", run_group(w), w, s))
+    return out + torch_runs(TORCH_DECODE) + tile_runs(PREFILL, TORCH_PREFILL)
 
 
 def main(argv: list[str] | None = None) -> int:

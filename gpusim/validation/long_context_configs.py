@@ -135,6 +135,26 @@ def set_workload(
     )  # fmt: skip
 
 
+def run_group(w: Workload) -> Group:
+    """A run's group from its workload: decode where the queries are fewer than the keys,
+    prefill otherwise; grouped (``gqa_``) where the K/V heads are fewer than the heads."""
+    kind = "decode" if w.seq_len_q < w.seq_len_k else "prefill"
+    return f"gqa_{kind}" if w.kv_heads != w.heads else kind  # type: ignore[return-value]
+
+
+def torch_runs(shapes) -> list[LongContextConfig]:
+    """PyTorch's flash backend on ``shapes`` (batch, heads, K/V heads, queries, keys, and
+    optionally head dim and causal: d128 and causal without them) with the schedule it runs,
+    grouped by :func:`run_group`."""
+    out = []
+    for row in shapes:
+        b, h, hkv, nq, nk = row[:5]
+        d, causal = row[5:] if len(row) == 7 else (HEAD_DIM, True)
+        w = set_workload(b, h, hkv, nq, nk, causal, d)
+        out.append(LongContextConfig("torch", run_group(w), w, torch_flash_schedule(w, H200_SMS)))
+    return out
+
+
 def long_context_configs() -> list[LongContextConfig]:
     """The whole sweep in run order (114 runs: 84 of the project's kernel, 30 PyTorch's)."""
     out: list[LongContextConfig] = []

@@ -21,6 +21,7 @@ from gpusim.validation.long_context_configs import (
     PREFILL_TILE,
     LongContextConfig,
     _sched,
+    run_group,
     set_command,
 )
 from gpusim.validation.torch_flash_schedule import torch_flash_schedule
@@ -57,10 +58,6 @@ def _workload(b: int, n: int, h: int, hkv: int, d: int, causal: bool) -> Workloa
     )  # fmt: skip
 
 
-def _group(w: Workload) -> str:
-    return "gqa_prefill" if w.kv_heads != w.heads else "prefill"
-
-
 def tile_runs(project, torch_shapes) -> list[LongContextConfig]:
     """A set of timed prefill runs (none counted by ncu): the project's kernel on ``project``
     (batch, heads, tokens, head dim, causal, (block m, block n, warps, stages)), then
@@ -70,10 +67,10 @@ def tile_runs(project, torch_shapes) -> list[LongContextConfig]:
     for b, h, n, d, causal, (bm, bn, wp, st) in project:
         w = _workload(b, n, h, h, d, causal)
         s = Schedule(block_m=bm, block_n=bn, warps=wp, stages=st)
-        out.append(LongContextConfig("project", _group(w), w, s))
+        out.append(LongContextConfig("project", run_group(w), w, s))
     for b, h, n, d, causal in torch_shapes:
         w = _workload(b, n, h, h, d, causal)
-        out.append(LongContextConfig("torch", _group(w), w, torch_flash_schedule(w, H200_SMS)))
+        out.append(LongContextConfig("torch", run_group(w), w, torch_flash_schedule(w, H200_SMS)))
     return out
 
 
@@ -93,11 +90,11 @@ def prefill_configs(shapes, torch_shapes) -> list[LongContextConfig]:
             w = _workload(b, n, h, hkv, d, causal)
             for kv, q in orders:
                 s = _sched(PREFILL_TILE, kv_order=kv, q_order=q)
-                out.append(LongContextConfig("project", _group(w), w, s, ncu=True))
+                out.append(LongContextConfig("project", run_group(w), w, s, ncu=True))
     for b, n, h, hkv, d, causal in torch_shapes:
         w = _workload(b, n, h, hkv, d, causal)
         s = torch_flash_schedule(w, H200_SMS)
-        out.append(LongContextConfig("torch", _group(w), w, s, ncu=True))
+        out.append(LongContextConfig("torch", run_group(w), w, s, ncu=True))
     return out
 
 

@@ -24,12 +24,12 @@ from __future__ import annotations
 
 from gpusim.schedule import Schedule
 from gpusim.validation.long_context_configs import (
-    H200_SMS,
     LongContextConfig,
+    run_group,
     set_command,
     set_workload,
+    torch_runs,
 )
-from gpusim.validation.torch_flash_schedule import torch_flash_schedule
 
 #: decode of the project's kernel: (batch, heads, K/V heads, queries, keys, K/V splits,
 #: pack GQA, (Br, Bc, warps, stages))
@@ -77,30 +77,20 @@ RULE = (
 )
 
 
-def _group(w) -> str:
-    grouped = w.kv_heads != w.heads
-    if w.seq_len_q < w.seq_len_k:
-        return "gqa_decode" if grouped else "decode"
-    return "gqa_prefill" if grouped else "prefill"
-
-
 def heldout10_configs() -> list[LongContextConfig]:
     """The set in run order: the project's decode, its prefill, then PyTorch's runs."""
     out = []
     for b, h, hkv, nq, nk, splits, pack, (bm, bn, wp, st) in DECODE:
         w = set_workload(b, h, hkv, nq, nk, True)
         s = Schedule(block_m=bm, block_n=bn, warps=wp, stages=st, kv_splits=splits, pack_gqa=pack)
-        out.append(LongContextConfig("project", _group(w), w, s))
+        out.append(LongContextConfig("project", run_group(w), w, s))
     for b, h, hkv, n, d, causal, kv_order, q_order, (bm, bn, wp, st) in PREFILL:
         w = set_workload(b, h, hkv, n, n, causal, d)
         s = Schedule(
             block_m=bm, block_n=bn, warps=wp, stages=st, kv_order=kv_order, q_order=q_order
         )
-        out.append(LongContextConfig("project", _group(w), w, s))
-    for b, h, hkv, nq, nk, d, causal in TORCH:
-        w = set_workload(b, h, hkv, nq, nk, causal, d)
-        out.append(LongContextConfig("torch", _group(w), w, torch_flash_schedule(w, H200_SMS)))
-    return out
+        out.append(LongContextConfig("project", run_group(w), w, s))
+    return out + torch_runs(TORCH)
 
 
 def main(argv: list[str] | None = None) -> int:
