@@ -121,6 +121,8 @@ def compare(manifest: Path, predictions: Path, measured: Path) -> dict[str, Any]
     configs = read_manifest(manifest)
     preds = json.loads(predictions.read_text())
     meas = {r["id"]: r for r in long_context_sweep.records(measured)}
+    if not meas:
+        raise GpusimError(f"no measured runs in {measured} ({long_context_sweep.SWEEP_FILE})")
     doc: dict[str, Any] = {"profiles": {}}
     for profile in preds["profiles"]:
         ranked = rankings(configs, meas, preds, profile)

@@ -30,3 +30,13 @@ def test_the_target_needs_every_workload_and_the_set_a_losing_rule():
     assert not verdict([_w(0.0, 0.049, 0.9)])["qualifies"]
     assert not verdict([_w(0.0, 0.2, 0.84)])["target_met"]
     assert not verdict([])["target_met"]
+
+
+def test_a_folder_with_no_measured_runs_is_one_line_and_exit_2(tmp_path, capsys):
+    from gpusim.reporting.inference_tuning import main
+
+    m = "data/h200/2026-12-04_inference_tuning_heldout13/manifest_configs.json"
+    p = "reports/inference_tuning_heldout13/predictions.json"
+    assert main(["--manifest", m, "--predictions", p, "--measured", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no measured runs" in err[0]
