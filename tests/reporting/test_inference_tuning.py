@@ -34,9 +34,11 @@ def test_the_target_needs_every_workload_and_the_set_a_losing_rule():
 
 def test_a_folder_with_no_measured_runs_is_one_line_and_exit_2(tmp_path, capsys):
     from gpusim.reporting.inference_tuning import main
+    from tests.validation.heldout_sets import H200, ROOT
 
-    m = "data/h200/2026-12-04_inference_tuning_heldout13/manifest_configs.json"
-    p = "reports/inference_tuning_heldout13/predictions.json"
-    assert main(["--manifest", m, "--predictions", p, "--measured", str(tmp_path)]) == 2
+    m = H200 / "2026-12-04_inference_tuning_heldout13/manifest_configs.json"
+    p = ROOT / "reports/inference_tuning_heldout13/predictions.json"
+    args = ["--manifest", str(m), "--predictions", str(p), "--measured", str(tmp_path)]
+    assert main(args) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "no measured runs" in err[0]
