@@ -102,6 +102,24 @@ class Kernel(ABC):
         or its main loop, so that the registers ptxas gives that instance are its own."""
         return False
 
+    def products_in_warp_grid(self) -> bool:
+        """Whether the warps tile each matrix product's output in a 2-D grid, operands
+        computed on chip passing through shared memory (FlashAttention-2's backward: its
+        transposed products need P and dS in another layout), rather than owning rows of
+        every product with the B operand read whole by each warp (its forward's split-q)."""
+        return False
+
+    def backward_step(self) -> bool:
+        """Whether a step of this kernel is the backward's (five products around the
+        recomputed probabilities) rather than the forward's (two around a softmax): which
+        instruction mix :mod:`gpusim.instruction_mix` describes for it."""
+        return False
+
+    def barriers_per_step(self) -> int:
+        """``__syncthreads()`` per step of the main loop, where a step's described mix counts
+        them (the backward's); 0 where the tracer takes them from the body's calls only."""
+        return 0
+
     def copies_into_padded_rows(self) -> bool:
         """Whether the kernel copies its tiles with 16-byte ``cp.async`` into shared-memory
         rows padded by 16 bytes (the L2 then sends the SMs more bytes than it asks for: the
@@ -149,6 +167,8 @@ class Algorithm(ABC):
     supports_gqa: bool = False
     #: "smem" residency is the seeds' picture (everything in shared memory).
     default_residency: str = "registers"
+    #: whether it has a backward pass (``Workload.pass_`` ``bwd`` or ``fwd+bwd``)
+    supports_backward: bool = False
 
     @abstractmethod
     def kernels(self, workload: Workload, schedule: Schedule) -> list[Kernel]:
@@ -158,6 +178,11 @@ class Algorithm(ABC):
         """Raise :class:`GpusimError` if this algorithm cannot run this workload/schedule."""
         if workload.causal and not self.supports_causal:
             raise GpusimError(f"algorithm {self.name!r} does not support --causal")
+        if workload.backward and not self.supports_backward:
+            raise GpusimError(
+                f"algorithm {self.name!r} has no backward pass (--pass {workload.pass_}); "
+                f"flash2 (FlashAttention-2's) and standard (through P in HBM) have one"
+            )
         if workload.heads_kv is not None and not self.supports_gqa:
             raise GpusimError(
                 f"algorithm {self.name!r} does not support grouped K/V heads (--heads-kv "

@@ -25,6 +25,7 @@ K/V heads, K and V are read at the query head's K/V head.
 from __future__ import annotations
 
 from algorithms.base import Algorithm, CompiledKernel, Kernel
+from algorithms.flash2_bwd import backward_kernels, check_backward
 from algorithms.q_outer import (
     COMPILED_VARIANT,
     QOuterKernel,
@@ -70,8 +71,10 @@ class Flash2Kernel(QOuterKernel):
         q = tm.load("Q", q_bh, q0, s.block_m, heads=rows.heads)
         visible = visible_kv_blocks(w, q0, rows.queries, s.block_n)
         blocks = kv_walk(0, visible, s.kv_order)
-        _m, den, acc = attend(tm, self, q, self.tensor_bh("K", bh), q0, blocks, rows.heads)
+        m, den, acc = attend(tm, self, q, self.tensor_bh("K", bh), q0, blocks, rows.heads)
         tm.store("O", q_bh, q0, tm.div_rows(acc, den), heads=rows.heads)
+        if w.backward:  # a training step's forward keeps each row's log-sum-exp for the backward
+            tm.store("LSE", q_bh, q0, tm.add(m, tm.log(den)), heads=rows.heads)
 
     def compiled_kernel(self) -> CompiledKernel | None:
         return self.tile_instance()
@@ -83,6 +86,7 @@ class Flash2(Algorithm):
     name = "flash2"
     supports_orders = frozenset({"q_order", "kv_order", "kv_splits", "pack_gqa"})
     supports_gqa = True
+    supports_backward = True
     description = (
         "tiled, Q-block outer loop (one CTA per Q block), running m/den/O on chip, "
         "one final normalisation (FlashAttention-2; seed 000 flashattnV1_block)"
@@ -90,12 +94,22 @@ class Flash2(Algorithm):
 
     def check(self, workload: Workload, schedule: Schedule) -> None:
         super().check(workload, schedule)
+        if workload.backward:
+            check_backward(workload, schedule)
         check_packing(workload, schedule)
         check_splits(workload, schedule)
 
     def kernels(self, workload: Workload, schedule: Schedule) -> list[Kernel]:
+        if workload.pass_ == "bwd":
+            return backward_kernels(workload, schedule)
+        forward = self._forward_kernels(workload, schedule)
+        if workload.pass_ == "fwd+bwd":
+            return forward + backward_kernels(workload, schedule)
+        return forward
+
+    def _forward_kernels(self, workload: Workload, schedule: Schedule) -> list[Kernel]:
         if schedule.kv_splits > 1:
             return split_kernels(workload, schedule)
         queries = schedule.block_m // (workload.group_size if schedule.pack_gqa else 1)
-        own = {"Q": queries, "O": queries}
+        own = {"Q": queries, "O": queries, "LSE": queries}
         return [Flash2Kernel("flash2_fwd", workload, schedule, own)]

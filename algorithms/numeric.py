@@ -14,10 +14,11 @@ from algorithms.tile_machine import TileMachine
 from gpusim.schedule import Schedule
 from gpusim.workload import Workload
 
-VECTOR_TENSORS = ("m", "l", "LSE")
+VECTOR_TENSORS = ("m", "l", "LSE", "Dsum")
 #: Running state kept in HBM between steps, always fp32 (the output accumulator ``Oacc`` too),
-#: and split-KV decoding's partial outputs and log-sum-exps.
-FP32_STATE_TENSORS = ("m", "l", "Oacc", "Opart", "LSE")
+#: split-KV decoding's partial outputs and log-sum-exps, and the backward's row sums and dQ
+#: accumulator.
+FP32_STATE_TENSORS = ("m", "l", "Oacc", "Opart", "LSE", "Dsum", "dQacc")
 
 
 def round_to_storage(x: np.ndarray, dtype: str) -> np.ndarray:
@@ -60,12 +61,21 @@ class NumericMachine(TileMachine):
             shapes = {
                 "S": (bh, nq, nk),
                 "P": (bh, nq, nk),
+                "dP": (bh, nq, nk),
+                "dS": (bh, nq, nk),
                 "O": (bh, nq, d),
                 "Oacc": (bh, nq, d),
                 "m": (bh, nq),
                 "l": (bh, nq),
                 "Opart": (bh, nq, n * d),
                 "LSE": (bh, nq, n),
+                "Dsum": (bh, nq),
+                "dQacc": (bh, nq, d),
+                "dQ": (bh, nq, d),
+                "dK": (w.batch_heads_kv, nk, d),
+                "dV": (w.batch_heads_kv, nk, d),
+                "dKexp": (bh, nk, d),
+                "dVexp": (bh, nk, d),
             }
             # Poisoned, so that a read before any write shows up as NaN in the output.
             self.tensors[tensor] = np.full(shapes[tensor], np.nan, dtype=self.ct)
@@ -87,7 +97,9 @@ class NumericMachine(TileMachine):
     def _load_one(self, tensor, bh, row0, nrows, col0, ncols):
         arr = self._array(tensor)
         if tensor in VECTOR_TENSORS:
-            out = np.full(nrows, 0.0 if tensor == "l" else -np.inf, dtype=self.ct)
+            # Padded rows: l and Dsum 0 (nothing seen, nothing to subtract), m and LSE -inf.
+            pad = 0.0 if tensor in ("l", "Dsum") else -np.inf
+            out = np.full(nrows, pad, dtype=self.ct)
             src = (
                 arr[bh, row0 : row0 + nrows]
                 if arr.ndim == 2
@@ -121,13 +133,24 @@ class NumericMachine(TileMachine):
             c = min(tile.shape[1], arr.shape[2] - col0)
             arr[bh, row0 : row0 + n, col0 : col0 + c] = vals[:, :c]
 
-    # --- tensor core ------------------------------------------------------------------
-    def matmul(self, a, b, *, transpose_b=False, scale=1.0):
-        bb = b.T if transpose_b else b
-        return (a.astype(self.ct) @ bb.astype(self.ct)) * self.ct(scale)
+    def store_add(self, tensor, bh, row0, tile):
+        arr = self._array(tensor)
+        n = min(tile.shape[0], arr.shape[1] - row0)
+        c = min(tile.shape[1], arr.shape[2])
+        arr[bh, row0 : row0 + n, :c] += tile[:n, :c].astype(arr.dtype)
 
-    def matmul_acc(self, acc, a, b):
-        return acc + round_to_storage(a, self.w.dtype).astype(self.ct) @ b.astype(self.ct)
+    # --- tensor core ------------------------------------------------------------------
+    def _operand(self, t, transpose):
+        # Tensor-core inputs are in the storage type: a loaded tile already is (rounding it
+        # again changes nothing), a tile computed on chip (P, dS) is converted first.
+        x = round_to_storage(t, self.w.dtype).astype(self.ct)
+        return x.T if transpose else x
+
+    def matmul(self, a, b, *, transpose_a=False, transpose_b=False, scale=1.0):
+        return (self._operand(a, transpose_a) @ self._operand(b, transpose_b)) * self.ct(scale)
+
+    def matmul_acc(self, acc, a, b, *, transpose_a=False):
+        return acc + self._operand(a, transpose_a) @ b.astype(self.ct)
 
     # --- FP32 -----------------------------------------------------------------------
     def row_max(self, t):
@@ -144,6 +167,15 @@ class NumericMachine(TileMachine):
 
     def add(self, a, b):
         return a + b
+
+    def mul(self, a, b):
+        return (a * b).astype(self.ct)
+
+    def sub_rows(self, t, v):
+        return (t - v[:, None]).astype(self.ct)
+
+    def scale(self, t, factor):
+        return (t * self.ct(factor)).astype(self.ct)
 
     def div_rows(self, t, v):
         safe = np.where(v == 0, 1, v)
@@ -197,10 +229,10 @@ def random_inputs(workload: Workload, seed: int = 0) -> dict[str, np.ndarray]:
     return out
 
 
-def run(
+def run_tensors(
     algorithm: Algorithm, workload: Workload, schedule: Schedule, inputs: dict[str, np.ndarray]
-) -> np.ndarray:
-    """Run every kernel of ``algorithm`` on ``inputs``; return O, shape (B*H, Nq, d)."""
+) -> dict[str, np.ndarray]:
+    """Run every kernel of ``algorithm`` on (copies of) ``inputs``; every tensor afterwards."""
     algorithm.check(workload, schedule)
     tensors = {k: v.copy() for k, v in inputs.items()}
     tm = NumericMachine(workload, tensors, schedule.kv_splits)
@@ -208,7 +240,14 @@ def run(
         for bh in range(kernel.grid_batch_heads):
             for block in range(kernel.blocks_per_bh()):
                 kernel.body(tm, bh, block)
-    return tensors["O"]
+    return tensors
+
+
+def run(
+    algorithm: Algorithm, workload: Workload, schedule: Schedule, inputs: dict[str, np.ndarray]
+) -> np.ndarray:
+    """Run every kernel of ``algorithm`` on ``inputs``; return O, shape (B*H, Nq, d)."""
+    return run_tensors(algorithm, workload, schedule, inputs)["O"]
 
 
 def reference(workload: Workload, inputs: dict[str, np.ndarray]) -> np.ndarray:
@@ -233,3 +272,68 @@ def rel_err(out: np.ndarray, ref: np.ndarray) -> float:
     num = np.linalg.norm((out.astype(np.float64) - ref).ravel())
     den = np.linalg.norm(ref.ravel())
     return float(num / den) if den else float(num)
+
+
+def _probabilities(workload: Workload, inputs: dict[str, np.ndarray]):
+    """``(P, LSE)`` in float64 from the definition: the softmax of the scaled, masked scores
+    (K/V head ``kv_bh(bh)`` for query head ``bh``), and each row's log-sum-exp (``-inf`` for
+    a row that sees no key, whose probabilities are all 0)."""
+    kv = [workload.kv_bh(bh) for bh in range(workload.batch_heads)]
+    q = inputs["Q"].astype(np.float64)
+    k = inputs["K"].astype(np.float64)[kv]
+    s = q @ k.transpose(0, 2, 1) / np.sqrt(workload.head_dim)
+    if workload.causal:
+        i = np.arange(workload.seq_len_q)[:, None]
+        j = np.arange(workload.seq_len_k)[None, :]
+        s = np.where(j <= i + workload.causal_offset, s, -np.inf)
+    m = s.max(axis=2, keepdims=True)
+    base = np.where(np.isneginf(m), 0, m)
+    e = np.exp(s - base)
+    den = e.sum(axis=2, keepdims=True)
+    p = np.where(den == 0, 0, e / np.where(den == 0, 1, den))
+    with np.errstate(divide="ignore"):
+        lse = np.where(den == 0, -np.inf, base + np.log(np.where(den == 0, 1, den)))
+    return p, lse[..., 0]
+
+
+def reference_backward(workload: Workload, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The forward's ``O`` and ``LSE`` and the gradients ``dQ``, ``dK``, ``dV`` of
+    ``sum(O * dO)`` in float64, straight from the definitions (with grouped K/V heads the
+    gradients of a K/V head summed over its query heads)."""
+    w = workload
+    kv = [w.kv_bh(bh) for bh in range(w.batch_heads)]
+    p, lse = _probabilities(w, inputs)
+    k = inputs["K"].astype(np.float64)[kv]
+    v = inputs["V"].astype(np.float64)[kv]
+    q = inputs["Q"].astype(np.float64)
+    do = inputs["dO"].astype(np.float64)
+    o = p @ v
+    dv = p.transpose(0, 2, 1) @ do
+    dp = do @ v.transpose(0, 2, 1)
+    ds = p * (dp - (do * o).sum(axis=2, keepdims=True))
+    scale = 1.0 / np.sqrt(w.head_dim)
+    dq = ds @ k * scale
+    dk = ds.transpose(0, 2, 1) @ q * scale
+    # Sum each K/V head's gradient over the query heads that read it.
+    dk_kv = np.zeros((w.batch_heads_kv, w.seq_len_k, w.head_dim))
+    dv_kv = np.zeros_like(dk_kv)
+    np.add.at(dk_kv, kv, dk)
+    np.add.at(dv_kv, kv, dv)
+    return {"O": o, "LSE": lse, "P": p, "dQ": dq, "dK": dk_kv, "dV": dv_kv}
+
+
+def backward_inputs(workload: Workload, seed: int = 0) -> dict[str, np.ndarray]:
+    """Q, K, V and a random dO (standard normal, in the storage type); for ``--pass bwd``
+    also what a forward leaves for the backward, from the float64 reference: O and P (in
+    the storage type; P is 0 where masked) and LSE (fp32, one column)."""
+    out = random_inputs(workload, seed)
+    rng = np.random.default_rng(seed + 7919)
+    ct = compute_type(workload.dtype)
+    shape = (workload.batch_heads, workload.seq_len_q, workload.head_dim)
+    out["dO"] = round_to_storage(rng.standard_normal(shape), workload.dtype).astype(ct)
+    if workload.pass_ == "bwd":
+        ref = reference_backward(workload, out)
+        out["O"] = round_to_storage(ref["O"], workload.dtype).astype(ct)
+        out["LSE"] = ref["LSE"].astype(ct)[..., None]
+        out["P"] = round_to_storage(ref["P"], workload.dtype).astype(ct)
+    return out

@@ -34,6 +34,7 @@ from algorithms.materialised import (
     row_block_key,
 )
 from algorithms.register_estimate import FP32, gemm_regs
+from algorithms.standard_bwd import standard_backward_kernels
 from algorithms.tile_machine import TileMachine
 from algorithms.tiling import visible_kv_blocks
 from gpusim.schedule import Schedule
@@ -99,6 +100,15 @@ class Standard(MaterialisedAttention):
 
     name = "standard"
     description = "S = QK^T, P = softmax(S), O = PV, with S and P in HBM (seed 001, section 1)"
+    supports_backward = True
+
+    def kernels(self, workload: Workload, schedule: Schedule) -> list[Kernel]:
+        if workload.pass_ == "bwd":  # from the P the forward left in HBM
+            return standard_backward_kernels(workload, schedule)
+        forward = super().kernels(workload, schedule)
+        if workload.pass_ == "fwd+bwd":
+            return forward + standard_backward_kernels(workload, schedule)
+        return forward
 
     def softmax_kernel(self, workload: Workload, schedule: Schedule) -> Kernel:
         return RowOnChipSoftmaxKernel("softmax_row", workload, schedule, {"S": 1, "P": 1})

@@ -9,8 +9,13 @@ statistics), ``Oacc`` (Nq x d, the running output kept in HBM between steps by
 the K/V-outer algorithms), ``S``, ``P`` (Nq x Nk, for the algorithms that
 materialise them), and for split-KV decoding ``Opart`` (Nq x (kv_splits·d): split
 ``s``'s normalised partial output in columns ``s·d ..``) and ``LSE`` (Nq x kv_splits:
-split ``s``'s log-sum-exp of each row in column ``s``). ``m``, ``l``, ``Oacc``,
-``Opart`` and ``LSE`` are stored in fp32, the rest in the workload's storage type.
+split ``s``'s log-sum-exp of each row in column ``s``; the forward of a training step
+writes its rows' log-sum-exp in column 0). The backward pass adds ``dO`` (Nq x d, the
+output's gradient, an input), ``Dsum`` (Nq, ``rowsum(dO * O)``), ``dQacc`` (Nq x d, dQ
+accumulated by atomic adds), ``dQ`` (Nq x d), ``dK``, ``dV`` (Nk x d, per K/V head) and,
+with grouped K/V heads, ``dKexp``, ``dVexp`` (Nk x d per query head, summed over each group
+into ``dK``, ``dV``). ``m``, ``l``, ``Oacc``, ``Opart``, ``LSE``, ``Dsum`` and ``dQacc``
+are stored in fp32, the rest in the workload's storage type.
 With grouped K/V heads (GQA), ``K`` and ``V`` exist once per K/V head: a body loads
 them with the K/V head's index (:meth:`gpusim.workload.Workload.kv_bh`).
 
@@ -75,14 +80,31 @@ class TileMachine(ABC):
         """Store ``tile`` at rows ``[row0, ...)`` of ``tensor``, clipped to the tensor's end
         (``heads``: packed rows, as :meth:`load` reads them)."""
 
+    @abstractmethod
+    def store_add(self, tensor: str, bh: int, row0: int, tile: Tile) -> None:
+        """Add ``tile`` into rows ``[row0, ...)`` of the fp32 ``tensor`` (clipped to its end)
+        with atomic adds: CTAs that add into the same rows need not be ordered (the L2
+        performs the reductions; the bytes go from the SM to the L2 as writes)."""
+
     # --- tensor core ----------------------------------------------------------------
     @abstractmethod
-    def matmul(self, a: Tile, b: Tile, *, transpose_b: bool = False, scale: float = 1.0) -> Tile:
-        """``scale * a @ b`` (or ``a @ b.T``), inputs rounded to storage type, fp32 accumulate."""
+    def matmul(
+        self,
+        a: Tile,
+        b: Tile,
+        *,
+        transpose_a: bool = False,
+        transpose_b: bool = False,
+        scale: float = 1.0,
+    ) -> Tile:
+        """``scale * a @ b`` (``a.T`` and ``b.T`` where asked), inputs rounded to the storage
+        type, fp32 accumulate. An operand computed on chip (the backward's ``P``, ``dS``)
+        is rounded to the storage type first, as a kernel converts it for the tensor cores."""
 
     @abstractmethod
-    def matmul_acc(self, acc: Tile, a: Tile, b: Tile) -> Tile:
-        """``acc + a @ b`` with ``a`` rounded to the storage type first (P to fp16/bf16)."""
+    def matmul_acc(self, acc: Tile, a: Tile, b: Tile, *, transpose_a: bool = False) -> Tile:
+        """``acc + a @ b`` (``a.T @ b``) with ``a`` rounded to the storage type first (P to
+        fp16/bf16)."""
 
     # --- FP32 pipe (row reductions, elementwise) -------------------------------------------
     @abstractmethod
@@ -104,6 +126,18 @@ class TileMachine(ABC):
     @abstractmethod
     def add(self, a: Tile, b: Tile) -> Tile:
         """Elementwise sum of two tiles or two vectors of equal shape."""
+
+    @abstractmethod
+    def mul(self, a: Tile, b: Tile) -> Tile:
+        """Elementwise product of two tiles of equal shape."""
+
+    @abstractmethod
+    def sub_rows(self, t: Tile, v: Tile) -> Tile:
+        """``t - v[:, None]``."""
+
+    @abstractmethod
+    def scale(self, t: Tile, factor: float) -> Tile:
+        """``factor * t``."""
 
     @abstractmethod
     def div_rows(self, t: Tile, v: Tile) -> Tile:

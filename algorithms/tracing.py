@@ -12,12 +12,17 @@ from dataclasses import dataclass, replace
 from algorithms.base import Kernel
 from algorithms.program import Access, CtaClass, CtaProgram, Step
 from algorithms.tile_machine import TileMachine
-from gpusim.instruction_mix import StepShape, cta_mask_issue, cta_step_issue
+from gpusim.instruction_mix import StepShape, cta_bwd_step_issue, cta_mask_issue, cta_step_issue
 from gpusim.kernel_class import resolve_class
 
-VECTOR_TENSORS = ("m", "l", "LSE")
-#: running state in HBM and split-KV decoding's partials, always fp32
-FP32_STATE_TENSORS = ("m", "l", "Oacc", "Opart", "LSE")
+VECTOR_TENSORS = ("m", "l", "LSE", "Dsum")
+#: running state in HBM, split-KV decoding's partials and the backward's row sums and dQ
+#: accumulator, always fp32
+FP32_STATE_TENSORS = ("m", "l", "Oacc", "Opart", "LSE", "Dsum", "dQacc")
+#: tensors with a row per query (the rest have a row per key)
+QUERY_ROW_TENSORS = ("Q", "O", "S", "P", "dP", "dS", "dO", "dQ", *FP32_STATE_TENSORS)
+#: tensors with a column per key (the rest have the head dim's)
+KEY_COLUMN_TENSORS = ("S", "P", "dP", "dS")
 FP32_BYTES = 4
 
 # Warp-instructions besides the matrix products (softmax, copies, addresses, loop control):
@@ -66,6 +71,12 @@ class TracingMachine(TileMachine):
         #: compressed loops (``repeat``): step index of the loop's head -> the indices of the
         #: traced iterations it stands for, dropped from the program
         self._folds: dict[int, list[int]] = {}
+        #: products in a 2-D warp grid (the backward): tiles computed on chip this step that
+        #: were written to shared memory as an operand (kept alive so their ids stay theirs)
+        self.grid = kernel.products_in_warp_grid()
+        self._staged: list[Shape] = []
+        self._staged_step = -1
+        self._masked_step = -1  # the step in which a backward kernel masked its tile
 
     @property
     def cur(self) -> Step:
@@ -79,12 +90,12 @@ class TracingMachine(TileMachine):
 
     def _rows_of(self, tensor: str) -> int:
         w = self.w
-        return w.seq_len_q if tensor in ("Q", "O", "S", "P", *FP32_STATE_TENSORS) else w.seq_len_k
+        return w.seq_len_q if tensor in QUERY_ROW_TENSORS else w.seq_len_k
 
     def _cols_of(self, tensor: str) -> int:
         if tensor == "Opart":
             return self.s.kv_splits * self.w.head_dim
-        return self.w.seq_len_k if tensor in ("S", "P") else self.w.head_dim
+        return self.w.seq_len_k if tensor in KEY_COLUMN_TENSORS else self.w.head_dim
 
     def _use(self, *tiles: Shape) -> None:
         """Note tiles used after the step that loaded them: that step's buffers stay live."""
@@ -145,6 +156,13 @@ class TracingMachine(TileMachine):
         elif tile.in_smem:
             self.cur.smem_bytes += tile.elems * FP32_BYTES
 
+    def store_add(self, tensor, bh, row0, tile):
+        # Atomic adds (RED): the bytes go to the L2 as writes; the instructions are in the
+        # step's mix.
+        self._use(tile)
+        vcols = max(0, min(tile.cols or 1, self._cols_of(tensor)))
+        self.cur.writes += self._accesses(tensor, bh, row0, tile.rows, 0, vcols * FP32_BYTES, 1)
+
     # --- tensor core ------------------------------------------------------------------
     def _a_in_registers(self, a: Shape) -> bool:
         """Whether a split-q A operand loaded in an earlier step is read from registers.
@@ -175,23 +193,58 @@ class TracingMachine(TileMachine):
         # split-q: each warp reads its own rows of A and all of B; split-k: all of A, its part of B.
         return (a_bytes + warps * b_bytes) if not self.split_k else (warps * a_bytes + b_bytes)
 
-    def matmul(self, a, b, *, transpose_b=False, scale=1.0):
-        self._use(a, b)
+    def _staged_in_smem(self, t: Shape) -> bool:
+        """Whether operand ``t`` is read from shared memory by a warp-grid product: a loaded
+        tile is; a tile computed on chip is written there first, once per step (P, dS)."""
+        if t.in_smem:
+            return True
+        now = len(self.steps) - 1
+        if self._staged_step != now:
+            self._staged, self._staged_step = [], now
+        if not any(x is t for x in self._staged):
+            self._staged.append(t)
+            self.cur.smem_bytes += t.elems * self.esize
+        return True
+
+    def _grid_operand_smem(self, m: int, n: int, k: int, a: Shape, b: Shape) -> int:
+        """Shared-memory bytes a product's operands cost with its ``m x n`` output tiled by
+        the warps in a ``wm x wn`` grid: each warp reads its ``m/wm`` rows of A and ``n/wn``
+        columns of B, so A is read ``wn`` times and B ``wm`` times; the grid is the one
+        that reads least (at least an m16 x n8 fragment per warp)."""
+        a_smem, b_smem = self._staged_in_smem(a), self._staged_in_smem(b)
+        warps = self.s.warps
+        costs = [
+            (warps // wm) * m * k * a_smem + wm * n * k * b_smem
+            for wm in range(1, warps + 1)
+            if warps % wm == 0 and wm <= max(1, m // 16) and warps // wm <= max(1, n // 8)
+        ]
+        # A tile too small for the warps' fragments: the warps share it (each reads it whole).
+        cost = min(costs) if costs else warps * (m * k * a_smem + n * k * b_smem)
+        return cost * self.esize
+
+    def _product(self, acc, a, b, transpose_a, transpose_b) -> tuple[int, int]:
+        """Charge the products' FLOPs and operand traffic; the output's ``(rows, cols)``."""
+        self._use(*(t for t in (acc, a, b) if t is not None))
+        m, k = (a.cols, a.rows) if transpose_a else (a.rows, a.cols)
         n = b.rows if transpose_b else b.cols
-        k = a.cols
-        self.cur.mma_flops += 2 * a.rows * n * k
-        self.cur.smem_bytes += self._operand_smem(a, b)
+        self.cur.mma_flops += 2 * m * n * k
+        if self.grid:
+            self.cur.smem_bytes += self._grid_operand_smem(m, n, k, a, b)
+        else:
+            self.cur.smem_bytes += self._operand_smem(a, b)
+        return m, n
+
+    def matmul(self, a, b, *, transpose_a=False, transpose_b=False, scale=1.0):
+        m, n = self._product(None, a, b, transpose_a, transpose_b)
         if scale != 1.0:
-            self.cur.fp32_ops += a.rows * n
-        out = Shape(a.rows, n, self.smem_results)
+            self.cur.fp32_ops += m * n
+        out = Shape(m, n, self.smem_results)
         if out.in_smem:
             self.cur.smem_bytes += out.elems * FP32_BYTES
         return out
 
-    def matmul_acc(self, acc, a, b):
-        self._use(acc, a, b)
-        self.cur.mma_flops += 2 * a.rows * b.cols * a.cols
-        self.cur.smem_bytes += self._operand_smem(a, b)
+    def matmul_acc(self, acc, a, b, *, transpose_a=False):
+        self._product(acc, a, b, transpose_a, False)
         if self.split_k:
             # Warps hold partial sums over their slice of keys: write, barrier, read and add.
             self.cur.smem_bytes += 2 * self.s.warps * acc.elems * FP32_BYTES
@@ -239,12 +292,28 @@ class TracingMachine(TileMachine):
         self._elementwise(a)
         return a
 
+    def mul(self, a, b):
+        self._use(b)
+        self._elementwise(a)
+        return self._made(Shape(a.rows, a.cols, a.in_smem))
+
+    def sub_rows(self, t, v):
+        self._use(v)
+        self._elementwise(t)
+        return self._made(Shape(t.rows, t.cols, t.in_smem))
+
+    def scale(self, t, factor):
+        self._elementwise(t)
+        return self._made(Shape(t.rows, t.cols, t.in_smem))
+
     def div_rows(self, t, v):
         self._elementwise(t)
         return self._made(Shape(t.rows, t.cols, t.in_smem))
 
     def mask(self, s, q0, k0, *, heads=1):
-        if self.cur.mma_flops:
+        if self.cur.mma_flops and self.k.backward_step():
+            self._masked_step = len(self.steps) - 1  # the backward's mix adds the mask's
+        elif self.cur.mma_flops:
             # The masking path of the flash kernels' loop, this tile only.
             self.cur.instrs += cta_mask_issue(self.kernel_class, self._shape(s))
         self._elementwise(s)
@@ -256,7 +325,14 @@ class TracingMachine(TileMachine):
     # --- SFU --------------------------------------------------------------------------
     def exp_sub_rows(self, t, m):
         self.cur.exp_ops += t.elems
-        if self.cur.mma_flops:
+        if self.cur.mma_flops and self.k.backward_step():
+            # The backward's step (:func:`gpusim.instruction_mix.bwd_step_mix`): the whole
+            # step's mix, charged once, where its probabilities are recomputed.
+            masked = self._masked_step == len(self.steps) - 1
+            self.cur.instrs += cta_bwd_step_issue(
+                self.kernel_class, self._shape(t), self.k.barriers_per_step(), masked
+            )
+        elif self.cur.mma_flops:
             # A softmax between two products (the flash kernels' loop): the step's mix.
             # A softmax of its own (the standard kernel) is not that code and is not counted.
             self.cur.instrs += cta_step_issue(self.kernel_class, self._shape(t))

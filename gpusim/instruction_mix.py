@@ -50,6 +50,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from gpusim.errors import GpusimError
 from gpusim.kernel_class import KernelClass
 
 WARP_THREADS = 32
@@ -236,3 +237,60 @@ def cta_step_issue(cls: KernelClass, s: StepShape, masked: bool = False) -> floa
     per_warp = issued(step_mix(cls, s)) + (issued(mask_mix(cls, s)) if masked else 0.0)
     producers = max(cls.producer_warps, 1 if producer_mix(cls, s) else 0)
     return s.warps * per_warp + producers * issued(producer_mix(cls, s))
+
+
+#: Backward (FlashAttention-2's ``compute_dq_dk_dv_1colblock``, one query block of a K/V
+#: block's CTA; a warp's share ``E = Br Bc / (32 w)`` of the score tile per thread): the
+#: probabilities recomputed, an FFMA (scale and subtract the log-sum-exp) and an exp per
+#: element; ``dS = P (dP - Dsum)``, a subtraction and a multiply per element; P and dS each
+#: converted in pairs (F2FP, E/2) and stored to shared memory for the transposed products
+#: (32-bit stores of a pair, E/2 each); dQ's block added into the fp32 accumulator, a RED per
+#: element (``Br d / (32 w)``); each row's log-sum-exp and Dsum read from shared memory; the Q
+#: and dO tiles copied as the forward copies K and V; the loop's control and barriers.
+#: Products: 5 of them, m16n8k16 HMMAs and ldmatrix, in the products' phase (not on the
+#: issue lane) as in the forward.
+BWD_PRODUCTS = 5
+
+
+def bwd_step_mix(cls: KernelClass, s: StepShape, barriers: int) -> dict[str, float]:
+    """Warp-instructions of one warp in one steady step of the backward's main kernel (no
+    mask); ``s.rows_per_warp * s.warps`` query rows (Br), ``s.keys`` keys (Bc)."""
+    if cls.product != "mma" or cls.tile_copy != "cp.async" or cls.producer_warps:
+        raise GpusimError(
+            f"flash2's backward step is described for mma.sync products fed by cp.async "
+            f"(fp16/bf16), not {cls.label()}: it has no timing for this class"
+        )
+    br, bc, d, w = s.rows_per_warp * s.warps, s.keys, s.head_dim, s.warps
+    elems = br * bc / (WARP_THREADS * w)
+    rows = s.rows_per_warp / 8  # rows of a thread in a warp's m16 blocks (two per eight)
+    copy_per_warp = 2 * br * d * s.elem_bytes / COPY_BYTES / (w * WARP_THREADS)
+    ints = LOOP_INT + PREFETCH_INT + MASK_TEST_INT
+    if s.stages > 1:
+        ints += STAGE_INT + LDSM_BASE_INT
+    return {
+        "HMMA": BWD_PRODUCTS * br * bc * d / (4096 * w) * 2,
+        "FFMA": elems,
+        "MUFU": elems,
+        "FADD": elems,
+        "FMUL": elems,
+        "F2FP": elems,
+        "STS": elems,
+        "RED": br * d / (WARP_THREADS * w),
+        "LDS": 2 * rows,
+        "LDGSTS": copy_per_warp,
+        "INT": COPY_INT_SWIZZLED * copy_per_warp + ints,
+        "LDGDEPBAR": 1.0,
+        "DEPBAR": 1.0,
+        "BAR": float(barriers),
+    }
+
+
+def cta_bwd_step_issue(
+    cls: KernelClass, s: StepShape, barriers: int, masked: bool = False
+) -> float:
+    """Warp-instructions of the whole CTA in one backward step on the issue lane (the mask's
+    formula on a masked tile: the compiled forward's fit does not describe this loop)."""
+    per_warp = issued(bwd_step_mix(cls, s, barriers))
+    if masked:
+        per_warp += issued(mask_mix(cls, s))
+    return s.warps * per_warp

@@ -10,6 +10,11 @@ Algorithms that implement the long-context fields also run :data:`LONG_CONTEXT_C
 (those whose fields they implement): split-KV decoding with Nq = 1 and 16, splits that
 do not divide the key blocks, a split that some rows see no key of (bottom-right causal),
 Nq > Nk causal, grouped K/V heads (GQA, MQA), packed heads and a backward K/V walk.
+
+Algorithms with a backward pass (flash2, standard) also get a record of their own (``"pass":
+"fwd+bwd"``): a training step's attention, the forward storing its log-sum-exp and the
+backward's kernels after it, on :data:`BACKWARD_CASES`; its errors are those of dQ, dK
+and dV (the worst of the three) against the float64 gradients of the definition.
 """
 
 from __future__ import annotations
@@ -21,7 +26,15 @@ import numpy as np
 
 from algorithms import ALGORITHMS, get_algorithm
 from algorithms.base import Algorithm
-from algorithms.numeric import random_inputs, reference, rel_err, run
+from algorithms.numeric import (
+    backward_inputs,
+    random_inputs,
+    reference,
+    reference_backward,
+    rel_err,
+    run,
+    run_tensors,
+)
 from gpusim import verify_tolerance
 from gpusim.schedule import Schedule
 from gpusim.workload import Workload
@@ -116,11 +129,15 @@ class VerifyResult:
     rel_err_fp32: float
     rel_err_fp16: float
     rel_err_bf16: float
+    #: the workload pass verified: ``fwd``, or ``fwd+bwd`` (the gradients)
+    pass_: str = "fwd"
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> VerifyResult:
-        """From :func:`verify_algorithm`'s record."""
-        return cls(**record)
+        """From :func:`verify_algorithm`'s (or :func:`verify_backward`'s) record."""
+        record = dict(record)
+        pass_ = record.pop("pass", "fwd")
+        return cls(**record, pass_=pass_)
 
     @property
     def passed(self) -> bool:
@@ -129,8 +146,10 @@ class VerifyResult:
         return self.nan_free and err == err and err <= FP64_TOLERANCE
 
     def to_dict(self) -> dict[str, Any]:
-        """The record as ``gpusim verify --json`` lists it."""
-        return asdict(self)
+        """The record as ``gpusim verify --json`` lists it (``pass`` only for a backward)."""
+        out = asdict(self)
+        value = out.pop("pass_")
+        return out if value == "fwd" else out | {"pass": value}
 
 
 #: The case used for the low-precision storage types.
@@ -199,7 +218,83 @@ def verify_algorithm(algorithm: Algorithm, seed: int = 0) -> dict:
     return record
 
 
+#: The backward's shapes: ragged tiles, Nq > Nk causal (rows that see no key: zero dQ),
+#: grouped K/V heads (the group's gradients summed), MQA, and d 256.
+BACKWARD_CASES = (
+    Case(1, 2, 37, 53, 16, False, 16, 32),
+    Case(2, 1, 53, 37, 40, True, 16, 16),
+    Case(1, 1, 45, 70, 64, True, 32, 16),
+    Case(1, 1, 33, 20, 16, True, 8, 8),
+    Case(2, 4, 37, 50, 16, True, 8, 8, heads_kv=2),
+    Case(1, 4, 29, 41, 32, False, 16, 8, heads_kv=1),
+    Case(1, 1, 20, 24, 256, True, 16, 16),
+)
+#: The case used for the low-precision storage types' gradients.
+BACKWARD_LOW_PRECISION_CASE = Case(1, 2, 61, 77, 64, True, 16, 32, heads_kv=1)
+BACKWARD_PASS = "fwd+bwd"
+
+
+def run_backward_case(
+    algorithm: Algorithm, case: Case, dtype: str, seed: int
+) -> tuple[float, float, bool]:
+    """``(relative error, max abs error, NaN-free)`` of the worst of dQ, dK, dV of one
+    training step (``fwd+bwd``) of ``algorithm`` against the float64 gradients."""
+    w = Workload(
+        batch=case.batch,
+        heads=case.heads,
+        seq_len_q=case.seq_len_q,
+        seq_len_k=case.seq_len_k,
+        head_dim=case.head_dim,
+        dtype=dtype,
+        causal=case.causal,
+        heads_kv=case.heads_kv,
+        pass_=BACKWARD_PASS,
+    )
+    inputs = backward_inputs(w, seed)
+    out = run_tensors(algorithm, w, _schedule(algorithm, case), inputs)
+    ref = reference_backward(w, inputs)
+    grads = [(out[n], ref[n]) for n in ("dQ", "dK", "dV")]
+    finite = all(bool(np.isfinite(o).all()) for o, _ in grads)
+    if not finite:
+        return float("nan"), float("nan"), False
+    rel = max(rel_err(o, r) for o, r in grads)
+    return rel, max(float(np.max(np.abs(o.astype(np.float64) - r))) for o, r in grads), True
+
+
+def verify_backward(algorithm: Algorithm, seed: int = 0) -> dict:
+    """The verification record of ``algorithm``'s backward pass."""
+    rel, worst_abs, finite, worst = 0.0, 0.0, True, ""
+    for i, case in enumerate(BACKWARD_CASES):
+        r, a, ok = run_backward_case(algorithm, case, "fp64", seed + i)
+        finite &= ok
+        if not ok or r > rel:
+            worst = case.label()
+        rel = float("nan") if not ok else max(rel, r)
+        worst_abs = max(worst_abs, a) if ok else float("nan")
+    record = {
+        "algorithm": algorithm.name,
+        "pass": BACKWARD_PASS,
+        "cases": len(BACKWARD_CASES),
+        "max_rel_err": rel,
+        "max_abs_err": worst_abs,
+        "nan_free": finite,
+        "worst_case": worst,
+        "low_precision_case": BACKWARD_LOW_PRECISION_CASE.label(),
+    }
+    for dtype in ("fp32", "fp16", "bf16"):
+        err = run_backward_case(algorithm, BACKWARD_LOW_PRECISION_CASE, dtype, seed)[0]
+        record[f"rel_err_{dtype}"] = err
+    return record
+
+
 def verify(algorithms: list[str] | None = None, seed: int = 0) -> list[dict]:
-    """Verify ``algorithms`` (all of them when None); one record per algorithm, in table order."""
+    """Verify ``algorithms`` (all of them when None); one record per algorithm, in table order,
+    and after it one for its backward pass where it has one."""
     names = list(ALGORITHMS) if algorithms is None else algorithms
-    return [verify_algorithm(get_algorithm(n), seed) for n in names]
+    out = []
+    for n in names:
+        alg = get_algorithm(n)
+        out.append(verify_algorithm(alg, seed))
+        if alg.supports_backward:
+            out.append(verify_backward(alg, seed))
+    return out

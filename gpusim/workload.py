@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_serializer, model_validator
 
 from gpusim.dtypes import DType, dtype_bytes
 
 #: Largest batch, head count and sequence length a workload may have.
 MAX_SIZE = 2**31 - 1
+
+#: Which passes of training or inference are computed: the forward (``fwd``, inference), the
+#: backward alone (``bwd``: dQ, dK, dV from Q, K, V, O, the forward's log-sum-exp and dO), or
+#: both (``fwd+bwd``: a training step's attention, the forward also storing its log-sum-exp).
+Pass = Literal["fwd", "bwd", "fwd+bwd"]
+PASSES: tuple[str, ...] = ("fwd", "bwd", "fwd+bwd")
+#: Matrix products per pass, by the FlashAttention papers' convention: the forward's two
+#: (S = Q K^T, O = P V), the backward's five (S again, dP = dO V^T, dV = P^T dO,
+#: dK = dS^T Q, dQ = dS K): the backward counts 2.5 forwards.
+PRODUCTS_PER_PASS = {"fwd": 2, "bwd": 5, "fwd+bwd": 7}
 
 
 class Workload(BaseModel):
@@ -19,7 +31,7 @@ class Workload(BaseModel):
     lower triangle. Rows that see no key at all produce zeros.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
     # At most 2**31 - 1 (a CUDA grid dimension, an int32 index): far past any real run, and
     # it keeps FLOPs and runtimes inside float range (10**200 heads overflowed the engine).
@@ -34,6 +46,20 @@ class Workload(BaseModel):
     #: (``G = heads // heads_kv``) all read K/V head ``g``. None (the default, and what a
     #: value equal to ``heads`` becomes) means ``heads``.
     heads_kv: int | None = Field(None, gt=0, le=MAX_SIZE)
+    #: which pass (:data:`Pass`); ``pass`` is a Python keyword, so the field is ``pass_``
+    #: and its name in every record, dump and keyword is ``pass`` (``Workload(**{"pass":
+    #: "bwd"})`` or ``Workload(pass_="bwd")``)
+    pass_: Pass = Field("fwd", alias="pass")
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler):
+        # "pass" under its own name, and only when not the forward: the records, digests and
+        # cache keys of every forward workload read as they did before the field existed.
+        out = handler(self)
+        value = out.pop("pass_", out.pop("pass", "fwd"))
+        if value != "fwd":
+            out["pass"] = value
+        return out
 
     @model_validator(mode="before")
     @classmethod
@@ -112,13 +138,21 @@ class Workload(BaseModel):
             total += (nq - max(first_full, lo)) * nk if nq > max(first_full, lo) else 0
         return total
 
+    @property
+    def backward(self) -> bool:
+        """Whether the pass includes the backward (``bwd`` or ``fwd+bwd``)."""
+        return self.pass_ != "fwd"
+
     def model_flops(self) -> int:
-        """FLOPs by the papers' convention: 4·B·H·Nq·Nk·d, halved if causal.
+        """FLOPs by the papers' convention: 4·B·H·Nq·Nk·d for the forward (2 per multiply-add
+        of its two products), 10·B·H·Nq·Nk·d for the backward (five products), their sum for
+        ``fwd+bwd``; halved if causal.
 
         The halving is the convention, not the exact count of visible pairs
         (``visible_pairs`` gives that), so numbers line up with published tables.
         """
-        full = 4 * self.batch_heads * self.seq_len_q * self.seq_len_k * self.head_dim
+        products = PRODUCTS_PER_PASS[self.pass_]
+        full = 2 * products * self.batch_heads * self.seq_len_q * self.seq_len_k * self.head_dim
         return full // 2 if self.causal else full
 
     def qkvo_bytes(self) -> int:

@@ -6,14 +6,30 @@ import pytest
 
 from algorithms import ALGORITHMS
 from gpusim.errors import GpusimError
-from gpusim.numeric_verify import CASES, LONG_CONTEXT_CASES, cases_for, verify
+from gpusim.numeric_verify import (
+    BACKWARD_CASES,
+    CASES,
+    LONG_CONTEXT_CASES,
+    VerifyResult,
+    cases_for,
+    verify,
+)
 
 
 def test_every_algorithm_is_exact_in_fp64():
     results = verify()
-    assert [r["algorithm"] for r in results] == list(ALGORITHMS)
+    forward = [r for r in results if "pass" not in r]
+    assert [r["algorithm"] for r in forward] == list(ALGORITHMS)
+    # each backward record comes right after its algorithm's forward one
+    backward = [(i, r) for i, r in enumerate(results) if "pass" in r]
+    assert [(results[i - 1]["algorithm"], r["algorithm"], r["pass"]) for i, r in backward] == [
+        ("standard", "standard", "fwd+bwd"),
+        ("flash2", "flash2", "fwd+bwd"),
+    ]
+    assert all(r["cases"] == len(BACKWARD_CASES) for _, r in backward)
     for r in results:
-        assert r["cases"] == len(cases_for(ALGORITHMS[r["algorithm"]]))
+        if "pass" not in r:
+            assert r["cases"] == len(cases_for(ALGORITHMS[r["algorithm"]]))
         assert r["nan_free"]
         assert r["max_rel_err"] < 1e-12, r
         assert r["rel_err_fp32"] < 1e-5
@@ -46,3 +62,13 @@ def test_one_algorithm_and_unknown_names():
     assert r["algorithm"] == "flash1" and not math.isnan(r["max_rel_err"])
     with pytest.raises(GpusimError, match="unknown algorithm"):
         verify(["flash3"])
+
+
+def test_backward_cases_cover_the_awkward_shapes_and_round_trip():
+    cs = BACKWARD_CASES
+    assert any(c.seq_len_q > c.seq_len_k and c.causal for c in cs)  # rows that see no key
+    assert any(c.heads_kv == 1 for c in cs) and any(c.heads_kv and c.heads_kv > 1 for c in cs)
+    assert any(c.seq_len_q % c.block_m and c.seq_len_k % c.block_n for c in cs)
+    record = next(r for r in verify(["flash2"]) if r.get("pass"))
+    result = VerifyResult.from_record(record)
+    assert result.pass_ == "fwd+bwd" and result.passed and result.to_dict() == record

@@ -255,15 +255,26 @@ def _check_tuned_class(
         )
 
 
-def verify(algorithm: str, *, seed: int = 0) -> VerifyResult:
-    """Run ``algorithm``'s numeric interpreter on awkward shapes against a float64 reference.
+def verify(algorithm: str, *, seed: int = 0, pass_: str = "fwd") -> VerifyResult:
+    """Run ``algorithm``'s numeric interpreter on awkward shapes against a float64 reference;
+    with ``pass_`` ``bwd`` or ``fwd+bwd``, its backward pass (a training step: the gradients
+    dQ, dK, dV against float64's; flash2 and standard).
 
     Example: ``gpusim.verify("flash2").passed`` (fp64 error within
     :data:`gpusim.numeric_verify.FP64_TOLERANCE` and no NaN).
     """
-    from gpusim.numeric_verify import VerifyResult, verify_algorithm
+    from gpusim.numeric_verify import VerifyResult, verify_algorithm, verify_backward
 
-    return VerifyResult.from_record(verify_algorithm(algorithm_named(algorithm), seed))
+    alg = algorithm_named(algorithm)
+    if pass_ == "fwd":
+        return VerifyResult.from_record(verify_algorithm(alg, seed))
+    if pass_ not in ("bwd", "fwd+bwd"):
+        raise GpusimError(f"pass {pass_!r}: one of fwd, bwd, fwd+bwd")
+    if not alg.supports_backward:
+        raise GpusimError(
+            f"algorithm {alg.name!r} has no backward pass; flash2 and standard have one"
+        )
+    return VerifyResult.from_record(verify_backward(alg, seed))
 
 
 def load_profile(profile: ProfileLike) -> HardwareProfile:

@@ -124,6 +124,7 @@ def build_inputs(
     producer_warps: int | None = None,
     instruction_counts: str | None = None,
     o_store: str | None = None,
+    pass_: str = "fwd",
     *,
     sm_count: int | None = None,
     check: bool = True,
@@ -138,7 +139,8 @@ def build_inputs(
     left as None come from the default rule (:func:`resolve_schedule`);
     ``filled`` maps each to the value used. With ``check``, a schedule that cannot run one
     CTA on the profile's SM is a one-line :class:`GpusimError` (what it needs, what the limit
-    is). ``sm_count`` replaces the profile's SM count (:func:`with_sm_count`; beyond the
+    is). ``pass_`` is the workload's pass (``fwd``, ``bwd``, ``fwd+bwd``: ``--pass``).
+    ``sm_count`` replaces the profile's SM count (:func:`with_sm_count`; beyond the
     profile's, or below 1, a one-line error). Example:
     ``w, s, p, filled = build_inputs("flash2", "h200-sxm", seq_len=4096)``.
     """
@@ -154,6 +156,7 @@ def build_inputs(
         dtype=dtype,
         causal=causal,
         heads_kv=heads_kv,
+        pass_=pass_,
     )
     given = dict(
         block_m=block_m,

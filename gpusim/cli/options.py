@@ -116,6 +116,16 @@ DtypeOption = Annotated[
 CausalOption = Annotated[
     bool, typer.Option("--causal/--no-causal", help="Causal masking.", rich_help_panel=WORKLOAD)
 ]
+Pass = Enum("Pass", {p: p for p in ("fwd", "bwd", "fwd+bwd")}, type=str)  # type: ignore[misc]
+PassOption = Annotated[
+    Pass,
+    typer.Option(
+        "--pass",
+        help="fwd (inference), bwd (dQ, dK, dV from the forward's O and log-sum-exp) or "
+        "fwd+bwd (a training step's attention); flash2.",
+        rich_help_panel=WORKLOAD,
+    ),
+]
 HeadsKvOption = Annotated[
     int | None,
     typer.Option(
@@ -269,6 +279,7 @@ class WorkloadOptions:
     producer_warps: int | None = None
     instruction_counts: str | None = None
     o_store: str | None = None
+    pass_: str = "fwd"
 
     def build(self, *, check: bool = True, sm_count: int | None = None) -> Inputs:
         """:func:`build_inputs` of these options (on ``sm_count`` SMs when given)."""
@@ -302,6 +313,7 @@ _ANNOTATIONS: dict[str, Any] = {
     "producer_warps": ProducerWarpsOption,
     "instruction_counts": InstructionCountsOption,
     "o_store": OStoreOption,
+    "pass_": PassOption,
 }
 
 

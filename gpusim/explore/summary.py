@@ -33,7 +33,7 @@ def workload_label(w: dict[str, Any]) -> str:
     """A workload as one short line: ``B1 H16 N16384 d128 bf16 causal``."""
     n = f"N{w['seq_len_q']}" + (f"x{w['seq_len_k']}" if w["seq_len_k"] != w["seq_len_q"] else "")
     kv = f" Hkv{w['heads_kv']}" if w.get("heads_kv") else ""
-    tail = " causal" if w["causal"] else ""
+    tail = (" causal" if w["causal"] else "") + (f" {w['pass']}" if w.get("pass") else "")
     return f"B{w['batch']} H{w['heads']}{kv} {n} d{w['head_dim']} {w['dtype']}{tail}"
 
 

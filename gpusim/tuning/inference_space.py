@@ -105,6 +105,6 @@ def tuning_space(algorithm: str, workload: Workload, sm_count: int) -> SearchSpa
     """What ``gpusim tune`` searches: :func:`~gpusim.tuning.space.search_space`, and for
     flash2 its inference schedules on a GPU of ``sm_count`` SMs."""
     space = search_space(algorithm, workload)
-    if algorithm != "flash2":
+    if algorithm != "flash2" or workload.backward:  # splits and packing are the forward's
         return space
     return with_inference_schedules(space, workload, sm_count)

@@ -6,7 +6,8 @@ dtype and head dim), so the tuner ranks exactly what can be run. Grid points the
 kernel has no instance for (a tile that does not split over the warps, too many
 accumulator registers) stay in the space as rejections, with the kernel's own
 reason; shared memory is judged later against the SRAM size being asked about.
-Other algorithms, and head dims without an instance, get a model-only grid.
+Other algorithms, head dims without an instance, and flash2's backward (no CUDA kernel
+runs it) get a model-only grid.
 
 The tuner's space for flash2 also has the inference schedules of
 :mod:`gpusim.tuning.inference_space` (split-KV, packed GQA heads); ``modelled`` names
@@ -27,6 +28,12 @@ MODEL_BLOCK_M = (16, 32, 64, 128)
 MODEL_BLOCK_N = (16, 32, 64, 128)
 MODEL_WARPS = (4, 8)
 MODEL_STAGES = (1, 2)
+#: flash2's backward (no CUDA kernel: model only): query rows per step, keys per CTA
+#: (FlashAttention-2's kBlockM and kBlockN are 64 or 128), warps, Q/dO buffers.
+BACKWARD_BLOCK_M = (32, 64, 128)
+BACKWARD_BLOCK_N = (32, 64, 128)
+BACKWARD_WARPS = (4, 8)
+BACKWARD_STAGES = (1, 2)
 
 #: One query per CTA: the 1-pass single-query order has no Br to choose.
 SINGLE_QUERY_ALGORITHMS = ("flash-naive-qkv",)
@@ -100,6 +107,11 @@ def _kernel_space(workload: Workload) -> SearchSpace:
 def search_space(algorithm: str, workload: Workload) -> SearchSpace:
     """Every schedule of ``algorithm``'s grid for ``workload`` (the tuner adds flash2's
     inference schedules: :func:`gpusim.tuning.inference_space.tuning_space`)."""
+    if algorithm == "flash2" and workload.backward:
+        grid = _schedules(
+            algorithm, BACKWARD_BLOCK_M, BACKWARD_BLOCK_N, BACKWARD_WARPS, BACKWARD_STAGES
+        )
+        return SearchSpace(grid, f"model grid for flash2 --pass {workload.pass_}", False)
     if algorithm == "flash2":
         return _kernel_space(workload)
     grid = _schedules(algorithm, MODEL_BLOCK_M, MODEL_BLOCK_N, MODEL_WARPS, MODEL_STAGES)

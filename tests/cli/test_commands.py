@@ -50,7 +50,13 @@ def test_verify_json(gpusim):
     result = gpusim("verify", "--algorithm", "flash2", "--algorithm", "standard", "--json")
     assert result.code == 0
     data = result.json()
-    assert [r["algorithm"] for r in data["results"]] == ["flash2", "standard"]
+    # each forward, then its backward (a training step's gradients)
+    assert [(r["algorithm"], r.get("pass", "fwd")) for r in data["results"]] == [
+        ("flash2", "fwd"),
+        ("flash2", "fwd+bwd"),
+        ("standard", "fwd"),
+        ("standard", "fwd+bwd"),
+    ]
     for r in data["results"]:
         assert r["cases"] >= 1
         assert 0 <= r["max_rel_err"] < 1e-12

@@ -309,6 +309,7 @@ def _print_table(results: list[dict[str, Any]]) -> None:
     title = (
         f"{first['profile']}{sms}: B{w['batch']} H{w['heads']} Nq{w['seq_len_q']} "
         f"Nk{w['seq_len_k']} d{w['head_dim']} {w['dtype']}{' causal' if w['causal'] else ''}"
+        + (f" pass {w['pass']}" if "pass" in w else "")
     )
     console = Console(highlight=False)
     console.print(title, markup=False)

@@ -160,6 +160,7 @@ def _plot(result, path: Path) -> Path:
         f"{result.algorithm} on {result.profile}, {result.sram_bytes // 1024} KiB SRAM per CTA: "
         f"B{w.batch} H{w.heads} N{w.seq_len_q}x{w.seq_len_k} d{w.head_dim} {w.dtype}"
         + (" causal" if w.causal else "")
+        + (f" pass {w.pass_}" if w.backward else "")
     )
     return heatmap(
         [(c.schedule, c.runtime_s) for c in result.candidates],
