@@ -1,0 +1,184 @@
+"""Held-out set 15: the backward pass, PyTorch's FlashAttention-2 backward on the H200.
+
+    python -m gpusim.validation.backward_heldout15 --list
+    python -m gpusim.validation.backward_heldout15 manifest --out DIR/manifest_configs.json
+    python -m gpusim.validation.backward_heldout15 predict --out FILE
+    # on the GPU machine (no wheels needed):
+    python3 -m gpusim.validation.torch_bwd_measure --manifest DIR/manifest_configs.json --out OUT
+
+The model's backward pass (``--pass bwd``: :mod:`algorithms.flash2_bwd`, its step described
+from the tiles, nothing of it fitted to any backward timing: none had been measured) has not
+been compared with a measurement. PyTorch's flash backend runs FlashAttention-2's backward,
+the kernels the model describes (a CTA per K/V block, dQ by atomic adds, the dot and convert
+kernels, GQA's group sums), with tiles read from its sources
+(:func:`gpusim.validation.torch_flash_bwd_schedule.bwd_tiles`: 128 x 128 at d64, 64 x 128 at
+d128, 64 x 64 at d256, 8 warps, Q and dO double-buffered), which the model is given as the
+schedule. The runs: the FlashAttention-2 paper's sweep (batch x length 16k, hidden 2048,
+d64 and d128, 512 to 16k tokens, causal and not, bf16), and beside it GQA, MQA, d256, fp16
+and one long causal run. Each run also times the forward and forward + backward, which the
+model predicts with the forward's schedule (:func:`~gpusim.validation.torch_flash_schedule.
+torch_flash_schedule`) plus the backward's. Fixed, with the predictions, before any of it is
+measured; see :data:`RULE`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from gpusim import atomic
+from gpusim.schedule import Schedule
+from gpusim.source_commit import git_commit
+from gpusim.validation.torch_flash_bwd_schedule import bwd_tiles
+from gpusim.validation.torch_flash_schedule import torch_flash_schedule
+from gpusim.workload import Workload
+
+SET_NAME = "backward_heldout15"
+PROFILE = "h200-sxm"
+#: (batch, heads, heads_kv, seq_len, head_dim, dtype, causal)
+PAPER_SWEEP = tuple(
+    (16384 // n, 2048 // d, None, n, d, "bf16", causal)
+    for d in (64, 128)
+    for causal in (False, True)
+    for n in (512, 1024, 2048, 4096, 8192, 16384)
+)
+OTHERS = (
+    (2, 32, 8, 4096, 128, "bf16", False),  # GQA, 4 query heads per K/V head
+    (2, 32, 8, 4096, 128, "bf16", True),
+    (4, 16, 1, 2048, 128, "bf16", True),  # MQA
+    (2, 8, None, 4096, 256, "bf16", False),
+    (2, 8, None, 4096, 256, "bf16", True),
+    (2, 16, None, 8192, 128, "fp16", False),
+    (4, 32, None, 3072, 64, "fp16", True),
+    (1, 16, None, 32768, 128, "bf16", True),  # long causal
+)
+RUNS = PAPER_SWEEP + OTHERS
+RULE = (
+    "reported, nothing judged against a target and nothing tuned: the model's backward "
+    "(h200-sxm, --pass bwd, PyTorch's backward tiles as the schedule) against PyTorch's "
+    "flash-backend backward timed by CUDA events (median of 20, L2 flushed), as runtime MAPE, "
+    "mean signed error and the worst runs, beside a roofline (the backward's 10 B H N^2 d "
+    "FLOPs, halved if causal, at the mma.sync peak under tensor load, or its compulsory bytes "
+    "at DRAM bandwidth) and a constant-efficiency baseline (the backward at the efficiency "
+    "PyTorch's forward reached on the same run, i.e. the rule of thumb that the backward "
+    "costs 2.5 forwards); forward and forward + backward reported the same way. A run whose "
+    "gradients fail the float64 check is reported as failed, not compared"
+)
+
+
+def run_id(batch: int, heads: int, heads_kv, n: int, d: int, dtype: str, causal: bool) -> str:
+    kv = f"kv{heads_kv}" if heads_kv else ""
+    return f"bwd_b{batch}h{heads}{kv}_n{n}_d{d}_{dtype}_c{int(causal)}"
+
+
+def manifest_runs() -> list[dict[str, Any]]:
+    """The set's runs in ``torch_bwd_measure``'s manifest form, in run order."""
+    return [
+        {
+            "id": run_id(b, h, hkv, n, d, dtype, causal),
+            "batch": b,
+            "heads": h,
+            "heads_kv": hkv or h,
+            "seq_len_q": n,
+            "seq_len_k": n,
+            "head_dim": d,
+            "dtype": dtype,
+            "causal": causal,
+        }
+        for b, h, hkv, n, d, dtype, causal in RUNS
+    ]
+
+
+def workload(run: dict[str, Any], pass_: str) -> Workload:
+    """The model's workload of one manifest run for ``pass_``."""
+    return Workload(
+        batch=run["batch"],
+        heads=run["heads"],
+        heads_kv=run["heads_kv"],
+        seq_len_q=run["seq_len_q"],
+        seq_len_k=run["seq_len_k"],
+        head_dim=run["head_dim"],
+        dtype=run["dtype"],
+        causal=run["causal"],
+        pass_=pass_,
+    )
+
+
+def backward_schedule(run: dict[str, Any]) -> Schedule:
+    """PyTorch's backward tiles as the model's schedule (Q and dO double-buffered: 2 stages)."""
+    t = bwd_tiles(run["head_dim"], run["dtype"], run["causal"])
+    return Schedule(
+        block_m=t["block_m"],
+        block_n=t["block_n"],
+        warps=t["warps"],
+        stages=2 if t["double_buffer"] else 1,
+    )
+
+
+def predict_run(run: dict[str, Any], profile: str = PROFILE) -> dict[str, Any]:
+    """The model's backward, forward and their sum for one run."""
+    import gpusim
+
+    bwd_w, fwd_w = workload(run, "bwd"), workload(run, "fwd")
+    bwd_s, fwd_s = backward_schedule(run), torch_flash_schedule(fwd_w)
+    bwd = gpusim.simulate("flash2", bwd_w, bwd_s, profile, footprints="estimate")
+    fwd = gpusim.simulate("flash2", fwd_w, fwd_s, profile)
+    return {
+        "id": run["id"],
+        "bwd_s": bwd.runtime_s,
+        "fwd_s": fwd.runtime_s,
+        "fwd_bwd_s": bwd.runtime_s + fwd.runtime_s,
+        "bwd_schedule": bwd_s.model_dump(),
+        "fwd_schedule": fwd_s.model_dump(),
+        "bwd_bound": bwd.bound,
+        "bwd_kernels": {k.name: k.duration_s for k in bwd.kernels},
+        "bwd_flops": bwd_w.model_flops(),
+        "fwd_flops": fwd_w.model_flops(),
+    }
+
+
+def predictions(profile: str = PROFILE) -> dict[str, Any]:
+    """Every run's prediction, with what made them."""
+    return {
+        "set": SET_NAME,
+        "profile": profile,
+        "commit": git_commit(),
+        "rule": RULE,
+        "runs": [predict_run(r, profile) for r in manifest_runs()],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--list", action="store_true", help="print the runs and exit")
+    sub = ap.add_subparsers(dest="cmd")
+    sub.add_parser("manifest").add_argument("--out", type=Path, required=True)
+    sub.add_parser("predict").add_argument("--out", type=Path, required=True)
+    args = ap.parse_args(argv)
+    if args.list or args.cmd is None:
+        for r in manifest_runs():
+            print(json.dumps(r))
+        return 0
+    if args.out.exists():
+        print(f"{SET_NAME}: error: {args.out} exists (write-once)", file=sys.stderr)
+        return 2
+    if args.cmd == "manifest":
+        doc: dict[str, Any] = {
+            "set": SET_NAME,
+            "what": "the model's backward pass against PyTorch's FlashAttention-2 backward: "
+            + __name__,
+            "decision_rule": RULE,
+            "runs": manifest_runs(),
+        }
+    else:
+        doc = predictions()
+    atomic.write_text(args.out, json.dumps(doc, indent=1) + "\n")
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
