@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_serializer
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_serializer
 
 WarpSplit = Literal["split-q", "split-k"]
 Residency = Literal["registers", "smem"]
@@ -30,6 +30,10 @@ OStore = Literal["staged", "fragments"]
 #: the tile shapes and the class, any kernel) or ``sass-fit`` (the least-squares fit to the
 #: project's compiled loops, for those kernels only).
 InstructionCounts = Literal["formulas", "sass-fit"]
+
+#: Other spellings of a product instruction: the PTX name ``mma.sync`` (as the command-line
+#: contract writes it) is ``mma``.
+PRODUCT_ALIASES = {"mma.sync": "mma"}
 
 #: The implementation-class fields and their defaults (the project's kernel): left out of a
 #: schedule's dump when at them, so that the records, digests and cache keys of every
@@ -94,6 +98,11 @@ class Schedule(BaseModel):
     producer_warps: int = Field(0, ge=0, le=32)
     instruction_counts: InstructionCounts | None = None
     o_store: OStore | None = None
+
+    @field_validator("mma", mode="before")
+    @classmethod
+    def _product_alias(cls, value):
+        return PRODUCT_ALIASES.get(value, value) if isinstance(value, str) else value
 
     @model_serializer(mode="wrap")
     def _dump(self, handler):

@@ -197,8 +197,8 @@ MmaOption = Annotated[
     str | None,
     typer.Option(
         "--mma",
-        help="Product instruction: mma (mma.sync m16n8k16), wgmma or ffma (default: the "
-        "project's kernel, mma for fp16/bf16, ffma for fp32).",
+        help="Product instruction: mma (also spelled mma.sync: m16n8k16), wgmma or ffma "
+        "(default: the project's kernel, mma for fp16/bf16, ffma for fp32).",
         rich_help_panel=SCHEDULE,
     ),
 ]

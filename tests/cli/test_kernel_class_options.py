@@ -59,3 +59,10 @@ def test_the_default_class_given_explicitly_predicts_the_same(gpusim):
     a = gpusim("simulate", "-a", "flash2", "--json", *BASE)
     b = gpusim("simulate", "-a", "flash2", "--mma", "mma", "--json", *BASE)
     assert a.json()["runtime_s"] == b.json()["runtime_s"]
+
+
+def test_mma_sync_is_the_contracts_spelling_of_mma(gpusim):
+    # shared/CLI.md names the product instruction mma.sync; it is the class mma.
+    a = gpusim("simulate", "-a", "flash2", "--mma", "mma", "--json", *BASE).json()
+    b = gpusim("simulate", "-a", "flash2", "--mma", "mma.sync", "--json", *BASE).json()
+    assert b["schedule"]["mma"] == "mma" and a["runtime_s"] == b["runtime_s"]
