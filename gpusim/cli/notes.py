@@ -44,6 +44,9 @@ def cuda_instance_keys(algorithm: str, workload: Workload, schedule: Schedule) -
     ``cuda_instance_missing`` (the catalogue's reason). Empty for other algorithms."""
     if algorithm != CUDA_ALGORITHM:
         return {}
+    if workload.backward:
+        why = f"no CUDA kernel of the project runs flash2's backward (--pass {workload.pass_})"
+        return {"cuda_instance": None, "cuda_instance_missing": why}
     from gpusim.kernel_catalog.instances import instance_for
 
     try:

@@ -19,6 +19,8 @@ def test_simulate_backward_json(gpusim):
     ]
     assert data["flops"] == 10 * 4 * 512 * 512 * 64
     assert data["runtime_s"] > sum(k["duration_s"] for k in data["kernels"][1:2])
+    # no CUDA kernel of the project runs it, and the output says so (not the forward's reason)
+    assert data["cuda_instance"] is None and "backward" in data["cuda_instance_missing"]
 
 
 def test_training_step_is_the_forward_then_the_backward(gpusim):
