@@ -43,6 +43,7 @@ WORKLOAD_KEYS: dict[str, tuple[str, Any]] = {
     "head_dim": ("head_dim", 128),
     "dtype": ("dtype", "fp16"),
     "causal": ("causal", False),
+    "pass": ("pass_", "fwd"),  # fwd, bwd or fwd+bwd (--pass)
 }
 FOOTPRINTS = ("compiled", "estimate")
 

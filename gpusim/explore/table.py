@@ -67,7 +67,11 @@ def schema(plan: Plan) -> pa.Schema:
     kinds = variable_fields()
     cols: list[tuple[str, pa.DataType]] = [("algorithm", pa.string())]
     cols += [(f"params.{k}", pa.int64() if kinds[k] is int else pa.float64()) for k in plan.vary]
-    cols += [(f"workload.{k}", _arrow_type(f.annotation)) for k, f in Workload.model_fields.items()]
+    # a field under the name its records use (``pass``, whose field is ``pass_``)
+    cols += [
+        (f"workload.{f.alias or k}", _arrow_type(f.annotation))
+        for k, f in Workload.model_fields.items()
+    ]
     cols += [("status", pa.string()), ("error", pa.string())]
     cols += [(f"schedule.{k}", _arrow_type(f.annotation)) for k, f in Schedule.model_fields.items()]
     cols += list(RESULT_COLUMNS.items())
@@ -103,7 +107,8 @@ def point_object(record: dict[str, Any]) -> dict[str, Any]:
     out = {
         "algorithm": point["algorithm"],
         "params": point["params"],
-        "workload": point["workload"],
+        # a forward's record leaves its pass out; the table names it
+        "workload": {"pass": "fwd"} | point["workload"],
         "status": record["status"],
         "error": record.get("error"),
     }

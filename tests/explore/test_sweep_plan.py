@@ -39,6 +39,18 @@ def test_workload_grids_expand_and_repeats_count_once():
     assert ws[0] == Workload(seq_len_q=64, seq_len_k=64)  # CLI defaults otherwise
     decode = expand_workloads([{"batch": 64, "seq_len": 1, "seq_len_k": 32768, "heads_kv": 8}])
     assert (decode[0].seq_len_q, decode[0].seq_len_k, decode[0].kv_heads) == (1, 32768, 8)
+    passes = expand_workloads([{"seq_len": 64, "pass": ["fwd", "bwd", "fwd+bwd"]}])
+    assert [w.pass_ for w in passes] == ["fwd", "bwd", "fwd+bwd"]
+    assert passes[0] == Workload(seq_len_q=64, seq_len_k=64)  # a forward reads as before
+
+
+def test_table_columns_use_the_records_names():
+    from gpusim.explore.table import point_object, schema
+
+    cols = schema(plan_of(SMALL_SPEC + "\n")).names
+    assert "workload.pass" in cols and "workload.pass_" not in cols
+    rec = {"point": {"algorithm": "flash2", "params": {}, "workload": {"batch": 1}}, "status": "ok"}
+    assert point_object(rec)["workload"] == {"pass": "fwd", "batch": 1}
 
 
 @pytest.mark.parametrize(
@@ -53,6 +65,7 @@ def test_workload_grids_expand_and_repeats_count_once():
         ("workloads: [{seqlen: 4}]", "did you mean 'seq_len'"),
         ("workloads: [{seq_len: 0}]", "workloads[0]: seq_len: must be > 0"),
         ("workloads: [{heads: 6, heads_kv: 4}]", "not a multiple of heads_kv"),
+        ("workloads: [{pass: sideways}]", "workloads[0]: pass:"),
         ("workloads: [{}]\nalgorithms: []", "algorithms: an empty list"),
         ("workloads: [{}]\nalgorithms: [flash3]", "algorithms: unknown algorithm 'flash3'"),
         ("workloads: [{}]\nbase_profile: h300", "base_profile: unknown profile 'h300'"),
