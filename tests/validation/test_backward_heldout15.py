@@ -11,7 +11,7 @@ from gpusim.validation.backward_heldout15 import (
     main,
     manifest_runs,
 )
-from gpusim.validation.torch_bwd_measure import parse_manifest
+from gpusim.validation.bwd_manifest import parse_manifest
 from gpusim.validation.torch_flash_bwd_schedule import bwd_tiles
 
 ROOT = Path(__file__).resolve().parents[2]
