@@ -193,33 +193,33 @@ class TracingMachine(TileMachine):
         # split-q: each warp reads its own rows of A and all of B; split-k: all of A, its part of B.
         return (a_bytes + warps * b_bytes) if not self.split_k else (warps * a_bytes + b_bytes)
 
-    def _staged_in_smem(self, t: Shape) -> bool:
-        """Whether operand ``t`` is read from shared memory by a warp-grid product: a loaded
-        tile is; a tile computed on chip is written there first, once per step (P, dS)."""
+    def _stage(self, t: Shape) -> None:
+        """A warp-grid product reads its operands from shared memory: a loaded tile is there;
+        a tile computed on chip (P, dS) is written there first, once per step."""
         if t.in_smem:
-            return True
+            return
         now = len(self.steps) - 1
         if self._staged_step != now:
             self._staged, self._staged_step = [], now
         if not any(x is t for x in self._staged):
             self._staged.append(t)
             self.cur.smem_bytes += t.elems * self.esize
-        return True
 
     def _grid_operand_smem(self, m: int, n: int, k: int, a: Shape, b: Shape) -> int:
         """Shared-memory bytes a product's operands cost with its ``m x n`` output tiled by
         the warps in a ``wm x wn`` grid: each warp reads its ``m/wm`` rows of A and ``n/wn``
         columns of B, so A is read ``wn`` times and B ``wm`` times; the grid is the one
         that reads least (at least an m16 x n8 fragment per warp)."""
-        a_smem, b_smem = self._staged_in_smem(a), self._staged_in_smem(b)
+        self._stage(a)
+        self._stage(b)
         warps = self.s.warps
         costs = [
-            (warps // wm) * m * k * a_smem + wm * n * k * b_smem
+            (warps // wm) * m * k + wm * n * k
             for wm in range(1, warps + 1)
             if warps % wm == 0 and wm <= max(1, m // 16) and warps // wm <= max(1, n // 8)
         ]
         # A tile too small for the warps' fragments: the warps share it (each reads it whole).
-        cost = min(costs) if costs else warps * (m * k * a_smem + n * k * b_smem)
+        cost = min(costs) if costs else warps * (m * k + n * k)
         return cost * self.esize
 
     def _product(self, acc, a, b, transpose_a, transpose_b) -> tuple[int, int]:
