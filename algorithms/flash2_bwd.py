@@ -100,8 +100,8 @@ def q_walk(w: Workload, s: Schedule, k0: int) -> tuple[range, range]:
     return range(hi - 1, a - 1, -1), range(a - 1, lo - 1, -1)
 
 
-class BwdDotKernel(Kernel):
-    """Kernel 1: ``Dsum = rowsum(dO * O)`` and a zeroed ``dQacc`` for ``Br`` rows."""
+class _QueryRowsKernel(Kernel):
+    """A CTA per (batch, head, block of ``Br`` query rows); the last block may be ragged."""
 
     def blocks_per_bh(self) -> int:
         return q_blocks(self.workload, self.schedule.block_m)
@@ -109,6 +109,10 @@ class BwdDotKernel(Kernel):
     def block_class(self, block: int):
         br = self.schedule.block_m
         return (block * br + br > self.workload.seq_len_q,)
+
+
+class BwdDotKernel(_QueryRowsKernel):
+    """Kernel 1: ``Dsum = rowsum(dO * O)`` and a zeroed ``dQacc`` for ``Br`` rows."""
 
     def body(self, tm: TileMachine, bh: int, block: int) -> None:
         w, br = self.workload, self.schedule.block_m
@@ -194,15 +198,8 @@ class BwdKernel(Kernel):
         return OnChip(bufs, threads, accumulator_regs(acc, threads))
 
 
-class BwdConvertKernel(Kernel):
+class BwdConvertKernel(_QueryRowsKernel):
     """Kernel 3: ``dQ`` in the storage type from the fp32 accumulator."""
-
-    def blocks_per_bh(self) -> int:
-        return q_blocks(self.workload, self.schedule.block_m)
-
-    def block_class(self, block: int):
-        br = self.schedule.block_m
-        return (block * br + br > self.workload.seq_len_q,)
 
     def body(self, tm: TileMachine, bh: int, block: int) -> None:
         br = self.schedule.block_m

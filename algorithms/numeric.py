@@ -254,17 +254,8 @@ def reference(workload: Workload, inputs: dict[str, np.ndarray]) -> np.ndarray:
     """Attention in float64, straight from the definition, with the same causal convention
     (and K/V head ``kv_bh(bh)`` for query head ``bh``)."""
     kv = [workload.kv_bh(bh) for bh in range(workload.batch_heads)]
-    q = inputs["Q"].astype(np.float64)
-    k, v = (inputs[n].astype(np.float64)[kv] for n in ("K", "V"))
-    s = q @ k.transpose(0, 2, 1) / np.sqrt(workload.head_dim)
-    if workload.causal:
-        i = np.arange(workload.seq_len_q)[:, None]
-        j = np.arange(workload.seq_len_k)[None, :]
-        s = np.where(j <= i + workload.causal_offset, s, -np.inf)
-    m = s.max(axis=2, keepdims=True)
-    e = np.exp(s - np.where(np.isneginf(m), 0, m))
-    den = e.sum(axis=2, keepdims=True)
-    return np.where(den == 0, 0, e / np.where(den == 0, 1, den)) @ v
+    p, _lse = _probabilities(workload, inputs)
+    return p @ inputs["V"].astype(np.float64)[kv]
 
 
 def rel_err(out: np.ndarray, ref: np.ndarray) -> float:

@@ -193,12 +193,13 @@ def run_case(algorithm: Algorithm, case: Case, dtype: str, seed: int) -> tuple[f
     return rel_err(out, ref), abs_err, finite
 
 
-def verify_algorithm(algorithm: Algorithm, seed: int = 0) -> dict:
-    """The verification record of one algorithm."""
+def _record(algorithm: Algorithm, cases, run, low_precision_case: Case, seed: int) -> dict:
+    """The verification record of ``run(algorithm, case, dtype, seed)`` over ``cases`` in
+    fp64 (the worst relative and absolute errors, NaN-freedom, the worst case), and the
+    low-precision storage types' errors on ``low_precision_case``."""
     rel, worst_abs, finite, worst = 0.0, 0.0, True, ""
-    cases = cases_for(algorithm)
     for i, case in enumerate(cases):
-        r, a, ok = run_case(algorithm, case, "fp64", seed + i)
+        r, a, ok = run(algorithm, case, "fp64", seed + i)
         finite &= ok
         if not ok or r > rel:
             worst = case.label()
@@ -211,11 +212,16 @@ def verify_algorithm(algorithm: Algorithm, seed: int = 0) -> dict:
         "max_abs_err": worst_abs,
         "nan_free": finite,
         "worst_case": worst,
-        "low_precision_case": LOW_PRECISION_CASE.label(),
+        "low_precision_case": low_precision_case.label(),
     }
     for dtype in ("fp32", "fp16", "bf16"):
-        record[f"rel_err_{dtype}"] = run_case(algorithm, LOW_PRECISION_CASE, dtype, seed)[0]
+        record[f"rel_err_{dtype}"] = run(algorithm, low_precision_case, dtype, seed)[0]
     return record
+
+
+def verify_algorithm(algorithm: Algorithm, seed: int = 0) -> dict:
+    """The verification record of one algorithm."""
+    return _record(algorithm, cases_for(algorithm), run_case, LOW_PRECISION_CASE, seed)
 
 
 #: The backward's shapes: ragged tiles, Nq > Nk causal (rows that see no key: zero dQ),
@@ -263,28 +269,10 @@ def run_backward_case(
 
 def verify_backward(algorithm: Algorithm, seed: int = 0) -> dict:
     """The verification record of ``algorithm``'s backward pass."""
-    rel, worst_abs, finite, worst = 0.0, 0.0, True, ""
-    for i, case in enumerate(BACKWARD_CASES):
-        r, a, ok = run_backward_case(algorithm, case, "fp64", seed + i)
-        finite &= ok
-        if not ok or r > rel:
-            worst = case.label()
-        rel = float("nan") if not ok else max(rel, r)
-        worst_abs = max(worst_abs, a) if ok else float("nan")
-    record = {
-        "algorithm": algorithm.name,
-        "pass": BACKWARD_PASS,
-        "cases": len(BACKWARD_CASES),
-        "max_rel_err": rel,
-        "max_abs_err": worst_abs,
-        "nan_free": finite,
-        "worst_case": worst,
-        "low_precision_case": BACKWARD_LOW_PRECISION_CASE.label(),
-    }
-    for dtype in ("fp32", "fp16", "bf16"):
-        err = run_backward_case(algorithm, BACKWARD_LOW_PRECISION_CASE, dtype, seed)[0]
-        record[f"rel_err_{dtype}"] = err
-    return record
+    record = _record(
+        algorithm, BACKWARD_CASES, run_backward_case, BACKWARD_LOW_PRECISION_CASE, seed
+    )
+    return {"algorithm": record.pop("algorithm"), "pass": BACKWARD_PASS} | record
 
 
 def verify(algorithms: list[str] | None = None, seed: int = 0) -> list[dict]:

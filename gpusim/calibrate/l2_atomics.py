@@ -21,11 +21,12 @@ from typing import Any
 import numpy as np
 
 from gpusim.calibrate.context import BenchContext, import_cupy, make_context
+from gpusim.calibrate.event_timing import event_times_s
 from gpusim.calibrate.record_table import record_main
 from gpusim.calibrate.sources import compile_module, kernel_attributes
 
 KIND = "gpusim.l2_atomics"
-BUFFER_BYTES, THREADS, CTAS_PER_SM, ITERS, REPEATS = 16 << 20, 256, 8, 8, 9
+BUFFER_BYTES, THREADS, CTAS_PER_SM, ITERS, REPEATS, WARMUP = 16 << 20, 256, 8, 8, 9, 1
 MODES = {0: "atomic add, 32 consecutive floats", 1: "atomic add, mma C-fragment layout",
          2: "4-byte stores, 32 consecutive floats"}  # fmt: skip
 #: the value thread t adds: 1 + (t mod 8) / 8 (l2_atomics.cu)
@@ -50,16 +51,9 @@ def measure(ctx: BenchContext | None = None) -> dict[str, Any]:
         buf = cp.zeros(floats, dtype=cp.float32)
         out = cp.full(ctas, cp.nan, dtype=cp.float32)
         args = (buf, np.uint64(floats), np.int32(ITERS), out)
-        fn((ctas,), (THREADS,), args)  # warm-up
-        times = []
-        for _ in range(REPEATS):
-            a, b = cp.cuda.Event(), cp.cuda.Event()
-            a.record()
-            fn((ctas,), (THREADS,), args)
-            b.record()
-            b.synchronize()
-            times.append(cp.cuda.get_elapsed_time(a, b) / 1e3)
-        launches = 1 + REPEATS
+        times = event_times_s(cp, lambda fn=fn, args=args: fn((ctas,), (THREADS,), args),
+                              repeats=REPEATS, warmup=WARMUP)  # fmt: skip
+        launches = WARMUP + REPEATS
         # Every float got ITERS adds per launch (atomics), or holds the last store.
         want = ADD_PER_CHUNK * floats / 256 * ITERS * launches if mode != 2 else None
         got = float(cp.sum(buf, dtype=cp.float64))

@@ -20,10 +20,8 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import json
 import math
 import statistics
-import tempfile
 import time
 import traceback
 from collections.abc import Callable
@@ -34,6 +32,7 @@ from gpusim.validation.long_context_configs import LongContextConfig
 from gpusim.validation.long_context_reference import judge_sample, reference_sample
 from gpusim.validation.measure import MAX_REL_ERR
 from gpusim.validation.store import RecordStore
+from gpusim.validation.torch_profile import profiled_kernels
 from gpusim.workload import Workload
 
 #: Seconds of timed repeats aimed at per config, and the bounds on their count.
@@ -49,32 +48,7 @@ def repeats_for(one_run_s: float) -> tuple[int, int]:
 
 def torch_kernels(launch: Callable[[], Any]) -> list[dict[str, Any]]:
     """The GPU kernels one ``launch()`` runs, as PyTorch's profiler traces them."""
-    import torch
-    from torch.profiler import ProfilerActivity, profile
-
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        launch()
-        torch.cuda.synchronize()
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "trace.json"
-        prof.export_chrome_trace(str(path))
-        events = json.loads(path.read_text()).get("traceEvents", [])
-    out = []
-    for e in events:
-        if e.get("cat") != "kernel":
-            continue
-        a = e.get("args", {})
-        out.append(
-            {
-                "name": e.get("name", "")[:600],
-                "grid": a.get("grid"),
-                "block": a.get("block"),
-                "registers_per_thread": a.get("registers per thread"),
-                "shared_memory_bytes": a.get("shared memory"),
-                "duration_us": e.get("dur"),
-            }
-        )
-    return out
+    return profiled_kernels(launch, name_chars=600)
 
 
 class LongContextMeasurer:

@@ -32,16 +32,13 @@ run's record. Torch is imported when a measurer is made, never at import.
 from __future__ import annotations
 
 import datetime as dt
-import json
 import math
 import statistics
 import sys
-import tempfile
 import time
 import traceback
 from collections.abc import Callable
 from dataclasses import asdict
-from pathlib import Path
 from typing import Any
 
 from gpusim.validation.bwd_manifest import BwdRun, expected
@@ -55,6 +52,7 @@ from gpusim.validation.bwd_reference import (
 )
 from gpusim.validation.store import RecordStore
 from gpusim.validation.torch_flash_bwd_schedule import observed_bwd_tiles, short_name, tiles_match
+from gpusim.validation.torch_profile import profiled_kernels
 from gpusim.validation.torch_sdpa_backends import max_smem_per_block_optin, sdpa_contexts
 
 WARMUP, REPEATS = 3, 20
@@ -272,7 +270,7 @@ class TorchBwdMeasurer:
         torch.cuda.synchronize()
         for t in (q, k, v):
             t.grad = None
-        return profiled_kernels(torch, lambda: out.backward(do, retain_graph=True))
+        return profiled_kernels(lambda: out.backward(do, retain_graph=True))
 
     # the sweep ---------------------------------------------------------------------------
     def run_all(self, runs: list[BwdRun], trace_grace_s: float = 60.0) -> None:
@@ -334,30 +332,3 @@ class TorchBwdMeasurer:
             "kernels_us": sum(kern.get("duration_us") or 0 for kern in kernels),
             "tiles_match": tiles_match(exp, obs),
         }
-
-
-def profiled_kernels(torch: Any, launch: Callable[[], Any]) -> list[dict[str, Any]]:
-    """The GPU kernels one ``launch()`` runs, as PyTorch's profiler traces them."""
-    from torch.profiler import ProfilerActivity, profile
-
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        launch()
-        torch.cuda.synchronize()
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "trace.json"
-        prof.export_chrome_trace(str(path))
-        events = json.loads(path.read_text()).get("traceEvents", [])
-    out = []
-    for e in sorted((e for e in events if e.get("cat") == "kernel"), key=lambda e: e.get("ts", 0)):
-        a = e.get("args", {})
-        out.append(
-            {
-                "name": e.get("name", "")[:2000],
-                "grid": a.get("grid"),
-                "block": a.get("block"),
-                "registers_per_thread": a.get("registers per thread"),
-                "shared_memory_bytes": a.get("shared memory"),
-                "duration_us": e.get("dur"),
-            }
-        )
-    return out
