@@ -22,6 +22,12 @@ def test_a_point_runs_flash_attention_2s_tiles_and_the_a100_is_slower():
     a100 = predict(load_profile("a100-sxm4-80gb"), w)
     assert (h100["block_m"], h100["block_n"], h100["warps"]) == (128, 64, 4)
     assert a100["runtime_s"] > 1.3 * h100["runtime_s"]  # 312 against ~650 dense TFLOP/s
+    # the backward with its own tiles (FlashAttention-2's for 227 and 163 KiB per block)
+    assert h100["bwd_schedule"] == a100["bwd_schedule"] == [64, 128, 8, 2]
+    assert h100["bwd_runtime_s"] > 2 * h100["runtime_s"] and h100["bwd_tflops"] > 0
+    flops = 4 * 2 * 16 * 1024 * 1024 * 128
+    step = flops * 3.5 / (h100["runtime_s"] + h100["bwd_runtime_s"]) / 1e12
+    assert abs(h100["step_tflops"] - step) < 0.01
 
 
 def test_every_sourced_number_is_listed():
