@@ -55,6 +55,7 @@ WORKLOAD_OPTIONS = {name: int_option(good) for name, good in GOOD_SIZES.items()}
     "dtype": name_option(DTYPES),
     "warp_split": name_option(["split-q", "split-k"]),
     "residency": name_option(["registers", "smem"]),
+    "pass": name_option(["fwd", "bwd", "fwd+bwd"]),
 }
 #: Always given (with a good or bad value), so no case falls back to the large defaults.
 ALWAYS = ("batch", "heads", "seq_len")
