@@ -56,20 +56,9 @@ from algorithms.register_estimate import FP32, accumulator_regs
 from algorithms.tile_machine import TileMachine
 from algorithms.tiling import needs_mask, q_blocks
 from gpusim.errors import GpusimError
+from gpusim.instruction_mix import bwd_barriers_per_step
 from gpusim.schedule import Schedule
 from gpusim.workload import Workload
-
-#: ``__syncthreads()`` per query block of the main loop (FlashAttention-2's
-#: ``compute_dq_dk_dv_1colblock``: the Q/dO tiles landed; P and dS stored before the
-#: transposed products read them; those products done before the next step overwrites
-#: them); one more with a single buffer, whose next tiles must wait for this step's.
-BWD_BARRIERS_PIPELINED = 3
-BWD_BARRIERS_ONE_BUFFER = 4
-
-
-def bwd_barriers_per_step(stages: int) -> int:
-    """Barriers per step of the main backward kernel (see the constants)."""
-    return BWD_BARRIERS_PIPELINED if stages > 1 else BWD_BARRIERS_ONE_BUFFER
 
 
 def first_q_block(w: Workload, br: int, k0: int) -> int:

@@ -250,6 +250,17 @@ def cta_step_issue(cls: KernelClass, s: StepShape, masked: bool = False) -> floa
 #: Products: 5 of them, m16n8k16 HMMAs and ldmatrix, in the products' phase (not on the
 #: issue lane) as in the forward.
 BWD_PRODUCTS = 5
+#: ``__syncthreads()`` per query block of the backward's main loop (FlashAttention-2's
+#: ``compute_dq_dk_dv_1colblock``: the Q/dO tiles landed; P and dS stored before the
+#: transposed products read them; those products done before the next step overwrites
+#: them); one more with a single buffer, whose next tiles must wait for this step's.
+BWD_BARRIERS_PIPELINED = 3
+BWD_BARRIERS_ONE_BUFFER = 4
+
+
+def bwd_barriers_per_step(stages: int) -> int:
+    """Barriers per step of the backward's main kernel (see the constants)."""
+    return BWD_BARRIERS_PIPELINED if stages > 1 else BWD_BARRIERS_ONE_BUFFER
 
 
 def bwd_step_mix(cls: KernelClass, s: StepShape, barriers: int) -> dict[str, float]:

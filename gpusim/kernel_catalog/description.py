@@ -16,6 +16,9 @@ from pydantic import BaseModel, ConfigDict
 
 from gpusim.instruction_mix import (
     StepShape,
+    bwd_barriers_per_step,
+    bwd_step_mix,
+    cta_bwd_step_issue,
     cta_mask_issue,
     cta_step_issue,
     issued,
@@ -37,6 +40,9 @@ class KernelDescription(BaseModel):
     kernel_class: KernelClass
     dtype: str
     head_dim: int
+    #: the workload's pass: the forward's step (two products around a softmax), the
+    #: backward's main kernel's (five products; always the formulas), or both
+    pass_: str = "fwd"
 
     @property
     def scores_in(self) -> str:
@@ -59,12 +65,27 @@ class KernelDescription(BaseModel):
         return StepShape(*per_warp, self.head_dim, s.warps, s.stages, dtype_bytes(self.dtype),
                          s.block_n)  # fmt: skip
 
-    def mix(self) -> dict[str, Any]:
+    def mix(self, backward: bool = False) -> dict[str, Any]:
         """The steady step's instruction mix from the formulas (warp-instructions per compute
         warp, by opcode class), the mask's, a producer warp's; and what the engine charges
         the CTA's issue lane per step and per masked tile, from the class's
-        ``instruction_counts`` (the formulas or the fit)."""
+        ``instruction_counts`` (the formulas or the fit); ``backward``: the backward's main
+        kernel's step instead (the formulas)."""
         shape = self.step_shape()
+        if backward:
+            barriers = bwd_barriers_per_step(self.schedule.stages)
+            per_warp = bwd_step_mix(self.kernel_class, shape, barriers)
+            cls = self.kernel_class
+            return {
+                "step": "backward",
+                "instruction_counts": "formulas",
+                "engine_issue_per_cta": cta_bwd_step_issue(cls, shape, barriers),
+                "engine_mask_issue_per_cta": shape.warps * issued(mask_mix(cls, shape)),
+                "per_compute_warp": dict(sorted(per_warp.items())),
+                "mask_per_compute_warp": dict(sorted(mask_mix(cls, shape).items())),
+                "per_producer_warp": {},
+                "formulas_issued_per_compute_warp": issued(per_warp),
+            }
         per_warp = step_mix(self.kernel_class, shape)
         return {
             "instruction_counts": self.kernel_class.instruction_counts,
@@ -77,13 +98,19 @@ class KernelDescription(BaseModel):
         }
 
     def as_dict(self) -> dict[str, Any]:
-        return {
+        """The class, where S/P and O live, and the step's mix: ``step_mix`` is the pass's
+        first kernel's (the backward's main kernel for ``bwd``), and a training step
+        (``fwd+bwd``) adds the backward's as ``backward_step_mix``."""
+        out = {
             "class": self.kernel_class.model_dump(),
             "label": self.kernel_class.label(),
             "scores_in": self.scores_in,
             "output_in": self.output_in,
-            "step_mix": self.mix(),
+            "step_mix": self.mix(backward=self.pass_ == "bwd"),
         }
+        if self.pass_ == "fwd+bwd":
+            out["backward_step_mix"] = self.mix(backward=True)
+        return out
 
 
 def describe(workload: Workload, schedule: Schedule) -> KernelDescription:
@@ -94,4 +121,5 @@ def describe(workload: Workload, schedule: Schedule) -> KernelDescription:
         kernel_class=resolve_class(schedule, workload.dtype),
         dtype=workload.dtype,
         head_dim=workload.head_dim,
+        pass_=workload.pass_,
     )

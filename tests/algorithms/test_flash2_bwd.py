@@ -174,3 +174,21 @@ def test_one_key_by_hand():
     out = run_tensors(FLASH2, w, Schedule(block_m=2, block_n=1), inputs)
     assert np.allclose(out["dQ"], 0) and np.allclose(out["dK"], 0)
     assert np.allclose(out["dV"][:, 0], inputs["dO"].sum(axis=1))
+
+
+def test_the_description_is_the_mix_the_tracer_charges():
+    # count's kernel_description for --pass bwd describes the backward's step, and the engine
+    # is charged exactly that (unmasked steps; the masked ones add the mask's formula).
+    from gpusim.kernel_catalog.description import describe
+
+    w = Workload(batch=1, heads=2, seq_len_q=1024, seq_len_k=1024, head_dim=128, dtype="bf16",
+                 pass_="bwd")  # fmt: skip
+    s = Schedule(block_m=64, block_n=128, warps=8, stages=2)
+    mix = describe(w, s).as_dict()["step_mix"]
+    assert mix["step"] == "backward" and mix["instruction_counts"] == "formulas"
+    (cls,) = traced_classes(FLASH2.kernels(w, s)[1])
+    steady = max(cls.program.steps, key=lambda st_: st_.repeat)
+    assert steady.instrs == pytest.approx(mix["engine_issue_per_cta"])
+    assert mix["per_compute_warp"]["RED"] == 64 * 128 / (32 * 8)  # dQ's adds, one per float
+    both = describe(w.model_copy(update={"pass_": "fwd+bwd"}), s).as_dict()
+    assert "step" not in both["step_mix"] and both["backward_step_mix"] == mix
