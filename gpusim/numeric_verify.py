@@ -71,6 +71,20 @@ class Case:
             f"d{self.head_dim}{c} Br{self.block_m} Bc{self.block_n}{extra}"
         )
 
+    def workload(self, dtype: str, causal: bool, pass_: str = "fwd") -> Workload:
+        """This case's workload in ``dtype`` (``causal`` as the algorithm can run it)."""
+        return Workload(
+            batch=self.batch,
+            heads=self.heads,
+            seq_len_q=self.seq_len_q,
+            seq_len_k=self.seq_len_k,
+            head_dim=self.head_dim,
+            dtype=dtype,
+            causal=causal,
+            heads_kv=self.heads_kv,
+            pass_=pass_,
+        )
+
     def applies_to(self, algorithm: Algorithm) -> bool:
         """Whether ``algorithm`` implements every long-context field this case sets."""
         orders = {"kv_splits": self.kv_splits != 1, "pack_gqa": self.pack_gqa}
@@ -175,16 +189,7 @@ def cases_for(algorithm: Algorithm) -> tuple[Case, ...]:
 
 def run_case(algorithm: Algorithm, case: Case, dtype: str, seed: int) -> tuple[float, float, bool]:
     """``(relative error, max abs error, NaN-free)`` of one case against the fp64 reference."""
-    w = Workload(
-        batch=case.batch,
-        heads=case.heads,
-        seq_len_q=case.seq_len_q,
-        seq_len_k=case.seq_len_k,
-        head_dim=case.head_dim,
-        dtype=dtype,
-        causal=case.causal and algorithm.supports_causal,
-        heads_kv=case.heads_kv,
-    )
+    w = case.workload(dtype, case.causal and algorithm.supports_causal)
     inputs = random_inputs(w, seed)
     out = run(algorithm, w, _schedule(algorithm, case), inputs)
     ref = reference(w, inputs)
@@ -245,17 +250,7 @@ def run_backward_case(
 ) -> tuple[float, float, bool]:
     """``(relative error, max abs error, NaN-free)`` of the worst of dQ, dK, dV of one
     training step (``fwd+bwd``) of ``algorithm`` against the float64 gradients."""
-    w = Workload(
-        batch=case.batch,
-        heads=case.heads,
-        seq_len_q=case.seq_len_q,
-        seq_len_k=case.seq_len_k,
-        head_dim=case.head_dim,
-        dtype=dtype,
-        causal=case.causal,
-        heads_kv=case.heads_kv,
-        pass_=BACKWARD_PASS,
-    )
+    w = case.workload(dtype, case.causal, BACKWARD_PASS)
     inputs = backward_inputs(w, seed)
     out = run_tensors(algorithm, w, _schedule(algorithm, case), inputs)
     ref = reference_backward(w, inputs)

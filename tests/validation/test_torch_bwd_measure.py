@@ -6,18 +6,7 @@ import subprocess
 import sys
 
 from gpusim.validation import torch_bwd_measure as m
-
-RUN = {
-    "id": "b2-h16-kv4-4k-d128-causal",
-    "batch": 2,
-    "heads": 16,
-    "heads_kv": 4,
-    "seq_len_q": 4096,
-    "seq_len_k": 4096,
-    "head_dim": 128,
-    "dtype": "bf16",
-    "causal": True,
-}
+from tests.validation.test_bwd_manifest import RUN
 
 
 def test_the_script_lists_runs_without_torch_or_the_projects_dependencies(tmp_path):
