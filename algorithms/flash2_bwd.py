@@ -54,20 +54,11 @@ from algorithms.base import Kernel, OnChip, ceil_div
 from algorithms.recurrence import scores
 from algorithms.register_estimate import FP32, accumulator_regs
 from algorithms.tile_machine import TileMachine
-from algorithms.tiling import needs_mask, q_blocks
+from algorithms.tiling import first_q_block, needs_mask, q_blocks
 from gpusim.errors import GpusimError
 from gpusim.instruction_mix import bwd_barriers_per_step
 from gpusim.schedule import Schedule
 from gpusim.workload import Workload
-
-
-def first_q_block(w: Workload, br: int, k0: int) -> int:
-    """The first query block that sees key ``k0`` (the query blocks that see a K/V block
-    are a suffix: under a causal mask those whose last row reaches it)."""
-    if not w.causal:
-        return 0
-    # The last row of block i, min((i+1)·Br, Nq) - 1, sees keys up to row + offset.
-    return max(0, ceil_div(k0 - w.causal_offset + 1, br) - 1)
 
 
 def q_walk(w: Workload, s: Schedule, k0: int) -> tuple[range, range]:

@@ -28,11 +28,10 @@ from __future__ import annotations
 import math
 
 from algorithms.base import Kernel, OnChip, ceil_div
-from algorithms.flash2_bwd import first_q_block
 from algorithms.materialised import RowBlockKernel
 from algorithms.register_estimate import FP32, gemm_regs
 from algorithms.tile_machine import TileMachine
-from algorithms.tiling import q_blocks, visible_kv_blocks
+from algorithms.tiling import first_q_block, q_blocks, visible_kv_blocks
 from gpusim.schedule import Schedule
 from gpusim.workload import Workload
 

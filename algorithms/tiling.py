@@ -66,6 +66,15 @@ def q_blocks_visiting(visits: list[int], j: int) -> range:
     return range(first, len(visits))
 
 
+def first_q_block(w: Workload, br: int, k0: int) -> int:
+    """The first query block that sees key ``k0`` (the query blocks that see a K/V block
+    are a suffix: under a causal mask those whose last row reaches it)."""
+    if not w.causal:
+        return 0
+    # The last row of block i, min((i+1)·Br, Nq) - 1, sees keys up to row + offset.
+    return max(0, ceil_div(k0 - w.causal_offset + 1, br) - 1)
+
+
 def visible_tiles(w: Workload, br: int, bc: int) -> int:
     """Number of (Q block, K/V block) tiles computed per (batch, head)."""
     return sum(visits_per_q_block(w, br, bc))

@@ -155,6 +155,12 @@ class Workload(BaseModel):
         full = 2 * products * self.batch_heads * self.seq_len_q * self.seq_len_k * self.head_dim
         return full // 2 if self.causal else full
 
+    def compulsory_bytes(self) -> int:
+        """Bytes the pass must move at least once: the forward Q, K, V and O
+        (:meth:`qkvo_bytes`); the backward also dO and the gradients dQ, dK, dV (each as
+        large as its tensor: twice the forward's); a training step both."""
+        return {"fwd": 1, "bwd": 2, "fwd+bwd": 3}[self.pass_] * self.qkvo_bytes()
+
     def qkvo_bytes(self) -> int:
         """Bytes of Q, K, V and O once each: the compulsory traffic (K and V per K/V head)."""
         e, d = self.elem_bytes, self.head_dim

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from gpusim.calibrate.context import BenchContext, import_cupy, make_context
+from gpusim.calibrate.event_timing import event_times_s
 from gpusim.calibrate.record_table import record_main
 from gpusim.calibrate.sources import compile_module, kernel_attributes
 
@@ -50,15 +51,8 @@ def measure(ctx: BenchContext | None = None) -> dict[str, Any]:
         kernels[kernel_name(run_words, mode)] = kernel_attributes(fn)
         out = cp.full(ctas * THREADS, cp.nan, dtype=cp.float32)
         args = (src, dst, np.uint64(words), out)
-        fn((ctas,), (THREADS,), args)  # warm-up
-        times = []
-        for _ in range(REPEATS):
-            a, b = cp.cuda.Event(), cp.cuda.Event()
-            a.record()
-            fn((ctas,), (THREADS,), args)
-            b.record()
-            b.synchronize()
-            times.append(cp.cuda.get_elapsed_time(a, b) / 1e3)
+        times = event_times_s(cp, lambda fn=fn, args=args: fn((ctas,), (THREADS,), args),
+                              repeats=REPEATS, warmup=1)  # fmt: skip
         moved = BUFFER_BYTES * (2 if mode == 2 else 1)
         med = float(np.median(times))
         rows.append({

@@ -10,8 +10,9 @@ signed error and worst runs, beside
 
 - ``roofline``: launch overhead + the larger of the pass's FLOPs (the papers' convention:
   the backward 10 B H N^2 d, the forward 4 B H N^2 d, halved if causal) at the mma.sync
-  peak under tensor load and its compulsory bytes at DRAM bandwidth (the backward reads Q,
-  K, V, O, dO and writes dQ, dK, dV; the forward reads Q, K, V and writes O);
+  peak under tensor load and its compulsory bytes at DRAM bandwidth
+  (:meth:`gpusim.workload.Workload.compulsory_bytes`; :func:`gpusim.validation.
+  long_context_compare.roofline_s` of the pass);
 - ``constant_efficiency``: for the backward, the run's measured forward time scaled by the
   FLOPs (the backward at the forward's efficiency: 2.5 forwards); for the forward and the
   step, the roofline over the median efficiency of the project's validation runs
@@ -31,14 +32,13 @@ from typing import Any
 
 from gpusim import atomic
 from gpusim.errors import GpusimError
-from gpusim.profiles.gaps import launch_overhead_s
 from gpusim.profiles.loader import load_profile
 from gpusim.validation.long_context_compare import (
     efficiency_from_dataset,
     rel_err,
     summarise,
-    tensor_peak_flops,
 )
+from gpusim.validation.long_context_compare import roofline_s as long_context_roofline_s
 from gpusim.workload import Workload
 
 PASSES = ("bwd", "fwd", "fwd_bwd")
@@ -46,22 +46,9 @@ PASSES = ("bwd", "fwd", "fwd_bwd")
 VALIDATION_DATASET = Path("data/h200/2026-11-30_validation_dram21/h200-dataset.json")
 
 
-def compulsory_bytes(w: Workload, pass_: str) -> int:
-    """Bytes a pass must move once: the forward Q, K, V, O; the backward Q, K, V, O, dO and
-    dQ, dK, dV (K, V, dK, dV once per K/V head)."""
-    e, d = w.elem_bytes, w.head_dim
-    q_rows, k_rows = w.batch_heads * w.seq_len_q, w.batch_heads_kv * w.seq_len_k
-    fwd = e * d * (2 * q_rows + 2 * k_rows)
-    bwd = e * d * (4 * q_rows + 4 * k_rows)  # Q, O, dO, dQ; K, V, dK, dV
-    return {"fwd": fwd, "bwd": bwd, "fwd_bwd": fwd + bwd}[pass_]
-
-
 def roofline_s(w: Workload, pass_: str, profile) -> float:
-    """Launch overhead + max(FLOPs / tensor peak, compulsory bytes / DRAM bandwidth)."""
-    flops = w.model_copy(update={"pass_": pass_.replace("_", "+")}).model_flops()
-    compute = flops / tensor_peak_flops(profile, w.dtype)
-    memory = compulsory_bytes(w, pass_) / profile.dram_bandwidth_bytes_per_s.value
-    return launch_overhead_s(profile) + max(compute, memory)
+    """The roofline of ``w`` run as ``pass_`` (``fwd_bwd``: the training step)."""
+    return long_context_roofline_s(w.model_copy(update={"pass_": pass_.replace("_", "+")}), profile)
 
 
 def last_records(path: Path) -> dict[str, dict[str, Any]]:

@@ -29,10 +29,8 @@ from gpusim.api import simulate
 from gpusim.errors import GpusimError
 from gpusim.profiles import HardwareProfile, load_profile
 from gpusim.reporting.profile_sources import sources_markdown
-from gpusim.schedule import Schedule
 from gpusim.validation.long_context_compare import tensor_peak_flops
-from gpusim.validation.torch_flash_bwd_schedule import bwd_tiles
-from gpusim.validation.torch_flash_schedule import torch_flash_schedule
+from gpusim.validation.torch_flash_schedule import torch_flash_bwd_schedule, torch_flash_schedule
 from gpusim.workload import Workload
 
 PROFILES = ("h100-sxm5", "a100-sxm4-80gb", "h200-sxm")
@@ -62,23 +60,13 @@ def workloads() -> list[Workload]:
     ]
 
 
-def backward_schedule(profile: HardwareProfile, w: Workload) -> Schedule:
-    """The tiles FlashAttention-2's backward picks on this GPU (by its shared memory per
-    block), as the model's schedule."""
-    t = bwd_tiles(
-        w.head_dim, w.dtype, w.causal, max_smem_per_block=profile.smem_per_block_bytes.value
-    )
-    stages = 2 if t["double_buffer"] else 1
-    return Schedule(block_m=t["block_m"], block_n=t["block_n"], warps=t["warps"], stages=stages)
-
-
 def predict(profile: HardwareProfile, w: Workload) -> dict[str, Any]:
     """One point: the schedules FlashAttention-2 runs and the model's forward, backward and
     training-step runtimes for them."""
     s = torch_flash_schedule(w, profile.sm_count.value)
     r = simulate("flash2", w, s, profile)
     bw = w.model_copy(update={"pass_": "bwd"})
-    bs = backward_schedule(profile, w)
+    bs = torch_flash_bwd_schedule(w, profile.smem_per_block_bytes.value)
     b = simulate("flash2", bw, bs, profile, footprints="estimate")
     step_flops = w.model_flops() + bw.model_flops()
     return {

@@ -32,8 +32,7 @@ from typing import Any
 from gpusim import atomic
 from gpusim.schedule import Schedule
 from gpusim.source_commit import git_commit
-from gpusim.validation.torch_flash_bwd_schedule import bwd_tiles
-from gpusim.validation.torch_flash_schedule import torch_flash_schedule
+from gpusim.validation.torch_flash_schedule import torch_flash_bwd_schedule, torch_flash_schedule
 from gpusim.workload import Workload
 
 SET_NAME = "backward_heldout15"
@@ -108,14 +107,8 @@ def workload(run: dict[str, Any], pass_: str) -> Workload:
 
 
 def backward_schedule(run: dict[str, Any]) -> Schedule:
-    """PyTorch's backward tiles as the model's schedule (Q and dO double-buffered: 2 stages)."""
-    t = bwd_tiles(run["head_dim"], run["dtype"], run["causal"])
-    return Schedule(
-        block_m=t["block_m"],
-        block_n=t["block_n"],
-        warps=t["warps"],
-        stages=2 if t["double_buffer"] else 1,
-    )
+    """PyTorch's backward tiles on the H200 as the model's schedule."""
+    return torch_flash_bwd_schedule(workload(run, "bwd"))
 
 
 def predict_run(run: dict[str, Any], profile: str = PROFILE) -> dict[str, Any]:

@@ -213,7 +213,7 @@ def roofline(rec: dict, hw) -> float:
         clock = hw.sm_clock_tensor_load_hz or hw.sm_clock_hz
         rate = getattr(hw.mma_sync_flops_per_clk_per_sm, w.dtype).value
         peak = rate * hw.sm_count.value * clock.value
-    memory = w.qkvo_bytes() / hw.dram_bandwidth_bytes_per_s.value
+    memory = w.compulsory_bytes() / hw.dram_bandwidth_bytes_per_s.value
     return launch_overhead_s(hw) + max(w.model_flops() / peak, memory)
 
 

@@ -50,9 +50,10 @@ def tensor_peak_flops(profile: HardwareProfile, dtype: str) -> float:
 
 
 def roofline_s(w: Workload, profile: HardwareProfile) -> float:
-    """Launch overhead + max(FLOPs / tensor peak, compulsory bytes / DRAM bandwidth)."""
+    """Launch overhead + max(FLOPs / tensor peak, compulsory bytes / DRAM bandwidth), both
+    of the workload's pass."""
     compute = w.model_flops() / tensor_peak_flops(profile, w.dtype)
-    memory = w.qkvo_bytes() / profile.dram_bandwidth_bytes_per_s.value
+    memory = w.compulsory_bytes() / profile.dram_bandwidth_bytes_per_s.value
     return launch_overhead_s(profile) + max(compute, memory)
 
 

@@ -44,6 +44,7 @@ from typing import Any
 
 from gpusim.errors import GpusimError
 from gpusim.schedule import Schedule
+from gpusim.validation.torch_flash_bwd_schedule import H200_MAX_SMEM_PER_BLOCK_OPTIN, bwd_tiles
 from gpusim.workload import Workload
 
 #: Split kernel: query rows per CTA, and the cap on splits (``set_params_splitkv``).
@@ -127,6 +128,18 @@ def torch_flash_schedule(workload: Workload, sm_count: int = 132) -> Schedule:
         q_order="first-first",
         pack_gqa=packed,
     )
+
+
+def torch_flash_bwd_schedule(
+    workload: Workload, max_smem_per_block: int = H200_MAX_SMEM_PER_BLOCK_OPTIN
+) -> Schedule:
+    """The backward's tiles PyTorch's flash backend runs on a GPU with ``max_smem_per_block``
+    bytes of opt-in shared memory per block (:func:`~gpusim.validation.torch_flash_bwd_schedule.
+    bwd_tiles`), as the model's schedule: Q and dO double-buffered is 2 stages."""
+    w = workload
+    t = bwd_tiles(w.head_dim, w.dtype, w.causal, max_smem_per_block=max_smem_per_block)
+    stages = 2 if t["double_buffer"] else 1
+    return Schedule(block_m=t["block_m"], block_n=t["block_n"], warps=t["warps"], stages=stages)
 
 
 #: ``Flash_fwd_kernel_traits<128, 64, 128, 4, false, false, ...>`` in a demangled name.

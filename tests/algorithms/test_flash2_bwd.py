@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from algorithms import get_algorithm
-from algorithms.flash2_bwd import first_q_block, q_walk
+from algorithms.flash2_bwd import q_walk
 from algorithms.numeric import backward_inputs, reference_backward, run_tensors
-from algorithms.tiling import kv_blocks, q_blocks, visible_kv_blocks
+from algorithms.tiling import first_q_block, kv_blocks, q_blocks, visible_kv_blocks
 from gpusim.counting import count, traced_classes
 from gpusim.errors import GpusimError
 from gpusim.schedule import Schedule

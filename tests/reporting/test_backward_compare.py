@@ -7,7 +7,7 @@ import json
 import pytest
 
 from gpusim.profiles.loader import load_profile
-from gpusim.reporting.backward_compare import compare, compulsory_bytes, main, roofline_s
+from gpusim.reporting.backward_compare import compare, main, roofline_s
 from gpusim.workload import Workload
 
 RUN = {"batch": 2, "heads": 4, "heads_kv": 4, "seq_len_q": 1024, "seq_len_k": 1024,
@@ -55,7 +55,7 @@ def test_roofline_counts_the_backward():
     hw = load_profile("h200-sxm")
     w = Workload(batch=1, heads=16, seq_len_q=16384, seq_len_k=16384, head_dim=128, dtype="bf16")
     assert roofline_s(w, "bwd", hw) > 2.4 * roofline_s(w, "fwd", hw)  # compute-bound: 2.5x
-    assert compulsory_bytes(w, "bwd") == 2 * compulsory_bytes(w, "fwd")
+    assert w.model_copy(update={"pass_": "bwd"}).compulsory_bytes() == 2 * w.compulsory_bytes()
 
 
 def test_main_writes_and_refuses_a_missing_folder(tmp_path, capsys):
