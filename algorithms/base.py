@@ -24,6 +24,9 @@ from gpusim.workload import Workload
 #: The tensors the query heads of a GQA group share: one matrix per K/V head, read by a body
 #: at :meth:`~gpusim.workload.Workload.kv_bh` (``bh // group_size``).
 KV_TENSORS = ("K", "V")
+#: The tensors a body adds into with atomic adds (``store_add``), and only so: the engine
+#: charges their writes at the L2's rate for atomics where the profile has one.
+ATOMIC_TENSORS = ("dQacc",)
 
 
 @dataclass(frozen=True)
@@ -113,6 +116,11 @@ class Kernel(ABC):
         """Whether a step of this kernel is the backward's (five products around the
         recomputed probabilities) rather than the forward's (two around a softmax): which
         instruction mix :mod:`gpusim.instruction_mix` describes for it."""
+        return False
+
+    def adds_atomically(self) -> bool:
+        """Whether the body adds into global memory with atomic adds (``store_add``: the
+        backward's dQ), which the L2 takes at its own rate where the profile measured one."""
         return False
 
     def barriers_per_step(self) -> int:

@@ -128,6 +128,9 @@ class BwdKernel(Kernel):
     def backward_step(self) -> bool:
         return True
 
+    def adds_atomically(self) -> bool:
+        return True
+
     def barriers_per_step(self) -> int:
         return bwd_barriers_per_step(self.schedule.stages)
 

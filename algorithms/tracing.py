@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from algorithms.base import Kernel
+from algorithms.base import ATOMIC_TENSORS, Kernel
 from algorithms.program import Access, CtaClass, CtaProgram, Step
 from algorithms.tile_machine import TileMachine
 from gpusim.instruction_mix import StepShape, cta_bwd_step_issue, cta_mask_issue, cta_step_issue
@@ -159,6 +159,10 @@ class TracingMachine(TileMachine):
     def store_add(self, tensor, bh, row0, tile):
         # Atomic adds (RED): the bytes go to the L2 as writes; the instructions are in the
         # step's mix.
+        if tensor not in ATOMIC_TENSORS:
+            # The engine knows atomic bytes by their tensor: another one would be timed as
+            # plain writes without a word.
+            raise ValueError(f"store_add into {tensor}: atomic adds go to {ATOMIC_TENSORS} only")
         self._use(tile)
         vcols = max(0, min(tile.cols or 1, self._cols_of(tensor)))
         self.cur.writes += self._accesses(tensor, bh, row0, tile.rows, 0, vcols * FP32_BYTES, 1)

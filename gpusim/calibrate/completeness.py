@@ -54,6 +54,10 @@ NOT_CALIBRATED["dram_read_bandwidth_bytes_per_s"] = (
     "from the separate run python -m gpusim.calibrate.dram_read (its --record/--profile "
     "apply it), not the suite"
 )
+NOT_CALIBRATED["l2_atomic_add_bytes_per_s"] = (
+    "from the separate run python -m gpusim.calibrate.l2_atomics (its --record/--profile "
+    "apply it), not the suite"
+)
 NOT_CALIBRATED["staged_store_bytes_per_clk_per_sm"] = NOT_CALIBRATED[
     "fragment_store_bytes_per_clk_per_sm"
 ]

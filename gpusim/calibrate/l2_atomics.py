@@ -2,6 +2,7 @@
 
     python -m gpusim.calibrate.l2_atomics --out FILE      (on the GPU)
     python -m gpusim.calibrate.l2_atomics --table FILE
+    python -m gpusim.calibrate.l2_atomics --record FILE --profile PROFILE.yaml
 
 flash2's backward (FlashAttention-2's) adds each step's dQ block into an fp32 accumulator with
 atomic adds, and the model charges them as bytes written to the L2 (``store_add``); the L2's
@@ -11,21 +12,29 @@ fp32 ``atomicAdd`` (RED) with a warp on 32 consecutive floats, the same adds in 
 accumulator's layout (8 rows x 4 floats two apart per instruction, as a kernel adds from its
 registers), and plain 4-byte stores in the first pattern beside them; 8 CTAs of 256 threads
 per SM, CUDA-event time, median of 9 launches after a warm-up; the buffer's sum checked
-against the adds made. A fact for a later mechanism; nothing reads it yet.
+against the adds made. ``--record/--profile`` writes the rate of the accumulator-layout adds
+(how FlashAttention-2's backward adds dQ from its registers) into a profile as
+``l2_atomic_add_bytes_per_s``, which the engine charges atomic adds at
+(:func:`gpusim.profiles.gaps.l2_atomic_cost`).
 """
 
 from __future__ import annotations
 
+import argparse
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from gpusim.calibrate.context import BenchContext, import_cupy, make_context
 from gpusim.calibrate.event_timing import event_times_s
-from gpusim.calibrate.record_table import record_main
+from gpusim.calibrate.record_table import table_or_measure, write_into_profile
 from gpusim.calibrate.sources import compile_module, kernel_attributes
 
 KIND = "gpusim.l2_atomics"
+FIELD, AFTER = "l2_atomic_add_bytes_per_s", "l2_bandwidth_bytes_per_s"
+#: the mode whose rate the profile takes: adds from an MMA accumulator's registers
+PROFILE_MODE = 1
 BUFFER_BYTES, THREADS, CTAS_PER_SM, ITERS, REPEATS, WARMUP = 16 << 20, 256, 8, 8, 9, 1
 MODES = {0: "atomic add, 32 consecutive floats", 1: "atomic add, mma C-fragment layout",
          2: "4-byte stores, 32 consecutive floats"}  # fmt: skip
@@ -86,8 +95,52 @@ def table(doc: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def profile_entry(doc: dict[str, Any], record_path: str) -> dict[str, Any]:
+    """The profile's ``l2_atomic_add_bytes_per_s`` from a recorded run: the median rate of
+    the accumulator-layout adds, whose buffer sum must have checked out."""
+    if doc.get("kind") != KIND:
+        raise ValueError(f"{record_path}: not an l2_atomics record")
+    rows = {r["mode"]: r for r in doc["rows"]}
+    r = rows.get(PROFILE_MODE)
+    if r is None or not r["sum_ok"] or not r["outputs_finite"]:
+        raise ValueError(f"{record_path}: no checked run of the {MODES[PROFILE_MODE]} mode")
+    rates = [r["bytes_added"] / t for t in r["times_s"]]
+    others = "; ".join(
+        f"{x['what']}: {x['bytes_per_s']:.4g} B/s" for x in doc["rows"] if x is not r
+    )
+    return {
+        "value": round(r["bytes_per_s"], 0),
+        "source": f"measured, python -m gpusim.calibrate.l2_atomics ({record_path})",
+        "note": f"fp32 atomic adds (RED) into a {doc['buffer_bytes'] >> 20}-MiB buffer from "
+        f"every SM, {doc['ctas_per_sm']} CTAs of {doc['threads']} threads per SM, "
+        f"{r['what']}: median of {len(rates)} launches, min {min(rates):.4g}, max "
+        f"{max(rates):.4g} B/s, the buffer's sum checked; {others}",
+    }
+
+
+def apply(profile_text: str, doc: dict[str, Any], record_path: str) -> str:
+    """``profile_text`` with ``l2_atomic_add_bytes_per_s`` from a recorded run (after the L2's
+    bandwidth), a header line naming the record."""
+    from gpusim.calibrate.profile_patch import set_after
+
+    entry = {FIELD: profile_entry(doc, record_path)}
+    return set_after(profile_text, AFTER, entry, f"# L2 atomic adds: {record_path}")
+
+
 def main(argv: list[str] | None = None) -> int:
-    return record_main(argv, __doc__.split("\n\n")[0], measure, table, "l2_atomics")
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", type=Path)
+    ap.add_argument("--table", type=Path)
+    ap.add_argument("--record", type=Path, help="a recorded run, to write into --profile")
+    ap.add_argument("--profile", type=Path)
+    a = ap.parse_args(argv)
+    if a.record is not None or a.profile is not None:
+        if a.record is None or a.profile is None:
+            ap.error("--record and --profile go together")
+        return write_into_profile(a.record, a.profile, apply, FIELD)
+    if a.table is None and a.out is None:
+        ap.error("--out, --table or --record is required")
+    return table_or_measure(a.table, a.out, measure, table, "l2_atomics")
 
 
 if __name__ == "__main__":

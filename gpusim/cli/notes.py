@@ -55,12 +55,12 @@ def cuda_instance_keys(algorithm: str, workload: Workload, schedule: Schedule) -
         return {"cuda_instance": None, "cuda_instance_missing": str(e)}
 
 
-def _kernel_count(algorithm: str, workload: Workload, schedule: Schedule) -> int | None:
-    """How many kernels the algorithm launches for this schedule (None: it cannot say)."""
+def _kernels(algorithm: str, workload: Workload, schedule: Schedule) -> list | None:
+    """The kernels the algorithm launches for this schedule (None: it cannot say)."""
     from algorithms import ALGORITHMS
 
     try:
-        return len(ALGORITHMS[algorithm].kernels(workload, schedule))
+        return ALGORITHMS[algorithm].kernels(workload, schedule)
     except (KeyError, GpusimError, ValueError):
         return None
 
@@ -72,11 +72,13 @@ def notes(
     keys = memory_keys(algorithm, workload, profile, schedule) | cuda_instance_keys(
         algorithm, workload, schedule
     )
-    kernels = _kernel_count(algorithm, workload, schedule)
-    keys["profile_missing_fields"] = missing_fields(profile, workload.dtype, kernels)
+    ks = _kernels(algorithm, workload, schedule)
+    kernels = None if ks is None else len(ks)
+    atomics = None if ks is None else any(k.adds_atomically() for k in ks)
+    keys["profile_missing_fields"] = missing_fields(profile, workload.dtype, kernels, atomics)
     keys["profile_borrowed_fields"] = borrowed_fields(profile)
     warnings = []
-    gaps = gaps_line(profile, workload.dtype, kernels)
+    gaps = gaps_line(profile, workload.dtype, kernels, atomics)
     if gaps:
         warnings.append(gaps)
     if keys["exceeds_device_memory"]:

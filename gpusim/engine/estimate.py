@@ -110,7 +110,9 @@ def _cta_ticks(plan: ClassPlan, rates: Rates, c: int, n: int, bh_ctas: int) -> f
                 busiest *= rates.sched_scale  # serial phases: the SM core model's time, if any
             compute = busiest + frac * chunk.barriers * rates.barrier_ticks
         written = sum(plan.chunks[w].write_bytes for w in ph.writes)
-        write = rates.store_ticks(written) + written / l2_share
+        atomic = sum(plan.chunks[w].atomic_write_bytes for w in ph.writes)
+        l2_written = written + (rates.l2_atomic_cost - 1.0) * atomic  # the L2's adds
+        write = rates.store_ticks(written) + l2_written / l2_share
         total += max(load, compute, write)
     return total
 

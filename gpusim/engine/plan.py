@@ -32,6 +32,7 @@ move at the memory system's shared rates.
 
 from __future__ import annotations
 
+from algorithms.base import ATOMIC_TENSORS
 from algorithms.program import CtaProgram, Step
 from gpusim.engine.chunks import Piece, lead, merge, runs, slices
 from gpusim.engine.plan_types import Chunk, ClassPlan, Load, Phase, TileRef
@@ -100,6 +101,7 @@ def _chunk(pieces: list[Piece], own_rows: dict[str, int], rates: Rates, memo: di
         tail_frac=both[-1][1][0] / total_time if total_time > 0 else 1.0,
         second_product_frac=min(1.0, second / total_time) if total_time > 0 else 0.0,
         compute_ticks=total_time,
+        atomic_write_bytes=sum(w.nbytes for w in writes if w.tensor in ATOMIC_TENSORS),
     )
 
 

@@ -44,6 +44,8 @@ class Chunk:
     second_product_frac: float = 0.0
     #: the chunk's steps' compute time at full rates, one after another (lumped.py)
     compute_ticks: float = 0.0
+    #: of ``write_bytes``, those added atomically (``ATOMIC_TENSORS``: the backward's dQ)
+    atomic_write_bytes: int = 0
 
 
 @dataclass(frozen=True, slots=True)

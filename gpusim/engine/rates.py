@@ -55,7 +55,7 @@ from dataclasses import dataclass, replace
 from gpusim.engine.clock import per_tick, ticks
 from gpusim.errors import GpusimError
 from gpusim.kernel_class import KernelClass, resolve_class
-from gpusim.profiles.gaps import barrier_cycles, launch_overhead_s, queued_launch_s
+from gpusim.profiles.gaps import barrier_cycles, l2_atomic_cost, launch_overhead_s, queued_launch_s
 from gpusim.profiles.schema import HardwareProfile
 from gpusim.schedule import Schedule
 
@@ -125,6 +125,7 @@ class Rates:
     store_cycles_per_byte: float = 0.0
     #: schedulers' capacity with n of R CTAs computing, index n - 1 (engine/active_ctas.py)
     sched_capacity: tuple[float, ...] = ()
+    l2_atomic_cost: float = 1.0  # L2 lane bytes per byte of atomic adds (profiles.gaps)
 
     def at_clock(self, clock_hz: float) -> Rates:
         """These rates with the SM at ``clock_hz``: per-clock rates and barriers rescaled."""
@@ -395,4 +396,5 @@ def _pipe_rates(profile: HardwareProfile, dtype: str, warps: int) -> Rates:
         cta_scatter=sc.value if (sc := profile.cta_duration_scatter) else 0.0,
         l2_shared_aging=ag.value if (ag := profile.l2_shared_aging) else None,
         mate_priority=tuple(map(tuple, mp.value)) if (mp := profile.sm_mate_priority) else (),
+        l2_atomic_cost=l2_atomic_cost(profile),
     )

@@ -31,6 +31,8 @@ ENGINE_OPTIONAL: dict[str, str] = {
     "l2_fetch_bytes_per_byte_padded_row_copy": "padded-row copies fetch what they ask (1.0)",
     "kernel_launch_overhead_s": "no launch time is added",
     "kernel_queued_launch_s": "a kernel queued behind another is charged a whole launch",
+    "l2_atomic_add_bytes_per_s": "atomic adds (the backward's dQ) take the L2's bandwidth of "
+    "plain writes",
 }
 #: Fields the engine reads only for some storage types.
 ONLY_FOR_DTYPES = {
@@ -40,21 +42,29 @@ ONLY_FOR_DTYPES = {
 }
 #: Fields the engine reads only for a run of several kernels (split keys, standard attention).
 ONLY_FOR_SEVERAL_KERNELS = ("kernel_queued_launch_s",)
+#: Fields the engine reads only for a run with atomic adds (flash2's backward: dQ).
+ONLY_FOR_ATOMIC_ADDS = ("l2_atomic_add_bytes_per_s",)
 #: How a source says its value is another GPU's (derive.py and the hand-written profiles).
 BORROWED_PREFIXES = ("not measured on", "assumed")
 
 
 def missing_fields(
-    profile: HardwareProfile, dtype: str | None = None, kernels: int | None = None
+    profile: HardwareProfile,
+    dtype: str | None = None,
+    kernels: int | None = None,
+    atomic_adds: bool | None = None,
 ) -> list[str]:
-    """The engine's optional fields ``profile`` lacks (those read for ``dtype`` and a run of
-    ``kernels`` kernels, or all)."""
+    """The engine's optional fields ``profile`` lacks (those read for ``dtype``, a run of
+    ``kernels`` kernels and, where ``atomic_adds`` is given, with or without atomic adds; or
+    all)."""
     out = []
     for name in ENGINE_OPTIONAL:
         only = ONLY_FOR_DTYPES.get(name)
         if dtype is not None and only is not None and dtype not in only:
             continue
         if kernels == 1 and name in ONLY_FOR_SEVERAL_KERNELS:
+            continue
+        if atomic_adds is False and name in ONLY_FOR_ATOMIC_ADDS:
             continue
         if getattr(profile, name) is None:
             out.append(name)
@@ -82,12 +92,15 @@ def borrowed_fields(profile: HardwareProfile) -> list[str]:
 
 
 def gaps_line(
-    profile: HardwareProfile, dtype: str | None = None, kernels: int | None = None
+    profile: HardwareProfile,
+    dtype: str | None = None,
+    kernels: int | None = None,
+    atomic_adds: bool | None = None,
 ) -> str | None:
-    """One line naming the fields the engine needs (for ``dtype`` and a run of ``kernels``
-    kernels) and ``profile`` lacks, with what the engine does instead, and how many values
-    are another GPU's; None when there are none."""
-    missing = missing_fields(profile, dtype, kernels)
+    """One line naming the fields the engine needs (for ``dtype``, a run of ``kernels``
+    kernels, with or without ``atomic_adds``) and ``profile`` lacks, with what the engine
+    does instead, and how many values are another GPU's; None when there are none."""
+    missing = missing_fields(profile, dtype, kernels, atomic_adds)
     borrowed = borrowed_fields(profile)
     if not missing and not borrowed:
         return None
@@ -127,3 +140,11 @@ def barrier_cycles(profile: HardwareProfile, warps: int) -> float:
     if base is None or per_warp is None:
         return 0.0
     return base.value + per_warp.value * warps
+
+
+def l2_atomic_cost(profile: HardwareProfile) -> float:
+    """L2 bytes one byte of fp32 atomic adds costs: the L2's bandwidth over the rate
+    ``l2_atomics`` measured for adds from every SM; 1 (a plain write) where the profile has
+    none, which :func:`gaps_line` names for a run that adds atomically."""
+    rate = profile.l2_atomic_add_bytes_per_s
+    return profile.l2_bandwidth_bytes_per_s.value / rate.value if rate is not None else 1.0

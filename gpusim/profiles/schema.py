@@ -244,6 +244,11 @@ class HardwareProfile(BaseModel):
 
     l2_bytes: Sourced[int]
     l2_bandwidth_bytes_per_s: Sourced[float]
+    #: bytes per second of fp32 atomic adds (RED) the L2 takes from every SM, added from an
+    #: MMA accumulator's register layout, where measured (``python -m
+    #: gpusim.calibrate.l2_atomics``): a backward kernel's dQ accumulation; without it atomic
+    #: adds take ``l2_bandwidth_bytes_per_s`` like any write
+    l2_atomic_add_bytes_per_s: Sourced[float] | None = None
     l2_latency_s: Sourced[float]
     l2_line_bytes: Sourced[int]  # the unit the L2 keeps or loses
     #: L2-to-SM bytes per requested byte of a kernel that copies its tiles with 16-byte

@@ -2,7 +2,7 @@
 
     python -m gpusim.validation.backward_heldout15 --list
     python -m gpusim.validation.backward_heldout15 manifest --out DIR/manifest_configs.json
-    python -m gpusim.validation.backward_heldout15 predict --out FILE
+    python -m gpusim.validation.backward_heldout15 predict --out FILE [--profile P.yaml]
     # on the GPU machine (no wheels needed):
     python3 -m gpusim.validation.torch_bwd_measure --manifest DIR/manifest_configs.json --out OUT
 
@@ -149,7 +149,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--list", action="store_true", help="print the runs and exit")
     sub = ap.add_subparsers(dest="cmd")
     sub.add_parser("manifest").add_argument("--out", type=Path, required=True)
-    sub.add_parser("predict").add_argument("--out", type=Path, required=True)
+    pr = sub.add_parser("predict")
+    pr.add_argument("--out", type=Path, required=True)
+    pr.add_argument("--profile", default=PROFILE, help="a profile's name or YAML (a variant)")
     args = ap.parse_args(argv)
     if args.list or args.cmd is None:
         for r in manifest_runs():
@@ -167,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
             "runs": manifest_runs(),
         }
     else:
-        doc = predictions()
+        doc = predictions(args.profile)
     atomic.write_text(args.out, json.dumps(doc, indent=1) + "\n")
     print(f"wrote {args.out}")
     return 0

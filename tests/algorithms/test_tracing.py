@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from algorithms import get_algorithm
 from gpusim.counting import MAX_TRACED_STEPS, traced_classes
 from gpusim.engine.rates import rates_for
@@ -43,3 +45,16 @@ def test_fills_charge_the_lane_at_the_profile_cost():
     full = rates_for(load_profile("h200-sxm-datasheet"), "fp16")
     assert cal.work(0, 0, 0, 1000, 400)["smem"] == 600  # measured cost 0: fills are free
     assert full.work(0, 0, 0, 1000, 400)["smem"] == 1000
+
+
+def test_atomic_adds_go_only_to_the_tensors_the_engine_knows_as_atomic():
+    from algorithms.base import ATOMIC_TENSORS
+    from algorithms.tracing import TracingMachine
+
+    w = Workload(batch=1, heads=1, seq_len_q=64, seq_len_k=64, head_dim=64, dtype="fp16")
+    kernel = get_algorithm("flash2").kernels(w, Schedule(block_m=64, block_n=64))[0]
+    tm = TracingMachine(kernel)
+    tile = tm.load("Q", 0, 0, 64)
+    with pytest.raises(ValueError, match="atomic adds go to"):
+        tm.store_add("O", 0, 0, tile)
+    tm.store_add(ATOMIC_TENSORS[0], 0, 0, tile)  # the backward's dQ accumulator

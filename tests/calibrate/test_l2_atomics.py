@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
-from gpusim.calibrate.l2_atomics import ADD_PER_CHUNK, MODES, kernel_name, table
+from gpusim.calibrate.l2_atomics import ADD_PER_CHUNK, MODES, kernel_name, profile_entry, table
 from gpusim.calibrate.sources import KERNEL_DIR
 
 
@@ -43,3 +44,53 @@ def test_kernel_compiles_to_reductions_and_stores(tmp_path):
                           capture_output=True, text=True).stdout  # fmt: skip
     assert "REDG.E.ADD.F32" in sass and "STG.E " in sass
     assert "ATOMG" not in sass  # the result is unused: a reduction, not a fetch-and-add
+
+
+def _record(sum_ok: bool = True) -> dict:
+    rows = [
+        {"mode": m, "what": MODES[m], "bytes_added": 4e9, "times_s": [2e-3, 2.5e-3, 4e-3],
+         "bytes_per_s": 4e9 / 2.5e-3 * (1 + m), "sum_ok": sum_ok or m == 0,
+         "outputs_finite": True, "expected_sum": 1.0}
+        for m in MODES
+    ]  # fmt: skip
+    return {"kind": "gpusim.l2_atomics", "buffer_bytes": 16 << 20, "threads": 256,
+            "ctas_per_sm": 8, "rows": rows}  # fmt: skip
+
+
+def test_the_profile_takes_the_accumulator_layouts_rate():
+    e = profile_entry(_record(), "rec.json")
+    assert e["value"] == 4e9 / 2.5e-3 * 2  # mode 1, the median launch
+    assert "rec.json" in e["source"] and "mma C-fragment layout" in e["note"]
+    assert "min 1e+12, max 2e+12" in e["note"]
+
+
+def test_a_run_whose_sum_failed_gives_no_value():
+    with pytest.raises(ValueError, match="no checked run"):
+        profile_entry(_record(sum_ok=False), "rec.json")
+    with pytest.raises(ValueError, match="not an l2_atomics record"):
+        profile_entry({"kind": "other"}, "rec.json")
+
+
+def test_record_and_profile_write_the_field_after_the_l2_bandwidth(tmp_path):
+    import json
+
+    import yaml
+
+    from gpusim.calibrate.l2_atomics import main
+    from gpusim.profiles.schema import HardwareProfile
+
+    prof = tmp_path / "p.yaml"
+    shipped = Path(__file__).parents[2] / "hardware_profiles" / "h200-sxm.yaml"
+    prof.write_text(shipped.read_text())
+    rec = tmp_path / "rec.json"
+    rec.write_text(json.dumps(_record()))
+    assert main(["--record", str(rec), "--profile", str(prof)]) == 0
+    doc = yaml.safe_load(prof.read_text())
+    keys = list(doc)
+    assert keys[keys.index("l2_bandwidth_bytes_per_s") + 1] == "l2_atomic_add_bytes_per_s"
+    p = HardwareProfile.model_validate(doc)
+    assert p.l2_atomic_add_bytes_per_s.value == 4e9 / 2.5e-3 * 2
+    assert main(["--record", str(rec), "--profile", str(prof)]) == 0  # twice: the same file
+    assert yaml.safe_load(prof.read_text()) == doc
+    rec.write_text(json.dumps(_record(sum_ok=False)))
+    assert main(["--record", str(rec), "--profile", str(prof)]) == 2

@@ -67,7 +67,9 @@ def test_the_line_names_only_what_the_run_reads():
     assert "sm_clock_tensor_load_hz" in fp16 and "sm_clock_tensor_load_hz" not in fp32
     assert "simt_mma_flops_per_clk_per_sm" in fp32
     assert "simt_mma_flops_per_clk_per_sm" not in fp16
-    assert gaps_line(load_profile("h200-sxm"), "fp16") is None  # the measured default
+    # The measured default lacks only the L2's atomic rate (no run has measured it yet),
+    # which only a run that adds atomically reads.
+    assert gaps_line(load_profile("h200-sxm"), "fp16", atomic_adds=False) is None
     # Only runs of several kernels read the queued launch, which the A100's profile lacks.
     assert "kernel_queued_launch_s" not in missing_fields(a100, "fp16", kernels=1)
     assert "kernel_queued_launch_s" in missing_fields(a100, "fp16", kernels=2)
@@ -96,3 +98,13 @@ def test_without_the_measured_fields_the_engine_runs_its_stated_defaults():
     measured = h200.l2_fetch_bytes_per_byte_padded_row_copy.value
     assert l2_fetch_factor(h200, PaddedCopies()) == measured
     assert rates_for(h200, "fp16", warps=4).barrier_cycles == pytest.approx(8.0 + 2.0 * 4)
+
+
+def test_the_atomic_rate_is_named_only_for_runs_that_add_atomically():
+    p = load_profile("h200-sxm")
+    assert "l2_atomic_add_bytes_per_s" in missing_fields(p)
+    assert "l2_atomic_add_bytes_per_s" in missing_fields(p, "bf16", 3, atomic_adds=True)
+    assert "l2_atomic_add_bytes_per_s" not in missing_fields(p, "bf16", 1, atomic_adds=False)
+    line = gaps_line(p, "bf16", 3, atomic_adds=True)
+    assert "l2_atomic_add_bytes_per_s" in line and "plain writes" in line
+    assert gaps_line(p, "bf16", 1, atomic_adds=False) is None
