@@ -1,0 +1,24 @@
+"""The device scripts name modules and files that exist (they run only where a GPU is lent,
+so a renamed module or a moved manifest would otherwise be found on the device's clock)."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parents[2]
+SCRIPTS = sorted((ROOT / "gpusim" / "validation").glob("run_*_device.sh"))
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.name)
+def test_modules_and_data_paths_exist(script):
+    text = script.read_text()
+    modules = set(re.findall(r"python3? -m ([\w.]+)", text)) - {"pip"}
+    assert modules or "long_context_set" in text, "a device script runs something"
+    for m in modules:
+        assert importlib.util.find_spec(m) is not None, f"{script.name}: no module {m}"
+    for path in re.findall(r"\b(data/h200/[\w./-]+\.json)\b", text):
+        assert (ROOT / path).exists(), f"{script.name}: no {path}"
