@@ -196,6 +196,12 @@ class Algorithm(ABC):
                 f"algorithm {self.name!r} does not support grouped K/V heads (--heads-kv "
                 f"{workload.heads_kv} with --heads {workload.heads})"
             )
+        if schedule.has_bwd_tiles and workload.pass_ != "fwd+bwd":
+            raise GpusimError(
+                "--bwd-block-m, --bwd-block-n, --bwd-warps and --bwd-stages set the backward's "
+                "own tiles in a training step: they need --pass fwd+bwd (with --pass bwd, "
+                "--block-m and the others are the backward's)"
+            )
         defaults = type(schedule)()
         for name in ("kv_splits", "kv_order", "q_order", "pack_gqa"):
             value = getattr(schedule, name)

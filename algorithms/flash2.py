@@ -95,16 +95,16 @@ class Flash2(Algorithm):
     def check(self, workload: Workload, schedule: Schedule) -> None:
         super().check(workload, schedule)
         if workload.backward:
-            check_backward(workload, schedule)
-        check_packing(workload, schedule)
-        check_splits(workload, schedule)
+            check_backward(workload, schedule.backward())
+        check_packing(workload, schedule.forward())
+        check_splits(workload, schedule.forward())
 
     def kernels(self, workload: Workload, schedule: Schedule) -> list[Kernel]:
         if workload.pass_ == "bwd":
             return backward_kernels(workload, schedule)
-        forward = self._forward_kernels(workload, schedule)
+        forward = self._forward_kernels(workload, schedule.forward())
         if workload.pass_ == "fwd+bwd":
-            return forward + backward_kernels(workload, schedule)
+            return forward + backward_kernels(workload, schedule.backward())
         return forward
 
     def _forward_kernels(self, workload: Workload, schedule: Schedule) -> list[Kernel]:

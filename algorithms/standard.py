@@ -105,9 +105,9 @@ class Standard(MaterialisedAttention):
     def kernels(self, workload: Workload, schedule: Schedule) -> list[Kernel]:
         if workload.pass_ == "bwd":  # from the P the forward left in HBM
             return standard_backward_kernels(workload, schedule)
-        forward = super().kernels(workload, schedule)
+        forward = super().kernels(workload, schedule.forward())
         if workload.pass_ == "fwd+bwd":
-            return forward + standard_backward_kernels(workload, schedule)
+            return forward + standard_backward_kernels(workload, schedule.backward())
         return forward
 
     def softmax_kernel(self, workload: Workload, schedule: Schedule) -> Kernel:

@@ -41,6 +41,11 @@ PRODUCT_ALIASES = {"mma.sync": "mma"}
 CLASS_FIELD_DEFAULTS = {"mma": None, "tile_copy": None, "producer_warps": 0,
                         "instruction_counts": None, "o_store": None}  # fmt: skip
 
+#: The backward's own tiles in a training step (``--pass fwd+bwd``: FlashAttention-2 runs
+#: its backward with other tiles than its forward): None runs the backward with the
+#: forward's, and is left out of a schedule's dump.
+BWD_FIELDS = ("bwd_block_m", "bwd_block_n", "bwd_warps", "bwd_stages")
+
 #: Most key splits a schedule may ask for (FlashDecoding uses a few to a few hundred).
 MAX_KV_SPLITS = 1024
 
@@ -79,6 +84,9 @@ class Schedule(BaseModel):
       kernels, the formulas for every other class);
     - ``o_store``: how the output block is written, ``staged`` or ``fragments`` (None: the
       project's kernel of the class, ``fragments`` for wgmma, ``staged`` for the others).
+
+    A training step's backward may run other tiles than its forward: ``bwd_block_m``,
+    ``bwd_block_n``, ``bwd_warps``, ``bwd_stages`` (None: the forward's; :meth:`backward`).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -98,6 +106,10 @@ class Schedule(BaseModel):
     producer_warps: int = Field(0, ge=0, le=32)
     instruction_counts: InstructionCounts | None = None
     o_store: OStore | None = None
+    bwd_block_m: int | None = Field(None, gt=0, le=4096)
+    bwd_block_n: int | None = Field(None, gt=0, le=4096)
+    bwd_warps: int | None = Field(None, gt=0, le=64)
+    bwd_stages: int | None = Field(None, gt=0, le=8)
 
     @field_validator("mma", mode="before")
     @classmethod
@@ -107,10 +119,29 @@ class Schedule(BaseModel):
     @model_serializer(mode="wrap")
     def _dump(self, handler):
         out = handler(self)
-        for k, default in CLASS_FIELD_DEFAULTS.items():
+        for k, default in (CLASS_FIELD_DEFAULTS | dict.fromkeys(BWD_FIELDS)).items():
             if k in out and out[k] == default:
                 del out[k]
         return out
+
+    @property
+    def has_bwd_tiles(self) -> bool:
+        """Whether the backward's tiles are set apart from the forward's."""
+        return any(getattr(self, k) is not None for k in BWD_FIELDS)
+
+    def forward(self) -> Schedule:
+        """The schedule the forward's kernels run (the backward's own tiles left out)."""
+        return self.model_copy(update=dict.fromkeys(BWD_FIELDS)) if self.has_bwd_tiles else self
+
+    def backward(self) -> Schedule:
+        """The schedule the backward's kernels run: its own tiles where set, else the
+        forward's, and the rest of this schedule."""
+        if not self.has_bwd_tiles:
+            return self
+        own = {k.removeprefix("bwd_"): getattr(self, k) for k in BWD_FIELDS}
+        return self.model_copy(
+            update={k: v for k, v in own.items() if v is not None} | dict.fromkeys(BWD_FIELDS)
+        )
 
     def label(self, algorithm: str | None = None) -> str:
         """A short human-readable name, e.g. ``flash2 Br128 Bc64 w4 s2 split-q registers``
@@ -139,6 +170,9 @@ class Schedule(BaseModel):
             text += f" counts-{self.instruction_counts}"
         if self.o_store is not None:
             text += f" o-{self.o_store}"
+        if self.has_bwd_tiles:
+            b = self.backward()
+            text += f" bwd Br{b.block_m} Bc{b.block_n} w{b.warps} s{b.stages}"
         return text if algorithm is None else f"{algorithm} {text}"
 
     @classmethod

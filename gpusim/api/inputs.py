@@ -22,7 +22,7 @@ from gpusim.occupancy import check_fits
 from gpusim.profiles import DEFAULT_PROFILE, HardwareProfile
 from gpusim.profiles.loader import validation_summary
 from gpusim.profiles.sm_count import with_sm_count
-from gpusim.schedule import Schedule
+from gpusim.schedule import BWD_FIELDS, Schedule
 from gpusim.workload import Workload
 
 #: The schedule's fields, in the order the command line lists them.
@@ -52,6 +52,7 @@ _OPTION_OF = {
     "producer_warps": "--producer-warps",
     "instruction_counts": "--instruction-counts",
     "o_store": "--o-store",
+    **{f: "--" + f.replace("_", "-") for f in BWD_FIELDS},
 }
 
 
@@ -80,21 +81,36 @@ def resolve_schedule(
 ) -> tuple[Schedule, dict[str, Any]]:
     """``(schedule, filled)``: the schedule fields in ``given`` that are None come from
     ``accepted_default_schedule(algorithm, workload, profile)`` (the default rule's choice,
-    kept to what ``gpusim tune`` accepts); ``filled`` maps each of them to the value used."""
+    kept to what ``gpusim tune`` accepts); ``filled`` maps each of them to the value used.
+
+    A training step (``pass_`` ``fwd+bwd``) given no forward tile (``block_m`` ...) runs each
+    pass with its own rule's tiles, as FlashAttention-2 does: the forward's in the schedule's
+    tile fields, the backward's in its ``bwd_*`` fields (those not given, filled where they
+    differ). Given forward tiles are the backward's too, but for the ``bwd_*`` given."""
     from gpusim.tuning.default_choice import accepted_default_schedule
 
     missing = [k for k in SCHEDULE_FIELDS if given.get(k) is None]
+    own_passes = workload.pass_ == "fwd+bwd" and all(given.get(k) is None for k in TILE_FIELDS)
     filled: dict[str, Any] = {}
     if missing:
+        w = workload.model_copy(update={"pass_": "fwd"}) if own_passes else workload
         try:
-            base = accepted_default_schedule(algorithm, workload, profile)
+            base = accepted_default_schedule(algorithm, w, profile)
         except GpusimError:
             if any(k in missing for k in TILE_FIELDS):
                 raise
             base = Schedule()  # only the mapping is left: Schedule's defaults
         filled = {k: getattr(base, k) for k in missing}
+    if own_passes:
+        w = workload.model_copy(update={"pass_": "bwd"})
+        bwd = accepted_default_schedule(algorithm, w, profile)
+        for tile, own in zip(TILE_FIELDS, BWD_FIELDS, strict=True):
+            if given.get(own) is None and getattr(bwd, tile) != filled[tile]:
+                filled[own] = getattr(bwd, tile)
     values = {k: given.get(k) for k in SCHEDULE_FIELDS} | filled
-    values |= {k: given[k] for k in (*ORDER_FIELDS, *CLASS_FIELDS) if given.get(k) is not None}
+    values |= {
+        k: given[k] for k in (*ORDER_FIELDS, *CLASS_FIELDS, *BWD_FIELDS) if given.get(k) is not None
+    }
     return _model(Schedule, **values), filled
 
 
@@ -125,6 +141,10 @@ def build_inputs(
     instruction_counts: str | None = None,
     o_store: str | None = None,
     pass_: str = "fwd",
+    bwd_block_m: int | None = None,
+    bwd_block_n: int | None = None,
+    bwd_warps: int | None = None,
+    bwd_stages: int | None = None,
     *,
     sm_count: int | None = None,
     check: bool = True,
@@ -139,7 +159,9 @@ def build_inputs(
     left as None come from the default rule (:func:`resolve_schedule`);
     ``filled`` maps each to the value used. With ``check``, a schedule that cannot run one
     CTA on the profile's SM is a one-line :class:`GpusimError` (what it needs, what the limit
-    is). ``pass_`` is the workload's pass (``fwd``, ``bwd``, ``fwd+bwd``: ``--pass``).
+    is). ``pass_`` is the workload's pass (``fwd``, ``bwd``, ``fwd+bwd``: ``--pass``);
+    ``bwd_block_m``, ``bwd_block_n``, ``bwd_warps``, ``bwd_stages`` a training step's backward
+    tiles (``--bwd-block-m`` ...; None: see :func:`resolve_schedule`).
     ``sm_count`` replaces the profile's SM count (:func:`with_sm_count`; beyond the
     profile's, or below 1, a one-line error). Example:
     ``w, s, p, filled = build_inputs("flash2", "h200-sxm", seq_len=4096)``.
@@ -174,6 +196,10 @@ def build_inputs(
         producer_warps=producer_warps,
         instruction_counts=instruction_counts,
         o_store=o_store,
+        bwd_block_m=bwd_block_m,
+        bwd_block_n=bwd_block_n,
+        bwd_warps=bwd_warps,
+        bwd_stages=bwd_stages,
     )
     schedule, filled = resolve_schedule(algorithm, workload, hw, given)
     describe(workload, schedule)  # the class exists for this dtype (one-line error if not)

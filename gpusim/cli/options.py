@@ -24,6 +24,7 @@ from typing import Annotated, Any
 import typer
 
 from gpusim.api.inputs import SCHEDULE_FIELDS, Inputs, build_inputs, check_schedule_fits
+from gpusim.cli.bwd_options import BWD_ANNOTATIONS
 from gpusim.dtypes import USER_DTYPES
 from gpusim.profiles import DEFAULT_PROFILE, list_profiles
 
@@ -280,6 +281,10 @@ class WorkloadOptions:
     instruction_counts: str | None = None
     o_store: str | None = None
     pass_: str = "fwd"
+    bwd_block_m: int | None = None
+    bwd_block_n: int | None = None
+    bwd_warps: int | None = None
+    bwd_stages: int | None = None
 
     def build(self, *, check: bool = True, sm_count: int | None = None) -> Inputs:
         """:func:`build_inputs` of these options (on ``sm_count`` SMs when given)."""
@@ -314,6 +319,7 @@ _ANNOTATIONS: dict[str, Any] = {
     "instruction_counts": InstructionCountsOption,
     "o_store": OStoreOption,
     "pass_": PassOption,
+    **BWD_ANNOTATIONS,
 }
 
 

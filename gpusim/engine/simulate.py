@@ -108,6 +108,15 @@ def simulate(
         )  # fmt: skip
 
 
+def _backward_rates(profile, workload: Workload, schedule: Schedule) -> dict:
+    """``{backward schedule: its rates}`` where a training step's backward has tiles of its
+    own (its warps set its barriers' cost); empty otherwise."""
+    if not schedule.has_bwd_tiles:
+        return {}
+    b = schedule.backward()
+    return {b: rates_for(profile, workload.dtype, b.warps, schedule=b, head_dim=workload.head_dim)}
+
+
 def _simulate(
     algorithm: str,
     workload: Workload,
@@ -129,6 +138,7 @@ def _simulate(
     rates = rates_for(
         profile, workload.dtype, schedule.warps, schedule=schedule, head_dim=workload.head_dim
     )
+    own = _backward_rates(profile, workload, schedule)
 
     budget = [MAX_TRACED_STEPS]
     traced = [traced_classes(k, budget) for k in kernels]
@@ -143,7 +153,7 @@ def _simulate(
             prepare(
                 k,
                 profile,
-                rates,
+                own.get(k.schedule, rates),
                 aggregated,
                 budget,
                 real.get(k.name),

@@ -54,8 +54,9 @@ class KernelDescription(BaseModel):
         """Where the running O lives."""
         return self.schedule.residency
 
-    def step_shape(self) -> StepShape:
-        s = self.schedule
+    def step_shape(self, backward: bool = False) -> StepShape:
+        """The step's tile per warp; ``backward``: the backward's (its own tiles, if any)."""
+        s = self.schedule.backward() if backward else self.schedule
         from gpusim.dtypes import dtype_bytes
 
         if s.warp_split == "split-k":
@@ -71,9 +72,9 @@ class KernelDescription(BaseModel):
         the CTA's issue lane per step and per masked tile, from the class's
         ``instruction_counts`` (the formulas or the fit); ``backward``: the backward's main
         kernel's step instead (the formulas)."""
-        shape = self.step_shape()
+        shape = self.step_shape(backward)
         if backward:
-            barriers = bwd_barriers_per_step(self.schedule.stages)
+            barriers = bwd_barriers_per_step(self.schedule.backward().stages)
             per_warp = bwd_step_mix(self.kernel_class, shape, barriers)
             cls = self.kernel_class
             return {

@@ -243,7 +243,7 @@ def _summary_table(results: list[dict[str, Any]]) -> Table:
     for d in results:
         table.add_column(d["algorithm"], justify="right", no_wrap=True)
     rows = (
-        ("Br x Bc", lambda d: f"{d['schedule']['block_m']} x {d['schedule']['block_n']}"),
+        ("Br x Bc", _tiles),
         ("runtime", lambda d: fmt_time(d["runtime_s"])),
         ("TFLOP/s", lambda d: f"{d['tflops']:.1f}"),
         # Useful: the workload's model FLOPs; executed: the tensor cores' (padded rows too).
@@ -317,3 +317,13 @@ def _print_table(results: list[dict[str, Any]]) -> None:
     for d in results:
         if len(d["kernels"]) > 1:
             console.print(_kernels_table(d))
+
+
+def _tiles(d: dict) -> str:
+    """The tile, and the backward's where a training step runs its own."""
+    s = d["schedule"]
+    text = f"{s['block_m']} x {s['block_n']}"
+    if "bwd_block_m" in s or "bwd_block_n" in s:
+        bm, bn = s.get("bwd_block_m", s["block_m"]), s.get("bwd_block_n", s["block_n"])
+        text += f" (bwd {bm} x {bn})"
+    return text

@@ -24,6 +24,8 @@ from gpusim.cli.options import (
     workload_options,
 )
 from gpusim.cli.output import debug, emit, log, progress_bar, set_verbose, shows_progress
+from gpusim.errors import GpusimError
+from gpusim.schedule import BWD_FIELDS
 
 SramOption = Annotated[
     float | None,
@@ -101,6 +103,12 @@ def tune(
 
     if verbose:
         set_verbose(True)
+    if any(getattr(opts, f) is not None for f in BWD_FIELDS):
+        raise GpusimError(
+            "tune searches one schedule for every pass; --bwd-block-m and the other --bwd-* "
+            "options are simulate's and count's (tune --pass fwd and --pass bwd apart to "
+            "choose each pass's tiles)"
+        )
     fixed = {k: getattr(opts, k) for k in PINNABLE if getattr(opts, k) is not None}
     # Validate workload, algorithm and profile with the shared rules; the schedule is a placeholder.
     placeholder = dict(
