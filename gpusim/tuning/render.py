@@ -25,6 +25,12 @@ def _bytes(n: float) -> str:
     return f"{n:.0f} B"
 
 
+def _bwd(s) -> str:
+    """A training step's backward tile, ``64x128 w8 s2``."""
+    b = s.backward()
+    return f"{b.block_m}x{b.block_n} w{b.warps} s{b.stages}"
+
+
 def _time(s: float) -> str:
     return f"{s * 1e3:.3f} ms" if s >= 1e-3 else f"{s * 1e6:.1f} us"
 
@@ -107,8 +113,10 @@ def render_text(r: TuneResult, width: int | None = None) -> str:
     ]
     splits = any(c.schedule.kv_splits != 1 for c in r.candidates)
     packs = any(c.schedule.pack_gqa for c in r.candidates)
+    step = r.workload.pass_ == "fwd+bwd"  # a training step: the backward's tile beside
     head = [
-        "#", "Br", "Bc", "w", "st", *(["split"] if splits else []), *(["pack"] if packs else []),
+        "#", "Br", "Bc", "w", "st", *(["bwd"] if step else []), *(["split"] if splits else []),
+        *(["pack"] if packs else []),
         "smem", "regs", "runtime", "TFLOP/s", "exec", "DRAM rd", "DRAM wr", "SM-L2", "CTA/SM",
         "bound",
     ]  # fmt: skip
@@ -118,7 +126,7 @@ def render_text(r: TuneResult, width: int | None = None) -> str:
         s = c.schedule
         rows.append([
             str(i), str(s.block_m), str(s.block_n), str(s.warps), str(s.stages),
-            *([str(s.kv_splits)] if splits else []),
+            *([_bwd(s)] if step else []), *([str(s.kv_splits)] if splits else []),
             *(["yes" if s.pack_gqa else "-"] if packs else []),
             f"{c.smem_bytes_per_cta / KIB:g} KiB", str(c.regs_per_thread),
             _time(c.runtime_s) + ("*" if c.modelled else ""),
@@ -137,7 +145,11 @@ def render_text(r: TuneResult, width: int | None = None) -> str:
             "(CTA/SM 'n of m': faster with n CTAs per SM than with all m that fit; launch it "
             "with ~shared memory per SM / n bytes of dynamic shared memory per CTA)"
         )
-    out += ["", "What the block-size rules pick (M = shared memory per CTA in elements):"]
+    if step:
+        out += ["", "bwd: the backward's tile (Br x Bc, warps, stages) behind the forward's "
+                "best; the block-size rules pick one tile, so none is shown"]  # fmt: skip
+    else:
+        out += ["", "What the block-size rules pick (M = shared memory per CTA in elements):"]
     for p in r.rules:
         s = p.schedule
         out.append(
@@ -149,12 +161,14 @@ def render_text(r: TuneResult, width: int | None = None) -> str:
                 else f"{100 * p.slower_than_best:.1f}% slower than the best"
             )
         )
-    out.append(f"  ({SNAP_TEXT})")
+    if r.rules:
+        out.append(f"  ({SNAP_TEXT})")
     if r.rejected:
         out += ["", f"Rejected ({len(r.rejected)}):"]
         for x in r.rejected:
             s = x.schedule
             split = f" splits {s.kv_splits}" if s.kv_splits != 1 else ""
+            split += f" bwd {_bwd(s)}" if step else ""
             out.append(
                 f"  Br {s.block_m:>3} Bc {s.block_n:>3} w{s.warps} s{s.stages}{split}: {x.reason}"
             )

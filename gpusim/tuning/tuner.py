@@ -31,6 +31,7 @@ from gpusim.tuning.launch_caps import LaunchCap, launch_caps
 from gpusim.tuning.rule_snap import rule_picks
 from gpusim.tuning.space import SearchSpace
 from gpusim.tuning.sram import KIB, with_sram_bytes
+from gpusim.tuning.training_space import training_space
 from gpusim.tuning.wgmma_space import wgmma_space
 from gpusim.workload import Workload
 
@@ -264,6 +265,15 @@ def tune(
         footprints = "estimate"
     elif tile_space:
         raise GpusimError("--tile-space is for --mma wgmma (the project's kernels have theirs)")
+    elif workload.pass_ == "fwd+bwd":
+        # Each pass on its own tiles: the forward's best (pinned fields are the forward's),
+        # then every backward tile behind it (gpusim.tuning.training_space).
+        fwd_w = workload.model_copy(update={"pass_": "fwd"})
+        first = tune(algorithm, fwd_w, profile, None, simulate, fixed, jobs, footprints, caps)
+        key = tuning_space(algorithm, fwd_w, profile.sm_count.value).instance_keys
+        best = first.best.schedule
+        space = training_space(algorithm, workload, best, key.get(best))
+        fixed = None
     else:
         space = tuning_space(algorithm, workload, profile.sm_count.value)
     schedules = _restrict(space.schedules, fixed or {})
@@ -309,7 +319,9 @@ def tune(
     ]
     # The rules choose a tile; each is given the best warps and stages, not splits.
     plain = [(c.schedule, c.runtime_s) for c in cands if c.schedule.kv_splits == 1]
-    picks = rule_picks(workload, sram, plain, cands[0].runtime_s if cands else None)
+    # A training step's candidates share the forward's tile: the block rules pick no tile.
+    step = workload.pass_ == "fwd+bwd"
+    picks = [] if step else rule_picks(workload, sram, plain, cands[0].runtime_s if cands else None)
     t2 = time.perf_counter()
     return TuneResult(
         algorithm=algorithm,

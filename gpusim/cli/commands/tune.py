@@ -105,9 +105,8 @@ def tune(
         set_verbose(True)
     if any(getattr(opts, f) is not None for f in BWD_FIELDS):
         raise GpusimError(
-            "tune searches one schedule for every pass; --bwd-block-m and the other --bwd-* "
-            "options are simulate's and count's (tune --pass fwd and --pass bwd apart to "
-            "choose each pass's tiles)"
+            "tune --pass fwd+bwd searches every backward tile behind the forward's best; "
+            "--bwd-block-m and the other --bwd-* options are simulate's and count's"
         )
     fixed = {k: getattr(opts, k) for k in PINNABLE if getattr(opts, k) is not None}
     # Validate workload, algorithm and profile with the shared rules; the schedule is a placeholder.
