@@ -27,6 +27,7 @@ LONG_CONTEXT_SETS = (
     "2026-12-04_switch_replay_heldout10",
     "2026-12-04_load_latency_heldout12",
     "2026-12-04_inference_tuning_heldout13",
+    "2026-12-05_inference_tuning_heldout16",
 )
 
 
