@@ -20,15 +20,13 @@ against the adds made. ``--record/--profile`` writes the rate of the accumulator
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from gpusim.calibrate.context import BenchContext, import_cupy, make_context
 from gpusim.calibrate.event_timing import event_times_s
-from gpusim.calibrate.record_table import table_or_measure, write_into_profile
+from gpusim.calibrate.record_table import record_main
 from gpusim.calibrate.sources import compile_module, kernel_attributes
 
 KIND = "gpusim.l2_atomics"
@@ -128,19 +126,9 @@ def apply(profile_text: str, doc: dict[str, Any], record_path: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", type=Path)
-    ap.add_argument("--table", type=Path)
-    ap.add_argument("--record", type=Path, help="a recorded run, to write into --profile")
-    ap.add_argument("--profile", type=Path)
-    a = ap.parse_args(argv)
-    if a.record is not None or a.profile is not None:
-        if a.record is None or a.profile is None:
-            ap.error("--record and --profile go together")
-        return write_into_profile(a.record, a.profile, apply, FIELD)
-    if a.table is None and a.out is None:
-        ap.error("--out, --table or --record is required")
-    return table_or_measure(a.table, a.out, measure, table, "l2_atomics")
+    return record_main(
+        argv, __doc__.split("\n\n")[0], measure, table, "l2_atomics", apply=apply, field=FIELD
+    )
 
 
 if __name__ == "__main__":

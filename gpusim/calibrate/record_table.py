@@ -63,12 +63,22 @@ def record_main(
     measure: Callable[[], dict[str, Any]],
     table: Callable[[dict[str, Any]], str],
     what: str,
+    apply: Callable[[str, dict[str, Any], str], str] | None = None,
+    field: str = "",
 ) -> int:
-    """A record command with only ``--out FILE`` (measure) and ``--table FILE`` (print)."""
+    """A record command: ``--out FILE`` (measure) and ``--table FILE`` (print); with
+    ``apply``, also ``--record R --profile P`` (:func:`write_into_profile` of ``field``)."""
     ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--out", type=Path)
     ap.add_argument("--table", type=Path)
+    if apply is not None:
+        ap.add_argument("--record", type=Path, help="a recorded run, to write into --profile")
+        ap.add_argument("--profile", type=Path)
     a = ap.parse_args(argv)
+    if apply is not None and (a.record is not None or a.profile is not None):
+        if a.record is None or a.profile is None:
+            ap.error("--record and --profile go together")
+        return write_into_profile(a.record, a.profile, apply, field)
     if a.table is None and a.out is None:
-        ap.error("--out or --table is required")
+        ap.error("--out or --table is required" + (" (or --record)" if apply else ""))
     return table_or_measure(a.table, a.out, measure, table, what)

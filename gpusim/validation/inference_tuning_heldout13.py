@@ -68,13 +68,18 @@ def candidates(workload, sm_count: int = H200_SMS) -> list[Schedule]:
     return out
 
 
-def heldout13_configs() -> list[LongContextConfig]:
-    """The set in run order: each workload's candidates."""
+def configs_for(workloads) -> list[LongContextConfig]:
+    """Each of ``workloads`` (as :data:`WORKLOADS` writes them) with its candidates, in order."""
     out = []
-    for group, b, h, hkv, nq, nk, causal, d in WORKLOADS:
+    for group, b, h, hkv, nq, nk, causal, d in workloads:
         w = set_workload(b, h, hkv, nq, nk, causal, head_dim=d)
         out += [LongContextConfig("project", group, w, s) for s in candidates(w)]
     return out
+
+
+def heldout13_configs() -> list[LongContextConfig]:
+    """The set in run order: each workload's candidates."""
+    return configs_for(WORKLOADS)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import random
 
-from gpusim.validation.inference_tuning_heldout13 import RULE, candidates
-from gpusim.validation.long_context_configs import LongContextConfig, set_command, set_workload
+from gpusim.validation.inference_tuning_heldout13 import RULE, configs_for
+from gpusim.validation.long_context_configs import LongContextConfig, set_command
 
 __all__ = ["RULE", "SEED", "draw", "heldout16_configs"]
 
@@ -56,11 +56,7 @@ def draw(seed: int = SEED) -> list[tuple]:
 
 def heldout16_configs() -> list[LongContextConfig]:
     """The set in run order: each workload's candidates."""
-    out = []
-    for group, b, h, hkv, nq, nk, causal, d in draw():
-        w = set_workload(b, h, hkv, nq, nk, causal, head_dim=d)
-        out += [LongContextConfig("project", group, w, s) for s in candidates(w)]
-    return out
+    return configs_for(draw())
 
 
 def main(argv: list[str] | None = None) -> int:
