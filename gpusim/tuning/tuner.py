@@ -267,9 +267,13 @@ def tune(
         raise GpusimError("--tile-space is for --mma wgmma (the project's kernels have theirs)")
     elif workload.pass_ == "fwd+bwd":
         # Each pass on its own tiles: the forward's best (pinned fields are the forward's),
-        # then every backward tile behind it (gpusim.tuning.training_space).
+        # then every backward tile behind it (gpusim.tuning.training_space). The forward is
+        # one the backward can follow: no key splits or launch orders (inference options).
         fwd_w = workload.model_copy(update={"pass_": "fwd"})
-        first = tune(algorithm, fwd_w, profile, None, simulate, fixed, jobs, footprints, caps)
+        plain = {"kv_splits": 1, "pack_gqa": False, "kv_order": "forward", "q_order": "last-first"}
+        first = tune(
+            algorithm, fwd_w, profile, None, simulate, (fixed or {}) | plain, jobs, footprints, caps
+        )
         key = tuning_space(algorithm, fwd_w, profile.sm_count.value).instance_keys
         best = first.best.schedule
         space = training_space(algorithm, workload, best, key.get(best))

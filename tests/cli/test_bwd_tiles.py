@@ -97,3 +97,13 @@ def test_tune_puts_each_backward_tile_behind_the_forwards_best():
     by = {c.schedule: c.runtime_s for c in step.candidates}
     assert step.best.runtime_s <= simulate("flash2", step.workload, default, p).runtime_s
     assert by.get(default, step.best.runtime_s) >= step.best.runtime_s
+
+
+def test_tune_of_a_few_queries_keeps_a_forward_the_backward_can_follow():
+    from gpusim.tuning.tuner import tune
+
+    w = Workload(batch=1, heads=8, seq_len_q=64, seq_len_k=16384, head_dim=128, dtype="bf16",
+                 pass_="fwd+bwd")  # fmt: skip
+    step = tune("flash2", w, load_profile("h200-sxm"))
+    f = step.best.schedule.forward()
+    assert (f.kv_splits, f.pack_gqa, f.kv_order, f.q_order) == (1, False, "forward", "last-first")
