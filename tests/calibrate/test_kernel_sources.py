@@ -28,7 +28,12 @@ EXPECTED_SASS = {
     "smem.cu": ("LDS.128",),
     "memory.cu": ("LDG.E.128.STRONG.GPU", "LDG.E.EF.128", "STG.E.EF.128"),
     "chase.cu": ("LDG.E.STRONG.GPU", "CS2R", "SR_GLOBALTIMER"),
+    "l2_atomics.cu": ("REDG.E.ADD.F32", "STG.E "),
+    "red_mma.cu": ("REDG.E.ADD.F32", "HMMA.16816.F32"),
 }
+# SASS a source must not contain: an atomic whose result is unused must compile to a
+# reduction (RED), not a fetch-and-add (ATOMG) that waits for the old value.
+ABSENT_SASS = {"l2_atomics.cu": ("ATOMG",), "red_mma.cu": ("ATOMG",)}
 
 
 def _compile(name: str, out: Path) -> str:
@@ -65,6 +70,8 @@ def test_sass_has_the_timed_instructions(name, tmp_path):
     ).stdout
     for op in EXPECTED_SASS[name]:
         assert op in sass, f"{op} missing from {name}"
+    for op in ABSENT_SASS.get(name, ()):
+        assert op not in sass, f"{op} in {name}"
     if name == "smem.cu":
         # All loads in the loop must stay 128-bit: a narrowed load would halve the bytes per access.
         assert not re.search(r"\bLDS(\.U?32)? ", sass)

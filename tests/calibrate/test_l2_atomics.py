@@ -1,15 +1,13 @@
-"""l2_atomics: its modes, the record table, and the kernel's SASS where nvcc is installed."""
+"""l2_atomics: its modes, the record table and the profile entry (its SASS:
+tests/calibrate/test_kernel_sources.py)."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from gpusim.calibrate.l2_atomics import ADD_PER_CHUNK, MODES, kernel_name, profile_entry, table
-from gpusim.calibrate.sources import KERNEL_DIR
 
 
 def test_modes_and_the_expected_sum():
@@ -31,19 +29,6 @@ def test_table():
     assert "| 4-byte stores | 2.000 | 2.000-2.000 | - |" in text
     with pytest.raises(ValueError):
         table({"kind": "other"})
-
-
-@pytest.mark.skipif(shutil.which("nvcc") is None or shutil.which("cuobjdump") is None,
-                    reason="nvcc or cuobjdump not installed")  # fmt: skip
-def test_kernel_compiles_to_reductions_and_stores(tmp_path):
-    cubin = tmp_path / "l2_atomics.cubin"
-    source = str(KERNEL_DIR / "l2_atomics.cu")
-    subprocess.run(["nvcc", "-arch=sm_90", "-cubin", "-std=c++17", "-o", str(cubin), source],
-                   check=True, capture_output=True)  # fmt: skip
-    sass = subprocess.run(["cuobjdump", "--dump-sass", str(cubin)], check=True,
-                          capture_output=True, text=True).stdout  # fmt: skip
-    assert "REDG.E.ADD.F32" in sass and "STG.E " in sass
-    assert "ATOMG" not in sass  # the result is unused: a reduction, not a fetch-and-add
 
 
 def _record(sum_ok: bool = True) -> dict:
