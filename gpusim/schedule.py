@@ -44,7 +44,9 @@ CLASS_FIELD_DEFAULTS = {"mma": None, "tile_copy": None, "producer_warps": 0,
 #: The backward's own tiles in a training step (``--pass fwd+bwd``: FlashAttention-2 runs
 #: its backward with other tiles than its forward): None runs the backward with the
 #: forward's, and is left out of a schedule's dump.
-BWD_FIELDS = ("bwd_block_m", "bwd_block_n", "bwd_warps", "bwd_stages")
+#: The tile fields: without them the default rule's choice is needed (the rest have defaults).
+TILE_FIELDS = ("block_m", "block_n", "warps", "stages")
+BWD_FIELDS = tuple(f"bwd_{f}" for f in TILE_FIELDS)
 
 #: Most key splits a schedule may ask for (FlashDecoding uses a few to a few hundred).
 MAX_KV_SPLITS = 1024
@@ -138,10 +140,20 @@ class Schedule(BaseModel):
         forward's, and the rest of this schedule."""
         if not self.has_bwd_tiles:
             return self
-        own = {k.removeprefix("bwd_"): getattr(self, k) for k in BWD_FIELDS}
+        own = {t: getattr(self, b) for t, b in zip(TILE_FIELDS, BWD_FIELDS, strict=True)}
         return self.model_copy(
             update={k: v for k, v in own.items() if v is not None} | dict.fromkeys(BWD_FIELDS)
         )
+
+    def with_backward(self, backward: Schedule) -> Schedule:
+        """This schedule running its backward on ``backward``'s tiles (the ``bwd_*`` fields
+        set only where they differ from this schedule's)."""
+        own = {
+            b: getattr(backward, t)
+            for t, b in zip(TILE_FIELDS, BWD_FIELDS, strict=True)
+            if getattr(backward, t) != getattr(self, t)
+        }
+        return self.model_copy(update=own) if own else self
 
     def label(self, algorithm: str | None = None) -> str:
         """A short human-readable name, e.g. ``flash2 Br128 Bc64 w4 s2 split-q registers``

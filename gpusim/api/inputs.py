@@ -22,7 +22,7 @@ from gpusim.occupancy import check_fits
 from gpusim.profiles import DEFAULT_PROFILE, HardwareProfile
 from gpusim.profiles.loader import validation_summary
 from gpusim.profiles.sm_count import with_sm_count
-from gpusim.schedule import BWD_FIELDS, Schedule
+from gpusim.schedule import BWD_FIELDS, TILE_FIELDS, Schedule
 from gpusim.workload import Workload
 
 #: The schedule's fields, in the order the command line lists them.
@@ -32,8 +32,6 @@ SCHEDULE_FIELDS = ("block_m", "block_n", "warps", "stages", "warp_split", "resid
 ORDER_FIELDS = ("kv_splits", "kv_order", "q_order", "pack_gqa")
 #: The implementation class (gpusim.kernel_class); left out, the project's kernel for the dtype.
 CLASS_FIELDS = ("mma", "tile_copy", "producer_warps", "instruction_counts", "o_store")
-#: The fields without which the default rule's choice is needed (the rest have defaults).
-TILE_FIELDS = ("block_m", "block_n", "warps", "stages")
 
 #: Model field -> command-line option, for error messages.
 _OPTION_OF = {

@@ -10,22 +10,9 @@ simulated as the whole step. A backward tile equal to the forward's leaves them 
 
 from __future__ import annotations
 
-from gpusim.schedule import BWD_FIELDS, Schedule
+from gpusim.schedule import Schedule
 from gpusim.tuning.space import SearchSpace, search_space
 from gpusim.workload import Workload
-
-#: the tile fields a backward schedule gives its ``bwd_*`` twin
-TILES = ("block_m", "block_n", "warps", "stages")
-
-
-def with_backward(forward: Schedule, backward: Schedule) -> Schedule:
-    """``forward`` running its backward on ``backward``'s tiles (unset where they agree)."""
-    own = {
-        b: getattr(backward, t)
-        for t, b in zip(TILES, BWD_FIELDS, strict=True)
-        if getattr(backward, t) != getattr(forward, t)
-    }
-    return forward.model_copy(update=own) if own else forward
 
 
 def training_space(
@@ -34,7 +21,7 @@ def training_space(
     """The step's candidates: ``forward`` (the forward's best; ``forward_key`` its compiled
     instance, whose registers the forward kernel keeps) with each backward tile."""
     back = search_space(algorithm, workload.model_copy(update={"pass_": "bwd"}))
-    pairs = tuple(dict.fromkeys(with_backward(forward, b) for b in back.schedules))
+    pairs = tuple(dict.fromkeys(forward.with_backward(b) for b in back.schedules))
     keys = dict.fromkeys(pairs, forward_key) if forward_key else {}
     source = f"the forward's best ({forward.label()}) x {back.source}"
     return SearchSpace(pairs, source, False, instance_keys=keys)

@@ -169,6 +169,14 @@ def main(argv: list[str] | None = None) -> int:
             "runs": manifest_runs(),
         }
     else:
+        from gpusim.errors import GpusimError
+        from gpusim.profiles.loader import load_profile
+
+        try:
+            load_profile(args.profile)  # a bad name or file: one line, before any run
+        except GpusimError as e:
+            print(f"{SET_NAME}: error: {e}", file=sys.stderr)
+            return 2
         doc = predictions(args.profile)
     atomic.write_text(args.out, json.dumps(doc, indent=1) + "\n")
     print(f"wrote {args.out}")

@@ -77,3 +77,11 @@ def test_backward_recomputed_against_pytorchs_and_the_atomic_variant_loses():
         slow = predict_run(runs[rid], variant)["bwd_s"] / t - 1
         assert -0.27 < base < -0.13, rid
         assert slow > 0.2 and abs(slow) > abs(base), rid
+
+
+def test_a_bad_profile_is_one_line(tmp_path, capsys):
+    assert main(["predict", "--profile", str(tmp_path / "none.yaml"), "--out",
+                 str(tmp_path / "p.json")]) == 2  # fmt: skip
+    err = capsys.readouterr().err
+    assert "not found" in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "p.json").exists()
