@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import sys
+from pathlib import Path
 
 #: (head dim, block m, block n, warps, AtomLayoutMSdP, AtomLayoutNdKV, AtomLayoutMdQ)
 TRAITS = ((64, 128, 128, 8, 4, 4, 4), (128, 64, 128, 8, 2, 4, 2), (256, 64, 64, 8, 4, 2, 2))
@@ -49,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     if len(argv) != 1:
         print("usage: torch_bwd_sass_pick RES_USAGE_FILE", file=sys.stderr)
         return 2
-    names = picked(open(argv[0]).read())
+    names = picked(Path(argv[0]).read_text())
     print(",".join(names))
     print(f"{len(names)} backward kernels picked", file=sys.stderr)
     return 0 if names else 1
