@@ -35,11 +35,15 @@ _OP_GROUPS = (
     "HMMA MUFU FFMA FMUL FADD IMAD SHFL LDSM LDS STS",
     # integer and logic ALU, compares, selects, moves, predicates
     "IADD3 VIADD LEA LOP3 SHF SEL FSEL ISETP FSETP PLOP3 P2R R2P MOV PRMT IABS IMNMX VIMNMX",
+    # PyTorch's FlashAttention-2 backward: add-then-min/max, a move to a uniform register and
+    # a warp vote into one (issued on the integer pipe here: not uniform-prefixed)
+    "VIADDMNMX R2UR VOTEU",
     "FMNMX F2FP CS2R S2R",
     # uniform datapath (its own pipe, not contended in the model)
-    "UIADD3 UIMAD UISETP ULDC ULEA ULOP3 UMOV USHF USEL UPRMT S2UR",
+    "UIADD3 UIMAD UISETP ULDC ULEA ULOP3 UMOV USHF USEL UPRMT S2UR UPLOP3",
     # copies and their waits, and loads whose time is the engine's memory model's
-    "LDGSTS LDGDEPBAR DEPBAR LDG STG LDL STL LDC",
+    # (REDG: a global reduction, the backward's dQ atomic adds; the engine charges its bytes)
+    "LDGSTS LDGDEPBAR DEPBAR LDG STG LDL STL LDC REDG",
     # control
     "BAR BRA BSSY BSYNC NOP EXIT WARPSYNC YIELD",
     # conversions run on the XU pipe with the transcendentals (Nsight Compute's pipe

@@ -37,17 +37,33 @@ def parse(sass_function: str) -> list[tuple[int, str]]:
 
 
 def main_loop(ins: list[tuple[int, str]]) -> tuple[int, int]:
-    """(first, last) address of the largest loop: the longest span a backward branch closes."""
-    best = None
+    """(first, last) address of the K/V loop: the longest span a backward branch closes, or
+    the longest loop nested in it that holds all of its HMMAs.
+
+    A kernel that walks several tiles per CTA (PyTorch's FlashAttention-2 backward loops over
+    K/V blocks around its loop over query blocks) has its step loop inside an outer loop whose
+    body adds a prologue and epilogue per tile; the step is the inner loop.
+    """
+    spans = []
     for addr, text in ins:
         m = _BRANCH.search(text)
         if m and int(m.group(1), 16) < addr:
-            span = (int(m.group(1), 16), addr)
-            if best is None or span[1] - span[0] > best[1] - best[0]:
-                best = span
-    if best is None:
+            spans.append((int(m.group(1), 16), addr))
+    if not spans:
         raise GpusimError("no loop in this function's SASS")
-    return best
+    table = dict(ins)
+
+    def hmma(span: tuple[int, int]) -> int:
+        return sum(_op(table[a]) == "HMMA" for a in range(span[0], span[1] + 1, INSTR_BYTES)
+                   if a in table)  # fmt: skip
+
+    best = max(spans, key=lambda s: s[1] - s[0])
+    while True:
+        inner = [s for s in spans if s != best and best[0] <= s[0] and s[1] <= best[1]
+                 and hmma(s) == hmma(best) > 0]  # fmt: skip
+        if not inner:
+            return best
+        best = max(inner, key=lambda s: s[1] - s[0])
 
 
 def _path(ins: dict[int, str], lo: int, hi: int, masked: bool, top: bool) -> list[int]:

@@ -44,3 +44,34 @@ def test_step_path_takes_the_prefetch_and_skips_q_and_the_mask():
 
 def test_cta_overhead_counts_what_runs_once_outside_the_loop():
     assert cta_overhead(_fn(PROGRAM)) == 3  # set-up, store, exit
+
+
+# An outer loop over tiles (back edge at 0x70) around the step loop (back edge at 0x50), as
+# PyTorch's FlashAttention-2 backward walks K/V blocks around its query-block loop.
+NESTED = [
+    "IMAD.MOV R1, RZ, RZ, R2",  # 0x00 set-up
+    "CS2R R12, SRZ",  # 0x10 outer body: clear the tile's accumulators
+    "LDSM.16.M88.4 R8, [R5]",  # 0x20 inner loop head
+    "HMMA.16816.F32.BF16 R12, R8, R6, R12",  # 0x30
+    "REDG.E.ADD.F32.FTZ.RN.STRONG.GPU [R20.64], R12",  # 0x40
+    "@!P0 BRA 0x20",  # 0x50 inner back edge
+    "STG.E [R22.64], R12",  # 0x60 the tile's epilogue
+    "@!P1 BRA 0x10",  # 0x70 outer back edge
+    "EXIT",  # 0x80
+]
+
+
+def test_the_step_loop_is_the_inner_loop_that_holds_every_product():
+    from gpusim.kernel_catalog.sass_loop import main_loop, parse
+
+    assert main_loop(parse(_fn(NESTED))) == (0x20, 0x50)
+    steady = step_ops(_fn(NESTED))["steady"]
+    assert steady["HMMA"] == 1 and steady["STG"] == 0 and steady["CS2R"] == 0
+
+
+def test_an_outer_loop_with_products_of_its_own_stays_the_loop():
+    # products outside the inner loop: the inner loop is not the whole step
+    prog = [*NESTED[:6], "HMMA.16816.F32.BF16 R16, R8, R6, R16", *NESTED[7:]]
+    from gpusim.kernel_catalog.sass_loop import main_loop, parse
+
+    assert main_loop(parse(_fn(prog))) == (0x10, 0x70)
