@@ -90,17 +90,31 @@ def replay_kernel(run: dict[str, Any], names: list[str]) -> str:
     )
 
 
+def binary_of(run: dict[str, Any], method: str, names: list[str]) -> dict[str, Any]:
+    """The SASS, registers and kernel the method replays (none for the described step)."""
+    if method != "replay":
+        return {}
+    return {"sass": SASS, "res_usage": RES_USAGE, "kernel": replay_kernel(run, names)}
+
+
+def simulate_backward(run: dict[str, Any], method: str, names: list[str]):
+    """The model's backward of one run by ``method`` (a :class:`gpusim.SimResult`)."""
+    import gpusim
+
+    return gpusim.simulate(
+        "flash2", workload(run, "bwd"), backward_schedule(run), METHODS[method],
+        footprints="estimate", **binary_of(run, method, names),
+    )  # fmt: skip
+
+
 def predict_run(run: dict[str, Any], method: str, names: list[str]) -> dict[str, Any]:
     """One run's backward (and the forward beside it, for the baseline's record)."""
     import gpusim
 
     profile = METHODS[method]
     bwd_w, fwd_w = workload(run, "bwd"), workload(run, "fwd")
-    bwd_s = backward_schedule(run)
-    binary: dict[str, Any] = {}
-    if method == "replay":
-        binary = {"sass": SASS, "res_usage": RES_USAGE, "kernel": replay_kernel(run, names)}
-    bwd = gpusim.simulate("flash2", bwd_w, bwd_s, profile, footprints="estimate", **binary)
+    bwd_s, binary = backward_schedule(run), binary_of(run, method, names)
+    bwd = simulate_backward(run, method, names)
     fwd = gpusim.simulate("flash2", fwd_w, torch_flash_schedule(fwd_w), profile)
     return {
         "id": run["id"],
