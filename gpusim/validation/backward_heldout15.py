@@ -73,8 +73,9 @@ def run_id(batch: int, heads: int, heads_kv, n: int, d: int, dtype: str, causal:
     return f"bwd_b{batch}h{heads}{kv}_n{n}_d{d}_{dtype}_c{int(causal)}"
 
 
-def manifest_runs() -> list[dict[str, Any]]:
-    """The set's runs in ``torch_bwd_measure``'s manifest form, in run order."""
+def manifest_runs(runs: tuple = RUNS) -> list[dict[str, Any]]:
+    """A set's runs (this set's by default) in ``torch_bwd_measure``'s manifest form, in run
+    order."""
     return [
         {
             "id": run_id(b, h, hkv, n, d, dtype, causal),
@@ -87,7 +88,7 @@ def manifest_runs() -> list[dict[str, Any]]:
             "dtype": dtype,
             "causal": causal,
         }
-        for b, h, hkv, n, d, dtype, causal in RUNS
+        for b, h, hkv, n, d, dtype, causal in runs
     ]
 
 
@@ -119,13 +120,18 @@ def predict_run(run: dict[str, Any], profile: str = PROFILE) -> dict[str, Any]:
     bwd_s, fwd_s = backward_schedule(run), torch_flash_schedule(fwd_w)
     bwd = gpusim.simulate("flash2", bwd_w, bwd_s, profile, footprints="estimate")
     fwd = gpusim.simulate("flash2", fwd_w, fwd_s, profile)
+    rec = record(run["id"], bwd, fwd, bwd_s, bwd_w, fwd_w)
+    return {**rec, "fwd_schedule": fwd_s.model_dump()}
+
+
+def record(run_id_: str, bwd, fwd, bwd_s: Schedule, bwd_w: Workload, fwd_w: Workload) -> dict:
+    """What a backward set records of one run's model results (``gpusim.SimResult``)."""
     return {
-        "id": run["id"],
+        "id": run_id_,
         "bwd_s": bwd.runtime_s,
         "fwd_s": fwd.runtime_s,
         "fwd_bwd_s": bwd.runtime_s + fwd.runtime_s,
         "bwd_schedule": bwd_s.model_dump(),
-        "fwd_schedule": fwd_s.model_dump(),
         "bwd_bound": bwd.bound,
         "bwd_kernels": {k.name: k.duration_s for k in bwd.kernels},
         "bwd_flops": bwd_w.model_flops(),
@@ -145,30 +151,10 @@ def predictions(profile: str = PROFILE) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--list", action="store_true", help="print the runs and exit")
-    sub = ap.add_subparsers(dest="cmd")
-    sub.add_parser("manifest").add_argument("--out", type=Path, required=True)
-    pr = sub.add_parser("predict")
-    pr.add_argument("--out", type=Path, required=True)
-    pr.add_argument("--profile", default=PROFILE, help="a profile's name or YAML (a variant)")
-    args = ap.parse_args(argv)
-    if args.list or args.cmd is None:
-        for r in manifest_runs():
-            print(json.dumps(r))
-        return 0
-    if args.out.exists():
-        print(f"{SET_NAME}: error: {args.out} exists (write-once)", file=sys.stderr)
-        return 2
-    if args.cmd == "manifest":
-        doc: dict[str, Any] = {
-            "set": SET_NAME,
-            "what": "the model's backward pass against PyTorch's FlashAttention-2 backward: "
-            + __name__,
-            "decision_rule": RULE,
-            "runs": manifest_runs(),
-        }
-    else:
+    def add_predict(pr: argparse.ArgumentParser) -> None:
+        pr.add_argument("--profile", default=PROFILE, help="a profile's name or YAML (a variant)")
+
+    def predict(args: argparse.Namespace) -> dict[str, Any] | int:
         from gpusim.errors import GpusimError
         from gpusim.profiles.loader import load_profile
 
@@ -177,9 +163,51 @@ def main(argv: list[str] | None = None) -> int:
         except GpusimError as e:
             print(f"{SET_NAME}: error: {e}", file=sys.stderr)
             return 2
-        doc = predictions(args.profile)
-    atomic.write_text(args.out, json.dumps(doc, indent=1) + "\n")
-    print(f"wrote {args.out}")
+        return predictions(args.profile)
+
+    what = "the model's backward pass against PyTorch's FlashAttention-2 backward: " + __name__
+    return set_main(argv, SET_NAME, what, RULE, manifest_runs, add_predict, predict)
+
+
+def set_main(argv, set_name: str, what: str, rule: str, runs, add_predict, predict) -> int:
+    """A backward set's command line: ``--list``, ``manifest --out``, ``predict --out`` (and
+    what ``add_predict`` adds; ``predict(args)`` returns the document or an exit status)."""
+    ap = argparse.ArgumentParser(description=f"held-out set {set_name}")
+    ap.add_argument("--list", action="store_true", help="print the runs and exit")
+    sub = ap.add_subparsers(dest="cmd")
+    sub.add_parser("manifest").add_argument("--out", type=Path, required=True)
+    pr = sub.add_parser("predict")
+    pr.add_argument("--out", type=Path, required=True)
+    add_predict(pr)
+    args = ap.parse_args(argv)
+    if args.list or args.cmd is None:
+        for r in runs():
+            print(json.dumps(r))
+        return 0
+    if refuse_existing(args.out, set_name):
+        return 2
+    if args.cmd == "manifest":
+        doc = {"set": set_name, "what": what, "decision_rule": rule, "runs": runs()}
+    else:
+        doc = predict(args)
+        if isinstance(doc, int):
+            return doc
+    return write_doc(args.out, doc)
+
+
+def refuse_existing(out: Path, set_name: str) -> bool:
+    """True (and one line on standard error) when ``out`` exists: a set's files are
+    written once."""
+    if out.exists():
+        print(f"{set_name}: error: {out} exists (write-once)", file=sys.stderr)
+        return True
+    return False
+
+
+def write_doc(out: Path, doc: dict[str, Any]) -> int:
+    """Write a set's manifest or predictions; exit status 0."""
+    atomic.write_text(out, json.dumps(doc, indent=1) + "\n")
+    print(f"wrote {out}")
     return 0
 
 

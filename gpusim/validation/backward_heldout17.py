@@ -23,14 +23,14 @@ before any of it is measured; see :data:`RULE`.
 from __future__ import annotations
 
 import argparse
-import json
-import sys
-from pathlib import Path
 from typing import Any
 
-from gpusim import atomic
 from gpusim.source_commit import git_commit
-from gpusim.validation.backward_heldout15 import backward_schedule, run_id, workload
+from gpusim.validation import backward_heldout15
+from gpusim.validation.backward_heldout15 import (
+    backward_schedule,
+    workload,
+)
 from gpusim.validation.torch_bwd_kernel import RES_USAGE, SASS, kernel_name
 from gpusim.validation.torch_flash_schedule import torch_flash_schedule
 
@@ -67,20 +67,7 @@ RULE = (
 
 def manifest_runs() -> list[dict[str, Any]]:
     """The set's runs in ``torch_bwd_measure``'s manifest form, in run order."""
-    return [
-        {
-            "id": run_id(b, h, hkv, n, d, dtype, causal),
-            "batch": b,
-            "heads": h,
-            "heads_kv": hkv or h,
-            "seq_len_q": n,
-            "seq_len_k": n,
-            "head_dim": d,
-            "dtype": dtype,
-            "causal": causal,
-        }
-        for b, h, hkv, n, d, dtype, causal in RUNS
-    ]
+    return backward_heldout15.manifest_runs(RUNS)
 
 
 def replay_kernel(run: dict[str, Any], names: list[str]) -> str:
@@ -116,18 +103,8 @@ def predict_run(run: dict[str, Any], method: str, names: list[str]) -> dict[str,
     bwd_s, binary = backward_schedule(run), binary_of(run, method, names)
     bwd = simulate_backward(run, method, names)
     fwd = gpusim.simulate("flash2", fwd_w, torch_flash_schedule(fwd_w), profile)
-    return {
-        "id": run["id"],
-        "bwd_s": bwd.runtime_s,
-        "fwd_s": fwd.runtime_s,
-        "fwd_bwd_s": bwd.runtime_s + fwd.runtime_s,
-        "bwd_schedule": bwd_s.model_dump(),
-        "bwd_bound": bwd.bound,
-        "bwd_kernels": {k.name: k.duration_s for k in bwd.kernels},
-        "bwd_flops": bwd_w.model_flops(),
-        "fwd_flops": fwd_w.model_flops(),
-        **({"replayed_kernel": binary["kernel"]} if binary else {}),
-    }
+    rec = backward_heldout15.record(run["id"], bwd, fwd, bwd_s, bwd_w, fwd_w)
+    return {**rec, **({"replayed_kernel": binary["kernel"]} if binary else {})}
 
 
 def predictions(method: str) -> dict[str, Any]:
@@ -146,34 +123,13 @@ def predictions(method: str) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--list", action="store_true", help="print the runs and exit")
-    sub = ap.add_subparsers(dest="cmd")
-    sub.add_parser("manifest").add_argument("--out", type=Path, required=True)
-    pr = sub.add_parser("predict")
-    pr.add_argument("--out", type=Path, required=True)
-    pr.add_argument("--method", choices=sorted(METHODS), required=True)
-    args = ap.parse_args(argv)
-    if args.list or args.cmd is None:
-        for r in manifest_runs():
-            print(json.dumps(r))
-        return 0
-    if args.out.exists():
-        print(f"{SET_NAME}: error: {args.out} exists (write-once)", file=sys.stderr)
-        return 2
-    if args.cmd == "manifest":
-        doc: dict[str, Any] = {
-            "set": SET_NAME,
-            "what": "PyTorch's FlashAttention-2 backward at new shapes, described and replayed: "
-            + __name__,
-            "decision_rule": RULE,
-            "runs": manifest_runs(),
-        }
-    else:
-        doc = predictions(args.method)
-    atomic.write_text(args.out, json.dumps(doc, indent=1) + "\n")
-    print(f"wrote {args.out}")
-    return 0
+    def add_predict(pr: argparse.ArgumentParser) -> None:
+        pr.add_argument("--method", choices=sorted(METHODS), required=True)
+
+    what = "PyTorch's FlashAttention-2 backward at new shapes, described and replayed: " + __name__
+    return backward_heldout15.set_main(
+        argv, SET_NAME, what, RULE, manifest_runs, add_predict, lambda a: predictions(a.method)
+    )
 
 
 if __name__ == "__main__":
