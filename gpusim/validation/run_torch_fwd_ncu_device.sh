@@ -20,8 +20,9 @@ for r in "4 16 16 4096 128 bf16 0" "4 32 32 4096 64 bf16 0" "4 16 16 4096 128 bf
   step "ncu $name" timeout 70 ncu --clock-control none \
     --section SpeedOfLight --section InstructionStats --section LaunchStats \
     --section SchedulerStats --section WarpStateStats --section Occupancy \
-    --kernel-name regex:flash_fwd --launch-count 1 --csv --page details \
-    python3 -m gpusim.validation.torch_bwd_ncu --forward-only --run $r > "$D/$name.details.csv"
+    --kernel-name regex:flash_fwd --launch-count 1 -o "/tmp/$name" -f \
+    python3 -m gpusim.validation.torch_bwd_ncu --forward-only --run $r
+  ncu -i "/tmp/$name.ncu-rep" --csv --page details > "$D/$name.details.csv" 2>>"$D/ncu_stderr.log"
 done
 echo "=== done in $(($(date +%s) - T0))s"
 sleep 1
