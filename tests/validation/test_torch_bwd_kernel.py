@@ -75,3 +75,14 @@ def test_the_replayed_step_has_the_instructions_the_kernel_executes(stem, names)
 def test_no_instance_for_fp32(names):
     with pytest.raises(GpusimError, match="bf16 and fp16"):
         kernel_name(names, 128, "fp32", 4096, 4096, False)
+
+
+def test_a_replayed_backward_carries_no_described_bias_warning(names):
+    from gpusim.cli.commands.simulate import described_backward_note
+    from gpusim.validation.backward_heldout17 import manifest_runs, simulate_backward
+
+    run = next(r for r in manifest_runs() if r["head_dim"] == 256)
+    replayed = simulate_backward(run, "replay", names).to_json_dict()["kernels"]
+    described = simulate_backward(run, "described", names).to_json_dict()["kernels"]
+    assert described_backward_note("flash2", replayed) == []
+    assert len(described_backward_note("flash2", described)) == 1
