@@ -86,3 +86,29 @@ def test_a_replayed_backward_carries_no_described_bias_warning(names):
     described = simulate_backward(run, "described", names).to_json_dict()["kernels"]
     assert described_backward_note("flash2", replayed) == []
     assert len(described_backward_note("flash2", described)) == 1
+
+
+FWD_NCU = Path(__file__).parents[2] / "data" / "h200" / "2026-12-05_torch_fwd_ncu"
+
+
+@pytest.mark.parametrize(("stem", "d", "block_n", "heads"),
+                         [("b4h16_n4096_d128_bf16_c0", 128, 64, 16),
+                          ("b4h32_n4096_d64_bf16_c0", 64, 128, 32)])  # fmt: skip
+def test_pytorchs_forward_replay_walks_the_executed_step(stem, d, block_n, heads):
+    """PyTorch's forward: the replayed path against ncu's executed warp-instructions per warp
+    and step, within 4 % (the executed count also holds each CTA's prologue and epilogue)."""
+    from gpusim.kernels.binary_dump import load_binary_loop
+    from gpusim.reporting.torch_sass import RES_USAGE, torch_kernel
+    from gpusim.reporting.torch_sass import SASS as FWD_SASS
+    from gpusim.schedule import Schedule
+    from gpusim.workload import Workload
+
+    with (FWD_NCU / f"{stem}.details.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    executed = float(next(r for r in rows if r["Metric Name"] == "Executed Instructions")
+                     ["Metric Value"].replace(",", ""))  # fmt: skip
+    w = Workload(batch=4, heads=heads, seq_len_q=4096, seq_len_k=4096, head_dim=d, dtype="bf16")
+    s = Schedule(block_m=128, block_n=block_n, warps=4)
+    loop = load_binary_loop(torch_kernel(w, s), sass=FWD_SASS, res_usage=RES_USAGE)
+    steps = (4096 // 128) * 4 * heads * (4096 // block_n)
+    assert len(loop.path) == pytest.approx(executed / (steps * 4), rel=0.04)
