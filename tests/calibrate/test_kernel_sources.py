@@ -30,6 +30,7 @@ EXPECTED_SASS = {
     "chase.cu": ("LDG.E.STRONG.GPU", "CS2R", "SR_GLOBALTIMER"),
     "l2_atomics.cu": ("REDG.E.ADD.F32", "STG.E "),
     "red_mma.cu": ("REDG.E.ADD.F32", "HMMA.16816.F32"),
+    "local_mem.cu": ("LDL", "STL", "HMMA.16816.F32"),
 }
 # SASS a source must not contain: an atomic whose result is unused must compile to a
 # reduction (RED), not a fetch-and-add (ATOMG) that waits for the old value.
