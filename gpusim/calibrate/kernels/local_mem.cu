@@ -7,6 +7,8 @@
 // local_mma<NMMA, NLD, NST>: one CTA of 8 warps per SM; each step every warp issues NMMA
 // mma.sync m16n8k16 from registers (8 independent accumulators), NST local stores and NLD
 // local loads (32-bit, addresses from a runtime index so the array stays in local memory).
+// Every lane of a warp uses the same slot, as a register spill does: local memory
+// interleaves the lanes' words, so such an access is 128 contiguous bytes.
 // clock64 brackets the loop in every CTA.
 #include "warp_mma.cuh"
 
@@ -17,8 +19,8 @@ __global__ void __launch_bounds__(32, 1) local_chase(int steps, int seed,
                                                      int* __restrict__ out) {
     int loc[LOCAL_WORDS];
 #pragma unroll
-    for (int i = 0; i < LOCAL_WORDS; ++i) loc[i] = (i * 37 + seed + (int)threadIdx.x) & (LOCAL_WORDS - 1);
-    int idx = (seed + (int)threadIdx.x) & (LOCAL_WORDS - 1);
+    for (int i = 0; i < LOCAL_WORDS; ++i) loc[i] = (i * 37 + seed) & (LOCAL_WORDS - 1);
+    int idx = seed & (LOCAL_WORDS - 1);  // the same slot in every lane, as a spill's
     __syncwarp();
     const long long t0 = clock64();
     for (int s = 0; s < steps; ++s) idx = loc[idx];
@@ -36,7 +38,7 @@ __global__ void __launch_bounds__(256, 1) local_mma(int steps, int seed,
     for (int i = 0; i < LOCAL_WORDS; ++i) loc[i] = (float)(seed + i) * 0.5f + (float)threadIdx.x;
     unsigned a[4] = {0x3c003c00u ^ threadIdx.x, 0x3c003c00u, 0x3c003c00u, 0x3c003c00u};
     float acc[8][4] = {};
-    unsigned idx = ((unsigned)seed + threadIdx.x) & (LOCAL_WORDS - 1);
+    unsigned idx = (unsigned)seed & (LOCAL_WORDS - 1);  // the same slot in every lane
     float sum = 0.f;
     __syncthreads();
     const long long t0 = clock64();
