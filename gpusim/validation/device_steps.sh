@@ -6,6 +6,7 @@
 #   device_info   the GPU, its clocks, torch, CuPy and nvcc versions into the log;
 #   wheels        install the carried .whl (pydantic, simpy) into /tmp/site and put it and
 #                 the checkout on PYTHONPATH, or stop the script;
+#   ncu_export NAME DIR [raw]  an ncu report's pages as CSV;
 #   long_context_set MANIFEST SCRATCH
 #                 a long-context set's steps: nvcc builds its instances, Nsight Compute counts
 #                 the runs the manifest marks, every run is timed until the limit is near,
@@ -42,6 +43,15 @@ long_context_set() {
     --budget-s $(($(left) - 15))
   tar czf "$OUT/extras.tar.gz" -C "$scratch" --exclude='*.cubin' --exclude='*.ncu-rep' . \
     2>/dev/null
+}
+# ncu_export NAME DIR [raw]: /tmp/NAME.ncu-rep's details page (and its raw page with every
+# metric instance, given "raw") as CSV into DIR, ncu's complaints into DIR/ncu_stderr.log.
+ncu_export() {
+  ncu -i "/tmp/$1.ncu-rep" --csv --page details > "$2/$1.details.csv" 2>>"$2/ncu_stderr.log"
+  if [ "${3:-}" = raw ]; then
+    ncu -i "/tmp/$1.ncu-rep" --csv --page raw --print-metric-instances values \
+      > "$2/$1.raw.csv" 2>>"$2/ncu_stderr.log"
+  fi
 }
 export PYTHONUNBUFFERED=1
 exec > >(tee -a "$OUT/run.log") 2>&1

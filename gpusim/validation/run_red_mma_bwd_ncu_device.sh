@@ -26,9 +26,7 @@ for r in "4 32 32 4096 64 bf16 0" "4 16 16 4096 128 bf16 0" "2 8 8 4096 256 bf16
   step "ncu $name" timeout $(($(left) / 2 - 10)) ncu --clock-control none --set full \
     --kernel-name regex:dq_dk_dv --launch-count 1 -o "/tmp/$name" -f \
     python3 -m gpusim.validation.torch_bwd_ncu --run $r
-  ncu -i "/tmp/$name.ncu-rep" --csv --page details > "$D/$name.details.csv" 2>>"$D/ncu_stderr.log"
-  ncu -i "/tmp/$name.ncu-rep" --csv --page raw --print-metric-instances values \
-    > "$D/$name.raw.csv" 2>>"$D/ncu_stderr.log"
+  ncu_export "$name" "$D" raw
 done
 echo "=== done in $(($(date +%s) - T0))s"
 sleep 2

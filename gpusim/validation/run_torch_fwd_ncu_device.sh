@@ -22,7 +22,7 @@ for r in "4 16 16 4096 128 bf16 0" "4 32 32 4096 64 bf16 0" "4 16 16 4096 128 bf
     --section SchedulerStats --section WarpStateStats --section Occupancy \
     --kernel-name regex:flash_fwd --launch-count 1 -o "/tmp/$name" -f \
     python3 -m gpusim.validation.torch_bwd_ncu --forward-only --run $r
-  ncu -i "/tmp/$name.ncu-rep" --csv --page details > "$D/$name.details.csv" 2>>"$D/ncu_stderr.log"
+  ncu_export "$name" "$D"
 done
 echo "=== done in $(($(date +%s) - T0))s"
 sleep 1
