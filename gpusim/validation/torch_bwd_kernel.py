@@ -63,3 +63,31 @@ def kernel_name(
             f"Nk{seq_len_k} causal={causal} (one expected)"
         )
     return hits[0]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the mangled name of the instance a run launches (for ``--kernel``)."""
+    import argparse
+    import sys
+
+    from gpusim.kernel_catalog.binary_sass import functions, read_text
+
+    ap = argparse.ArgumentParser(description=main.__doc__)
+    ap.add_argument("--head-dim", type=int, required=True)
+    ap.add_argument("--dtype", choices=sorted(MANGLED_ELEMENT), default="bf16")
+    ap.add_argument("--seq-len-q", type=int, required=True)
+    ap.add_argument("--seq-len-k", type=int)
+    ap.add_argument("--causal", action="store_true")
+    a = ap.parse_args(argv)
+    try:
+        names = sorted(functions(read_text(SASS)))
+        print(kernel_name(names, a.head_dim, a.dtype, a.seq_len_q, a.seq_len_k or a.seq_len_q,
+                          a.causal))  # fmt: skip
+    except GpusimError as e:
+        print(f"torch_bwd_kernel: error: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -112,3 +112,12 @@ def test_pytorchs_forward_replay_walks_the_executed_step(stem, d, block_n, heads
     loop = load_binary_loop(torch_kernel(w, s), sass=FWD_SASS, res_usage=RES_USAGE)
     steps = (4096 // 128) * 4 * heads * (4096 // block_n)
     assert len(loop.path) == pytest.approx(executed / (steps * 4), rel=0.04)
+
+
+def test_the_command_prints_the_name_or_one_line(capsys, names):
+    from gpusim.validation.torch_bwd_kernel import main
+
+    assert main(["--head-dim", "128", "--seq-len-q", "4096"]) == 0
+    assert capsys.readouterr().out.strip() == kernel_name(names, 128, "bf16", 4096, 4096, False)
+    assert main(["--head-dim", "200", "--seq-len-q", "64"]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
