@@ -47,6 +47,10 @@ class CoreTiming:
     smem_bytes_per_cycle: float
     schedulers: int  # warp schedulers per SM
     read_barrier_cycles: float = 4.0  # operands read (stores, copies) before reuse
+    #: local memory (spills): a load's load-to-use latency and the cycles an access holds the
+    #: SM's L1 data pipe, where measured (local_mem); else integer instructions of 20 cycles
+    local_latency: float | None = None
+    local_access_cycles: float | None = None
 
     @classmethod
     def from_profile(cls, profile) -> CoreTiming | None:
@@ -87,6 +91,8 @@ class CoreTiming:
             barrier_cycles_8_warps=v["barrier_8_warps"],
             smem_bytes_per_cycle=smem_bytes_per_cycle,
             schedulers=schedulers,
+            local_latency=v.get("local_latency"),
+            local_access_cycles=v.get("local_access"),
         )
 
     def barrier_cycles(self, warps: int) -> float:
@@ -111,6 +117,8 @@ PIPES = {
 }
 #: Bytes of the SM's shared memory one warp-instruction moves (ldmatrix .x4, 128-bit LDS/STS).
 SMEM_BYTES = {"LDSM": 512, "LDS": 512, "STS": 512}
+#: Local-memory accesses (spills): timed on the SM's L1 data pipe where the profile measured them.
+LOCAL_OPS = ("LDL", "STL")
 #: Opcodes that cost their issue slot only here (copies and their waits: the memory model's).
 MEMORY_OPS = ("LDGSTS", "LDGDEPBAR", "DEPBAR")
 UNIFORM_PREFIX = "U"  # uniform-datapath instructions: their own pipe, no contention modelled
@@ -151,16 +159,19 @@ class _Op:
 
 def _ops(path: list[Instr], t: CoreTiming) -> list[_Op]:
     out = []
+    local = t.local_access_cycles is not None and t.local_latency is not None
     for ins in path:
-        pipe = PIPES.get(ins.op, "alu")
+        is_local = local and ins.op in LOCAL_OPS
+        pipe = "smem" if is_local else PIPES.get(ins.op, "alu")
         uniform = ins.op.startswith(UNIFORM_PREFIX) or ins.op in MEMORY_OPS
         gated = pipe != "smem" and not uniform
         hmma = ins.op == "HMMA"
+        service = SMEM_BYTES.get(ins.op, 128) / t.smem_bytes_per_cycle if pipe == "smem" else 0.0
         out.append(_Op(
             ins, pipe, gated,
             (t.op_cycles.get(ins.op) or t.pipe_cycles.get(pipe, 1.0)) if gated else 0.0,
-            SMEM_BYTES.get(ins.op, 128) / t.smem_bytes_per_cycle if pipe == "smem" else 0.0,
-            t.latency.get(ins.op, 20.0),
+            t.local_access_cycles if is_local else service,
+            t.local_latency if is_local else t.latency.get(ins.op, 20.0),
             tuple(b for b in range(6) if ins.wait >> b & 1),
             tuple(r for r in ins.src if r in ins.dst) if hmma else (),
             tuple(r for r in ins.src if r not in ins.dst) if hmma else ins.src,

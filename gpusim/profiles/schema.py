@@ -106,6 +106,11 @@ CORE_CYCLE_KEYS = (
     "shfl_pipe", "mufu_latency", "mufu_pipe", "alu_pipe", "fma_pipe", "imad_pipe",
     "barrier_4_warps", "barrier_8_warps",
 )  # fmt: skip
+#: Cycle counts a ``sass_core_cycles`` field may hold besides them: a local-memory access's
+#: load-to-use latency and the cycles it holds the SM's L1 data pipe (python -m
+#: gpusim.calibrate.local_mem); without them the core model times local accesses as integer
+#: instructions.
+OPTIONAL_CORE_CYCLE_KEYS = ("local_latency", "local_access")
 #: Plausible SM cycles for one of them: far wider than any GPU's.
 CORE_CYCLES_RANGE = (0.25, 10_000.0)
 
@@ -148,8 +153,9 @@ class SourcedCycles(BaseModel):
     @field_validator("value")
     @classmethod
     def _known_and_plausible(cls, v: dict[str, float]) -> dict[str, float]:
-        if set(v) != set(CORE_CYCLE_KEYS):
-            missing, extra = set(CORE_CYCLE_KEYS) - set(v), set(v) - set(CORE_CYCLE_KEYS)
+        known = set(CORE_CYCLE_KEYS) | set(OPTIONAL_CORE_CYCLE_KEYS)
+        if not set(CORE_CYCLE_KEYS) <= set(v) <= known:
+            missing, extra = set(CORE_CYCLE_KEYS) - set(v), set(v) - known
             raise ValueError(f"cycle counts missing {sorted(missing)}, unknown {sorted(extra)}")
         lo, hi = CORE_CYCLES_RANGE
         for k, x in v.items():
