@@ -70,6 +70,22 @@ def test_shared_memory_serves_one_sm_wide_queue():
     assert step_cycles(loads, 4, 4, T) >= 16 * 512 / 128
 
 
+def test_local_memory_is_timed_as_measured_only_where_the_profile_has_it():
+    """A local load (a spill) waits for its scoreboard: 20 cycles as an integer instruction
+    without the measured cycles, their latency with them; its accesses queue on the SM's
+    L1 data pipe, as shared-memory loads do."""
+    path = [ins("LDL", wbar=1, dst=(5,)), ins("FADD", wait=0b10, src=(5,)), ins("BRA")]
+    plain = step_cycles(path, 1, 1, T)
+    local = replace(T, local_latency=35.0, local_access_cycles=4.0)
+    assert step_cycles(path, 1, 1, local) == pytest.approx(plain + 15, abs=1)
+    # eight warps, each loading eight words and then using the last: 64 accesses queue on the
+    # pipe 4 cycles each before the last result can come
+    eight = [ins("LDL", dst=(i,)) for i in range(7)]
+    eight += [ins("LDL", wbar=1, dst=(7,)), ins("FADD", wait=0b10, src=(7,)), ins("BRA")]
+    assert step_cycles(eight, 2, 4, local) >= 64 * 4 - 8
+    assert step_cycles(eight, 2, 4, T) < 64
+
+
 def test_a_barrier_holds_a_ctas_warps_together():
     path = [ins("BAR"), ins("FADD")]
     assert step_cycles(path, 1, 4, T) == pytest.approx(20 + 1, abs=1)
