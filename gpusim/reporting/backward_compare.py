@@ -113,15 +113,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--predictions", type=Path, required=True)
     ap.add_argument("--measured", type=Path, required=True, help="the folder with runs.jsonl")
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--baseline-profile",
+                    help="the profile the baselines use (default: the predictions'; a "
+                    "variant that is no shipped profile names its base)")  # fmt: skip
     args = ap.parse_args(argv)
     try:
         manifest, predictions = _load(args.manifest), _load(args.predictions)
         runs = args.measured / "runs.jsonl"
         if not runs.exists():
             raise GpusimError(f"{runs}: no measured runs")
-        result = compare(
-            manifest, predictions, last_records(runs), load_profile(predictions["profile"])
-        )
+        base = load_profile(args.baseline_profile or predictions["profile"])
+        result = compare(manifest, predictions, last_records(runs), base)
     except GpusimError as e:
         print(f"backward_compare: error: {e}", file=sys.stderr)
         return 2
