@@ -103,8 +103,45 @@ def table(doc: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def cycles(doc: dict[str, Any]) -> dict[str, float]:
+    """``local_latency`` and ``local_access`` of a record: the chase's cycles per load; the SM
+    cycles per warp-wide access of the locals-only variants (8 warps a CTA, one CTA per SM),
+    their median."""
+    if doc.get("kind") != KIND:
+        raise ValueError("not a local_mem record")
+    per = sorted(
+        r["cycles_per_step"] / (8 * (r["local_loads_per_warp"] + r["local_stores_per_warp"]))
+        for r in doc["rows"]
+        if r["mma_per_warp"] == 0
+    )
+    return {"local_latency": doc["chase"]["cycles_per_load"], "local_access": per[len(per) // 2]}
+
+
+def apply(profile_text: str, doc: dict[str, Any], record_path: str) -> str:
+    """``profile_text`` with the record's two cycle counts in its ``sass_core_cycles`` (which
+    it must have) and a header line naming the record."""
+    import yaml
+
+    from gpusim.calibrate.profile_patch import set_after
+
+    profile = yaml.safe_load(profile_text)
+    if "sass_core_cycles" not in profile:
+        raise ValueError("the profile has no sass_core_cycles (calibrate.sass_timing's)")
+    keys = list(profile)
+    before = keys[keys.index("sass_core_cycles") - 1]
+    entry = dict(profile["sass_core_cycles"])
+    entry["value"] = {**entry["value"], **cycles(doc)}
+    mark = "; local_latency, local_access: python -m gpusim.calibrate.local_mem"
+    entry["source"] = entry["source"].split(mark)[0] + f"{mark} ({doc.get('date')})"
+    return set_after(profile_text, before, {"sass_core_cycles": entry},
+                     f"# local memory cycles: {record_path}")  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> int:
-    return record_main(argv, __doc__.split("\n\n")[0], measure, table, "local_mem")
+    return record_main(
+        argv, __doc__.split("\n\n")[0], measure, table, "local_mem", apply=apply,
+        field="sass_core_cycles' local_latency and local_access",
+    )  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -68,16 +68,10 @@ def manifest_runs() -> list[dict[str, Any]]:
 
 
 def local_fields() -> dict[str, float]:
-    """``local_latency`` and ``local_access`` from the committed local_mem record: the chase's
-    cycles per load; the SM cycles per warp-wide access of the locals-only variants (8 warps
-    a CTA, one CTA per SM), their median."""
-    doc = json.loads(LOCAL_MEM.read_text())
-    per = sorted(
-        r["cycles_per_step"] / (8 * (r["local_loads_per_warp"] + r["local_stores_per_warp"]))
-        for r in doc["rows"]
-        if r["mma_per_warp"] == 0
-    )
-    return {"local_latency": doc["chase"]["cycles_per_load"], "local_access": per[len(per) // 2]}
+    """``local_latency`` and ``local_access`` of the committed local_mem record."""
+    from gpusim.calibrate.local_mem import cycles
+
+    return cycles(json.loads(LOCAL_MEM.read_text()))
 
 
 def variant_profile():
