@@ -1,9 +1,9 @@
 """Held-out set 18: PyTorch's FlashAttention-2 forward replayed from its SASS, with and
 without local memory timed as measured.
 
-    python -m gpusim.validation.forward_replay_heldout18 --list
-    python -m gpusim.validation.forward_replay_heldout18 manifest --out DIR/manifest_configs.json
-    python -m gpusim.validation.forward_replay_heldout18 predict --method M --out FILE
+    python -m gpusim.reporting.forward_replay_heldout18 --list
+    python -m gpusim.reporting.forward_replay_heldout18 manifest --out DIR/manifest_configs.json
+    python -m gpusim.reporting.forward_replay_heldout18 predict --method M --out FILE
     # on the GPU machine (no wheels needed; it times the forward and the backward):
     python3 -m gpusim.validation.torch_bwd_measure --manifest DIR/manifest_configs.json --out OUT
 

@@ -6,14 +6,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from gpusim.validation import backward_heldout15, backward_heldout17
-from gpusim.validation.bwd_manifest import parse_manifest
-from gpusim.validation.forward_replay_heldout18 import (
+from gpusim.reporting.forward_replay_heldout18 import (
     local_fields,
     main,
     manifest_runs,
     variant_profile,
 )
+from gpusim.validation import backward_heldout15, backward_heldout17
+from gpusim.validation.bwd_manifest import parse_manifest
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "data/h200/2026-12-05_forward_replay_heldout18"
