@@ -41,11 +41,11 @@ PRODUCT_ALIASES = {"mma.sync": "mma"}
 CLASS_FIELD_DEFAULTS = {"mma": None, "tile_copy": None, "producer_warps": 0,
                         "instruction_counts": None, "o_store": None}  # fmt: skip
 
+#: The tile fields: without them the default rule's choice is needed (the rest have defaults).
+TILE_FIELDS = ("block_m", "block_n", "warps", "stages")
 #: The backward's own tiles in a training step (``--pass fwd+bwd``: FlashAttention-2 runs
 #: its backward with other tiles than its forward): None runs the backward with the
 #: forward's, and is left out of a schedule's dump.
-#: The tile fields: without them the default rule's choice is needed (the rest have defaults).
-TILE_FIELDS = ("block_m", "block_n", "warps", "stages")
 BWD_FIELDS = tuple(f"bwd_{f}" for f in TILE_FIELDS)
 
 #: Most key splits a schedule may ask for (FlashDecoding uses a few to a few hundred).

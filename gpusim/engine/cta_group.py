@@ -230,14 +230,14 @@ class CtaGroup(L2Meeting):
     def _write_stages(self, chunk_ids: tuple[int, ...]) -> list:
         l2 = own = shared = 0.0
         fetches = 1
-        atomic_cost = self.run.rates.l2_atomic_cost
+        rates = self.run.rates
         for c in chunk_ids:
             o, s, f = self._lookup_writes(c)
             nbytes = self._bytes_per_cta(c, reads=False)
             l2 += nbytes
-            if atomic_cost != 1.0 and (atomic := self.plan.chunks[c].atomic_write_bytes):
+            if rates.l2_atomic_cost != 1.0 and (atomic := self.plan.chunks[c].atomic_write_bytes):
                 # The L2 performs the adds at its own rate: they hold its lane longer.
-                l2 += (atomic_cost - 1.0) * nbytes * atomic / self.plan.chunks[c].write_bytes
+                l2 += rates.atomic_extra_bytes(nbytes * atomic / self.plan.chunks[c].write_bytes)
             own += o
             shared += s
             fetches = max(fetches, f)

@@ -111,7 +111,7 @@ def _cta_ticks(plan: ClassPlan, rates: Rates, c: int, n: int, bh_ctas: int) -> f
             compute = busiest + frac * chunk.barriers * rates.barrier_ticks
         written = sum(plan.chunks[w].write_bytes for w in ph.writes)
         atomic = sum(plan.chunks[w].atomic_write_bytes for w in ph.writes)
-        l2_written = written + (rates.l2_atomic_cost - 1.0) * atomic  # the L2's adds
+        l2_written = written + rates.atomic_extra_bytes(atomic)  # the L2's adds
         write = rates.store_ticks(written) + l2_written / l2_share
         total += max(load, compute, write)
     return total

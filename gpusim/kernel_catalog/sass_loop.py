@@ -51,16 +51,12 @@ def main_loop(ins: list[tuple[int, str]]) -> tuple[int, int]:
             spans.append((int(m.group(1), 16), addr))
     if not spans:
         raise GpusimError("no loop in this function's SASS")
-    table = dict(ins)
-
-    def hmma(span: tuple[int, int]) -> int:
-        return sum(_op(table[a]) == "HMMA" for a in range(span[0], span[1] + 1, INSTR_BYTES)
-                   if a in table)  # fmt: skip
-
+    hmma_at = [a for a, text in ins if _op(text) == "HMMA"]
+    hmma = {s: sum(s[0] <= a <= s[1] for a in hmma_at) for s in spans}
     best = max(spans, key=lambda s: s[1] - s[0])
     while True:
         inner = [s for s in spans if s != best and best[0] <= s[0] and s[1] <= best[1]
-                 and hmma(s) == hmma(best) > 0]  # fmt: skip
+                 and hmma[s] == hmma[best] > 0]  # fmt: skip
         if not inner:
             return best
         best = max(inner, key=lambda s: s[1] - s[0])

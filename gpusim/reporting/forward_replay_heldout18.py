@@ -75,23 +75,23 @@ def local_fields() -> dict[str, float]:
 
 
 def variant_profile():
-    """``h200-sxm-core`` with the local-memory cycles in its ``sass_core_cycles``."""
-    from gpusim.profiles.loader import load_profile
+    """``h200-sxm-core`` with the local-memory cycles in its ``sass_core_cycles``, written as
+    ``python -m gpusim.calibrate.local_mem --record R --profile P`` would write them."""
+    import yaml
 
-    core = load_profile("h200-sxm-core")
-    cycles = core.sass_core_cycles
-    value = {**cycles.value, **local_fields()}
-    note = f"{cycles.note or ''}; local_latency, local_access: python -m gpusim.calibrate.local_mem"
-    patched = cycles.model_copy(update={"value": value, "note": note})
-    return core.model_copy(update={"name": "h200-sxm-core-local", "sass_core_cycles": patched})
+    from gpusim.calibrate.local_mem import apply
+    from gpusim.profiles.schema import HardwareProfile
+
+    core = ROOT / "hardware_profiles/h200-sxm-core.yaml"
+    text = apply(core.read_text(), json.loads(LOCAL_MEM.read_text()), str(LOCAL_MEM))
+    variant = HardwareProfile.model_validate(yaml.safe_load(text))
+    return variant.model_copy(update={"name": "h200-sxm-core-local"})
 
 
 def predict_run(run: dict[str, Any], method: str, bwd_names: list[str], profile) -> dict:
     """One run's forward and backward by ``method`` (``profile``: its profile object)."""
     import gpusim
-    from gpusim.reporting.torch_sass import RES_USAGE as FWD_RES
-    from gpusim.reporting.torch_sass import SASS as FWD_SASS
-    from gpusim.reporting.torch_sass import torch_kernel
+    from gpusim.reporting.torch_sass import replay_args
     from gpusim.validation.backward_heldout17 import binary_of
     from gpusim.validation.torch_flash_schedule import torch_flash_schedule
 
@@ -100,7 +100,7 @@ def predict_run(run: dict[str, Any], method: str, bwd_names: list[str], profile)
     fwd_bin: dict[str, Any] = {}
     bwd_bin: dict[str, Any] = {}
     if method != "pipe":
-        fwd_bin = {"sass": FWD_SASS, "res_usage": FWD_RES, "kernel": torch_kernel(fwd_w, fwd_s)}
+        fwd_bin = replay_args(fwd_w, fwd_s)
         bwd_bin = binary_of(run, "replay", bwd_names)
     fwd = gpusim.simulate("flash2", fwd_w, fwd_s, profile, **fwd_bin)
     bwd = gpusim.simulate("flash2", bwd_w, bwd_s, profile, footprints="estimate", **bwd_bin)

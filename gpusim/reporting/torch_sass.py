@@ -67,6 +67,12 @@ def torch_kernel(w: Workload, s: Schedule) -> str:
     return f"_ZN13pytorch_flash{kind}I{head}{''.join(map(_b, bools))}EEvNS_16Flash_fwd_paramsE"
 
 
+def replay_args(w: Workload, s: Schedule) -> dict[str, Any]:
+    """``simulate``'s ``sass``, ``res_usage`` and ``kernel`` that replay the forward instance
+    PyTorch launches for ``w`` under ``s`` (:func:`torch_kernel`)."""
+    return {"sass": SASS, "res_usage": RES_USAGE, "kernel": torch_kernel(w, s)}
+
+
 def _recorded(row: dict) -> str | None:
     """The demangled plain/split kernel name the sweep's profiler recorded, if any."""
     for k in row.get("torch_kernels") or []:

@@ -49,7 +49,7 @@ def test_replays_recomputed_against_the_record():
     variant with local memory -0.6 % (the set: 9.8 % against 7.2 %)."""
     import gpusim
     from gpusim.reporting.backward_compare import last_records
-    from gpusim.reporting.torch_sass import RES_USAGE, SASS, torch_kernel
+    from gpusim.reporting.torch_sass import replay_args
     from gpusim.validation.backward_heldout15 import workload
     from gpusim.validation.torch_flash_schedule import torch_flash_schedule
 
@@ -57,7 +57,7 @@ def test_replays_recomputed_against_the_record():
     run = next(r for r in manifest_runs() if r["id"] == rid)
     w = workload(run, "fwd")
     s = torch_flash_schedule(w)
-    kw = {"sass": SASS, "res_usage": RES_USAGE, "kernel": torch_kernel(w, s)}
+    kw = replay_args(w, s)
     t = last_records(DATA / "runs.jsonl")[rid]["fwd"]["median_s"]
     replay, local = (
         gpusim.simulate("flash2", w, s, p, **kw).runtime_s / t - 1
