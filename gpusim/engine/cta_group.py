@@ -25,6 +25,7 @@ from gpusim.engine.cta_l2 import L2Meeting, Lookup
 from gpusim.engine.plan import ClassPlan, Phase
 from gpusim.engine.ps_channel import PSServer
 from gpusim.engine.rates import SCHED_LANE, SM_LANES
+from gpusim.profiles.gaps import atomic_extra_bytes
 
 L2_LANE, DRAM_LANE = 0, 1
 PIPE_LANE = {p: i for i, p in enumerate((*SM_LANES, SCHED_LANE))}
@@ -237,7 +238,8 @@ class CtaGroup(L2Meeting):
             l2 += nbytes
             if rates.l2_atomic_cost != 1.0 and (atomic := self.plan.chunks[c].atomic_write_bytes):
                 # The L2 performs the adds at its own rate: they hold its lane longer.
-                l2 += rates.atomic_extra_bytes(nbytes * atomic / self.plan.chunks[c].write_bytes)
+                share = nbytes * atomic / self.plan.chunks[c].write_bytes
+                l2 += atomic_extra_bytes(rates.l2_atomic_cost, share)
             own += o
             shared += s
             fetches = max(fetches, f)

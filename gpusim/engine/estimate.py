@@ -42,6 +42,7 @@ from gpusim.engine.clock import TICKS_PER_S, seconds
 from gpusim.engine.plan import ClassPlan
 from gpusim.engine.prepare import prepare
 from gpusim.engine.rates import PIPES, Rates, rates_for
+from gpusim.profiles.gaps import atomic_extra_bytes
 from gpusim.profiles.schema import HardwareProfile
 from gpusim.schedule import Schedule
 from gpusim.workload import Workload
@@ -111,7 +112,7 @@ def _cta_ticks(plan: ClassPlan, rates: Rates, c: int, n: int, bh_ctas: int) -> f
             compute = busiest + frac * chunk.barriers * rates.barrier_ticks
         written = sum(plan.chunks[w].write_bytes for w in ph.writes)
         atomic = sum(plan.chunks[w].atomic_write_bytes for w in ph.writes)
-        l2_written = written + rates.atomic_extra_bytes(atomic)  # the L2's adds
+        l2_written = written + atomic_extra_bytes(rates.l2_atomic_cost, atomic)  # the L2's adds
         write = rates.store_ticks(written) + l2_written / l2_share
         total += max(load, compute, write)
     return total

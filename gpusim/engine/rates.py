@@ -127,11 +127,6 @@ class Rates:
     sched_capacity: tuple[float, ...] = ()
     l2_atomic_cost: float = 1.0  # L2 lane bytes per byte of atomic adds (profiles.gaps)
 
-    def atomic_extra_bytes(self, atomic_bytes: float) -> float:
-        """L2 lane bytes atomic adds of ``atomic_bytes`` cost beyond plain writes of them
-        (the L2 performs the adds at its own rate: ``l2_atomic_cost``)."""
-        return (self.l2_atomic_cost - 1.0) * atomic_bytes
-
     def at_clock(self, clock_hz: float) -> Rates:
         """These rates with the SM at ``clock_hz``: per-clock rates and barriers rescaled."""
         if clock_hz == self.clock_hz:

@@ -148,3 +148,9 @@ def l2_atomic_cost(profile: HardwareProfile) -> float:
     none, which :func:`gaps_line` names for a run that adds atomically."""
     rate = profile.l2_atomic_add_bytes_per_s
     return profile.l2_bandwidth_bytes_per_s.value / rate.value if rate is not None else 1.0
+
+
+def atomic_extra_bytes(l2_atomic_cost_: float, atomic_bytes: float) -> float:
+    """L2 lane bytes atomic adds of ``atomic_bytes`` cost beyond plain writes of them, at
+    ``l2_atomic_cost_`` lane bytes per byte (:func:`l2_atomic_cost`)."""
+    return (l2_atomic_cost_ - 1.0) * atomic_bytes
