@@ -1,6 +1,6 @@
 """The SM core model against microbenchmark loops: their SASS, decoded, for a CPU test.
 
-    python -m gpusim.kernels.overlap_loops --out DIR   # nvcc and cuobjdump needed
+    python -m gpusim.kernels.overlap_loops --out DIR [--kernel cta_phase]   # nvcc, cuobjdump
 
 Compiles the ``smem_overlap`` loops (gpusim/calibrate/kernels/smem_overlap.cu, the
 instances its benchmark ran) for sm_90 with nvcc, takes each one's main loop (the span
@@ -35,6 +35,12 @@ def main(argv: list[str] | None = None) -> int:
     """Build the loops, decode each main loop, write ``loop_paths_sm90.json`` into ``--out``."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=None, help="folder (default: a fresh temporary)")
+    ap.add_argument(
+        "--kernel",
+        choices=("smem_overlap", "cta_phase"),
+        default="smem_overlap",
+        help="the source whose loops to decode (cta_phase.cu: the same loops, CTAs staggered)",
+    )
     args = ap.parse_args(argv)
     out_dir = args.out or Path(tempfile.mkdtemp(prefix="gpusim-loops-"))
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -43,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     if nvcc is None or find_tool("cuobjdump") is None:
         print("error: nvcc and cuobjdump are needed", file=sys.stderr)
         return 2
-    src = (KERNELS / "smem_overlap.cu").read_text()
+    src = (KERNELS / f"{args.kernel}.cu").read_text()
     # the source instantiates the loops its benchmark runs
     with tempfile.TemporaryDirectory() as tmp:
         cu, cubin = Path(tmp) / "loops.cu", Path(tmp) / "loops.cubin"
@@ -66,12 +72,12 @@ def main(argv: list[str] | None = None) -> int:
     for fn in re.split(r"\n\s*Function : ", sass)[1:]:
         name = fn.split("\n", 1)[0].strip()
         m = re.search(r"ILi(\d+)ELi(\d+)ELi(\d+)ELi(\d+)E", name)
-        key = "smem_overlap<{},{},{},{}>".format(*m.groups())
+        key = "{}<{},{},{},{}>".format(args.kernel, *m.groups())
         lo, hi = main_loop(parse(fn))
         by_addr = decoded(fn)
         loops[key] = [by_addr[a].row() for a in sorted(by_addr) if lo <= a <= hi]
     doc = {
-        "what": "main loop of each smem_overlap instance, per instruction: [opcode, stall, write "
+        "what": f"main loop of each {args.kernel} instance, per instruction: [opcode, stall, write "
         "barrier, read barrier, wait mask, registers written, registers read]",
         "nvcc": nvcc_version(),
         "arch": "sm_90",

@@ -18,10 +18,14 @@ __device__ __forceinline__ float so_ex2(float x) {
     return y;
 }
 
-template <int NLD, int MMA_PER_LD, int NMMA_REG, int ROUNDS, int SYNC_EVERY, int EXTRA = 0>
+// With STAGGER, the warps wait after the set-up until clock64() reaches ``go`` (cta_phase.cu:
+// co-resident CTAs that enter the loop a chosen number of cycles apart); without it the
+// argument is unused and the code is that of the loops the other benchmarks time.
+template <int NLD, int MMA_PER_LD, int NMMA_REG, int ROUNDS, int SYNC_EVERY, int EXTRA = 0,
+          bool STAGGER = false>
 __device__ __forceinline__ void step_loop(const unsigned* __restrict__ operands, int iters, unsigned zero,
                                           float* __restrict__ out,
-                                          unsigned long long* __restrict__ stamps) {
+                                          unsigned long long* __restrict__ stamps, long long go = 0) {
     constexpr int ACC = 8;
     constexpr int TILE_U4 = 2048;  // 32 KiB
     __shared__ uint4 tile[TILE_U4];
@@ -54,6 +58,10 @@ __device__ __forceinline__ void step_loop(const unsigned* __restrict__ operands,
     float d[ACC][4];
     float mx = -1e30f, sum = 0.0f, keep = 0.0f;
     unsigned kx = 0;
+    if constexpr (STAGGER) {
+        while (clock64() < go) {
+        }
+    }
     GsStamp s = gs_stamp_begin();
     for (int it = 0; it < iters; ++it) {
 #pragma unroll
