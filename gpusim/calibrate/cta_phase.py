@@ -1,7 +1,9 @@
 """Co-resident CTAs entered into one loop some cycles apart: do they keep the offset?
 (kernels/cta_phase.cu)
 
-    python -m gpusim.calibrate.cta_phase --out FILE [--quick]
+    python -m gpusim.calibrate.cta_phase --out FILE          # measure (about 10 s)
+    python -m gpusim.calibrate.cta_phase --table FILE        # the offsets' effect, by loop
+    python -m gpusim.calibrate.cta_phase --record FILE --profile P   # co_resident_phases into P
 
 The SM core model replays a compiled loop for every CTA an SM holds
 (:func:`gpusim.engine.core_model.resident_step_cycles`). The replay is deterministic: CTAs
@@ -24,9 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from gpusim.calibrate import standalone
 from gpusim.calibrate.clocks import clock_hz_from_stamps
 from gpusim.calibrate.context import BenchContext, import_cupy, make_context
+from gpusim.calibrate.record_table import record_main
 from gpusim.calibrate.smem_overlap import LOOPS
 from gpusim.calibrate.sources import compile_module, kernel_attributes
 
@@ -145,14 +147,93 @@ def measure(ctx: BenchContext) -> dict[str, Any]:
     }
 
 
-def run(quick: bool = False) -> dict[str, Any]:
+def run() -> dict[str, Any]:
     """The stand-alone run on device 0."""
-    return measure(make_context(import_cupy(), quick=quick))
+    return measure(make_context(import_cupy()))
+
+
+def groups(doc: dict[str, Any]) -> dict[tuple, list[dict[str, Any]]]:
+    """The rows of each (loop, CTAs per SM) whose CTAs were all resident together: an entry
+    offset past a lone iteration means a CTA that waited for another to finish (the SM had
+    no room for it), not one that entered late."""
+    lone = {_loop(r): r["cycles_per_iteration"] for r in doc["rows"] if r["ctas_per_sm"] == 1}
+    out: dict[tuple, list[dict[str, Any]]] = {}
+    for r in doc["rows"]:
+        if r["ctas_per_sm"] > 1:
+            out.setdefault((_loop(r), r["ctas_per_sm"]), []).append(r)
+    return {
+        k: rows
+        for k, rows in out.items()
+        if all(max(r["entry_offsets_cycles"]) < lone[k[0]] for r in rows)
+    }
+
+
+def _loop(r: dict[str, Any]) -> str:
+    return loop_name(r["nld"], r["mma_per_ld"], r["nmma_reg"], r["rounds"])
+
+
+def spreads(doc: dict[str, Any]) -> dict[tuple, float]:
+    """How far each group's cycles per iteration move with the entry offset (max / min - 1)."""
+    out = {}
+    for k, rows in groups(doc).items():
+        c = [r["cycles_per_iteration"] for r in rows]
+        out[k] = max(c) / min(c) - 1
+    return out
+
+
+#: A group "keeps no offset" when its steady cycles move less than this with the offset.
+LOCKSTEP_SPREAD = 0.01
+
+
+def co_resident_phases(doc: dict[str, Any]) -> int:
+    """The core replay's ``co_resident_phases``: 1 (co-resident CTAs replayed in one phase)
+    when no group's steady cycles move by :data:`LOCKSTEP_SPREAD` with the offset its CTAs
+    entered at; a record where the offset matters gives no such fact (an error)."""
+    s = spreads(doc)
+    if not s:
+        raise ValueError("the record has no co-resident groups")
+    kept = {f"{k[0]} x{k[1]}": round(v, 4) for k, v in s.items() if v > LOCKSTEP_SPREAD}
+    if kept:
+        raise ValueError(f"these groups keep their entry offsets: {kept}")
+    return 1
+
+
+def table(doc: dict[str, Any]) -> str:
+    """Measured cycles per iteration by entry offset, and each group's spread."""
+    lines = ["| loop | CTAs per SM | cycles per iteration by offset (0, 0.25, 0.5, 0.75) "
+             "| spread |", "|---|---|---|---|"]  # fmt: skip
+    for (loop, ctas), rows in groups(doc).items():
+        c = [r["cycles_per_iteration"] for r in rows]
+        cells = ", ".join(f"{x:.1f}" for x in c)
+        lines.append(f"| {loop} | {ctas} | {cells} | {max(c) / min(c) - 1:.2%} |")
+    return "\n".join(lines)
+
+
+def apply(profile_text: str, doc: dict[str, Any], record_path: str) -> str:
+    """``profile_text`` with :func:`co_resident_phases` in its ``sass_core_cycles`` (which it
+    must have) and a header line naming the record."""
+    import yaml
+
+    from gpusim.calibrate.profile_patch import set_after
+
+    profile = yaml.safe_load(profile_text)
+    if "sass_core_cycles" not in profile:
+        raise ValueError("the profile has no sass_core_cycles (calibrate.sass_timing's)")
+    keys = list(profile)
+    before = keys[keys.index("sass_core_cycles") - 1]
+    entry = dict(profile["sass_core_cycles"])
+    entry["value"] = {**entry["value"], "co_resident_phases": co_resident_phases(doc)}
+    mark = "; co_resident_phases: python -m gpusim.calibrate.cta_phase"
+    entry["source"] = entry["source"].split(mark)[0] + f"{mark} ({doc.get('date')})"
+    return set_after(profile_text, before, {"sass_core_cycles": entry},
+                     f"# co-resident CTAs' phase: {record_path}")  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the benchmark and write its JSON."""
-    return standalone.main(__doc__, run, argv)
+    return record_main(
+        argv, __doc__.split("\n\n")[0], run, table, "cta_phase", apply=apply,
+        field="sass_core_cycles' co_resident_phases",
+    )  # fmt: skip
 
 
 if __name__ == "__main__":

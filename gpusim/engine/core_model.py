@@ -51,6 +51,9 @@ class CoreTiming:
     #: SM's L1 data pipe, where measured (local_mem); else integer instructions of 20 cycles
     local_latency: float | None = None
     local_access_cycles: float | None = None
+    #: the co-resident CTAs' relative phases a step is averaged over (None: :data:`PHASES`);
+    #: 1 replays them in one phase, as cta_phase measured the SM to run them
+    phases: int | None = None
 
     @classmethod
     def from_profile(cls, profile) -> CoreTiming | None:
@@ -93,6 +96,7 @@ class CoreTiming:
             schedulers=schedulers,
             local_latency=v.get("local_latency"),
             local_access_cycles=v.get("local_access"),
+            phases=int(v["co_resident_phases"]) if "co_resident_phases" in v else None,
         )
 
     def barrier_cycles(self, warps: int) -> float:
@@ -315,7 +319,7 @@ PHASES = 16
 
 
 def resident_step_cycles(
-    path: list[Instr], ctas: int, warps_per_cta: int, t: CoreTiming, phases: int = PHASES
+    path: list[Instr], ctas: int, warps_per_cta: int, t: CoreTiming, phases: int | None = None
 ) -> float:
     """:func:`step_cycles` averaged over how co-resident CTAs' steps line up.
 
@@ -329,7 +333,14 @@ def resident_step_cycles(
     within 4.9 % on average (aligned: 5.4 %), and too fast by 7 % on average where the
     aligned replay was right on average: those loops keep more of their launch alignment
     than an attention kernel's CTAs do (-21 .. +4 %, against -19 .. +32 % aligned).
+
+    ``phases`` (default: the timing's ``phases``, else :data:`PHASES`) of 1 replays the CTAs in
+    one phase. cta_phase (data/h200/2026-12-05_calibration_cta_phase) found the H200's steady
+    step the same whatever offset co-resident CTAs enter a loop at (spread 0.0-1.0 %), where
+    this replay keeps the offset and moves by up to 38 %.
     """
+    if phases is None:
+        phases = t.phases or PHASES
     if ctas <= 1 or phases <= 1:
         return step_cycles(path, ctas, warps_per_cta, t)
     lone = step_cycles(path, 1, warps_per_cta, t)

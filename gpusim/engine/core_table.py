@@ -56,7 +56,7 @@ def lookup(
     """The committed cycles per step, or None when the table has no entry replayed with
     these cycles, schedulers and this phase count."""
     t = _table()
-    if t is None or t["phases"] != PHASES:
+    if t is None or t["phases"] != int(cycles.get("co_resident_phases", PHASES)):
         return None
     if t["timing"] != timing_key(cycles, smem_bytes_per_clk, schedulers):
         return None
@@ -124,7 +124,7 @@ def build(jobs: int | None = None) -> dict:
         "what": "SM core model cycles per step of every resident CTA "
         "(gpusim.engine.core_model.resident_step_cycles), per instance@CTAs per SM",
         "profile": PROFILE,
-        "phases": PHASES,
+        "phases": timing.phases or PHASES,
         "timing": timing_key(c, bw, scheds),
         "step_cycles": {entry_key(k, n): v for (k, n, _w), v in zip(items, cycles, strict=True)},
     }

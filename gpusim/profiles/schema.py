@@ -109,8 +109,11 @@ CORE_CYCLE_KEYS = (
 #: Cycle counts a ``sass_core_cycles`` field may hold besides them: a local-memory access's
 #: load-to-use latency and the cycles it holds the SM's L1 data pipe (python -m
 #: gpusim.calibrate.local_mem); without them the core model times local accesses as integer
-#: instructions.
-OPTIONAL_CORE_CYCLE_KEYS = ("local_latency", "local_access")
+#: instructions. And ``co_resident_phases``, not a cycle count: the relative phases of an SM's
+#: co-resident CTAs the replay averages over, 1 where the SM was measured to run them in one
+#: steady phase whatever offset they entered at (python -m gpusim.calibrate.cta_phase);
+#: without it the replay averages over 16 (gpusim.engine.core_model.PHASES).
+OPTIONAL_CORE_CYCLE_KEYS = ("local_latency", "local_access", "co_resident_phases")
 #: Plausible SM cycles for one of them: far wider than any GPU's.
 CORE_CYCLES_RANGE = (0.25, 10_000.0)
 
@@ -158,6 +161,9 @@ class SourcedCycles(BaseModel):
             missing, extra = set(CORE_CYCLE_KEYS) - set(v), set(v) - known
             raise ValueError(f"cycle counts missing {sorted(missing)}, unknown {sorted(extra)}")
         lo, hi = CORE_CYCLES_RANGE
+        phases = v.get("co_resident_phases")
+        if phases is not None and (phases != int(phases) or not 1 <= phases <= 64):
+            raise ValueError(f"co_resident_phases: {phases:g} is not a whole number from 1 to 64")
         for k, x in v.items():
             if not lo <= x <= hi:
                 raise ValueError(f"{k}: {x:g} cycles is outside the plausible {lo:g} .. {hi:g}")

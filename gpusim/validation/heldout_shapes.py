@@ -130,14 +130,16 @@ def predict(
     configs: list[ValidationConfig],
     counts: str | None = None,
     set_name: str = SET_NAME,
+    profile=None,
 ) -> dict[str, Any]:
     """The model's predicted runtime of every config, with the compiled registers;
-    ``counts`` sets the schedules' ``instruction_counts`` (None: the default)."""
+    ``counts`` sets the schedules' ``instruction_counts`` (None: the default); ``profile``: a
+    profile object to use under ``profile_name`` (a variant not shipped as a file)."""
     from gpusim.profiles.loader import load_profile
     from gpusim.source_commit import git_commit
     from gpusim.validation.predicted_vs_measured import compare_record
 
-    profile = load_profile(profile_name)
+    profile = profile or load_profile(profile_name)
     rows = {}
     for c in configs:
         rec = compiled_record(c)
@@ -146,7 +148,7 @@ def predict(
         row = compare_record(rec, profile)
         rows[c.config_id] = {"predicted_s": row.predicted_s, "instance": rec["instance"],
                              "registers": rec["attributes"]["num_regs"],
-                             "bound": row.bound}  # fmt: skip
+                             "ctas_per_sm": row.ctas_per_sm, "bound": row.bound}  # fmt: skip
     doc = {"set": set_name, "profile": profile_name, "commit": git_commit(), "predictions": rows}
     return doc | ({"instruction_counts": counts} if counts else {})
 
