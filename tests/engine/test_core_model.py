@@ -113,6 +113,15 @@ def test_co_resident_ctas_are_averaged_over_their_relative_phase():
     # one CTA, or one phase: the plain replay
     assert resident_step_cycles(path, 1, 4, T) == step_cycles(path, 1, 4, T)
     assert resident_step_cycles(path, 2, 4, T, phases=1) == step_cycles(path, 2, 4, T)
+    # a timing measured to run co-resident CTAs in one phase (cta_phase) replays them so
+    assert resident_step_cycles(path, 2, 4, replace(T, phases=1)) == step_cycles(path, 2, 4, T)
+
+
+def test_the_phases_come_from_the_profile_where_measured():
+    core = load_profile("h200-sxm-core").sass_core_cycles.value
+    assert CoreTiming.from_cycles(core, 126, 4).phases is None
+    one = CoreTiming.from_cycles({**core, "co_resident_phases": 1.0}, 126, 4)
+    assert one.phases == 1
 
 
 def test_committed_paths_agree_with_the_committed_counts():

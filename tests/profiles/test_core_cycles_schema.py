@@ -1,5 +1,5 @@
-"""``sass_core_cycles``: the measured keys required, the local-memory pair optional, nothing
-else accepted."""
+"""``sass_core_cycles``: the measured keys required, the local-memory pair and the co-resident
+CTAs' phases optional, nothing else accepted."""
 
 from __future__ import annotations
 
@@ -25,3 +25,10 @@ def test_an_unknown_key_or_an_implausible_value_is_refused():
         SourcedCycles.model_validate(_cycles(local_bandwidth=3.0))
     with pytest.raises(ValidationError, match="plausible"):
         SourcedCycles.model_validate(_cycles(local_latency=1e9))
+
+
+def test_the_co_resident_phases_are_a_whole_number():
+    assert SourcedCycles.model_validate(_cycles(co_resident_phases=1))
+    for bad in (1.5, 0.5, 65):
+        with pytest.raises(ValidationError, match="whole number"):
+            SourcedCycles.model_validate(_cycles(co_resident_phases=bad))
