@@ -179,10 +179,13 @@ def compare(dataset: Path, predictions: list[Path], efficiency_dataset: Path) ->
     out: dict[str, Any] = {"dataset": str(dataset), "n_measured": len(measured),
                            "failed": failed, "methods": {}}  # fmt: skip
     profile_name = None
+    profiles = {json.loads(Path(p).read_text())["profile"] for p in predictions}
     for p in predictions:
         doc = json.loads(Path(p).read_text())
         profile_name = profile_name or doc["profile"]
-        label = f"model@{doc['commit'][:7]}" + (f" ({doc['label']})" if doc.get("label") else "")
+        # files of several profiles (or labelled) are told apart by it
+        tag = doc.get("label") or (doc["profile"] if len(profiles) > 1 else None)
+        label = f"model@{doc['commit'][:7]}" + (f" ({tag})" if tag else "")
         pred = doc["predictions"]
         out["methods"][label] = _by_variant(measured, lambda i, pred=pred: pred[i]["predicted_s"])
     hw = load_profile(profile_name or PROFILES[0])

@@ -1,16 +1,18 @@
-"""Held-out set 19 (fixed before it was measured): its committed manifest is the module's set
-under its rule, every config has a compiled instance, no workload is in an earlier set, and
-the candidate profile is the core profile with only cta_phase's field added."""
+"""Held-out set 19: its committed manifest is the module's set under its rule, every config has
+a compiled instance, no workload is in an earlier set, the candidate profile is the core
+profile with only cta_phase's field added; and the measured verdicts recomputed from the code."""
 
 from __future__ import annotations
 
 import json
 
+import pytest
+
 from gpusim.kernel_catalog.compiled import compiled_footprints
 from gpusim.kernel_catalog.instances import instance_for
 from gpusim.profiles.loader import load_profile
 from gpusim.validation.configs import sweep_configs
-from gpusim.validation.heldout_shapes import configs_from_manifest, heldout_configs
+from gpusim.validation.heldout_shapes import configs_from_manifest, heldout_configs, predict
 from gpusim.validation.new_shapes_heldout14 import heldout14_configs
 from gpusim.validation.new_shapes_heldout19 import RULE, heldout19_configs, main, variant_profile
 from tests.validation.heldout_sets import H200, LONG_CONTEXT_SETS
@@ -46,3 +48,48 @@ def test_the_candidate_differs_from_the_core_profile_only_in_the_phases():
 def test_the_manifest_is_written_once(capsys):
     assert main(["manifest", "--out", str(MANIFEST)]) == 2
     assert "write-once" in capsys.readouterr().err
+
+
+def _measured() -> dict[str, float]:
+    data = json.loads((MANIFEST.parent / "h200-dataset.json").read_text())
+    return {r["id"]: r["median_s"] for r in data["records"] if r["status"] == "ok"}
+
+
+def test_the_default_recomputed_misses_issue_19s_target():
+    """README: h200-sxm 6.68 % MAPE, mean +1.64 %, worst +22.3 % (d256 64 x 32): the target
+    (5 %, +-2 %) is missed on MAPE."""
+    from statistics import fmean
+
+    measured = _measured()
+    pred = predict("h200-sxm", heldout19_configs())["predictions"]
+    assert set(pred) == set(measured) and len(measured) == 21
+    err = [pred[k]["predicted_s"] / measured[k] - 1 for k in measured]
+    assert 0.066 < fmean(abs(e) for e in err) < 0.068
+    assert 0.015 < fmean(err) < 0.018
+    assert 0.222 < max(abs(e) for e in err) < 0.224
+
+
+#: one run at each of 2 and 3 CTAs per SM, and the 1-CTA control
+SAMPLE = (
+    "flash2_bf16_d128_n3840_c1_b4h20_m128n64w4s2",
+    "flash2_fp16_d64_n4864_c0_b4h24_m128n32w4s3",
+    "flash2_fp16_d128_n1280_c0_b8h16_m128n128w8s2",
+)
+
+
+def test_the_candidate_recomputed_is_slower_than_the_core_model_and_loses():
+    """README: the lockstep replay predicts the multi-CTA runs 3-16 % slower than the core
+    model of record (here +1.2 against -5.8 %, +10.5 against +1.3 %), the one-CTA run the same
+    (-6.8 %); over the 18 mma.sync runs 5.31 % against 3.98 % MAPE: it stays out."""
+    measured = _measured()
+    configs = [c for c in heldout19_configs() if c.config_id in SAMPLE]
+    core = predict("h200-sxm-core", configs)["predictions"]
+    lock = predict("h200-sxm-core-lockstep", configs, profile=variant_profile())["predictions"]
+    e = {k: (core[k]["predicted_s"] / measured[k] - 1, lock[k]["predicted_s"] / measured[k] - 1)
+         for k in SAMPLE}  # fmt: skip
+    assert e[SAMPLE[0]][0] == pytest.approx(-0.058, abs=0.001)
+    assert e[SAMPLE[0]][1] == pytest.approx(0.012, abs=0.001)
+    assert e[SAMPLE[1]][0] == pytest.approx(0.013, abs=0.001)
+    assert e[SAMPLE[1]][1] == pytest.approx(0.105, abs=0.001)
+    assert e[SAMPLE[2]][0] == e[SAMPLE[2]][1] == pytest.approx(-0.068, abs=0.001)
+    assert "co_resident_phases" not in load_profile("h200-sxm-core").sass_core_cycles.value
