@@ -55,18 +55,26 @@ def _measured() -> dict[str, float]:
     return {r["id"]: r["median_s"] for r in data["records"] if r["status"] == "ok"}
 
 
-def test_the_default_recomputed_misses_issue_19s_target():
-    """README: h200-sxm 6.68 % MAPE, mean +1.64 %, worst +22.3 % (d256 64 x 32): the target
-    (5 %, +-2 %) is missed on MAPE."""
-    from statistics import fmean
+#: the default's three worst runs (the small-tile bias) and its two fast ones of note
+DEFAULT_SAMPLE = {
+    "flash2_bf16_d256_n2304_c0_b4h10_m64n32w4s2": 0.223,
+    "flash2_bf16_d128_n5120_c1_b2h24_m128n32w4s2": 0.128,
+    "flash2_bf16_d128_n3072_c0_b3h28_m64n32w4s2": 0.125,
+    "flash2_bf16_d64_n1664_c1_b16h12_m64n128w4s2": -0.123,
+    "flash2_bf16_d128_n8192k2048_c0_b1h48_m128n64w8s2": -0.100,
+}
 
+
+def test_the_default_recomputed_misses_issue_19s_target():
+    """README: h200-sxm 6.68 % MAPE over the 21 runs (mean +1.64 %): the target (5 %, +-2 %)
+    missed on MAPE. Recomputed here on five runs (the suite's time): its worst, +22.3 % (d256
+    64 x 32), and the others past 10 %."""
     measured = _measured()
-    pred = predict("h200-sxm", heldout19_configs())["predictions"]
-    assert set(pred) == set(measured) and len(measured) == 21
-    err = [pred[k]["predicted_s"] / measured[k] - 1 for k in measured]
-    assert 0.066 < fmean(abs(e) for e in err) < 0.068
-    assert 0.015 < fmean(err) < 0.018
-    assert 0.222 < max(abs(e) for e in err) < 0.224
+    configs = [c for c in heldout19_configs() if c.config_id in DEFAULT_SAMPLE]
+    pred = predict("h200-sxm", configs)["predictions"]
+    for k, err in DEFAULT_SAMPLE.items():
+        assert pred[k]["predicted_s"] / measured[k] - 1 == pytest.approx(err, abs=0.0006)
+    assert len(measured) == 21
 
 
 #: one run at each of 2 and 3 CTAs per SM, and the 1-CTA control
