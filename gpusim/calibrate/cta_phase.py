@@ -212,21 +212,12 @@ def table(doc: dict[str, Any]) -> str:
 def apply(profile_text: str, doc: dict[str, Any], record_path: str) -> str:
     """``profile_text`` with :func:`co_resident_phases` in its ``sass_core_cycles`` (which it
     must have) and a header line naming the record."""
-    import yaml
+    from gpusim.calibrate.profile_patch import add_core_cycles
 
-    from gpusim.calibrate.profile_patch import set_after
-
-    profile = yaml.safe_load(profile_text)
-    if "sass_core_cycles" not in profile:
-        raise ValueError("the profile has no sass_core_cycles (calibrate.sass_timing's)")
-    keys = list(profile)
-    before = keys[keys.index("sass_core_cycles") - 1]
-    entry = dict(profile["sass_core_cycles"])
-    entry["value"] = {**entry["value"], "co_resident_phases": co_resident_phases(doc)}
     mark = "; co_resident_phases: python -m gpusim.calibrate.cta_phase"
-    entry["source"] = entry["source"].split(mark)[0] + f"{mark} ({doc.get('date')})"
-    return set_after(profile_text, before, {"sass_core_cycles": entry},
-                     f"# co-resident CTAs' phase: {record_path}")  # fmt: skip
+    values = {"co_resident_phases": co_resident_phases(doc)}
+    return add_core_cycles(profile_text, values, mark, doc.get("date"),
+                           f"# co-resident CTAs' phase: {record_path}")  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:

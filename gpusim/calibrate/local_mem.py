@@ -120,21 +120,11 @@ def cycles(doc: dict[str, Any]) -> dict[str, float]:
 def apply(profile_text: str, doc: dict[str, Any], record_path: str) -> str:
     """``profile_text`` with the record's two cycle counts in its ``sass_core_cycles`` (which
     it must have) and a header line naming the record."""
-    import yaml
+    from gpusim.calibrate.profile_patch import add_core_cycles
 
-    from gpusim.calibrate.profile_patch import set_after
-
-    profile = yaml.safe_load(profile_text)
-    if "sass_core_cycles" not in profile:
-        raise ValueError("the profile has no sass_core_cycles (calibrate.sass_timing's)")
-    keys = list(profile)
-    before = keys[keys.index("sass_core_cycles") - 1]
-    entry = dict(profile["sass_core_cycles"])
-    entry["value"] = {**entry["value"], **cycles(doc)}
     mark = "; local_latency, local_access: python -m gpusim.calibrate.local_mem"
-    entry["source"] = entry["source"].split(mark)[0] + f"{mark} ({doc.get('date')})"
-    return set_after(profile_text, before, {"sass_core_cycles": entry},
-                     f"# local memory cycles: {record_path}")  # fmt: skip
+    return add_core_cycles(profile_text, cycles(doc), mark, doc.get("date"),
+                           f"# local memory cycles: {record_path}")  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -31,3 +31,22 @@ def set_after(profile_text: str, after: str, entries: dict[str, Any], header: st
             out.update(entries)
     body = yaml.safe_dump(out, sort_keys=False, width=100, allow_unicode=True)
     return "\n".join(lines) + "\n" + body
+
+
+def add_core_cycles(
+    profile_text: str, values: dict[str, float], mark: str, date: str | None, header: str
+) -> str:
+    """``profile_text`` with ``values`` added to its ``sass_core_cycles`` (which it must have:
+    calibrate.sass_timing's), ``mark`` (``"; keys: python -m module"``) and ``date`` appended
+    to that field's source once, and ``header`` among the header lines."""
+    import yaml
+
+    profile = yaml.safe_load(profile_text)
+    if "sass_core_cycles" not in profile:
+        raise ValueError("the profile has no sass_core_cycles (calibrate.sass_timing's)")
+    keys = list(profile)
+    before = keys[keys.index("sass_core_cycles") - 1]
+    entry = dict(profile["sass_core_cycles"])
+    entry["value"] = {**entry["value"], **values}
+    entry["source"] = entry["source"].split(mark)[0] + f"{mark} ({date})"
+    return set_after(profile_text, before, {"sass_core_cycles": entry}, header)

@@ -153,6 +153,42 @@ def predict(
     return doc | ({"instruction_counts": counts} if counts else {})
 
 
+def set_main(
+    argv: list[str] | None,
+    description: str,
+    set_name: str,
+    configs: list[ValidationConfig],
+    rule: str,
+    what: str,
+    profiles: tuple[str, ...],
+    variants: dict[str, Any] | None = None,
+) -> int:
+    """The command line of a new-shapes held-out set: ``manifest --out FILE`` (write-once, the
+    set under its ``rule``) and ``predict --profile P --out FILE`` (``variants``: profile name
+    -> a function giving the profile object of a variant not shipped as a file)."""
+    import sys
+
+    ap = argparse.ArgumentParser(description=description)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("manifest").add_argument("--out", type=Path, required=True)
+    p = sub.add_parser("predict")
+    p.add_argument("--profile", default=profiles[0], choices=profiles)
+    p.add_argument("--out", type=Path, required=True)
+    args = ap.parse_args(argv)
+    if args.cmd == "manifest":
+        if args.out.exists():
+            print(f"{set_name}: error: {args.out} exists (write-once)", file=sys.stderr)
+            return 2
+        doc = manifest_for(set_name, configs, what) | {"decision_rule": rule}
+    else:
+        variant = (variants or {}).get(args.profile)
+        doc = predict(args.profile, configs, set_name=set_name,
+                      profile=variant() if variant else None)  # fmt: skip
+    atomic.write_text(args.out, json.dumps(doc, indent=1) + "\n")
+    print(f"wrote {args.out}")
+    return 0
+
+
 def _summary(errs: list[tuple[str, float]]) -> dict[str, Any]:
     if not errs:
         return {"n": 0}

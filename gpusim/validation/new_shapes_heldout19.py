@@ -23,13 +23,10 @@ manifest and all three profiles' predictions are committed before the run; see :
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 from pathlib import Path
 
-from gpusim import atomic
-from gpusim.validation.heldout_shapes import configs_for, manifest_for, predict
+from gpusim.validation.heldout_shapes import configs_for, set_main
 
 #: (dtype, head_dim, batch, heads, seq_len_q, seq_len_k, causal, (block_m, block_n, warps, stages))
 SHAPES: tuple[tuple, ...] = (
@@ -97,25 +94,9 @@ def variant_profile():
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    sub.add_parser("manifest").add_argument("--out", type=Path, required=True)
-    p = sub.add_parser("predict")
-    p.add_argument("--profile", default=PROFILES[0], choices=PROFILES)
-    p.add_argument("--out", type=Path, required=True)
-    args = ap.parse_args(argv)
-    if args.cmd == "manifest":
-        if args.out.exists():
-            print(f"new_shapes_heldout19: error: {args.out} exists (write-once)", file=sys.stderr)
-            return 2
-        what = "co-resident CTAs in one phase, and issue 19's new shapes: " + __name__
-        doc = manifest_for(SET_NAME, heldout19_configs(), what) | {"decision_rule": RULE}
-    else:
-        variant = variant_profile() if args.profile == PROFILES[2] else None
-        doc = predict(args.profile, heldout19_configs(), set_name=SET_NAME, profile=variant)
-    atomic.write_text(args.out, json.dumps(doc, indent=1) + "\n")
-    print(f"wrote {args.out}")
-    return 0
+    what = "co-resident CTAs in one phase, and issue 19's new shapes: " + __name__
+    return set_main(argv, __doc__.splitlines()[0], SET_NAME, heldout19_configs(), RULE, what,
+                    PROFILES, {PROFILES[2]: variant_profile})  # fmt: skip
 
 
 if __name__ == "__main__":
