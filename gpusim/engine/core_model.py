@@ -52,7 +52,7 @@ class CoreTiming:
     local_latency: float | None = None
     local_access_cycles: float | None = None
     #: the co-resident CTAs' relative phases a step is averaged over (None: :data:`PHASES`);
-    #: 1 replays them in one phase, as cta_phase measured the SM to run them
+    #: 1 replays them in one phase (a profile's ``co_resident_phases``; none ships it)
     phases: int | None = None
 
     @classmethod
@@ -335,9 +335,10 @@ def resident_step_cycles(
     than an attention kernel's CTAs do (-21 .. +4 %, against -19 .. +32 % aligned).
 
     ``phases`` (default: the timing's ``phases``, else :data:`PHASES`) of 1 replays the CTAs in
-    one phase. cta_phase (data/h200/2026-12-05_calibration_cta_phase) found the H200's steady
-    step the same whatever offset co-resident CTAs enter a loop at (spread 0.0-1.0 %), where
-    this replay keeps the offset and moves by up to 38 %.
+    one phase. cta_phase (data/h200/2026-12-05_calibration_cta_phase) found the H200's
+    throughput the same whatever offset co-resident CTAs enter a loop at (0.0-1.0 %), where
+    this replay keeps the offset and moves by up to 38 %; one phase fits those loops better,
+    but on attention kernels the average won (held-out set 19: 3.98 % against 5.31 %).
     """
     if phases is None:
         phases = t.phases or PHASES

@@ -110,9 +110,10 @@ CORE_CYCLE_KEYS = (
 #: load-to-use latency and the cycles it holds the SM's L1 data pipe (python -m
 #: gpusim.calibrate.local_mem); without them the core model times local accesses as integer
 #: instructions. And ``co_resident_phases``, not a cycle count: the relative phases of an SM's
-#: co-resident CTAs the replay averages over, 1 where the SM was measured to run them in one
-#: steady phase whatever offset they entered at (python -m gpusim.calibrate.cta_phase);
-#: without it the replay averages over 16 (gpusim.engine.core_model.PHASES).
+#: co-resident CTAs the replay averages over; 1 replays them in one phase (python -m
+#: gpusim.calibrate.cta_phase writes it where the SM's throughput does not move with the offset
+#: its CTAs enter at; held-out set 19 rejected it for h200-sxm-core); without it the replay
+#: averages over 16 (gpusim.engine.core_model.PHASES).
 OPTIONAL_CORE_CYCLE_KEYS = ("local_latency", "local_access", "co_resident_phases")
 #: Plausible SM cycles for one of them: far wider than any GPU's.
 CORE_CYCLES_RANGE = (0.25, 10_000.0)
