@@ -152,37 +152,6 @@ def run() -> dict[str, Any]:
     return measure(make_context(import_cupy()))
 
 
-#: CTAs per SM the Nsight Compute pass launches each loop at (4 warps per CTA: 1, 2 and 4
-#: warps per scheduler), all entering together
-NCU_CTAS = (1, 2, 4)
-NCU_ITERS = 2000
-
-
-def ncu_launches() -> list[str]:
-    """One launch of every loop at each of :data:`NCU_CTAS`, for ``ncu`` to count (its stall
-    reasons beside the replay's): ``python -c "from gpusim.calibrate.cta_phase import
-    ncu_launches; ncu_launches()"`` under ncu. Returns the launches in order."""
-    ctx = make_context(import_cupy())
-    cp = ctx.cp
-    names = tuple(loop_name(*lp) for lp in LOOPS)
-    mod = compile_module(cp, "cta_phase.cu", names)
-    n = max(NCU_CTAS) * ctx.sm_count * THREADS
-    vals = cp.random.uniform(0.25, 1.0, size=12 * max(n, 4096), dtype=cp.float32)
-    bufs = {
-        "operands": vals.astype(cp.float16).view(cp.uint32),
-        "out": cp.full(n, cp.nan, dtype=cp.float32),
-        "ranks": cp.zeros(MAX_SMID, dtype=cp.uint32),
-        "first": cp.zeros(MAX_SMID, dtype=cp.uint64),
-    }
-    done = []
-    for name in names:
-        for ctas in NCU_CTAS:
-            _launch(ctx, mod.get_function(name), bufs, ctas, NCU_ITERS, 0)
-            done.append(f"{name} x{ctas}")
-            print(f"launched {done[-1]}", flush=True)
-    return done
-
-
 def groups(doc: dict[str, Any]) -> dict[tuple, list[dict[str, Any]]]:
     """The rows of each (loop, CTAs per SM) whose CTAs were all resident together: an entry
     offset past a lone iteration means a CTA that waited for another to finish (the SM had

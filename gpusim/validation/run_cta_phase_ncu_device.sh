@@ -18,7 +18,7 @@ ncu --version > "$D/versions.txt" 2>&1
 METRICS=$(python3 -c "from gpusim.ncu import DIAGNOSTIC_METRICS as M; print(','.join(M))")
 step ncu timeout $(($(left) - 40)) ncu --clock-control none --kernel-name regex:cta_phase \
   --metrics "$METRICS,smsp__average_warps_issue_stalled_branch_resolving_per_issue_active.ratio,smsp__average_warps_issue_stalled_no_instruction_per_issue_active.ratio,smsp__average_warps_issue_stalled_lg_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_drain_per_issue_active.ratio,smsp__average_warps_issue_stalled_sleeping_per_issue_active.ratio,smsp__average_warps_issue_stalled_misc_per_issue_active.ratio,smsp__average_warps_issue_stalled_tex_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_imc_miss_per_issue_active.ratio,smsp__average_warps_issue_stalled_membar_per_issue_active.ratio" \
-  -f -o /tmp/cta_phase python3 -c "from gpusim.calibrate.cta_phase import ncu_launches; ncu_launches()"
+  -f -o /tmp/cta_phase python3 -m gpusim.calibrate.cta_phase_ncu
 step export ncu_export cta_phase "$D" raw
 echo "=== done in $(($(date +%s) - T0))s"
 sleep 2
