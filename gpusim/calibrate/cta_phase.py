@@ -79,12 +79,13 @@ def _per_sm(blocks: list[tuple], ctas: int, iters: int) -> tuple[list[float], li
     return cycles, offsets
 
 
-def measure(ctx: BenchContext) -> dict[str, Any]:
-    """Every loop alone, then at 2 and 4 CTAs per SM at every offset fraction."""
+def module_and_buffers(ctx: BenchContext, ctas: int) -> tuple[tuple[str, ...], Any, dict]:
+    """The loops' names, their compiled module, and the buffers a launch of up to ``ctas``
+    CTAs per SM needs (random fp16 operands, a NaN-poisoned output, the per-SM counters)."""
     cp = ctx.cp
     names = tuple(loop_name(*lp) for lp in LOOPS)
     mod = compile_module(cp, "cta_phase.cu", names)
-    n = max(CTAS) * ctx.sm_count * THREADS
+    n = ctas * ctx.sm_count * THREADS
     vals = cp.random.uniform(0.25, 1.0, size=12 * max(n, 4096), dtype=cp.float32)
     bufs = {
         "operands": vals.astype(cp.float16).view(cp.uint32),
@@ -92,6 +93,13 @@ def measure(ctx: BenchContext) -> dict[str, Any]:
         "ranks": cp.zeros(MAX_SMID, dtype=cp.uint32),
         "first": cp.zeros(MAX_SMID, dtype=cp.uint64),
     }
+    return names, mod, bufs
+
+
+def measure(ctx: BenchContext) -> dict[str, Any]:
+    """Every loop alone, then at 2 and 4 CTAs per SM at every offset fraction."""
+    cp = ctx.cp
+    names, mod, bufs = module_and_buffers(ctx, max(CTAS))
     iters, repeats = ctx.scale(ITERS, 400), ctx.scale(REPEATS, 2)
     rows, kernels = [], {}
     for lp, name in zip(LOOPS, names, strict=True):

@@ -10,8 +10,7 @@ counts at 1, 2 and 4 warps per scheduler can be set beside the SM core model's r
 from __future__ import annotations
 
 from gpusim.calibrate.context import import_cupy, make_context
-from gpusim.calibrate.cta_phase import LOOPS, MAX_SMID, THREADS, _launch, loop_name
-from gpusim.calibrate.sources import compile_module
+from gpusim.calibrate.cta_phase import _launch, module_and_buffers
 
 #: CTAs per SM the Nsight Compute pass launches each loop at (4 warps per CTA: 1, 2 and 4
 #: warps per scheduler), all entering together
@@ -22,17 +21,7 @@ NCU_ITERS = 2000
 def ncu_launches() -> list[str]:
     """One launch of every loop at each of :data:`NCU_CTAS`; the launches in order."""
     ctx = make_context(import_cupy())
-    cp = ctx.cp
-    names = tuple(loop_name(*lp) for lp in LOOPS)
-    mod = compile_module(cp, "cta_phase.cu", names)
-    n = max(NCU_CTAS) * ctx.sm_count * THREADS
-    vals = cp.random.uniform(0.25, 1.0, size=12 * max(n, 4096), dtype=cp.float32)
-    bufs = {
-        "operands": vals.astype(cp.float16).view(cp.uint32),
-        "out": cp.full(n, cp.nan, dtype=cp.float32),
-        "ranks": cp.zeros(MAX_SMID, dtype=cp.uint32),
-        "first": cp.zeros(MAX_SMID, dtype=cp.uint64),
-    }
+    names, mod, bufs = module_and_buffers(ctx, max(NCU_CTAS))
     done = []
     for name in names:
         for ctas in NCU_CTAS:
