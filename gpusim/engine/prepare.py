@@ -135,6 +135,15 @@ def steady_step(steps: list[Step]) -> Step:
     )
 
 
+def _pingpong(kernel: Kernel, profile: HardwareProfile, programs: list, rates: Rates):
+    """A wgmma kernel's rates at the ping-pong bound and its note, or None (see
+    :func:`gpusim.engine.wgmma_rates.pingpong_rates`)."""
+    from gpusim.engine.wgmma_rates import pingpong_rates
+
+    steps = [s for p in programs for s in p.steps if s.mma_flops > 0]
+    return pingpong_rates(rates, profile, kernel, lambda: steady_step(steps))
+
+
 @functools.cache
 def _core_step_cycles(
     key: str, ctas: int, warps: int, cycles: tuple, smem_bytes_per_clk: float, schedulers: int
@@ -197,6 +206,9 @@ def prepare(
         rates = replace(rates, sched_scale=1.0 / core, barrier_ticks=0, sched_capacity=table)
         timing_model = "sass-replay"
         timing_source = f"{binary.source}: {binary.label()} ({per_pass} step(s) per loop pass)"
+    elif products and (pp := _pingpong(kernel, profile, programs, rates)) is not None:
+        # The ping-pong bound models the latencies itself: no step efficiency on top.
+        rates, timing_source = pp
     elif products:
         # Too few warps per scheduler expose the load, product and softmax latencies; the
         # efficiency was measured on such loops, so only kernels that do products get it.

@@ -1,19 +1,29 @@
 """The rates of a Hopper ``wgmma`` kernel: its products at the profile's measured per-N rates,
 its pipes at the SM clock measured under wgmma load, its softmax overlapped with the products
 by the measured share (the profile's ``wgmma_*`` fields, from ``python -m
-gpusim.calibrate.wgmma`` and ``gpusim.calibrate.wgmma_burst``)."""
+gpusim.calibrate.wgmma`` and ``gpusim.calibrate.wgmma_burst``); or, with two or three consumer
+warpgroups on a profile with the softmax's measured cycles per instruction
+(``gpusim.calibrate.wgmma_pingpong``), the products at the paired rate and each step at the
+ping-pong bound (:func:`pingpong_rates`)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from itertools import pairwise
+from typing import TYPE_CHECKING
 
-from gpusim.engine.clock import per_tick, ticks
+from gpusim.engine.clock import TICKS_PER_S, per_tick, ticks
 from gpusim.engine.rates import Rates
 from gpusim.errors import GpusimError
 from gpusim.kernel_class import KernelClass
 from gpusim.profiles.schema import HardwareProfile
 from gpusim.schedule import Schedule
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from algorithms.base import Kernel
+    from algorithms.program import Step
 
 
 def wgmma_rate(profile: HardwareProfile, dtype: str, a_src: str, n: int) -> float:
@@ -75,7 +85,12 @@ def wgmma_kernel_rates(
     burst = profile.sm_clock_wgmma_burst_hz
     clk = burst.value if burst is not None else profile.sm_clock_wgmma_load_hz.value
     per_clk = {k: v / base.clock_hz for k, v in base.pipe_per_s.items()}
-    per_clk["tensor"] = wgmma_step_rate(profile, dtype, schedule.block_n, head_dim)
+    if pingpong_cpi(profile, cls.consumer_warpgroups) is not None:
+        # Two products issued together reach the one-CTA peak at every N (wgmma_step's
+        # products-only rows); the step's shape comes from pingpong_rates.
+        per_clk["tensor"] = getattr(profile.wgmma_flops_per_clk_per_sm, dtype).value
+    else:
+        per_clk["tensor"] = wgmma_step_rate(profile, dtype, schedule.block_n, head_dim)
     per_s = {k: v * clk for k, v in per_clk.items()}
     return replace(
         base,
@@ -86,3 +101,61 @@ def wgmma_kernel_rates(
         tensor_clock_hz=clk,
         phase_overlap=wgmma_overlap(profile, cls.consumer_warpgroups),
     )
+
+
+#: Warps of a consumer warpgroup (one on each of the SM's four schedulers).
+WARPS_PER_WARPGROUP = 4
+
+
+def pingpong_cpi(profile: HardwareProfile, consumer_warpgroups: int) -> float | None:
+    """The measured cycles per instruction of one consumer warp's softmax stream with this
+    many consumer warpgroups (gpusim.calibrate.wgmma_pingpong); None with one warpgroup or
+    where the profile has none (the step is then the overlap share's: :func:`wgmma_overlap`)."""
+    if consumer_warpgroups < 2:
+        return None
+    field = getattr(
+        profile, f"wgmma_softmax_cycles_per_instr_{consumer_warpgroups}_warpgroups", None
+    )
+    return field.value if field is not None else None
+
+
+def pingpong_rates(
+    rates: Rates, profile: HardwareProfile, kernel: Kernel, steady: Callable[[], Step]
+) -> tuple[Rates, str] | None:
+    """A wgmma kernel's rates with its steps at the ping-pong bound of n >= 2 consumer
+    warpgroups: one warpgroup's softmax runs while the others' products hold the tensor
+    cores, so a step takes max(T, A, T / n + I x c), T its products at the paired rate, A its
+    softmax phase at the SM's full rates, I one consumer warp's instructions (the step's
+    issue over its consumer warps) and c the profile's cycles per instruction of that lone
+    stream. The engine's two phases are kept: the share of the softmax phase that runs
+    beside the products (``phase_overlap``) is what leaves the step at the bound, and where
+    the bound is longer than both phases end to end the schedulers are held for the rest
+    (``sched_scale``). None where the profile has no such cycles (one warpgroup, or no
+    field, or another class); ``steady`` gives the kernel's steady step. The note names the
+    mechanism for the kernel's ``timing_source``."""
+    from gpusim.engine.plan import step_work
+    from gpusim.kernel_class import resolve_class
+
+    cls = resolve_class(kernel.schedule, kernel.workload.dtype)
+    n = cls.consumer_warpgroups
+    cpi = pingpong_cpi(profile, n) if cls.product == "wgmma" else None
+    if cpi is None:
+        return None
+    flat = replace(rates, phase_overlap=0.0)
+    work = step_work(steady(), flat)
+    parts = [max(v / flat.pipe_per_tick[p] for p, v in part.items()) for part in
+             flat.serial_parts(work)]  # fmt: skip
+    if len(parts) != 2:
+        return None
+    a, b = parts
+    instrs = work["issue"] / (n * WARPS_PER_WARPGROUP)
+    softmax = instrs * cpi / rates.clock_hz * TICKS_PER_S
+    bound = max(a, b, a / n + softmax)
+    hidden = a + b - bound
+    overlap = min(1.0, hidden / min(a, b)) if hidden > 0 else 0.0
+    scale = bound / (a + b) if hidden < 0 else 1.0
+    note = (
+        f"wgmma ping-pong bound: {n} consumer warpgroups, max(products, softmax phase, "
+        f"products / {n} + {instrs:.0f} instructions x {cpi:.2f} cycles) a step"
+    )
+    return replace(rates, phase_overlap=overlap, sched_scale=scale), note

@@ -284,6 +284,11 @@ class HardwareProfile(BaseModel):
     wgmma_softmax_overlap_same_warpgroup: SourcedFraction | None = None
     wgmma_softmax_overlap_other_warpgroup: SourcedFraction | None = None
     wgmma_softmax_overlap_two_warpgroups: SourcedFraction | None = None
+    #: cycles per instruction of one consumer warp's softmax stream with 2 (3) consumer
+    #: warpgroups, where measured (gpusim.calibrate.wgmma_pingpong): the step of such a
+    #: kernel is then max(T, T / n + I x c) (engine/wgmma_rates.pingpong_rates)
+    wgmma_softmax_cycles_per_instr_2_warpgroups: Sourced[float] | None = None
+    wgmma_softmax_cycles_per_instr_3_warpgroups: Sourced[float] | None = None
     fp32_flops_per_clk_per_sm: Sourced[float]  # FFMA counts 2
     #: matrix products on the CUDA cores with their operands streaming from shared memory
     #: (an fp32 FlashAttention tile's S = Q K^T and P V, FFMA counts 2), where measured;

@@ -30,6 +30,7 @@ from gpusim import atomic
 from gpusim.kernel_catalog.wgmma_instances import WgmmaInstance, all_instances
 from gpusim.reporting.wgmma_sets import (
     FIXED_RULE,
+    PINGPONG_RECORD,
     PROFILE,
     SETS,
     HeldoutSet,
@@ -66,7 +67,14 @@ def variant_profile(s: HeldoutSet, variant: str) -> Any:
     if variant not in s.variants:
         raise ValueError(f"set {s.name} has no variant {variant!r}: {sorted(s.variants)}")
     hw = load_profile(PROFILE)
-    return hw.model_copy(update=dict.fromkeys(s.variants[variant])) if s.variants[variant] else hw
+    hw = hw.model_copy(update=dict.fromkeys(s.variants[variant])) if s.variants[variant] else hw
+    if variant in s.variant_pingpong:
+        from gpusim.calibrate.wgmma_pingpong import with_fields
+        from gpusim.data.layout import REPO_ROOT
+
+        doc = json.loads((REPO_ROOT / PINGPONG_RECORD / "wgmma-step-h200.json").read_text())
+        hw = with_fields(hw, doc, PINGPONG_RECORD, s.variant_pingpong[variant])
+    return hw
 
 
 def predict(
@@ -98,6 +106,8 @@ def predict(
             "variant": variant,
             "drops_profile_fields": list(s.variants[variant]),
         }
+        if variant in s.variant_pingpong:
+            doc["adds_profile_fields_from"] = f"{PINGPONG_RECORD}, {s.variant_pingpong[variant]}"
     return doc
 
 

@@ -50,6 +50,9 @@ class HeldoutSet:
     #: schedule fields a variant sets on every instance's schedule (a variant that drops a
     #: profile field the class needs also names the class that does without it)
     variant_schedules: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: the wgmma_step rows (``step`` or ``fill``) whose softmax cycles per instruction a
+    #: variant adds to the profile (gpusim.calibrate.wgmma_pingpong)
+    variant_pingpong: dict[str, str] = field(default_factory=dict)
 
     @property
     def folder(self) -> Path:
@@ -149,6 +152,45 @@ SETS: dict[str, HeldoutSet] = {
 }
 
 
+#: The record the ping-pong variants' softmax cycles per instruction come from.
+PINGPONG_RECORD = "data/h200/2026-12-04_calibration_wgmma_step"
+SETS["heldout4"] = HeldoutSet(
+    name="heldout4",
+    workloads=(
+        ("bf16", 128, False, 4, 20, 3584),
+        ("fp16", 128, True, 2, 28, 5632),
+        ("bf16", 128, True, 6, 12, 2304),
+        ("fp16", 128, False, 12, 8, 1280),
+        ("bf16", 64, False, 3, 40, 4608),
+        ("fp16", 64, True, 8, 16, 1792),
+        ("bf16", 256, False, 4, 12, 2816),
+        ("bf16", 256, True, 1, 24, 7680),
+    ),
+    what="issue 20 held-out set 4: flash3_wgmma instances on workloads outside the paper "
+    "sweep and sets 1-3, fixed and predicted (the model as it stands, and with each step at "
+    "the ping-pong bound of its consumer warpgroups) before they are measured",
+    measured=Path("data/h200/2026-12-05_wgmma_heldout4/heldout.json"),
+    variants={"model": (), "pingpong_fill": (), "pingpong_step": ()},
+    variant_pingpong={"pingpong_fill": "fill", "pingpong_step": "step"},
+    extra={
+        "question": "does timing a step of n >= 2 consumer warpgroups at max(T, A, T/n + I x c) "
+        "(T the products at the paired rate, the one-CTA peak; A the softmax phase; I one "
+        "consumer warp's instructions; c the cycles per instruction of that lone softmax "
+        "stream, from the wgmma_step microbenchmark, no attention code: "
+        "python -m gpusim.calibrate.wgmma_pingpong) predict the kernel better than the "
+        "harmonic-mean product rate and one overlap share? c from wg_step_fill's rows "
+        "(tiles streamed in by a producer warpgroup; 4.60 and 7.30 cycles with 2 and 3 "
+        "warpgroups) or from wg_step's (3.78 and 5.80). Suggested by sets 1-3 and the "
+        "paper sweep (d64 fast, d256 slow), so none of them can judge it",
+        "decision_rule": "of model, pingpong_fill and pingpong_step, the variant with the "
+        "lowest runtime MAPE on the judged runs of this set is adopted: a pingpong variant's "
+        "two fields go into h200-sxm and h200-sxm-core (python -m "
+        "gpusim.calibrate.wgmma_pingpong --rows ROWS --record ... --profile ...) and into the "
+        "derived h100-sxm5; if model wins, no profile takes them",
+    },
+)
+
+
 def workload_id(w: tuple) -> str:
     dtype, d, causal, b, h, n = w
     return f"{dtype}_d{d}_{'causal' if causal else 'full'}_b{b}h{h}n{n}"
@@ -193,6 +235,10 @@ def manifest(s: HeldoutSet) -> dict[str, Any]:
         doc["variants"] = {k: {"drops_profile_fields": list(v)} for k, v in s.variants.items()}
         for k, fields in s.variant_schedules.items():
             doc["variants"][k]["schedule_fields"] = fields
+        for k, rows in s.variant_pingpong.items():
+            doc["variants"][k]["adds_profile_fields"] = {
+                "wgmma_softmax_cycles_per_instr_*_warpgroups": f"{PINGPONG_RECORD}, {rows} rows"
+            }
     doc |= s.extra
     doc["configs_sha256"] = hashlib.sha256(body.encode()).hexdigest()
     doc["configs"] = configs

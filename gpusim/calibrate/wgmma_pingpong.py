@@ -1,0 +1,178 @@
+"""A consumer warpgroup's softmax as one warp's instruction stream, from the wgmma_step record.
+
+    python -m gpusim.calibrate.wgmma_pingpong --record R               (a table)
+    python -m gpusim.calibrate.wgmma_pingpong --record R --profile P   (writes P's fields)
+
+The record is ``python -m gpusim.calibrate.wgmma_step``'s (kernels/wgmma.cu ``wg_step``, no
+attention code): per consumer warpgroup and step, S = Q K^T and O += P V issued together, a
+softmax pass over S (max, shuffles, exp2, sum, 16-bit packing), O rescaled. With n >= 2
+consumer warpgroups one warpgroup's softmax runs while the others' products keep the tensor
+cores busy, so a step takes
+
+    max(T, T / n + I x c)
+
+where T is the n warpgroups' products at the rate two products issued together reach (the
+record's products-only rows: 4096 FLOP/clk/SM at every Bc, the one-CTA peak), I one warp's
+softmax instructions per step (each warp of a warpgroup on a scheduler of its own) and c the
+cycles per instruction of that lone, mostly dependent stream. Each row where the softmax shows
+(the step over 1.05 T) gives c = (step - T / n) / I, with I counted from wg_step's source
+(:func:`micro_instrs`); the profile takes the mean over the two-warpgroup rows and over the
+three-warpgroup one. Two families of rows give it: ``step`` (``wg_step``: the warpgroups
+alone, 255 registers a thread) and ``fill`` (``wg_step_fill``: a producer warpgroup streams
+each step's K and V tiles into a two-stage ring by bulk copies on mbarriers, the consumers'
+registers given by setmaxnreg, as a warp-specialized kernel runs; ``--rows``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+from pathlib import Path
+from typing import Any
+
+#: A step's softmax shows where it lengthens the products-only step by more than this.
+SHOWS = 1.05
+FIELDS = {
+    2: "wgmma_softmax_cycles_per_instr_2_warpgroups",
+    3: "wgmma_softmax_cycles_per_instr_3_warpgroups",
+}
+
+
+def micro_instrs(block_n: int, head_dim: int) -> float:
+    """One warp's instructions per step of wg_step's softmax, from its source (``gs_softmax``,
+    ``gs_pack``, ``gs_rescale``; E = Bc/2 values a thread, two rows): E - 2 maxima, 4
+    shuffles and 4 maxima across the quad, 2 scaled maxima, an FFMA, exp2 and add per value,
+    2 adds into the row sums, E/2 conversions and E/2 XORs packing P, the rescale factor (3)
+    and d/2 multiplies of O, and the two waits."""
+    e = block_n // 2
+    return (e - 2) + 8 + 2 + 3 * e + 2 + e + 3 + head_dim / 2 + 2
+
+
+#: Rows of the record each family reads its steps with the softmax from.
+FAMILIES = {"step": "rows", "fill": "fill_rows"}
+
+
+def rows(doc: dict[str, Any], family: str = "step") -> list[dict[str, Any]]:
+    """Each (Bc, d, warpgroups) of the record with both steps: T (products only, ``wg_step``),
+    the step with the softmax (of ``family``), I, and c where the softmax shows (None where
+    the products hide it, or one warpgroup)."""
+    if doc.get("kind") != "gpusim.wgmma_step":
+        raise ValueError("not a wgmma_step record")
+    if family not in FAMILIES:
+        raise ValueError(f"rows must be one of {sorted(FAMILIES)}, not {family!r}")
+    by = {(r["block_n"], r["head_dim"], r["warpgroups"], r["softmax"]): r for r in doc["rows"]}
+    soft_rows = {(r["block_n"], r["head_dim"], r["warpgroups"]): r
+                 for r in doc.get(FAMILIES[family], []) if r["softmax"]}  # fmt: skip
+    out = []
+    for (bc, d, g), r in sorted(soft_rows.items()):
+        prod = by.get((bc, d, g, False))
+        if prod is None:
+            continue
+        t, step = prod["cycles_per_iter"], r["cycles_per_iter"]
+        instrs = micro_instrs(bc, d)
+        shows = g >= 2 and step > SHOWS * t
+        cpi = (step - t / g) / instrs if shows else None
+        out.append({"block_n": bc, "head_dim": d, "warpgroups": g, "products_cycles": t,
+                    "step_cycles": step, "instrs": instrs, "cycles_per_instr": cpi,
+                    "registers": r.get("num_regs")})  # fmt: skip
+    return out
+
+
+def fitted(doc: dict[str, Any], family: str = "step") -> dict[int, float]:
+    """``{warpgroups: mean cycles per instruction}`` over the rows where the softmax shows."""
+    by: dict[int, list[float]] = {}
+    for r in rows(doc, family):
+        if r["cycles_per_instr"] is not None:
+            by.setdefault(r["warpgroups"], []).append(r["cycles_per_instr"])
+    return {g: statistics.fmean(v) for g, v in sorted(by.items()) if g in FIELDS}
+
+
+def step_cycles(products: float, groups: int, instrs: float, cpi: float) -> float:
+    """The ping-pong bound of a step: max(T, T / n + I x c)."""
+    return max(products, products / groups + instrs * cpi)
+
+
+def table(doc: dict[str, Any], family: str = "step") -> str:
+    """Each row's c, and the step the fitted c gives beside the measured one."""
+    fit = fitted(doc, family)
+    lines = [
+        "| Bc | d | warpgroups | products cycles | step cycles | softmax instructions a warp "
+        "| cycles per instruction | step at the fitted c | off |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows(doc, family):
+        c = fit.get(r["warpgroups"])
+        cpi = f"{r['cycles_per_instr']:.2f}" if r["cycles_per_instr"] is not None else "hidden"
+        if c is None:
+            model = "- | -"
+        else:
+            s = step_cycles(r["products_cycles"], r["warpgroups"], r["instrs"], c)
+            model = f"{s:.0f} | {s / r['step_cycles'] - 1:+.1%}"
+        lines.append(
+            f"| {r['block_n']} | {r['head_dim']} | {r['warpgroups']} | "
+            f"{r['products_cycles']:.0f} | {r['step_cycles']:.0f} | {r['instrs']:.0f} | {cpi} "
+            f"| {model} |"
+        )
+    fits = ", ".join(f"{g} warpgroups {c:.3f}" for g, c in fit.items())
+    return "\n".join(lines) + f"\n\nfitted cycles per instruction: {fits}"
+
+
+def entries(doc: dict[str, Any], record: str, family: str = "step") -> dict[str, Any]:
+    """The profile fields, each with its source and the rows it is the mean of."""
+    out = {}
+    for g, c in fitted(doc, family).items():
+        used = [r for r in rows(doc, family) if r["warpgroups"] == g and r["cycles_per_instr"]]
+        out[FIELDS[g]] = {
+            "value": round(c, 4),
+            "source": f"measured on {doc.get('gpu', 'the GPU')}, {doc.get('date', '')}, "
+            f"python -m gpusim.calibrate.wgmma_pingpong --rows {family} ({record})",
+            "note": "(step - T/n) / softmax instructions a warp, mean over (Bc, d) = "
+            + ", ".join(
+                f"({r['block_n']}, {r['head_dim']}): {r['cycles_per_instr']:.3f}" for r in used
+            ),
+        }
+    return out
+
+
+def apply(profile_text: str, doc: dict[str, Any], record: str, family: str = "step") -> str:
+    """``profile_text`` with the fields set after its two-warpgroup softmax overlap share."""
+    from gpusim.calibrate.profile_patch import set_after
+
+    header = f"# wgmma softmax cycles per instruction ({family} rows): {record}"
+    fields = entries(doc, record, family)
+    return set_after(profile_text, "wgmma_softmax_overlap_two_warpgroups", fields, header)
+
+
+def with_fields(profile: Any, doc: dict[str, Any], record: str, family: str) -> Any:
+    """A profile object with the fields of ``family`` set (a held-out set's variant)."""
+    from gpusim.profiles.schema import HardwareProfile
+
+    return HardwareProfile.model_validate(profile.model_dump() | entries(doc, record, family))
+
+
+def main(argv: list[str] | None = None) -> int:
+    import json
+
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--record", type=Path, required=True, help="a wgmma_step record (JSON)")
+    p.add_argument("--profile", type=Path, help="a profile YAML to set the fields in")
+    p.add_argument(
+        "--rows",
+        choices=sorted(FAMILIES),
+        default="fill",
+        help="the steps with the softmax to fit: wg_step's, or wg_step_fill's (tiles streamed "
+        "in by a producer warpgroup, as the project's kernel)",
+    )
+    a = p.parse_args(argv)
+    doc = json.loads(a.record.read_text())
+    if a.profile is None:
+        print(table(doc, a.rows))
+        return 0
+    record = a.record.parent.as_posix()
+    a.profile.write_text(apply(a.profile.read_text(), doc, record, a.rows))
+    print(f"wrote {', '.join(entries(doc, record))} into {a.profile}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
