@@ -34,6 +34,8 @@ NOT_READ = {
     "wgmma_softmax_overlap_same_warpgroup",
     "wgmma_softmax_overlap_other_warpgroup",
     "wgmma_softmax_overlap_two_warpgroups",
+    "wgmma_softmax_cycles_per_instr_2_warpgroups",
+    "wgmma_softmax_cycles_per_instr_3_warpgroups",
 }
 
 
