@@ -20,12 +20,14 @@ from gpusim.engine.prepare import planned_programs, steady_step
 from gpusim.engine.rates import rates_for
 from gpusim.engine.wgmma_rates import WARPS_PER_WARPGROUP, pingpong_rates
 from gpusim.profiles.loader import load_profile
+from gpusim.reporting.wgmma_sets import PINGPONG_FIELDS
 from gpusim.schedule import Schedule
 from gpusim.workload import Workload
 
 FOLDER = "data/h200/2026-12-04_calibration_wgmma_step"
 DOC = json.loads((REPO_ROOT / FOLDER / "wgmma-step-h200.json").read_text())
-BASE = load_profile("h200-sxm")
+#: the shipped profile without the two fields, and with the fill rows' values
+BASE = load_profile("h200-sxm").model_copy(update=dict.fromkeys(PINGPONG_FIELDS))
 HW = with_fields(BASE, DOC, FOLDER, "fill")
 
 

@@ -13,6 +13,9 @@ ROWS = [[8, 900.0], [64, 3300.0], [96, 3500.0], [128, 3700.0], [256, 3900.0]]
 def wgmma_profile(overlap: float = 0.5, burst_hz: float | None = None) -> HardwareProfile:
     data = load_profile("h200-sxm").model_dump(exclude_none=True)
     data.pop("sm_clock_wgmma_burst_hz", None)
+    # the overlap-share step: without the softmax's measured cycles per instruction
+    for groups in (2, 3):
+        data.pop(f"wgmma_softmax_cycles_per_instr_{groups}_warpgroups", None)
     data |= {
         "name": "h200-wgmma-test",
         "wgmma_rate_by_n": {
