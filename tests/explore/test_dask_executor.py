@@ -28,9 +28,17 @@ workloads: [{batch: 1, heads: [1, 2], seq_len: 128, head_dim: 64}]
 """
 
 
-def test_a_local_cluster_gives_the_local_executors_results(tmp_path):
-    plan = load_plan(write_spec(tmp_path, BATCHED_SPEC))
-    local = explore(plan, tmp_path / "local", jobs=2, figures=False)
+@pytest.fixture(scope="module")
+def batched(tmp_path_factory):
+    """BATCHED_SPEC's plan and its sweep on local processes: the reference both Dask runs
+    are compared with (swept once for the module)."""
+    folder = tmp_path_factory.mktemp("batched")
+    plan = load_plan(write_spec(folder, BATCHED_SPEC))
+    return plan, explore(plan, folder / "local", jobs=2, figures=False)
+
+
+def test_a_local_cluster_gives_the_local_executors_results(tmp_path, batched):
+    plan, local = batched
     dask = explore(plan, tmp_path / "dask", executor="dask", workers=2, figures=False)
     assert dask.summary["executor"] == "Dask LocalCluster of 2 workers"
     assert dask.table.num_rows == 16 and dask.summary["ok"] == 16
@@ -97,9 +105,10 @@ def scheduler_address():
         yield cluster.scheduler_address
 
 
-def test_an_existing_scheduler_gives_the_local_executors_results(tmp_path, scheduler_address):
-    plan = load_plan(write_spec(tmp_path, BATCHED_SPEC))
-    local = explore(plan, tmp_path / "local", jobs=2, figures=False)
+def test_an_existing_scheduler_gives_the_local_executors_results(
+    tmp_path, scheduler_address, batched
+):
+    plan, local = batched
     remote = explore(
         plan, tmp_path / "remote", executor="dask", scheduler=scheduler_address, figures=False
     )
