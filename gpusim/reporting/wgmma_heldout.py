@@ -326,6 +326,8 @@ def main(argv: list[str] | None = None) -> int:
     m = sub.add_parser("measure")
     m.add_argument("--out", type=Path, required=True)
     m.add_argument("--cubin-dir", default=None)
+    m.add_argument("--repeats", type=int, default=20, help="timed launches a configuration")
+    m.add_argument("--warmup", type=int, default=3, help="untimed launches before them")
     sub.add_parser("seen").add_argument(
         "--o-store", choices=("staged", "fragments"), help="every schedule's o_store"
     )
@@ -342,7 +344,7 @@ def main(argv: list[str] | None = None) -> int:
             doc = predict(s, v)
             atomic.write_text(s.predictions_path(v), json.dumps(doc, indent=1) + "\n")
     elif a.cmd == "measure":
-        measure(s, a.out, a.cubin_dir)
+        measure(s, a.out, a.cubin_dir, a.repeats, a.warmup)
     elif a.cmd == "seen":
         sys.stdout.write(json.dumps(seen(o_store=a.o_store), indent=1) + "\n")
     else:
