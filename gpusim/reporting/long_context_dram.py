@@ -84,15 +84,18 @@ def predict_one(c: LongContextConfig, profile_name: str = PROFILE) -> dict[str, 
     }
 
 
-def predict(configs: list[LongContextConfig], log=print) -> dict[str, Any]:
-    """Every ncu-counted config, as one JSON-ready document."""
+def predict(
+    configs: list[LongContextConfig], log=print, profile_name: str = PROFILE
+) -> dict[str, Any]:
+    """Every ncu-counted config on ``profile_name``, as one JSON-ready document."""
     out: dict[str, Any] = {}
     for n, c in enumerate([c for c in configs if c.ncu], 1):
-        out[c.config_id] = predict_one(c)
+        out[c.config_id] = predict_one(c, profile_name)
         log(f"[{n}] {c.config_id}: {out[c.config_id]['kv_trace'] / 1e9:.3f} GB")
-    aging = {"value": shared_aging_h200(), "source": SHARED_AGING_RUN}
-    return {"kind": KIND, "model_commit": git_commit(), "profile": PROFILE,
-            "shared_aging": aging, "by_config": out}  # fmt: skip
+    aging = load_profile(profile_name).l2_shared_aging
+    aging_doc = {"value": aging.value, "source": aging.source} if aging is not None else None
+    return {"kind": KIND, "model_commit": git_commit(), "profile": profile_name,
+            "shared_aging": aging_doc, "by_config": out}  # fmt: skip
 
 
 def compare(configs, predictions: dict, ncu: dict, sweep: dict) -> dict[str, Any]:
@@ -195,11 +198,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--predictions", type=Path, default=None)
     ap.add_argument("--measured", type=Path, default=None)
+    ap.add_argument("--profile", default=PROFILE, help="the profile predict runs on")
     args = ap.parse_args(argv)
     try:
         configs = read_manifest(args.manifest)
         if args.cmd == "predict":
-            doc = predict(configs)
+            doc = predict(configs, profile_name=args.profile)
         else:
             if args.measured is None:
                 raise GpusimError("compare needs --measured DIR")
