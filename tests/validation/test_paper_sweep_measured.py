@@ -1,6 +1,6 @@
 """The FlashAttention-2 paper's sweep measured on an H100 (the device's card): its manifest is
-the module's, and three runs
-recomputed on h100-sxm5 from the code against the measured times."""
+the module's, and three runs recomputed on h100-sxm5 from the code against the measured
+times."""
 
 from __future__ import annotations
 
