@@ -139,14 +139,16 @@ def record(run_id_: str, bwd, fwd, bwd_s: Schedule, bwd_w: Workload, fwd_w: Work
     }
 
 
-def predictions(profile: str = PROFILE) -> dict[str, Any]:
-    """Every run's prediction, with what made them."""
+def predictions(
+    profile: str = PROFILE, runs: tuple = RUNS, set_name: str = SET_NAME, rule: str = RULE
+) -> dict[str, Any]:
+    """Every run's prediction (this set's by default), with what made them."""
     return {
-        "set": SET_NAME,
+        "set": set_name,
         "profile": profile,
         "commit": git_commit(),
-        "rule": RULE,
-        "runs": [predict_run(r, profile) for r in manifest_runs()],
+        "rule": rule,
+        "runs": [predict_run(r, profile) for r in manifest_runs(runs)],
     }
 
 

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpusim.source_commit import git_commit
-from gpusim.validation.backward_heldout15 import manifest_runs, predict_run, set_main
+from gpusim.validation import backward_heldout15
+from gpusim.validation.backward_heldout15 import manifest_runs, set_main
 
 SET_NAME = "paper_sweep_measured"
 #: (batch, heads, heads_kv, seq_len, head_dim, dtype, causal): reports/paper_sweep's runs
@@ -53,13 +53,7 @@ def runs() -> list[dict[str, Any]]:
 
 def predictions(profile: str) -> dict[str, Any]:
     """Every run's forward, backward and sum on ``profile``."""
-    return {
-        "set": SET_NAME,
-        "profile": profile,
-        "commit": git_commit(),
-        "rule": RULE,
-        "runs": [predict_run(r, profile) for r in runs()],
-    }
+    return backward_heldout15.predictions(profile, RUNS, SET_NAME, RULE)
 
 
 def main(argv: list[str] | None = None) -> int:
