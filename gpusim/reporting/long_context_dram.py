@@ -66,7 +66,7 @@ def predict_one(c: LongContextConfig, profile_name: str = PROFILE) -> dict[str, 
     r = simulate("flash2", w, s, profile)
     rates = rates_for(profile, w.dtype, s.warps)
     t = kv_trace_for(w, s, rates, r.ctas_per_sm)
-    ts = kv_trace_for(w, s, rates, r.ctas_per_sm, shared_aging=shared_aging_h200())
+    ts = kv_trace_for(w, s, rates, r.ctas_per_sm, shared_aging=rates.l2_shared_aging)
     tm = kv_trace_of_record(w, s, rates, r.ctas_per_sm, r.runtime_s)
     q_o = 2 * w.batch_heads * w.seq_len_q * w.head_dim * w.elem_bytes
     return {
@@ -178,7 +178,8 @@ def text(doc: dict) -> str:
     return "\n".join(lines)
 
 
-def _read_measured(folder: Path) -> tuple[dict, dict]:
+def read_measured(folder: Path) -> tuple[dict, dict]:
+    """(Nsight Compute's counts by config, the timed records by id) of a measured set."""
     ncu = json.loads((folder / "ncu.json").read_text())["by_config"]
     sweep = {}
     path = folder / "sweep.jsonl"
@@ -212,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
                 if args.predictions
                 else predict(configs, log=lambda _m: None)
             )
-            doc = compare(configs, preds, *_read_measured(args.measured))
+            doc = compare(configs, preds, *read_measured(args.measured))
             print(text(doc))
     except (GpusimError, OSError, ValueError) as exc:
         print(f"gpusim: error: {exc}", file=sys.stderr)

@@ -169,37 +169,38 @@ def test_the_model_recomputed_on_held_out_set_4_and_its_rule():
     cost (``wgmma_softmax_cycles_per_instr_*``, fitted to wgmma_step's rows of that family),
     or none if model wins. The shipped profile is recomputed on every run, the two others on
     the rule's sample (:func:`_rule_sample`)."""
-    from gpusim.calibrate import wgmma_pingpong
-    from gpusim.reporting.wgmma_sets import PINGPONG_RECORD
-
-    full = H.predict(SET4, _shipped_pingpong())
+    shipped = _shipped_pingpong()
+    full = H.predict(SET4, shipped)
     _assert_within_bounds(SET4, H.compare(_measured(SET4), full, SET4))
     mapes = {}
     for other in ("model", "pingpong_fill", "pingpong_step"):
-        if other != _shipped_pingpong():
-            mapes[_shipped_pingpong()], mapes[other] = _rule_holds(SET4, full, other)
-    assert min(mapes, key=mapes.get) == _shipped_pingpong(), mapes
-    shipped = load_profile(PROFILE)
-    if _shipped_pingpong() != "model":
-        doc = json.loads((REPO_ROOT / PINGPONG_RECORD / "wgmma-step-h200.json").read_text())
-        family = _shipped_pingpong().removeprefix("pingpong_")
-        fitted = wgmma_pingpong.fitted(doc, family)
-        assert shipped.wgmma_softmax_cycles_per_instr_2_warpgroups.value == round(fitted[2], 4)
-        assert shipped.wgmma_softmax_cycles_per_instr_3_warpgroups.value == round(fitted[3], 4)
+        if other != shipped:
+            mapes[shipped], mapes[other] = _rule_holds(SET4, full, other)
+    assert min(mapes, key=mapes.get) == shipped, mapes
+    if shipped != "model":
+        fitted = _pingpong_fits()[shipped.removeprefix("pingpong_")]
+        profile = load_profile(PROFILE)
+        assert profile.wgmma_softmax_cycles_per_instr_2_warpgroups.value == round(fitted[2], 4)
+        assert profile.wgmma_softmax_cycles_per_instr_3_warpgroups.value == round(fitted[3], 4)
+
+
+def _pingpong_fits() -> dict[str, dict[int, float]]:
+    """``{family: {warpgroups: c}}`` fitted to the wgmma_step record set 4's variants use."""
+    from gpusim.calibrate import wgmma_pingpong
+    from gpusim.reporting.wgmma_sets import PINGPONG_RECORD
+
+    doc = json.loads((REPO_ROOT / PINGPONG_RECORD / "wgmma-step-h200.json").read_text())
+    return {family: wgmma_pingpong.fitted(doc, family) for family in ("fill", "step")}
 
 
 def _shipped_pingpong() -> str:
     """Which of set 4's variants the shipped profile is: model without the two fields, else
     the family whose fitted values it carries."""
-    from gpusim.calibrate import wgmma_pingpong
-    from gpusim.reporting.wgmma_sets import PINGPONG_RECORD
-
     field = load_profile(PROFILE).wgmma_softmax_cycles_per_instr_2_warpgroups
     if field is None:
         return "model"
-    doc = json.loads((REPO_ROOT / PINGPONG_RECORD / "wgmma-step-h200.json").read_text())
-    for family in ("fill", "step"):
-        if round(wgmma_pingpong.fitted(doc, family)[2], 4) == field.value:
+    for family, fitted in _pingpong_fits().items():
+        if round(fitted[2], 4) == field.value:
             return f"pingpong_{family}"
     raise AssertionError(f"the shipped ping-pong cost {field.value} is neither family's fit")
 

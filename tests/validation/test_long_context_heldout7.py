@@ -3,6 +3,10 @@ an earlier set, every run is counted at exactly 64k or 128k tokens."""
 
 from __future__ import annotations
 
+import json
+
+from gpusim.data.layout import REPO_ROOT
+from gpusim.reporting.long_context_dram import read_measured
 from gpusim.validation.long_context_heldout7 import RULE, heldout7_configs
 from tests.validation.heldout_sets import assert_set_is_new
 
@@ -36,17 +40,9 @@ DRAM = (
 
 def _measured() -> tuple[dict, dict, str]:
     """(ncu's counts, the timed records, the card) of the measured set."""
-    import json
-
-    from gpusim.data.layout import REPO_ROOT
-
-    ncu = json.loads((REPO_ROOT / DATA / "ncu.json").read_text())["by_config"]
-    sweep = {}
-    for line in (REPO_ROOT / DATA / "sweep.jsonl").read_text().splitlines():
-        rec = json.loads(line)
-        sweep[rec["id"]] = rec
-    card = json.loads((REPO_ROOT / DATA / "provenance.json").read_text())["provenance"]
-    return ncu, sweep, card["gpu_name"]
+    folder = REPO_ROOT / DATA
+    card = json.loads((folder / "provenance.json").read_text())["provenance"]["gpu_name"]
+    return *read_measured(folder), card
 
 
 def test_h100_runs_recomputed_on_the_derived_profile():

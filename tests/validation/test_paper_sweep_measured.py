@@ -26,8 +26,8 @@ def _measured() -> dict[str, dict]:
 
 def test_three_runs_recomputed_on_the_derived_profile():
     """The set came back at forward 11.0 % (every run fast) and backward 20.9 % (-12 to -26 %
-    on every run); a long non-causal d128 run, a short causal d64 run, and a causal d128 run's
-    backward, recomputed."""
+    on every run); a long non-causal d128 run's forward and a short causal d64 run's forward
+    and backward, recomputed."""
     card = json.loads((DATA / "provenance.json").read_text())["provenance"]["gpu_name"]
     assert "H100" in card
     measured = _measured()
