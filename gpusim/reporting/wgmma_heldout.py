@@ -344,6 +344,8 @@ def main(argv: list[str] | None = None) -> int:
             doc = predict(s, v)
             atomic.write_text(s.predictions_path(v), json.dumps(doc, indent=1) + "\n")
     elif a.cmd == "measure":
+        if a.repeats < 1 or a.warmup < 0:
+            ap.error("--repeats must be at least 1 and --warmup at least 0")
         measure(s, a.out, a.cubin_dir, a.repeats, a.warmup)
     elif a.cmd == "seen":
         sys.stdout.write(json.dumps(seen(o_store=a.o_store), indent=1) + "\n")

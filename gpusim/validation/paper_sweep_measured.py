@@ -25,6 +25,8 @@ from gpusim.validation import backward_heldout15
 from gpusim.validation.backward_heldout15 import manifest_runs, set_main
 
 SET_NAME = "paper_sweep_measured"
+#: The lent card's profile decides: h100-sxm5 on an H100, h200-sxm on an H200.
+PROFILES = ("h100-sxm5", "h200-sxm")
 #: (batch, heads, heads_kv, seq_len, head_dim, dtype, causal): reports/paper_sweep's runs
 RUNS = tuple(
     (16384 // n, 2048 // d, None, n, d, "fp16", causal)
@@ -58,7 +60,7 @@ def predictions(profile: str) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     def add_predict(pr) -> None:
-        pr.add_argument("--profile", required=True, help="h100-sxm5 or h200-sxm")
+        pr.add_argument("--profile", required=True, choices=PROFILES, help="the card's profile")
 
     what = "the FlashAttention-2 paper's sweep on the lent card: " + __name__
     return set_main(argv, SET_NAME, what, RULE, runs, add_predict, lambda a: predictions(a.profile))
