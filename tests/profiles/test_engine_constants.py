@@ -103,10 +103,14 @@ def test_every_profile_has_the_fields_and_says_where_they_come_from(name):
 @pytest.mark.parametrize("name", [n for n in list_profiles() if not n.startswith("h200")])
 def test_values_borrowed_from_the_h200_say_so(name):
     p, h200 = load_profile(name), load_profile("h200-sxm-datasheet")
+    # A card calibrated on its own (h100-sxm5-measured) may measure the H200's very value (a
+    # fetch ratio of 1.5): its source names that card, not the H200.
+    own = f"measured on {p.display_name.split(' (')[0]}"
     for field in MEASURED:
         q = getattr(p, field)
         if q is not None and q.value == getattr(h200, field).value:
-            assert "not measured on" in getattr(p, field).source, f"{name}: {field}"
+            source = getattr(p, field).source
+            assert "not measured on" in source or source.startswith(own), f"{name}: {field}"
 
 
 def test_the_h200_barrier_cost_fits_its_measurement():
