@@ -30,6 +30,7 @@ LONG_CONTEXT_SETS = (
     "2026-12-05_inference_tuning_heldout16",
     "2026-12-05_long_context_heldout6",
     "2026-12-05_long_context_heldout7",
+    "2026-12-05_long_context_heldout8",
 )
 
 
