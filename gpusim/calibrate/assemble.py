@@ -16,37 +16,16 @@ the profile is complete or not written.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
-from typing import Any
 
 import yaml
 
 from gpusim import atomic
-from gpusim.calibrate import (
-    cta_life,
-    dram_read,
-    l2_shared_aging,
-    profile_writer,
-    sm_mate_drift,
-    wgmma_burst,
-    wgmma_pingpong,
-    wgmma_record,
-)
+from gpusim.calibrate import profile_writer
+from gpusim.calibrate.records_stage import apply_records
 from gpusim.data.layout import REPO_ROOT
 from gpusim.errors import GpusimError
-
-#: Each record's file under the folder's records part, as the device script names them.
-RECORDS = {
-    "wgmma": "wgmma/wgmma.json",
-    "wgmma_burst": "wgmma/wgmma-burst.json",
-    "wgmma_step": "ws/wgmma-step.json",
-    "cta_life": "cl/cta-life.json",
-    "dram_read": "dr/dram-read.json",
-    "l2_hot": "l2h/l2-survive-hot.json",
-    "kv_drift": "kvd/kv-walk-drift.json",
-}
 
 
 def _rel(p: Path) -> str:
@@ -56,18 +35,9 @@ def _rel(p: Path) -> str:
         return str(p)
 
 
-def _load(path: Path) -> dict[str, Any]:
-    if not path.is_file():
-        raise GpusimError(f"assemble: no record at {path}: the profile would not be complete")
-    try:
-        return json.loads(path.read_text())
-    except json.JSONDecodeError as exc:
-        raise GpusimError(f"assemble: {path} is not JSON ({exc.msg})") from None
-
-
 def assemble(suite: Path, records: Path, base: str, name: str) -> str:
     """The profile's YAML text: ``suite`` the folder with ``cal/*.results.json``, ``records``
-    the folder with the stand-alone records (:data:`RECORDS`)."""
+    the folder with the stand-alone records (:data:`gpusim.calibrate.records_stage.RECORDS`)."""
     found = sorted((suite / "cal").glob("*.results.json"))
     if len(found) != 1:
         raise GpusimError(
@@ -77,19 +47,10 @@ def assemble(suite: Path, records: Path, base: str, name: str) -> str:
     base_doc = yaml.safe_load(profile_writer.base_profile_path(base).read_text())
     profile, _ = profile_writer.build_profile(results, base_doc, name)
     text = profile_writer.profile_yaml(profile, _rel(found[0]), results)
-    path = {k: records / v for k, v in RECORDS.items()}
-    rel = {k: _rel(p) for k, p in path.items()}
-    doc = {k: _load(p) for k, p in path.items()}
-    text = wgmma_record.apply(text, doc["wgmma"], rel["wgmma"])
-    text = wgmma_burst.apply(text, doc["wgmma_burst"], rel["wgmma_burst"])
-    text = l2_shared_aging.apply(text, doc["l2_hot"], rel["l2_hot"])
-    text = sm_mate_drift.apply(text, sm_mate_drift.calibration(doc["kv_drift"]), rel["kv_drift"])
-    text = cta_life.apply(text, doc["cta_life"], rel["cta_life"])
-    text = cta_life.apply(text, doc["cta_life"], rel["cta_life"], "16-byte")
-    text = dram_read.apply(text, doc["dram_read"], rel["dram_read"])
-    # the ping-pong softmax cost from the fill rows, as held-out set 4's rule chose for the H200
-    step_folder = str(Path(rel["wgmma_step"]).parent)
-    return wgmma_pingpong.apply(text, doc["wgmma_step"], step_folder, "fill")
+    try:
+        return apply_records(text, records, _rel, strict=True)[0]
+    except GpusimError as exc:
+        raise GpusimError(f"assemble: {exc}") from None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -13,7 +13,7 @@ from typing import Any
 import yaml
 
 from gpusim import atomic
-from gpusim.calibrate import completeness, profile_writer, recorded
+from gpusim.calibrate import completeness, profile_writer, recorded, records_stage
 from gpusim.calibrate.context import import_cupy, make_context
 from gpusim.calibrate.suite import plan, run_suite, select
 from gpusim.errors import GpusimError
@@ -45,19 +45,26 @@ def calibrate(
     dram_mlp: Path | None = None,
     sass_timing: Path | None = None,
     plan_only: bool = False,
+    records: bool = True,
 ) -> dict[str, Any]:
     """Run (or, with ``from_results``, replay) a calibration; the command's JSON object.
 
     ``plan_only``: what would run and which fields each benchmark gives; no GPU needed.
+    ``records``: after a run of every benchmark (no ``only``), also the stand-alone
+    microbenchmarks a complete profile takes (:mod:`gpusim.calibrate.records_stage`), their
+    records in a folder beside the results; a replay applies that folder where it exists.
     """
     if plan_only:
-        return plan(select(only), quick)
+        doc = plan(select(only), quick)
+        doc["records"] = records_stage.plan(quick) if records and only is None else {}
+        return doc
     out, results_path = default_paths(base_profile, out, results_path)
     if write_profile:
         profile_writer.base_profile_path(base_profile)  # an unknown base fails before any GPU work
     if from_results is not None:
         results = profile_writer.load_results(from_results)
         results_path = from_results
+        record_status: dict[str, str] = {}
     else:
         names = select(only)
         cp = import_cupy()
@@ -65,6 +72,10 @@ def calibrate(
         results = run_suite(ctx, names, argv or [])
         results_path.parent.mkdir(parents=True, exist_ok=True)
         atomic.write_text(results_path, json.dumps(results, indent=1, default=_plain) + "\n")
+        record_status = {}
+        if records and only is None:
+            folder = records_stage.records_folder(results_path)
+            record_status = records_stage.run_records(folder, quick, ctx.log)
     summary = summarise(results)
     replaced: list[str] = []
     profile: str | None = None
@@ -87,14 +98,34 @@ def calibrate(
             sass_timing,
         )
         profile = str(out)
+        rec = _apply_records(out, results_path, record_status, base_profile)
         checks = _checks(results, base_profile, out, replaced)
+        checks["warnings"] += rec.pop("warnings")
+    else:
+        rec = {"status": record_status}
     return {
         "profile": profile,
         "results": str(results_path),
         "replaced": replaced,
+        "records": rec,
         **checks,
         **summary,
     }
+
+
+def _apply_records(out: Path, results_path: Path, status: dict[str, str], base: str) -> dict:
+    """Set the records' fields on the written profile; what was applied, and a warning for
+    each record absent (its fields keep the base profile's values)."""
+    folder = records_stage.records_folder(results_path)
+    if not folder.is_dir():
+        return {"folder": None, "status": status, "applied": [], "warnings": []}
+    text, applied, absent = records_stage.apply_records(out.read_text(), folder, str)
+    atomic.write_text(out, text)
+    warnings = [
+        f"{name}: no record ({status.get(name, 'not run')}); its fields keep {base}'s values"
+        for name in absent
+    ]
+    return {"folder": str(folder), "status": status, "applied": applied, "warnings": warnings}
 
 
 def _checks(results: dict[str, Any], base_name: str, out: Path, replaced: list[str]) -> dict:
@@ -183,4 +214,9 @@ def format_plan(doc: dict[str, Any]) -> str:
         lines.append(f"      gives: {', '.join(step['fields'])}")
         if "note" in step:
             lines.append(f"      note: {step['note']}")
+    if doc.get("records"):
+        lines.append("then, each in its own process, its record beside the results:")
+        for name, step in doc["records"].items():
+            only = " (Hopper only)" if step["hopper_only"] else ""
+            lines.append(f"  {name}: {step['runs']} -> {step['record']}{only}")
     return "\n".join(lines)

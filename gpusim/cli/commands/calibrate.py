@@ -118,6 +118,15 @@ def calibrate(
             "latencies and pipe cycles.",
         ),
     ] = None,
+    records: Annotated[
+        bool,
+        typer.Option(
+            "--records/--no-records",
+            help="After a run of every benchmark, also the stand-alone microbenchmarks a "
+            "complete profile takes (wgmma on Hopper, CTA stores, DRAM reads, L2 aging and "
+            "SM-mates' drift under Nsight Compute), each in its own process.",
+        ),
+    ] = True,
     json_out: JsonOption = False,
 ) -> None:
     """Measure this GPU's bandwidths, latencies, pipe rates, launch and barrier cost, step
@@ -142,6 +151,7 @@ def calibrate(
         dram_mlp=dram_mlp,
         sass_timing=sass_timing,
         plan_only=plan,
+        records=records,
     )
     if json_out:
         emit(doc, True)

@@ -1,0 +1,186 @@
+"""The stand-alone microbenchmarks a complete profile takes beside the suite, run and applied.
+
+The suite (:mod:`gpusim.calibrate.suite`) measures in one process; these run each in a
+process of its own (two drive Nsight Compute, three build an sm_90a cubin with nvcc) and
+write one JSON record each into a records folder beside the results, laid out as
+``data/h100/2026-12-05_calibration/records``:
+
+- ``wgmma/wgmma.json``, ``wgmma/wgmma-burst.json``, ``ws/wgmma-step.json`` (Hopper only):
+  wgmma rates per N, the clock under wgmma load and in ms bursts, the softmax beside the
+  products (``gpusim.calibrate.wgmma``, ``wgmma_burst``, ``wgmma_step``);
+- ``cl/cta-life.json``: what a CTA's output stores cost (``cta_life``, nvcc);
+- ``dr/dram-read.json``: the DRAM read stream's bandwidth (``dram_read``);
+- ``l2h/l2-survive-hot.json``: how shared traffic ages the L2 (``l2_bytes --hot``, ncu);
+- ``kvd/kv-walk-drift.json``: how SM-mates drift apart (``kv_walk --drift``, ncu).
+
+:func:`apply_records` sets their fields on a written profile in the order the H200's profile
+was built. A step that cannot run here (no nvcc, no ncu, not Hopper) or fails is reported
+with its one-line reason, and its fields keep the base profile's values, which the command's
+output then names: never a silent fallback.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gpusim.calibrate import (
+    cta_life,
+    dram_read,
+    l2_shared_aging,
+    sm_mate_drift,
+    wgmma_burst,
+    wgmma_pingpong,
+    wgmma_record,
+)
+from gpusim.errors import GpusimError
+
+
+def _wgmma(text: str, doc: dict, path: str) -> str:
+    return wgmma_record.apply(text, doc, path)
+
+
+def _drift(text: str, doc: dict, path: str) -> str:
+    return sm_mate_drift.apply(text, sm_mate_drift.calibration(doc), path)
+
+
+def _cta_life(text: str, doc: dict, path: str) -> str:
+    return cta_life.apply(cta_life.apply(text, doc, path), doc, path, "16-byte")
+
+
+def _pingpong(text: str, doc: dict, path: str) -> str:
+    # the fill rows, as held-out set 4's rule chose for the H200; the source names the folder
+    return wgmma_pingpong.apply(text, doc, str(Path(path).parent), "fill")
+
+
+@dataclass(frozen=True)
+class Record:
+    """One stand-alone microbenchmark: its record's file, how it runs, what it sets."""
+
+    name: str
+    file: str  # under the records folder
+    module: str  # python -m gpusim.calibrate.<module>
+    args: tuple[str, ...]  # besides --out (and --cubin for the wgmma ones)
+    timeout_s: int
+    apply: Callable[[str, dict, str], str]
+    hopper: bool = False  # needs sm_90a (the wgmma cubin)
+    quick_args: tuple[str, ...] = ()
+
+
+#: In the order their fields are applied (the H200 profile's).
+RECORDS = (
+    Record("wgmma", "wgmma/wgmma.json", "wgmma", (), 240, _wgmma, True, ("--quick",)),
+    Record("wgmma_burst", "wgmma/wgmma-burst.json", "wgmma_burst", (), 90,
+           wgmma_burst.apply, True),
+    Record("l2_hot", "l2h/l2-survive-hot.json", "l2_bytes", ("--hot",), 120,
+           l2_shared_aging.apply),
+    Record("kv_drift", "kvd/kv-walk-drift.json", "kv_walk", ("--drift",), 180, _drift),
+    Record("cta_life", "cl/cta-life.json", "cta_life", (), 120, _cta_life),
+    Record("dram_read", "dr/dram-read.json", "dram_read", (), 90, dram_read.apply,
+           quick_args=("--quick",)),
+    Record("wgmma_step", "ws/wgmma-step.json", "wgmma_step", (), 400, _pingpong, True),
+)  # fmt: skip
+
+
+def plan(quick: bool) -> dict[str, dict[str, Any]]:
+    """What :func:`run_records` would run, for ``gpusim calibrate --plan``."""
+    out = {}
+    for rec in RECORDS:
+        args = [*rec.args, *(rec.quick_args if quick else ())]
+        out[rec.name] = {
+            "runs": " ".join([f"python -m gpusim.calibrate.{rec.module}", *args]),
+            "record": rec.file,
+            "hopper_only": rec.hopper,
+        }
+    return out
+
+
+def _hopper() -> bool:
+    from gpusim.calibrate.context import import_cupy
+
+    cp = import_cupy()
+    return cp.cuda.Device(0).compute_capability.startswith("9")
+
+
+def run_records(folder: Path, quick: bool, log: Callable[[str], None]) -> dict[str, str]:
+    """Run every record into ``folder``; ``{name: "ok" | "failed: ..." | "skipped: ..."}``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    status: dict[str, str] = {}
+    cubin: Path | None = None
+    hopper_reason = None if _hopper() else "needs an sm_90 GPU (Hopper) for wgmma"
+    if hopper_reason is None:
+        from gpusim.calibrate.wgmma import build_cubin
+
+        build = folder / "wgmma"
+        build.mkdir(exist_ok=True)
+        try:
+            cubin, report = build_cubin(build)
+            (build / "ptxas.txt").write_text(report)
+        except (RuntimeError, subprocess.CalledProcessError) as exc:
+            hopper_reason = f"the wgmma cubin did not build: {_one_line(exc)}"
+    for rec in RECORDS:
+        if rec.hopper and hopper_reason is not None:
+            status[rec.name] = f"skipped: {hopper_reason}"
+            log(f"{rec.name}: {status[rec.name]}")
+            continue
+        out = folder / rec.file
+        out.parent.mkdir(parents=True, exist_ok=True)
+        cmd = [sys.executable, "-m", f"gpusim.calibrate.{rec.module}", *rec.args, "--out", str(out)]
+        if rec.hopper:
+            cmd += ["--cubin", str(cubin)]
+        if quick:
+            cmd += list(rec.quick_args)
+        t0 = time.monotonic()
+        log(f"running {rec.name} (its own process)")
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=rec.timeout_s)
+        except subprocess.TimeoutExpired:
+            status[rec.name] = f"failed: no record after {rec.timeout_s} s"
+        else:
+            (out.parent / f"{rec.name}.log").write_text(proc.stdout + proc.stderr)
+            ok = proc.returncode == 0 and out.is_file()
+            last = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
+            status[rec.name] = "ok" if ok else f"failed: exit {proc.returncode}: {last}"
+        log(f"{rec.name}: {status[rec.name]} ({time.monotonic() - t0:.0f} s)")
+    return status
+
+
+def _one_line(exc: BaseException) -> str:
+    text = getattr(exc, "stderr", None) or str(exc)
+    return (str(text).strip().splitlines() or [type(exc).__name__])[-1]
+
+
+def apply_records(
+    text: str, folder: Path, rel: Callable[[Path], str], strict: bool = False
+) -> tuple[str, list[str], list[str]]:
+    """``text`` with the fields of every record found in ``folder`` (paths in sources by
+    ``rel``); also the names applied and the names absent. ``strict``: an absent record is
+    an error naming it (the profile would not be complete)."""
+    applied, absent = [], []
+    for rec in RECORDS:
+        path = folder / rec.file
+        if not path.is_file():
+            if strict:
+                raise GpusimError(f"no record at {path}: the profile would not be complete")
+            absent.append(rec.name)
+            continue
+        try:
+            doc: dict[str, Any] = json.loads(path.read_text())
+        except json.JSONDecodeError as exc:
+            raise GpusimError(f"{path} is not JSON ({exc.msg})") from None
+        text = rec.apply(text, doc, rel(path))
+        applied.append(rec.name)
+    return text, applied, absent
+
+
+def records_folder(results_path: Path) -> Path:
+    """Where a calibration keeps its records: ``<results stem>.records`` beside the results
+    (``h100.results.json`` -> ``h100.records``)."""
+    stem = results_path.name.removesuffix(".json").removesuffix(".results")
+    return results_path.with_name(f"{stem}.records")

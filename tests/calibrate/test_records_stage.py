@@ -1,0 +1,85 @@
+"""The stand-alone records `gpusim calibrate` runs after the suite, and how they are applied."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import yaml
+
+from gpusim.calibrate import records_stage
+from gpusim.calibrate.calibrate_command import calibrate
+from gpusim.data.layout import REPO_ROOT
+from gpusim.profiles.loader import load_profile
+
+FOLDER = REPO_ROOT / "data" / "h100" / "2026-12-05_calibration"
+RESULTS = FOLDER / "suite" / "cal" / "h100-sxm5-measured.results.json"
+PROFILE = "h100-sxm5-measured.yaml"
+
+
+def _values(doc: dict) -> dict:
+    return {k: v["value"] if isinstance(v, dict) and "value" in v else v for k, v in doc.items()}
+
+
+def test_a_replay_applies_the_records_beside_the_results(tmp_path):
+    """`gpusim calibrate --from` with the records folder beside the results gives the
+    committed H100 profile's every value (sources name the copies' paths)."""
+    results = tmp_path / "h100.results.json"
+    shutil.copy(RESULTS, results)
+    shutil.copytree(FOLDER / "records", records_stage.records_folder(results))
+    out = tmp_path / "h100.yaml"
+    doc = calibrate(out=out, base_profile="h100-sxm5", from_results=results,
+                    name="h100-sxm5-measured")  # fmt: skip
+    assert doc["records"]["applied"] == [r.name for r in records_stage.RECORDS]
+    committed = yaml.safe_load((REPO_ROOT / "hardware_profiles" / PROFILE).read_text())
+    assert _values(yaml.safe_load(out.read_text())) == _values(committed)
+    assert doc["missing"] == []
+
+
+def test_an_absent_record_is_named_and_its_fields_keep_the_base(tmp_path):
+    results = tmp_path / "h100.results.json"
+    shutil.copy(RESULTS, results)
+    folder = records_stage.records_folder(results)
+    shutil.copytree(FOLDER / "records", folder)
+    (folder / "ws" / "wgmma-step.json").unlink()
+    out = tmp_path / "h100.yaml"
+    doc = calibrate(out=out, base_profile="h100-sxm5", from_results=results, name="x")
+    assert "wgmma_step" not in doc["records"]["applied"]
+    assert any(w.startswith("wgmma_step: no record") for w in doc["warnings"])
+    written = yaml.safe_load(out.read_text())
+    base = load_profile("h100-sxm5")
+    field = "wgmma_softmax_cycles_per_instr_2_warpgroups"
+    assert written[field]["value"] == getattr(base, field).value
+    assert written[field]["source"] == getattr(base, field).source
+
+
+def test_records_run_in_processes_and_each_failure_says_why(tmp_path, monkeypatch):
+    """Without a Hopper GPU the wgmma records are skipped with the reason; a record whose
+    process fails is reported with its last line; the others run."""
+    monkeypatch.setattr(records_stage, "_hopper", lambda: False)
+    ran: list[list[str]] = []
+
+    def fake_run(cmd, capture_output, text, timeout):
+        ran.append(cmd)
+        out = Path(cmd[cmd.index("--out") + 1])
+        if "kv_walk" in cmd[2]:
+            return subprocess.CompletedProcess(cmd, 1, "", "RuntimeError: ncu not found\n")
+        out.write_text(json.dumps({"ok": True}))
+        return subprocess.CompletedProcess(cmd, 0, "done\n", "")
+
+    monkeypatch.setattr(records_stage.subprocess, "run", fake_run)
+    logged: list[str] = []
+    status = records_stage.run_records(tmp_path / "rec", False, logged.append)
+    assert status["wgmma"].startswith("skipped: needs an sm_90 GPU")
+    assert status["kv_drift"] == "failed: exit 1: RuntimeError: ncu not found"
+    assert status["dram_read"] == status["cta_life"] == status["l2_hot"] == "ok"
+    assert len(ran) == 4 and all("--cubin" not in c for c in ran)
+    assert any("kv_drift: failed" in line for line in logged)
+
+
+def test_the_plan_lists_the_records_unless_asked_not_to():
+    assert list(calibrate(plan_only=True)["records"]) == [r.name for r in records_stage.RECORDS]
+    assert calibrate(plan_only=True, records=False)["records"] == {}
+    assert calibrate(plan_only=True, only="dram")["records"] == {}
