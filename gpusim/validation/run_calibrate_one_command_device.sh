@@ -18,17 +18,17 @@ if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H100; then
 else
   BASE=h200-sxm-datasheet CARD=h200
 fi
-cal() {  # cal KIND [--quick]: one command, its wall time into KIND/wall_s.txt
-  local kind=$1 t0
-  shift
+cal() {  # cal KIND SECONDS [--quick]: one command (timeout SECONDS), its wall time in ms
+  local kind=$1 limit=$2 t0
+  shift 2
   mkdir -p "$OUT/$kind"
   t0=$(date +%s%N)
-  python3 -m gpusim.cli.main calibrate "$@" --base-profile "$BASE" --name "$CARD-$kind" \
+  timeout "$limit" python3 -m gpusim.cli.main calibrate "$@" --base-profile "$BASE" --name "$CARD-$kind" \
     --out "$OUT/$kind/$CARD-$kind.yaml" --json > "$OUT/$kind/out.json"
   echo "$(( ($(date +%s%N) - t0) / 1000000 ))" > "$OUT/$kind/wall_ms.txt"
 }
-step full timeout 330 cal full
-step quick timeout $(($(left) - 15)) cal quick --quick
+step full cal full 330
+step quick cal quick $(($(left) - 15)) --quick
 tar czf /tmp/calibration.tar.gz -C "$OUT" --exclude=run.log . && \
   find "$OUT" -mindepth 1 -maxdepth 1 ! -name run.log -exec rm -rf {} + && \
   mv /tmp/calibration.tar.gz "$OUT/"
