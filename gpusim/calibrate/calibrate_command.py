@@ -122,8 +122,8 @@ def _apply_records(out: Path, results_path: Path, status: dict[str, str], base: 
     text, applied, absent = records_stage.apply_records(out.read_text(), folder, str)
     atomic.write_text(out, text)
     warnings = [
-        f"{name}: no record ({status.get(name, 'not run')}); its fields keep {base}'s values"
-        for name in absent
+        f"{name}: {why} ({status.get(name, 'not run here')}); its fields keep {base}'s values"
+        for name, why in absent.items()
     ]
     return {"folder": str(folder), "status": status, "applied": applied, "warnings": warnings}
 

@@ -55,8 +55,11 @@ FINE_P_MIB = tuple(range(14, 60, 2))
 WRITES_W_MIB = (2,)
 WRITES_P_MIB = tuple(range(8, 100, 4))
 WRITES_READ_P_MIB = tuple(range(14, 52, 4))
-#: ``--hot``: a 2-MiB set, then a P-MiB set every SM reads, and the same P read once
-HOT_P_MIB = tuple(range(8, 64, 4))
+#: ``--hot``: a 2-MiB set, then a P-MiB set every SM reads, and the same P read once; 2-MiB
+#: steps from 16 to 32 MiB, where half the set is lost under shared traffic: on the H100's
+#: 50 MB L2 a shared P set stops fitting by itself past about 24 MiB, and 4-MiB steps left
+#: one valid depth past the crossing or none (data/h100/2026-12-05_calibration)
+HOT_P_MIB = (8, 12, *range(16, 33, 2), *range(36, 64, 4))
 #: ``--suite``: the writes of ``--writes`` and one pass over every read P of ``--fine``,
 #: ``--writes`` and ``--hot`` (a depth measured twice in one run would overwrite itself)
 SUITE_WRITES_P_MIB = WRITES_P_MIB

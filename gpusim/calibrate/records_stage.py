@@ -158,24 +158,31 @@ def _one_line(exc: BaseException) -> str:
 
 def apply_records(
     text: str, folder: Path, rel: Callable[[Path], str], strict: bool = False
-) -> tuple[str, list[str], list[str]]:
+) -> tuple[str, list[str], dict[str, str]]:
     """``text`` with the fields of every record found in ``folder`` (paths in sources by
-    ``rel``); also the names applied and the names absent. ``strict``: an absent record is
-    an error naming it (the profile would not be complete)."""
-    applied, absent = [], []
+    ``rel``); also the names applied, and ``{name: why}`` of those not (no record, or one
+    that gives no value). ``strict``: either is an error naming the record (the profile
+    would not be complete)."""
+    applied, absent = [], {}
     for rec in RECORDS:
         path = folder / rec.file
+        why = None
         if not path.is_file():
-            if strict:
-                raise GpusimError(f"no record at {path}: the profile would not be complete")
-            absent.append(rec.name)
-            continue
-        try:
-            doc: dict[str, Any] = json.loads(path.read_text())
-        except json.JSONDecodeError as exc:
-            raise GpusimError(f"{path} is not JSON ({exc.msg})") from None
-        text = rec.apply(text, doc, rel(path))
-        applied.append(rec.name)
+            why = f"no record at {path}"
+        else:
+            try:
+                doc: dict[str, Any] = json.loads(path.read_text())
+                text = rec.apply(text, doc, rel(path))
+            except json.JSONDecodeError as exc:
+                why = f"{path} is not JSON ({exc.msg})"
+            except (KeyError, ValueError, TypeError) as exc:
+                why = f"its record ({path}) gives no value: {exc}"
+        if why is None:
+            applied.append(rec.name)
+        elif strict:
+            raise GpusimError(f"{rec.name}: {why}: the profile would not be complete")
+        else:
+            absent[rec.name] = why
     return text, applied, absent
 
 
