@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -113,7 +114,8 @@ def measure(ctx: Any = None) -> dict[str, Any]:
                  "buffer_bytes": int(buf.nbytes) if src else None, "per_tile_s": per_tile_s,
                  "sustained": sustained, "smi_sustained": smi_window, "protocol": protocol}
             )  # fmt: skip
-            print(f"load_clock: {name}: {table_row(records[-1])}", flush=True)
+            # progress on stderr: `gpusim calibrate --json` prints one JSON object on stdout
+            print(f"load_clock: {name}: {table_row(records[-1])}", file=sys.stderr, flush=True)
     return {
         "kind": "gpusim.load_clock",
         "kernel": "load_clock",

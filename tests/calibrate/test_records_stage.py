@@ -103,3 +103,25 @@ def test_the_plan_lists_the_records_unless_asked_not_to():
     assert list(calibrate(plan_only=True)["records"]) == [r.name for r in records_stage.RECORDS]
     assert calibrate(plan_only=True, records=False)["records"] == {}
     assert calibrate(plan_only=True, only="dram")["records"] == {}
+
+
+def test_the_one_command_h100_run_is_replayed_from_its_raw_files(tmp_path):
+    """`gpusim calibrate` ran on an H100 in one command (data/h100/2026-12-05_calibrate_one_
+    command); replaying its raw results and records gives the profile it wrote, with the
+    one record that gave no value (l2_bytes --hot: the shared set stopped fitting before half
+    was lost) named."""
+    import tarfile
+
+    run = REPO_ROOT / "data" / "h100" / "2026-12-05_calibrate_one_command" / "full"
+    with tarfile.open(run / "raw.tar.gz") as tar:
+        tar.extractall(tmp_path, filter="data")
+    results = tmp_path / "full" / "h100-full.results.json"
+    out = tmp_path / "replayed.yaml"
+    doc = calibrate(out=out, base_profile="h100-sxm5", from_results=results, name="h100-full")
+    assert _values(yaml.safe_load(out.read_text())) == _values(
+        yaml.safe_load((run / "h100-full.yaml").read_text())
+    )
+    assert doc["missing"] == [] and doc["records"]["applied"] == [
+        "wgmma", "wgmma_burst", "kv_drift", "cta_life", "dram_read", "wgmma_step"
+    ]  # fmt: skip
+    assert [w.split(":")[0] for w in doc["warnings"]] == ["l2_hot"]
