@@ -3,7 +3,7 @@
     python -m gpusim.validation.ncu_loop_check [--core]
 
 Reads the Nsight runs committed beside the proof (data/h200/2026-11-30_tuning_nvcc/
-tuning_ncu*.json: one launch of every instance of the 10 workloads) and, for every
+tuning_ncu*.json.gz: one launch of every instance of the 10 workloads) and, for every
 non-causal one:
 
 - instructions per warp and K/V step: Nsight's executed count over the warp-steps, against
@@ -20,6 +20,7 @@ non-causal one:
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 
 from gpusim.data.layout import KERNELS_BUILD, TUNING_NVCC
@@ -35,8 +36,9 @@ TOKENS, HIDDEN, SCHEDULERS = 16384, 2048, 4
 def runs() -> list[dict]:
     """One row per non-causal instance-run: its key, shape and Nsight metrics."""
     out = []
-    for f in sorted(NCU.glob("tuning_ncu*.json")):
-        for label, kernels in json.loads(f.read_text())["instances"].items():
+    # the runs are stored gzip-compressed (the folder's README says why)
+    for f in sorted(NCU.glob("tuning_ncu*.json.gz")):
+        for label, kernels in json.loads(gzip.decompress(f.read_bytes()))["instances"].items():
             _w, d, n, mask, tile, warps, stages = label.split(":")
             if mask != "full":
                 continue
