@@ -40,8 +40,10 @@ from gpusim.reporting.wgmma_sets import (
     workload_id,
 )
 
-#: Datasheet roofline of the H200 (dense 16-bit tensor rate, HBM3e bandwidth).
+#: Datasheet roofline of the H200 (dense 16-bit tensor rate, HBM3e bandwidth); the H100 SXM's
+#: datasheet has the same tensor rate and 3.35 TB/s of HBM3.
 ROOF_FLOPS, ROOF_BYTES_PER_S = 989.4e12, 4.8e12
+ROOF_BYTES_BY_PROFILE = {"h100-sxm5": 3.35e12, "h100-sxm5-measured": 3.35e12}
 SET1 = SETS["heldout"]
 
 
@@ -66,7 +68,7 @@ def variant_profile(s: HeldoutSet, variant: str) -> Any:
 
     if variant not in s.variants:
         raise ValueError(f"set {s.name} has no variant {variant!r}: {sorted(s.variants)}")
-    hw = load_profile(PROFILE)
+    hw = load_profile(s.profile_of(variant))
     hw = hw.model_copy(update=dict.fromkeys(s.variants[variant])) if s.variants[variant] else hw
     if variant in s.variant_pingpong:
         from gpusim.calibrate.wgmma_pingpong import with_fields
@@ -99,8 +101,8 @@ def predict(
                 "dram_bytes": r.dram_read_bytes + r.dram_write_bytes,
             }
     assert all(k.split(":")[1] in keyed for k in out)
-    doc: dict[str, Any] = {"profile": PROFILE, "predictions": out}
-    if variant != "model":
+    doc: dict[str, Any] = {"profile": s.profile_of(variant), "predictions": out}
+    if variant != "model" and variant not in s.variant_profiles:
         doc |= {
             "set": s.name,
             "variant": variant,
@@ -211,7 +213,8 @@ def compare(
         t = r["median_s"]
         flops = w.model_flops()
         nbytes = pred[key]["dram_bytes"]
-        roof = max(flops / ROOF_FLOPS, nbytes / ROOF_BYTES_PER_S)
+        roof_bytes = ROOF_BYTES_BY_PROFILE.get(predictions.get("profile"), ROOF_BYTES_PER_S)
+        roof = max(flops / ROOF_FLOPS, nbytes / roof_bytes)
         const = flops / (ref[r["instance"]] * ROOF_FLOPS)
         runs.append(
             {
