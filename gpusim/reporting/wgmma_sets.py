@@ -223,7 +223,7 @@ SETS["heldout5"] = HeldoutSet(
     what="issue 20 held-out set 5: flash3_wgmma instances on workloads outside the paper "
     "sweep and sets 1-4, the model as it stands, predicted for each card the device may lend "
     "before they are measured",
-    measured=Path("data/h100/2026-12-05_wgmma_heldout5/heldout5/heldout.json"),
+    measured=Path("data/h200/2026-12-05_wgmma_heldout5/heldout5/heldout.json"),
     variants={p: () for p in CARD_PROFILES},
     variant_profiles=CARD_PROFILES,
     extra={

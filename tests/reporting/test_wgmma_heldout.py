@@ -222,3 +222,36 @@ BOUNDS = {
     "heldout3": (0.047, 0.012, 3, 0.06),
     "heldout4": (0.045, 0.02, 0, 0.03),
 }
+
+
+SET5 = SETS["heldout5"]
+#: Set 5's runs recomputed in the suite (its time): the two d64 workloads (the three-
+#: warpgroup instance, worst at +17.5 %, and the two first choices the model misses or wins),
+#: the d256 causal one (-11.4 %) and the short d128 one whose first choice is 5.8 % off.
+SET5_SAMPLE = (
+    "bf16_d64_full_b4h32n3840",
+    "fp16_d64_causal_b6h24n2304",
+    "fp16_d256_causal_b3h12n2560",
+    "fp16_d128_full_b16h12n1024",
+)
+
+
+def test_the_model_recomputed_on_held_out_set_5_sample():
+    """Set 5 came back on an H200 (so h200-sxm is judged): 4.33 % MAPE, mean +2.06 %, worst
+    +17.5 % (d64, three warpgroups); first choice > 3 % off in 3 of 8 workloads, mean
+    Spearman 0.44. Recomputed from the code on the sample's 14 runs: their MAPE, and the
+    first choices (the model beats FlashAttention-3's fixed tile at bf16 d64, 2.5 % against
+    14.2 % off, and loses 10.4 % against its 10.2 % at fp16 d64 causal)."""
+    measured = _measured(SET5)
+    only = {w for w in SET5_SAMPLE}
+    pred = H.predict(SET5, "h200-sxm", only=lambda key: key.split(":")[0] in only)
+    measured = {**measured, "rows": [r for r in measured["rows"] if r["workload"] in only]}
+    res = H.compare(measured, pred, SET5)
+    assert res["runs"] == 14
+    assert res["errors"]["model_s"]["mape"] < 0.06  # 5.18 % on the sample when measured
+    assert res["errors"]["model_s"]["mape"] < res["errors"]["roofline_s"]["mape"] / 5
+    picks = {t["workload"]: t for t in res["tune"]}
+    assert picks["bf16_d64_full_b4h32n3840"]["first_choice_over_best"] < 0.03
+    assert picks["bf16_d64_full_b4h32n3840"]["fixed_rule_over_best"] > 0.1
+    assert picks["fp16_d64_causal_b6h24n2304"]["first_choice_over_best"] > 0.05
+    assert picks["fp16_d256_causal_b3h12n2560"]["spearman"] == 1.0
