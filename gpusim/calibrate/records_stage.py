@@ -69,8 +69,9 @@ class Record:
     args: tuple[str, ...]  # besides --out (and --cubin for the wgmma ones)
     timeout_s: int
     apply: Callable[[str, dict, str], str]
-    hopper: bool = False  # needs sm_90a (the wgmma cubin)
+    hopper: bool = False  # takes the wgmma cubin (sm_90a) as --cubin
     quick_args: tuple[str, ...] = ()
+    sm90: bool = False  # needs an sm_90 GPU, building its own cubin
 
 
 #: In the order their fields are applied (the H200 profile's).
@@ -81,7 +82,8 @@ RECORDS = (
     Record("l2_hot", "l2h/l2-survive-hot.json", "l2_bytes", ("--hot",), 120,
            l2_shared_aging.apply),
     Record("kv_drift", "kvd/kv-walk-drift.json", "kv_walk", ("--drift",), 180, _drift),
-    Record("cta_life", "cl/cta-life.json", "cta_life", (), 120, _cta_life),
+    # cta_life builds its own sm_90a cubin (setmaxnreg); it needs no --cubin
+    Record("cta_life", "cl/cta-life.json", "cta_life", (), 120, _cta_life, sm90=True),
     Record("dram_read", "dr/dram-read.json", "dram_read", (), 90, dram_read.apply,
            quick_args=("--quick",)),
     Record("wgmma_step", "ws/wgmma-step.json", "wgmma_step", (), 400, _pingpong, True),
@@ -96,7 +98,7 @@ def plan(quick: bool) -> dict[str, dict[str, Any]]:
         out[rec.name] = {
             "runs": " ".join([f"python -m gpusim.calibrate.{rec.module}", *args]),
             "record": rec.file,
-            "hopper_only": rec.hopper,
+            "hopper_only": rec.hopper or rec.sm90,
         }
     return out
 
@@ -113,8 +115,9 @@ def run_records(folder: Path, quick: bool, log: Callable[[str], None]) -> dict[s
     folder.mkdir(parents=True, exist_ok=True)
     status: dict[str, str] = {}
     cubin: Path | None = None
-    hopper_reason = None if _hopper() else "needs an sm_90 GPU (Hopper) for wgmma"
-    if hopper_reason is None:
+    not_sm90 = None if _hopper() else "needs an sm_90 GPU (Hopper)"
+    cubin_reason = not_sm90  # why the records that take the wgmma cubin cannot run
+    if not_sm90 is None:
         from gpusim.calibrate.wgmma import build_cubin
 
         build = folder / "wgmma"
@@ -123,10 +126,11 @@ def run_records(folder: Path, quick: bool, log: Callable[[str], None]) -> dict[s
             cubin, report = build_cubin(build)
             (build / "ptxas.txt").write_text(report)
         except (RuntimeError, subprocess.CalledProcessError) as exc:
-            hopper_reason = f"the wgmma cubin did not build: {_one_line(exc)}"
+            cubin_reason = f"the wgmma cubin did not build: {_one_line(exc)}"
     for rec in RECORDS:
-        if rec.hopper and hopper_reason is not None:
-            status[rec.name] = f"skipped: {hopper_reason}"
+        reason = cubin_reason if rec.hopper else not_sm90 if rec.sm90 else None
+        if reason is not None:
+            status[rec.name] = f"skipped: {reason}"
             log(f"{rec.name}: {status[rec.name]}")
             continue
         out = folder / rec.file

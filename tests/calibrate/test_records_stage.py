@@ -93,10 +93,36 @@ def test_records_run_in_processes_and_each_failure_says_why(tmp_path, monkeypatc
     logged: list[str] = []
     status = records_stage.run_records(tmp_path / "rec", False, logged.append)
     assert status["wgmma"].startswith("skipped: needs an sm_90 GPU")
+    assert status["cta_life"].startswith("skipped: needs an sm_90 GPU")  # setmaxnreg
     assert status["kv_drift"] == "failed: exit 1: RuntimeError: ncu not found"
-    assert status["dram_read"] == status["cta_life"] == status["l2_hot"] == "ok"
-    assert len(ran) == 4 and all("--cubin" not in c for c in ran)
+    assert status["dram_read"] == status["l2_hot"] == "ok"
+    assert len(ran) == 3 and all("--cubin" not in c for c in ran)
     assert any("kv_drift: failed" in line for line in logged)
+
+
+def test_a_wgmma_cubin_that_does_not_build_skips_only_its_records(tmp_path, monkeypatch):
+    import gpusim.calibrate.wgmma as wgmma
+
+    monkeypatch.setattr(records_stage, "_hopper", lambda: True)
+
+    def no_nvcc(_folder):
+        raise RuntimeError("nvcc not found: pass --cubin (a prebuilt sm_90a cubin of wgmma.cu)")
+
+    monkeypatch.setattr(wgmma, "build_cubin", no_nvcc)
+    ran: list[list[str]] = []
+
+    def fake_run(cmd, capture_output, text, timeout):
+        ran.append(cmd)
+        Path(cmd[cmd.index("--out") + 1]).write_text("{}")
+        return subprocess.CompletedProcess(cmd, 0, "", "")
+
+    monkeypatch.setattr(records_stage.subprocess, "run", fake_run)
+    status = records_stage.run_records(tmp_path / "rec", True, lambda _line: None)
+    for name in ("wgmma", "wgmma_burst", "wgmma_step"):
+        assert status[name] == "skipped: the wgmma cubin did not build: nvcc not found: " \
+            "pass --cubin (a prebuilt sm_90a cubin of wgmma.cu)"
+    assert status["cta_life"] == "ok" and len(ran) == 4
+    assert [a for c in ran if "dram_read" in c[2] for a in c if a == "--quick"] == ["--quick"]
 
 
 def test_the_plan_lists_the_records_unless_asked_not_to():
