@@ -151,3 +151,23 @@ def test_the_one_command_h100_run_is_replayed_from_its_raw_files(tmp_path):
         "wgmma", "wgmma_burst", "kv_drift", "cta_life", "dram_read", "wgmma_step"
     ]  # fmt: skip
     assert [w.split(":")[0] for w in doc["warnings"]] == ["l2_hot"]
+
+
+def test_a_broken_record_is_named_and_assemble_refuses_it(tmp_path):
+    from gpusim.calibrate import assemble
+    from gpusim.errors import GpusimError
+
+    results = tmp_path / "h100.results.json"
+    shutil.copy(RESULTS, results)
+    folder = records_stage.records_folder(results)
+    shutil.copytree(FOLDER / "records", folder)
+    (folder / "dr" / "dram-read.json").write_text("{")
+    doc = calibrate(out=tmp_path / "p.yaml", base_profile="h100-sxm5", from_results=results,
+                    name="x")  # fmt: skip
+    assert any(w.startswith("dram_read:") and "is not JSON" in w for w in doc["warnings"])
+    try:
+        assemble.assemble(FOLDER / "suite", folder, "h100-sxm5", "x")
+    except GpusimError as exc:
+        assert "dram_read" in str(exc) and "not JSON" in str(exc)
+    else:
+        raise AssertionError("assemble wrote a profile from a broken record")
