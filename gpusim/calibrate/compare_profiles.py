@@ -122,7 +122,7 @@ def compare(new: dict, old: dict, results: dict[str, Any]) -> list[dict[str, Any
                 rows.append(_scalar_row(f"{field}.{sub}", va, vb, br.get(f"{field}.{sub}")))
         elif field in CURVES and a and b:
             rows.append(_curve_row(field, a, b, br.get(field)))
-        elif isinstance((a or b)["value"], list):
+        elif isinstance((a or b)["value"], (list, dict)):  # a table (wgmma rates by N)
             va, vb = (a or {}).get("value"), (b or {}).get("value")
             rows.append({"field": field, "new": va, "old": vb,
                          "status": "same" if va == vb else "differs (no repeats)"})  # fmt: skip
@@ -137,6 +137,8 @@ def _num(x: Any) -> str:
         return "-"
     if isinstance(x, list):
         return f"{len(x)} entries"
+    if isinstance(x, dict):
+        return f"{len(x)} tables"
     return f"{x:.4g}" if isinstance(x, float) else str(x)
 
 

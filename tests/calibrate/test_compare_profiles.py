@@ -67,3 +67,22 @@ def test_the_command_writes_both_files_and_bad_input_is_one_line(tmp_path, capsy
     assert compare_profiles.main([*bad, "--out", str(out)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 2 and err[-1].startswith("gpusim: error: ")
+
+
+def test_a_table_valued_field_is_compared_whole(tmp_path):
+    """The wgmma rates by N are a table per dtype and operand source (the records `gpusim
+    calibrate` now applies put them into calibrated profiles): equal tables are the same, and
+    the Markdown names the tables instead of printing them."""
+    results = recorded_results()
+    new = _written(tmp_path, results)
+    old = yaml.safe_load(COMMITTED.read_text())
+    table = old["wgmma_rate_by_n"]
+    new["wgmma_rate_by_n"] = json.loads(json.dumps(table))
+    rows = {r["field"]: r for r in compare_profiles.compare(new, old, results)}
+    assert rows["wgmma_rate_by_n"]["status"] == "same"
+    new["wgmma_rate_by_n"]["value"]["bf16/reg"][0][1] += 1.0
+    rows = compare_profiles.compare(new, old, results)
+    assert {r["field"]: r for r in rows}["wgmma_rate_by_n"]["status"] == "differs (no repeats)"
+    assert f"| wgmma_rate_by_n | {len(table['value'])} tables |" in compare_profiles.markdown(
+        rows, "n", "o"
+    )
