@@ -42,10 +42,6 @@ from gpusim.calibrate import (
 from gpusim.errors import GpusimError
 
 
-def _wgmma(text: str, doc: dict, path: str) -> str:
-    return wgmma_record.apply(text, doc, path)
-
-
 def _drift(text: str, doc: dict, path: str) -> str:
     return sm_mate_drift.apply(text, sm_mate_drift.calibration(doc), path)
 
@@ -76,7 +72,8 @@ class Record:
 
 #: In the order their fields are applied (the H200 profile's).
 RECORDS = (
-    Record("wgmma", "wgmma/wgmma.json", "wgmma", (), 240, _wgmma, True, ("--quick",)),
+    Record("wgmma", "wgmma/wgmma.json", "wgmma", (), 240, wgmma_record.apply, True,
+           ("--quick",)),
     Record("wgmma_burst", "wgmma/wgmma-burst.json", "wgmma_burst", (), 90,
            wgmma_burst.apply, True),
     Record("l2_hot", "l2h/l2-survive-hot.json", "l2_bytes", ("--hot",), 120,

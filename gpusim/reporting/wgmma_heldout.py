@@ -28,6 +28,7 @@ from typing import Any
 
 from gpusim import atomic
 from gpusim.kernel_catalog.wgmma_instances import WgmmaInstance, all_instances
+from gpusim.profiles.derive import H100_DATASHEET_DRAM_BYTES_PER_S, H200_DATASHEET_DRAM_BYTES_PER_S
 from gpusim.reporting.wgmma_sets import (
     FIXED_RULE,
     PINGPONG_RECORD,
@@ -41,9 +42,10 @@ from gpusim.reporting.wgmma_sets import (
 )
 
 #: Datasheet roofline of the H200 (dense 16-bit tensor rate, HBM3e bandwidth); the H100 SXM's
-#: datasheet has the same tensor rate and 3.35 TB/s of HBM3.
-ROOF_FLOPS, ROOF_BYTES_PER_S = 989.4e12, 4.8e12
-ROOF_BYTES_BY_PROFILE = {"h100-sxm5": 3.35e12, "h100-sxm5-measured": 3.35e12}
+#: datasheet has the same tensor rate and its own HBM3 bandwidth.
+ROOF_FLOPS, ROOF_BYTES_PER_S = 989.4e12, H200_DATASHEET_DRAM_BYTES_PER_S
+ROOF_BYTES_BY_PROFILE = dict.fromkeys(("h100-sxm5", "h100-sxm5-measured"),
+                                      H100_DATASHEET_DRAM_BYTES_PER_S)  # fmt: skip
 SET1 = SETS["heldout"]
 
 

@@ -2,7 +2,9 @@
 # The whole calibration of the card the device lends, in one call: `gpusim calibrate` (the
 # suite) and the stand-alone microbenchmarks whose records the H200's profile takes from
 # separate runs (wgmma, wgmma_burst, wgmma_step, cta_life, dram_read, l2_atomics, local_mem,
-# l2_bytes --hot, kv_walk --drift). No attention kernel runs. About 6 minutes.
+# l2_bytes --hot, kv_walk --drift). No attention kernel runs. About 6 minutes. It made
+# data/h100/2026-12-05_calibration; since then `gpusim calibrate` runs the same records itself
+# (gpusim/calibrate/records_stage.py: run_calibrate_one_command_device.sh).
 #
 #   run(command="bash gpusim/validation/run_calibrate_card_device.sh h100-sxm5 h100-sxm5-measured",
 #       carry=[".whl"], timeout_s=600)
