@@ -85,11 +85,33 @@ def predict(
     s: HeldoutSet = SET1, variant: str = "model", only: Callable[[str], bool] | None = None
 ) -> dict[str, Any]:
     """The model's runtime for every judged configuration of the set's manifest (those whose
-    ``workload:instance`` key ``only`` accepts, where given)."""
-    from gpusim.api import simulate
+    ``workload:instance`` key ``only`` accepts, where given); a switch variant runs with
+    its engine candidate on."""
+    from gpusim.engine.wgmma_rates import lone_stream_masks
 
     hw = variant_profile(s, variant)
     keyed = {i.key: i for i in all_instances()}
+    switch = s.variant_switches.get(variant, (None, None))[1]
+    with lone_stream_masks(switch == "lone_stream_masks"):
+        out = _simulate_set(s, variant, hw, only)
+    assert all(k.split(":")[1] in keyed for k in out)
+    doc: dict[str, Any] = {"profile": s.profile_of(variant), "predictions": out}
+    if switch:
+        doc |= {"set": s.name, "variant": variant, "engine_switch": switch}
+    elif variant != "model" and variant not in s.variant_profiles:
+        doc |= {
+            "set": s.name,
+            "variant": variant,
+            "drops_profile_fields": list(s.variants[variant]),
+        }
+        if variant in s.variant_pingpong:
+            doc["adds_profile_fields_from"] = f"{PINGPONG_RECORD}, {s.variant_pingpong[variant]}"
+    return doc
+
+
+def _simulate_set(s: HeldoutSet, variant: str, hw: Any, only) -> dict[str, Any]:
+    from gpusim.api import simulate
+
     out = {}
     for w in s.workloads:
         wl = make_workload(w)
@@ -102,17 +124,7 @@ def predict(
                 "bound": r.bound,
                 "dram_bytes": r.dram_read_bytes + r.dram_write_bytes,
             }
-    assert all(k.split(":")[1] in keyed for k in out)
-    doc: dict[str, Any] = {"profile": s.profile_of(variant), "predictions": out}
-    if variant != "model" and variant not in s.variant_profiles:
-        doc |= {
-            "set": s.name,
-            "variant": variant,
-            "drops_profile_fields": list(s.variants[variant]),
-        }
-        if variant in s.variant_pingpong:
-            doc["adds_profile_fields_from"] = f"{PINGPONG_RECORD}, {s.variant_pingpong[variant]}"
-    return doc
+    return out
 
 
 def measure(
@@ -343,6 +355,7 @@ def main(argv: list[str] | None = None) -> int:
     s = SETS[a.set]
     if a.cmd == "manifest":
         path = a.write or s.manifest_path
+        path.parent.mkdir(parents=True, exist_ok=True)  # a new set's folder
         atomic.write_text(path, json.dumps(manifest(s), indent=1) + "\n")
     elif a.cmd == "predict":
         for v in [a.variant] if a.variant else list(s.variants):

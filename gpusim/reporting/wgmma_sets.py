@@ -56,6 +56,10 @@ class HeldoutSet:
     #: a variant that is another profile as committed (a set judged on whichever card the
     #: device lends): the variant's name is the profile's
     variant_profiles: tuple[str, ...] = ()
+    #: a variant that is a committed profile with an engine candidate switched on: name ->
+    #: (profile, switch); the only switch is ``lone_stream_masks``
+    #: (:func:`gpusim.engine.wgmma_rates.lone_stream_masks`)
+    variant_switches: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     @property
     def folder(self) -> Path:
@@ -66,13 +70,15 @@ class HeldoutSet:
         return self.folder / "manifest.json"
 
     def predictions_path(self, variant: str = "model") -> Path:
-        if variant in self.variant_profiles:
+        if variant in self.variant_profiles or variant in self.variant_switches:
             return self.folder / f"predictions_{variant}.json"
         tail = "" if variant == "model" else f"_{variant}"
         return self.folder / f"predictions_{PROFILE}{tail}.json"
 
     def profile_of(self, variant: str) -> str:
         """The profile a variant starts from: its own where it names one, else PROFILE."""
+        if variant in self.variant_switches:
+            return self.variant_switches[variant][0]
         return variant if variant in self.variant_profiles else PROFILE
 
 
@@ -235,6 +241,48 @@ SETS["heldout5"] = HeldoutSet(
         "h100-sxm5 (the default H100 profile, derived from the H200) on an H100, with "
         "h100-sxm5-measured (calibrated on an H100) reported beside it; h200-sxm on an H200. "
         "No profile changes whatever the result",
+    },
+)
+
+
+#: Set 6 judges the candidate the ranking look over sets 1-5 suggested (reports/kernels/wgmma/
+#: ranking_look/DIAGNOSIS.md), on whichever card the device lends.
+LONE_STREAM = {f"{p}_lone_stream": (p, "lone_stream_masks") for p in CARD_PROFILES[:2]}
+SETS["heldout6"] = HeldoutSet(
+    name="heldout6",
+    workloads=(
+        ("bf16", 128, True, 4, 16, 3584),
+        ("fp16", 128, True, 2, 24, 6656),
+        ("bf16", 128, False, 10, 16, 1792),
+        ("fp16", 128, True, 8, 16, 1280),
+        ("bf16", 64, True, 3, 32, 4352),
+        ("fp16", 64, False, 5, 20, 2816),
+        ("bf16", 256, True, 2, 16, 3840),
+        ("fp16", 256, False, 6, 8, 2048),
+    ),
+    what="issue 20 held-out set 6: flash3_wgmma instances on workloads outside the paper "
+    "sweep and sets 1-5, the model as it stands and with masked steps' extra instructions "
+    "issued at the ping-pong rate, predicted for each card the device may lend before they "
+    "are measured",
+    measured=Path("data/h200/2026-12-06_wgmma_heldout6/heldout6/heldout.json"),
+    variants={p: () for p in (*CARD_PROFILES, *LONE_STREAM)},
+    variant_profiles=CARD_PROFILES,
+    variant_switches=LONE_STREAM,
+    extra={
+        "question": "does issuing a masked key block's extra instructions (the causal compare "
+        "and select per element) at the ping-pong bound's cycles per instruction of one "
+        "consumer warp (c, from the wgmma_step microbenchmark, whose masked rows put a mask "
+        "instruction at 2.3-6.0 cycles against 3.0-3.8 for a softmax one; no attention code), "
+        "instead of at the SM's full issue rate, rank the kernel's tiles better without "
+        "losing its runtime accuracy? Suggested by sets 1-5 (d128 n176 picked over n128 on "
+        "causal and short workloads), so none of them can judge it",
+        "decision_rule": "on the card the call's records name (h200-sxm and "
+        "h200-sxm_lone_stream on an H200; h100-sxm5 and h100-sxm5_lone_stream on an H100), the "
+        "candidate (LONE_STREAM_ISSUE on by default) is adopted if its mean Spearman over the "
+        "8 workloads is higher than the model's, it has no more first choices more than 3 % "
+        "off the measured best, and its runtime MAPE on the judged runs is at most 0.5 "
+        "points above the model's; otherwise it stays off. Issue 20's targets are reported "
+        "for the model as it stands on that card",
     },
 )
 
