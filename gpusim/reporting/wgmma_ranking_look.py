@@ -277,7 +277,8 @@ def look(
     from gpusim.engine.wgmma_rates import lone_stream_masks
 
     with lone_stream_masks(lone_stream):
-        sets = [look_at_set(SETS[n], only) for n in (names or list(SETS))]
+        measured = [n for n, st in SETS.items() if (REPO_ROOT / st.measured).exists()]
+        sets = [look_at_set(SETS[n], only) for n in (names or measured)]
     return {
         "kind": "gpusim.wgmma_ranking_look",
         "profile": PROFILE,
