@@ -92,7 +92,10 @@ def predict(
     hw = variant_profile(s, variant)
     keyed = {i.key: i for i in all_instances()}
     switch = s.variant_switches.get(variant, (None, None))[1]
-    with lone_stream_masks(switch == "lone_stream_masks"):
+    if switch == "lone_stream_masks":
+        with lone_stream_masks():
+            out = _simulate_set(s, variant, hw, only)
+    else:  # the caller's setting stands (the ranking look switches it around the whole set)
         out = _simulate_set(s, variant, hw, only)
     assert all(k.split(":")[1] in keyed for k in out)
     doc: dict[str, Any] = {"profile": s.profile_of(variant), "predictions": out}

@@ -52,8 +52,13 @@ FEATURES = (
 
 def shipped_variant(s: HeldoutSet) -> str:
     """The set's variant that is the profile as committed: the first that drops no field
-    and starts from :data:`PROFILE` (set 4's ``pingpong_fill``, set 5's ``h200-sxm``)."""
-    return next(v for v, drop in s.variants.items() if not drop and s.profile_of(v) == PROFILE)
+    and starts from :data:`PROFILE` with no engine switch (set 4's ``pingpong_fill``, sets 5
+    and 6's ``h200-sxm``)."""
+    return next(
+        v
+        for v, drop in s.variants.items()
+        if not drop and s.profile_of(v) == PROFILE and v not in s.variant_switches
+    )
 
 
 def spearman(a: list[float], b: list[float]) -> float:
