@@ -50,8 +50,8 @@ NOT_CALIBRATED["fragment_store_bytes_per_clk_per_sm"] = (
     "from the separate sm_90a run python -m gpusim.calibrate.cta_life (setmaxnreg, as "
     "warp-specialized kernels; its --record/--profile apply it), not the suite"
 )
-for _g in (2, 3):
-    NOT_CALIBRATED[f"wgmma_softmax_cycles_per_instr_{_g}_warpgroups"] = (
+for _g in ("2_warpgroups", "3_warpgroups", "by_block_n"):
+    NOT_CALIBRATED[f"wgmma_softmax_cycles_per_instr_{_g}"] = (
         "Hopper only, from the separate sm_90a run python -m gpusim.calibrate.wgmma_step "
         "(python -m gpusim.calibrate.wgmma_pingpong --record R --profile P applies it), not "
         "the suite"

@@ -4,7 +4,7 @@ An m64nNk16 product with f32 accumulators holds N/2 of them per thread, and inli
 cannot expand a variable number of operands, so each (N, input type, A source) gets its own
 wrapper; this module writes them (``kernels/wgmma_ops.cuh``, committed, and checked against
 this module by tests/calibrate/test_wgmma_record.py). Run ``python -m gpusim.calibrate.wgmma_ops``
-to rewrite the header after changing :data:`NS`.
+to rewrite the header after changing :data:`NS` or :data:`STEP_NS`.
 
 The wrappers are written from the PTX ISA's description of the instruction (operand order:
 accumulators, A descriptor or four A registers, B descriptor, the scale-d predicate, the
@@ -18,6 +18,9 @@ from pathlib import Path
 
 #: N sizes of m64nNk16 the benchmark measures
 NS = (8, 16, 32, 64, 96, 128, 192, 256)
+#: N sizes only the attention-step rows use (``gpusim.calibrate.wgmma_step``: Bc 80 and 176 of
+#: the project's instances), wrapped after :data:`NS` and not in the rate sweep
+STEP_NS = (80, 176)
 #: input types: template code -> PTX type
 DTYPES = {0: "f16", 1: "bf16"}
 HEADER = Path(__file__).resolve().parent / "kernels" / "wgmma_ops.cuh"
@@ -64,7 +67,7 @@ def header_text() -> str:
         "#pragma once\n\n"
         "template <int N, int DT, int AREG> struct GsWgmma;\n\n"
     ]
-    for n in NS:
+    for n in (*NS, *STEP_NS):
         for dt in DTYPES:
             for areg in (0, 1):
                 parts.append(_wrapper(n, dt, areg))

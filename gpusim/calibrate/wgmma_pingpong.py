@@ -21,6 +21,19 @@ three-warpgroup one. Two families of rows give it: ``step`` (``wg_step``: the wa
 alone, 255 registers a thread) and ``fill`` (``wg_step_fill``: a producer warpgroup streams
 each step's K and V tiles into a two-stage ring by bulk copies on mbarriers, the consumers'
 registers given by setmaxnreg, as a warp-specialized kernel runs; ``--rows``).
+
+The rows after wgmma_step's ``SHAPES`` (none in the committed record or a ``--quick`` one;
+:func:`rows` and :func:`fitted` read a record that has them so):
+
+- each field stays the mean over the rows at ``SHAPES`` (the same Bc and d as today); a row
+  at ``GAP_SHAPES`` (Bc 176 at d128, Bc 80 at d256, three warpgroups at Bc 64 and 128) gives
+  the c of its own (warpgroups, d, Bc) in ``wgmma_softmax_cycles_per_instr_by_block_n``
+  (:data:`BY_BLOCK_N`, written only where such a row shows the softmax): a kernel of that
+  tile takes it, any other the field (:func:`cycles_per_instr`; the engine's
+  ``pingpong_cpi`` does not read the table yet);
+- with the fill rows, three warpgroups come from ``wg_step_ring`` over three stages (the
+  ring of the d64 m192 n96 s3 instance) wherever the record has such rows, in place of
+  wg_step_fill's two-stage rows: the three-warpgroup field is then the Bc 96 ring row's c.
 """
 
 from __future__ import annotations
@@ -36,6 +49,10 @@ FIELDS = {
     2: "wgmma_softmax_cycles_per_instr_2_warpgroups",
     3: "wgmma_softmax_cycles_per_instr_3_warpgroups",
 }
+#: ``{"{warpgroups}/{d}": [[Bc, c], ...]}`` of the rows at wgmma_step's ``GAP_SHAPES``
+BY_BLOCK_N = "wgmma_softmax_cycles_per_instr_by_block_n"
+#: The ring depth whose ``ring_rows`` stand for the fill rows of their warpgroup count
+RING_STAGES = 3
 
 
 def micro_instrs(block_n: int, head_dim: int) -> float:
@@ -63,6 +80,12 @@ def rows(doc: dict[str, Any], family: str = "step") -> list[dict[str, Any]]:
     by = {(r["block_n"], r["head_dim"], r["warpgroups"], r["softmax"]): r for r in doc["rows"]}
     soft_rows = {(r["block_n"], r["head_dim"], r["warpgroups"]): r
                  for r in doc.get(FAMILIES[family], []) if r["softmax"]}  # fmt: skip
+    if family == "fill":
+        # a three-stage ring's rows stand for the two-stage fill rows of their warpgroups
+        ring = {(r["block_n"], r["head_dim"], r["warpgroups"]): r
+                for r in doc.get("ring_rows", []) if r["stages"] == RING_STAGES}  # fmt: skip
+        groups = {k[2] for k in ring}
+        soft_rows = {k: r for k, r in soft_rows.items() if k[2] not in groups} | ring
     out = []
     for (bc, d, g), r in sorted(soft_rows.items()):
         prod = by.get((bc, d, g, False))
@@ -78,13 +101,51 @@ def rows(doc: dict[str, Any], family: str = "step") -> list[dict[str, Any]]:
     return out
 
 
+def _paired(r: dict[str, Any]) -> bool:
+    """Whether a row is at one of wgmma_step's ``SHAPES`` (the fields' rows)."""
+    from gpusim.calibrate.wgmma_step import SHAPES
+
+    return (r["block_n"], r["head_dim"], r["warpgroups"]) in SHAPES
+
+
 def fitted(doc: dict[str, Any], family: str = "step") -> dict[int, float]:
-    """``{warpgroups: mean cycles per instruction}`` over the rows where the softmax shows."""
+    """``{warpgroups: mean cycles per instruction}`` over the rows at wgmma_step's ``SHAPES``
+    where the softmax shows (a row at another shape gives its own tile's: :func:`by_block_n`)."""
     by: dict[int, list[float]] = {}
     for r in rows(doc, family):
-        if r["cycles_per_instr"] is not None:
+        if r["cycles_per_instr"] is not None and _paired(r):
             by.setdefault(r["warpgroups"], []).append(r["cycles_per_instr"])
     return {g: statistics.fmean(v) for g, v in sorted(by.items()) if g in FIELDS}
+
+
+def by_block_n(doc: dict[str, Any], family: str = "step") -> dict[str, list[list[float]]]:
+    """``{"{warpgroups}/{d}": [[Bc, cycles per instruction], ...]}`` of the rows off
+    wgmma_step's ``SHAPES`` (its ``GAP_SHAPES``, and the three-stage ring's off SHAPES) where
+    the softmax shows; empty for a record without them."""
+    out: dict[str, list[list[float]]] = {}
+    for r in rows(doc, family):
+        if r["cycles_per_instr"] is not None and not _paired(r) and r["warpgroups"] in FIELDS:
+            key = f"{r['warpgroups']}/{r['head_dim']}"
+            out.setdefault(key, []).append([r["block_n"], round(r["cycles_per_instr"], 4)])
+    return {k: sorted(v) for k, v in sorted(out.items())}
+
+
+def cycles_per_instr(
+    profile: Any, consumer_warpgroups: int, block_n: int, head_dim: int
+) -> float | None:
+    """The c a kernel of this tile takes from a profile: the ``BY_BLOCK_N`` table's value at
+    its (warpgroups, d, Bc) where measured, else the field of its warpgroups (None where the
+    profile has neither, or one warpgroup). Not the engine's rule yet (``pingpong_cpi``
+    reads the field alone)."""
+    if consumer_warpgroups not in FIELDS:
+        return None
+    table = getattr(profile, BY_BLOCK_N, None)
+    if table is not None:
+        for bc, c in table.value.get(f"{consumer_warpgroups}/{head_dim}", []):
+            if bc == block_n:
+                return c
+    field = getattr(profile, FIELDS[consumer_warpgroups], None)
+    return field.value if field is not None else None
 
 
 def step_cycles(products: float, groups: int, instrs: float, cpi: float) -> float:
@@ -131,6 +192,16 @@ def entries(doc: dict[str, Any], record: str, family: str = "step") -> dict[str,
                 f"({r['block_n']}, {r['head_dim']}): {r['cycles_per_instr']:.3f}" for r in used
             ),
         }
+    table = by_block_n(doc, family)
+    if table:
+        out[BY_BLOCK_N] = {
+            "value": table,
+            "source": f"measured on {doc.get('gpu', 'the GPU')}, {doc.get('date', '')}, "
+            f"python -m gpusim.calibrate.wgmma_pingpong --rows {family} ({record})",
+            "note": "(step - T/n) / softmax instructions a warp of the rows off wgmma_step's "
+            "SHAPES, key {consumer warpgroups}/{d}, [Bc, c]: a kernel of that tile takes "
+            "this c, any other the field of its warpgroups",
+        }
     return out
 
 
@@ -140,7 +211,23 @@ def apply(profile_text: str, doc: dict[str, Any], record: str, family: str = "st
 
     header = f"# wgmma softmax cycles per instruction ({family} rows): {record}"
     fields = entries(doc, record, family)
-    return set_after(profile_text, "wgmma_softmax_overlap_two_warpgroups", fields, header)
+    out = set_after(profile_text, "wgmma_softmax_overlap_two_warpgroups", fields, header)
+    if BY_BLOCK_N in fields:
+        return out
+    return _without(out, BY_BLOCK_N)  # an earlier record's table would outlive its rows
+
+
+def _without(profile_text: str, key: str) -> str:
+    """``profile_text`` without its field ``key`` (unchanged where it has none)."""
+    import yaml
+
+    profile = yaml.safe_load(profile_text)
+    if key not in profile:
+        return profile_text
+    del profile[key]
+    header = [line for line in profile_text.splitlines() if line.startswith("#")]
+    body = yaml.safe_dump(profile, sort_keys=False, width=100, allow_unicode=True)
+    return "\n".join(header) + "\n" + body
 
 
 def with_fields(profile: Any, doc: dict[str, Any], record: str, family: str) -> Any:

@@ -1,7 +1,7 @@
 """An attention step's wgmma products in the order warp-specialized kernels issue them, with
 and without the softmax between them (kernels/wgmma.cu ``wg_step``; no attention code).
 
-    python -m gpusim.calibrate.wgmma_step --out FILE [--cubin CUBIN]   (on the GPU)
+    python -m gpusim.calibrate.wgmma_step --out FILE [--cubin CUBIN] [--quick]   (on the GPU)
     python -m gpusim.calibrate.wgmma_step --table FILE
 
 Per warpgroup and loop iteration: S = Q K^T (m64 n=Bc, both operands from shared memory, d/16
@@ -9,15 +9,31 @@ products), commit, O += P V (m64 n=d, A from registers, Bc/16 products), commit,
 (P V stays in flight); with the softmax: a pass over S's accumulators (max, shuffles, exp2,
 sum) and its 16-bit packing, then wait for P V and rescale O. One CTA of 1-3 consumer
 warpgroups per SM on every SM, bf16, 128-byte swizzled operands; SM cycles per iteration
-from each block's clock64 (``gpusim.calibrate.throughput.run_config``). The shapes are those
-of the project's wgmma instances (Bc 80 and 176 lie between the measured 64/96 and 128/192).
-Each step with the softmax is also run with a causal mask on S first (a compare and select per
-element, the diagonal moving step by step), and as the timing harness runs a kernel (0.5 and 2 ms
-launches, each after a 256 MB L2 flush), for the SM clock it holds then. Fed to nothing: a
-model that timed the project's wgmma kernel at these steps was checked on the paper sweep
+from each block's clock64 (``gpusim.calibrate.throughput.run_config``). Each step with the
+softmax is also run with a causal mask on S first (a compare and select per element, the
+diagonal moving step by step), and as the timing harness runs a kernel (0.5 and 2 ms
+launches, each after a 256 MB L2 flush), for the SM clock it holds then.
+
+The plan (:func:`plan`), in the order it runs:
+
+- :data:`SHAPES` (Bc, d, consumer warpgroups): ``wg_step`` without the softmax, with it and
+  masked, then the step with its K/V tiles streamed in by a producer warpgroup, one barrier
+  pair per stage of a two-stage ring (``wg_step_fill``, the "fill" rows) or one per tile
+  (``wg_step_lag``);
+- :data:`GAP_SHAPES`, the same five rows at the block n the project's instances use between
+  the measured ones (Bc 176 at d128, Bc 80 at d256, two consumer warpgroups) and three
+  consumer warpgroups at Bc 64 and 128 (d64);
+- :data:`RING_SHAPES`: three consumer warpgroups over a three-stage ring (``wg_step_ring``:
+  the d64 m192 n96 s3 instance's ring, at Bc 64, 96 and 128), and at Bc 96 over two stages
+  (the same kernel's code at wg_step_fill's depth; its start stamp is not held across the
+  loops, which wg_step_fill keeps in an 8-byte spill slot).
+
+``--quick`` (``gpusim calibrate --quick``) runs :data:`SHAPES` only: the record the committed
+one was (the rows after it cost ~15 s). The fill rows give the profile's ping-pong softmax
+cost (``gpusim.calibrate.wgmma_pingpong``, which says how the gap and ring rows are used); a
+model that timed the project's kernel at these steps' cycles was checked on the paper sweep
 and not kept (data/h200/2026-12-04_calibration_wgmma_step/README.md).
 """
-
 from __future__ import annotations
 
 import argparse
@@ -33,6 +49,14 @@ SHAPES = (
     (64, 128, 2), (96, 128, 2), (128, 128, 2), (192, 128, 2),
     (64, 256, 1), (64, 256, 2), (96, 256, 2),
 )  # fmt: skip
+#: (Bc, d, consumer warpgroups) measured as SHAPES after them, not in ``--quick``: the block n
+#: of the project's instances that SHAPES lack (d128 Bc176, d256 Bc80; two warpgroups) and
+#: three warpgroups at other Bc than 96 (d64)
+GAP_SHAPES = ((176, 128, 2), (80, 256, 2), (64, 64, 3), (128, 64, 3))
+#: (Bc, d, consumer warpgroups, ring stages) of wg_step_ring (with the softmax), not in
+#: ``--quick``: three warpgroups over three stages as the d64 m192 n96 s3 instance, and the
+#: same kernel over two stages at Bc 96 beside wg_step_fill's row
+RING_SHAPES = ((96, 64, 3, 3), (64, 64, 3, 3), (128, 64, 3, 3), (96, 64, 3, 2))
 
 
 def step_name(bc: int, d: int, soft: int, gmax: int) -> str:
@@ -47,16 +71,50 @@ def lag_name(bc: int, d: int, groups: int) -> str:
     return f"_Z11wg_step_lagILi{bc}ELi{d}ELi1ELi{groups}EEvPKjiiiiPfPy"
 
 
+def ring_name(bc: int, d: int, groups: int, stages: int) -> str:
+    return f"_Z12wg_step_ringILi{bc}ELi{d}ELi1ELi{groups}ELi{stages}EEvPKjiiiiPfPy"
+
+
 def fill_smem_n(bc: int, d: int) -> int:
     """The ``n`` whose ``wgmma._smem(n, groups + 1)`` holds wg_step_fill's shared memory: the
     barriers and alignment (2 KiB), the consumers' A operands and a two-stage K/V ring."""
     return -(-(8 * bc * d - 7168) // 128)
 
 
+def ring_smem_n(bc: int, d: int, stages: int) -> int:
+    """:func:`fill_smem_n` for wg_step_ring's ring of ``stages`` stages (K and V tiles each)."""
+    return -(-(4 * stages * bc * d - 7168) // 128)
+
+
+def plan(quick: bool = False) -> list[dict[str, Any]]:
+    """Every row :func:`measure` times, in its order: kind (``step``, ``masked``, ``fill``,
+    ``lag``, ``ring``), kernel, Bc, d, consumer warpgroups, ring stages (None without a
+    ring), and whether the row is timed again under the protocol's bursts."""
+    out = []
+
+    def add(kind: str, kernel: str, shape: tuple, stages: int | None, protocol: bool) -> None:
+        bc, d, g = shape
+        out.append({"kind": kind, "kernel": kernel, "block_n": bc, "head_dim": d,
+                    "warpgroups": g, "stages": stages, "protocol": protocol})  # fmt: skip
+
+    for bc, d, g in SHAPES if quick else (*SHAPES, *GAP_SHAPES):
+        for soft in (0, 1, 2):
+            name = step_name(bc, d, soft, 3 if g == 3 else 2)
+            add("masked" if soft == 2 else "step", name, (bc, d, g), None, soft == 1)
+        add("fill", fill_name(bc, d, g), (bc, d, g), 2, True)
+        add("lag", lag_name(bc, d, g), (bc, d, g), 2, True)
+    for bc, d, g, stages in () if quick else RING_SHAPES:
+        add("ring", ring_name(bc, d, g, stages), (bc, d, g), stages, True)
+    return out
+
+
 def step_flops(bc: int, d: int, groups: int) -> int:
     """FLOP of one iteration of a CTA: each warpgroup's two m64 products of Bc x d."""
     return groups * 2 * (2 * 64 * bc * d)
 
+
+#: the row kinds a record keeps (any other row was skipped)
+KINDS = ("step", "fill", "lag", "masked", "ring")
 
 #: burst lengths of the timing harness's protocol (each launch after a 256 MB L2 flush)
 PROTOCOL_S, PROTOCOL_REPEATS, FLUSH_BYTES = (5e-4, 2e-3), 10, 256 << 20
@@ -99,7 +157,7 @@ def protocol_clock(b: Any, name: str, groups: int, n: int, row: dict[str, Any]) 
     return {"clock_hz": statistics.median(clocks), "bursts": bursts}
 
 
-def measure(cubin: Path | None = None) -> dict[str, Any]:
+def measure(cubin: Path | None = None, quick: bool = False) -> dict[str, Any]:
     from gpusim.calibrate.context import import_cupy, make_context
     from gpusim.calibrate.wgmma import Bench, build_cubin
 
@@ -108,7 +166,7 @@ def measure(cubin: Path | None = None) -> dict[str, Any]:
     if cubin is None:
         cubin, log = build_cubin(Path(tempfile.mkdtemp(prefix="gpusim-wgmma-step-")))
     b = Bench(ctx, cubin)
-    for bc, d, groups in SHAPES:
+    for bc, d, groups in SHAPES if quick else (*SHAPES, *GAP_SHAPES):
         for soft in (0, 1, 2):
             name = step_name(bc, d, soft, 3 if groups == 3 else 2)
             what = ("products", "softmax", "masked softmax")[soft]
@@ -141,18 +199,34 @@ def measure(cubin: Path | None = None) -> dict[str, Any]:
                 f"{label}: {row['cycles_per_iter']:.0f} cycles per step, "
                 f"{row['protocol']['clock_hz'] / 1e6:.0f} MHz in bursts"
             )
+    # Three consumer warpgroups over a ring of `stages` stages (wg_step_ring)
+    for bc, d, groups, stages in () if quick else RING_SHAPES:
+        n, name = ring_smem_n(bc, d, stages), ring_name(bc, d, groups, stages)
+        label = f"wg_step_ring Bc{bc} d{d} x{groups} {stages} stages"
+        row = b.timed(name, "bf16", groups + 1, 1, 0, 1, n, step_flops(bc, d, groups), label)
+        if row is None:
+            continue
+        row |= {"block_n": bc, "head_dim": d, "softmax": True, "kind": "ring",
+                "warpgroups": groups, "stages": stages}  # fmt: skip
+        row["protocol"] = protocol_clock(b, name, groups + 1, n, row)
+        ctx.log(
+            f"{label}: {row['cycles_per_iter']:.0f} cycles per step, "
+            f"{row['protocol']['clock_hz'] / 1e6:.0f} MHz in bursts"
+        )
     return {
         "kind": "gpusim.wgmma_step",
         "gpu": ctx.gpu_name,
         "date": ctx.date,
         "sm_count": ctx.sm_count,
+        "quick": quick,
         "ptxas_report": log,
         "kernels": b.kernels,
         "rows": [r for r in b.rows if r.get("kind") == "step"],
         "fill_rows": [r for r in b.rows if r.get("kind") == "fill"],
         "lag_rows": [r for r in b.rows if r.get("kind") == "lag"],
         "masked_rows": [r for r in b.rows if r.get("kind") == "masked"],
-        "skipped": [r for r in b.rows if r.get("kind") not in ("step", "fill", "lag", "masked")],
+        "ring_rows": [r for r in b.rows if r.get("kind") == "ring"],
+        "skipped": [r for r in b.rows if r.get("kind") not in KINDS],
     }
 
 
@@ -187,7 +261,7 @@ def table(doc: dict[str, Any]) -> str:
         "| clock in bursts MHz | masked softmax cycles | the mask adds |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for bc, d, g in SHAPES:
+    for bc, d, g in (*SHAPES, *GAP_SHAPES):
         p, s = by.get((bc, d, g, False)), by.get((bc, d, g, True))
         if p is None or s is None:
             continue
@@ -197,6 +271,28 @@ def table(doc: dict[str, Any]) -> str:
             f"| {s['cycles_per_iter'] / p['cycles_per_iter'] - 1:+.0%} "
             f"| {s['protocol']['clock_hz'] / 1e6:.0f} | {_fill_cells(fills.get((bc, d, g)))} "
             f"| {_fill_cells(lags.get((bc, d, g)))} | {_mask_cells(masked.get((bc, d, g)), s)} |"
+        )
+    return "\n".join(lines) + _ring_table(doc, fills)
+
+
+def _ring_table(doc: dict[str, Any], fills: dict[tuple, dict[str, Any]]) -> str:
+    """The ring rows (none in a ``--quick`` record or one made before them: no text)."""
+    rings = doc.get("ring_rows", [])
+    if not rings:
+        return ""
+    lines = [
+        "",
+        "",
+        "| Bc | d | warpgroups | ring stages | cycles | clock in bursts MHz "
+        "| wg_step_fill (2 stages) cycles |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in sorted(rings, key=lambda r: (r["head_dim"], r["block_n"], r["stages"])):
+        fill = fills.get((r["block_n"], r["head_dim"], r["warpgroups"]))
+        two = f"{fill['cycles_per_iter']:.0f}" if fill else "-"
+        lines.append(
+            f"| {r['block_n']} | {r['head_dim']} | {r['warpgroups']} | {r['stages']} "
+            f"| {_fill_cells(r)} | {two} |"
         )
     return "\n".join(lines)
 
@@ -221,10 +317,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path)
     ap.add_argument("--table", type=Path)
     ap.add_argument("--cubin", type=Path)
+    ap.add_argument(
+        "--quick", action="store_true", help="SHAPES only (not GAP_SHAPES or RING_SHAPES)"
+    )
     a = ap.parse_args(argv)
     if a.table is None and a.out is None:
         ap.error("--out or --table is required")
-    return table_or_measure(a.table, a.out, lambda: measure(a.cubin), table, "wgmma_step")
+    return table_or_measure(a.table, a.out, lambda: measure(a.cubin, a.quick), table, "wgmma_step")
 
 
 if __name__ == "__main__":

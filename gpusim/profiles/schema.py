@@ -289,6 +289,10 @@ class HardwareProfile(BaseModel):
     #: kernel is then max(T, T / n + I x c) (engine/wgmma_rates.pingpong_rates)
     wgmma_softmax_cycles_per_instr_2_warpgroups: Sourced[float] | None = None
     wgmma_softmax_cycles_per_instr_3_warpgroups: Sourced[float] | None = None
+    #: the same at single tiles, ``{"{warpgroups}/{d}": [[Bc, cycles], ...]}``, where a
+    #: wgmma_step record has rows beyond the fields' shapes (gpusim.calibrate.wgmma_pingpong:
+    #: a kernel of such a tile would take its own value; the engine reads only the fields)
+    wgmma_softmax_cycles_per_instr_by_block_n: SourcedRateTable | None = None
     fp32_flops_per_clk_per_sm: Sourced[float]  # FFMA counts 2
     #: matrix products on the CUDA cores with their operands streaming from shared memory
     #: (an fp32 FlashAttention tile's S = Q K^T and P V, FFMA counts 2), where measured;

@@ -171,3 +171,9 @@ def test_a_broken_record_is_named_and_assemble_refuses_it(tmp_path):
         assert "dram_read" in str(exc) and "not JSON" in str(exc)
     else:
         raise AssertionError("assemble wrote a profile from a broken record")
+
+
+def test_the_quick_plan_runs_wgmma_step_without_its_gap_and_ring_rows():
+    quick, full = records_stage.plan(True)["wgmma_step"], records_stage.plan(False)["wgmma_step"]
+    assert quick["runs"] == "python -m gpusim.calibrate.wgmma_step --quick"
+    assert full["runs"] == "python -m gpusim.calibrate.wgmma_step"

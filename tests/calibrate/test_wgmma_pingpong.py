@@ -69,3 +69,51 @@ def test_apply_writes_fields_the_schema_takes(tmp_path):
     assert hw.wgmma_softmax_cycles_per_instr_2_warpgroups.value == pytest.approx(4.601, abs=1e-3)
     assert "--rows fill" in hw.wgmma_softmax_cycles_per_instr_3_warpgroups.source
     assert W.apply(out, DOC, FOLDER, "fill") == out  # applying twice changes nothing
+
+
+def _synthetic():
+    """The committed record with a Bc 176 d128 products row and fill row (two warpgroups)
+    and a three-stage ring row at Bc 96 d64 (three warpgroups), as a full run would add."""
+    doc = json.loads(json.dumps(DOC))
+    t = 1000.0
+    doc["rows"].append({"block_n": 176, "head_dim": 128, "warpgroups": 2, "softmax": False,
+                        "kind": "step", "cycles_per_iter": t})  # fmt: skip
+    doc["fill_rows"].append({"block_n": 176, "head_dim": 128, "warpgroups": 2, "softmax": True,
+                             "kind": "fill", "cycles_per_iter": t / 2 + 5.0 * W.micro_instrs(
+                                 176, 128)})  # fmt: skip
+    prod96 = next(r for r in DOC["rows"] if (r["block_n"], r["head_dim"], r["warpgroups"],
+                                             r["softmax"]) == (96, 64, 3, False))  # fmt: skip
+    doc["ring_rows"] = [{"block_n": 96, "head_dim": 64, "warpgroups": 3, "stages": 3,
+                         "softmax": True, "kind": "ring", "cycles_per_iter":
+                         prod96["cycles_per_iter"] / 3 + 6.5 * W.micro_instrs(96, 64)}]  # fmt: skip
+    return doc
+
+
+def test_the_committed_record_gives_no_table_and_the_same_fields():
+    assert W.by_block_n(DOC, "fill") == W.by_block_n(DOC, "step") == {}
+    assert W.BY_BLOCK_N not in W.entries(DOC, FOLDER, "fill")
+
+
+def test_a_bc176_row_gives_its_tile_its_own_c_and_leaves_the_field():
+    doc = _synthetic()
+    assert W.by_block_n(doc, "fill") == {"2/128": [[176, 5.0]]}
+    fit = W.fitted(doc, "fill")
+    assert fit[2] == pytest.approx(4.601, abs=1e-3)  # the mean over SHAPES' rows, as before
+    assert fit[3] == pytest.approx(6.5)  # the three-stage ring's row, not the two-stage fill's
+    assert W.fitted(doc, "step") == pytest.approx(W.fitted(DOC, "step"))  # no ring for wg_step
+
+
+def test_applying_a_record_with_a_bc176_row_uses_it(tmp_path):
+    text = (REPO_ROOT / "hardware_profiles/h200-sxm.yaml").read_text()
+    path = tmp_path / "p.yaml"
+    path.write_text(W.apply(text, _synthetic(), FOLDER, "fill"))
+    hw = load_profile(str(path))
+    assert W.cycles_per_instr(hw, 2, 176, 128) == pytest.approx(5.0)
+    assert W.cycles_per_instr(hw, 2, 128, 128) == pytest.approx(4.601, abs=1e-3)
+    assert W.cycles_per_instr(hw, 3, 96, 64) == pytest.approx(6.5)
+    assert W.cycles_per_instr(hw, 1, 64, 256) is None
+    # a record without such rows takes the table away again (no stale tile values)
+    path.write_text(W.apply(path.read_text(), DOC, FOLDER, "fill"))
+    hw = load_profile(str(path))
+    assert hw.wgmma_softmax_cycles_per_instr_by_block_n is None
+    assert W.cycles_per_instr(hw, 2, 176, 128) == pytest.approx(4.601, abs=1e-3)

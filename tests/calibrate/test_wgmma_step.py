@@ -64,3 +64,85 @@ def test_a_record_of_another_kind_is_refused(tmp_path, capsys):
     bad.write_text("{}")
     assert main(["--table", str(bad)]) == 2
     assert "not a recorded run" in capsys.readouterr().err
+
+
+def _kernels(plan_rows, kind):
+    return {(r["block_n"], r["head_dim"], r["warpgroups"], r["stages"]): r["kernel"]
+            for r in plan_rows if r["kind"] == kind}  # fmt: skip
+
+
+def test_the_plan_has_the_gap_and_ring_rows_and_quick_does_not():
+    from gpusim.calibrate.wgmma_step import GAP_SHAPES, RING_SHAPES, plan
+
+    full, quick = plan(False), plan(True)
+    fills = _kernels(full, "fill")
+    assert (176, 128, 2, 2) in fills and (80, 256, 2, 2) in fills
+    assert fills[(176, 128, 2, 2)] == "_Z12wg_step_fillILi176ELi128ELi1ELi1ELi2EEvPKjiiiiPfPy"
+    products = _kernels(full, "step")
+    assert (176, 128, 2, None) in products and (128, 64, 3, None) in products  # T of each c
+    rings = _kernels(full, "ring")
+    assert rings[(96, 64, 3, 3)] == "_Z12wg_step_ringILi96ELi64ELi1ELi3ELi3EEvPKjiiiiPfPy"
+    assert set(rings) == set(RING_SHAPES)
+    # --quick is the plan the committed record ran: SHAPES' five rows each, in their order
+    assert [r for r in full if (r["block_n"], r["head_dim"], r["warpgroups"]) in SHAPES
+            and r["kind"] != "ring"] == quick  # fmt: skip
+    assert len(quick) == 5 * len(SHAPES) and not _kernels(quick, "ring")
+    assert len(full) == 5 * (len(SHAPES) + len(GAP_SHAPES)) + len(RING_SHAPES)
+    assert full[: len(quick)] == quick  # the committed rows are measured first, as before
+
+
+def test_every_instance_tile_has_its_fill_row_and_the_three_warpgroup_one_its_ring():
+    from gpusim.calibrate.wgmma_step import plan
+    from gpusim.kernel_catalog.wgmma_instances import all_instances
+
+    full = plan(False)
+    fills, rings = _kernels(full, "fill"), _kernels(full, "ring")
+    for inst in all_instances():
+        tile = (inst.block_n, inst.head_dim, inst.consumer_wgs)
+        assert (*tile, 2) in fills, inst.key
+        if inst.consumer_wgs == 3:  # d64 m192 n96 s3: its ring depth, 160 registers a thread
+            assert (*tile, inst.stages) in rings, inst.key
+
+
+def test_every_planned_kernel_is_instantiated_in_the_source():
+    import re
+
+    from gpusim.calibrate.wgmma import KERNEL_DIR
+    from gpusim.calibrate.wgmma_ops import NS, STEP_NS
+    from gpusim.calibrate.wgmma_step import fill_name, lag_name, plan, ring_name, step_name
+
+    src = (KERNEL_DIR / "wgmma.cu").read_text()
+    names = set()
+    for macro, args in re.findall(r"\b(GS_STEP|GS_FILL|GS_LAG|GS_RING)\(([\d, ]+)\)", src):
+        a = [int(x) for x in args.split(",")]
+        if macro == "GS_STEP":
+            names |= {step_name(a[0], a[1], s, a[2]) for s in (0, 1, 2)}
+        elif macro == "GS_FILL":
+            names.add(fill_name(*a))
+        elif macro == "GS_LAG":
+            names.add(lag_name(*a))
+        else:
+            names.add(ring_name(*a))
+    planned = {r["kernel"] for r in plan(False)}
+    assert planned <= names, planned - names
+    # the products' N (Bc for S, d for P V) each have a wrapper in wgmma_ops.cuh
+    assert {n for r in plan(False) for n in (r["block_n"], r["head_dim"])} <= {*NS, *STEP_NS}
+
+
+def test_the_ring_kernels_shared_memory_is_what_the_host_asks():
+    from gpusim.calibrate.wgmma_step import RING_SHAPES, ring_smem_n
+    from gpusim.kernel_catalog.wgmma_instances import SMEM_PER_BLOCK_OPTIN_BYTES
+
+    for bc, d, _g in SHAPES:
+        assert ring_smem_n(bc, d, 2) == fill_smem_n(bc, d)
+    for bc, d, g, stages in RING_SHAPES:
+        smem = _smem(ring_smem_n(bc, d, stages), g + 1)
+        assert 2048 + g * 8192 + 4 * stages * bc * d <= smem <= SMEM_PER_BLOCK_OPTIN_BYTES
+
+
+def test_a_record_with_ring_rows_tables_them_and_one_without_reads_as_before(doc):
+    ring = {"block_n": 96, "head_dim": 64, "warpgroups": 3, "stages": 3, "softmax": True,
+            "kind": "ring", "cycles_per_iter": 2300.0,
+            "protocol": {"clock_hz": 1.75e9}}  # fmt: skip
+    text = table(doc | {"ring_rows": [ring]})
+    assert text.startswith(table(doc)) and "| 96 | 64 | 3 | 3 | 2300 | 1750 |" in text

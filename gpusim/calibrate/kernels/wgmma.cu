@@ -483,6 +483,99 @@ __global__ void __launch_bounds__((G + 1) * 128, 1) wg_step_lag(const unsigned* 
     if (tid < 128) out[blockIdx.x * blockDim.x + tid] = 0.f;
 }
 
+// Per-block stamps written as soon as taken (thread 0: start at stamps[4b] and [4b+2], end at
+// [4b+1] and [4b+3], as gs_stamp_begin/_end), so that no stamp is held in registers across the
+// producer's and consumers' loops (wg_step_fill keeps its start stamp in an 8-byte spill slot).
+__device__ __forceinline__ void gs_stamp_begin_to(unsigned long long* __restrict__ stamps) {
+    const GsStamp s = gs_stamp_begin();
+    if (threadIdx.x == 0) {
+        stamps[4ull * blockIdx.x] = (unsigned long long)s.clk0;
+        stamps[4ull * blockIdx.x + 2] = s.ns0;
+    }
+}
+__device__ __forceinline__ void gs_stamp_end_to(unsigned long long* __restrict__ stamps) {
+    const long long clk1 = clock64();
+    const unsigned long long ns1 = gs_globaltimer_ns();
+    if (threadIdx.x == 0) {
+        stamps[4ull * blockIdx.x + 1] = (unsigned long long)clk1;
+        stamps[4ull * blockIdx.x + 3] = ns1;
+    }
+}
+
+// wg_step_fill (with the softmax) over a STAGES-deep ring: the producer thread fills stage
+// it % STAGES once the consumers have released it, the consumers wait for stage it % STAGES
+// (phase (it / STAGES) & 1) and release it after P V, as wg_step_fill's loop with 2 stages.
+// For a kernel whose ring is deeper than two stages (three consumer warpgroups and three
+// stages: 160 registers a consumer thread after setmaxnreg).
+template <int NQ, int NP, int DT, int G, int STAGES>
+__global__ void __launch_bounds__((G + 1) * 128, 1) wg_step_ring(const unsigned* __restrict__ init,
+                                                       int init_words, int iters, int roles,
+                                                       int swz, float* __restrict__ out,
+                                                       unsigned long long* __restrict__ stamps) {
+    constexpr unsigned TILE = NQ * NP * 2;  // one K or V tile: Bc x d 16-bit values
+    static_assert(STAGES >= 2 && 16 * STAGES <= 1024, "full[STAGES], empty[STAGES] in 1 KiB");
+    extern __shared__ unsigned char gs_smem[];
+    const unsigned raw = (unsigned)__cvta_generic_to_shared(gs_smem);
+    const unsigned base = (raw + 1023u) & ~1023u;
+    const unsigned full0 = base, empty0 = base + 8 * STAGES;  // full[STAGES], empty[STAGES]
+    const unsigned abase0 = base + 1024, ring = abase0 + G * GS_A_BYTES;
+    const int tid = threadIdx.x, wg = __shfl_sync(0xffffffffu, tid / 128, 0);
+    gs_fill_a<G>(init, init_words, (unsigned*)(gs_smem + (abase0 - raw)));
+    if (tid == 0) {
+        for (int s = 0; s < STAGES; ++s) {
+            mb_init(full0 + 8 * s, 1);
+            mb_init(empty0 + 8 * s, G * 128);
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    __syncthreads();
+    gs_stamp_begin_to(stamps);
+    if (wg == 0) {
+        if constexpr (G > 1) asm volatile("setmaxnreg.dec.sync.aligned.u32 24;");
+        if (tid == 0) {
+            const unsigned words = (unsigned)init_words * 4u - 2u * TILE;
+            for (int it = 0; it < iters; ++it) {
+                const int s = it % STAGES;
+                mb_wait(empty0 + 8 * s, ((it / STAGES) & 1) ^ 1);
+                mb_expect_tx(full0 + 8 * s, 2 * TILE);
+                const unsigned off = ((unsigned)it * 4096u) % words & ~15u;
+                mb_bulk(ring + s * 2 * TILE, (const char*)init + off, TILE, full0 + 8 * s);
+                mb_bulk(ring + s * 2 * TILE + TILE, (const char*)init + off + TILE, TILE, full0 + 8 * s);
+            }
+        }
+    } else {
+        if constexpr (G == 2) asm volatile("setmaxnreg.inc.sync.aligned.u32 240;");
+        if constexpr (G == 3) asm volatile("setmaxnreg.inc.sync.aligned.u32 160;");
+        const unsigned abase = abase0 + (wg - 1) * GS_A_BYTES;
+        unsigned a[4];
+        float s_[NQ / 2], o[NP / 2];
+        gs_consumer_regs<NQ / 2, NP / 2>(init, init_words, tid, a, s_, o);
+        float l0 = 0.f, l1 = 0.f;
+        unsigned pk = 0u;
+        for (int it = 0; it < iters; ++it) {
+            const int s = it % STAGES;
+            const unsigned bq = ring + s * 2 * TILE, bp = bq + TILE;
+            mb_wait(full0 + 8 * s, (it / STAGES) & 1);
+            gs_fence();
+            gs_issue_qk<NQ, NP, DT>(s_, abase, bq, swz, a);
+            gs_commit();
+            gs_issue_pv<NQ, NP, DT>(o, abase, bp, swz, a);
+            gs_commit();
+            gs_wait<1>();
+            gs_softmax<NQ / 2>(s_, l0, l1);
+            gs_pack<NQ / 2>(s_, pk);
+            gs_wait<0>();
+            mb_arrive(empty0 + 8 * s);
+            gs_rescale<NP / 2>(o, l0);
+        }
+        out[blockIdx.x * blockDim.x + tid] = gs_total<NQ / 2, NP / 2>(s_, o, l0, l1, pk);
+    }
+    __syncthreads();
+    gs_stamp_end_to(stamps);
+    if (tid < 128) out[blockIdx.x * blockDim.x + tid] = 0.f;
+}
+
 #define GS_ARGS const unsigned*, int, int, int, int, float*, unsigned long long*
 #define GS_TPUT(N, DT, AR, CH, SO) template __global__ void wg_tput<N, DT, AR, CH, SO>(GS_ARGS);
 #define GS_LAT(N, DT, AR) template __global__ void wg_lat<N, DT, AR>(GS_ARGS);
@@ -501,7 +594,7 @@ GS_TPUT(64, 1, 0, 1, 1) GS_TPUT(128, 1, 0, 1, 1) GS_TPUT(64, 1, 1, 1, 1) GS_TPUT
 #define GS_STEP(NQ, NP, G) template __global__ void wg_step<NQ, NP, 1, 0, G>(GS_ARGS); \
     template __global__ void wg_step<NQ, NP, 1, 1, G>(GS_ARGS); \
     template __global__ void wg_step<NQ, NP, 1, 2, G>(GS_ARGS);
-// The tiles of the project's wgmma instances (80 and 176 lie between measured N)
+// The tiles of the project's wgmma instances (Bc 176 and 80: below)
 GS_STEP(96, 64, 3) GS_STEP(128, 64, 2) GS_STEP(192, 64, 2)
 GS_STEP(64, 128, 2) GS_STEP(96, 128, 2) GS_STEP(128, 128, 2) GS_STEP(192, 128, 2)
 GS_STEP(64, 256, 1) GS_STEP(64, 256, 2) GS_STEP(96, 256, 2)
@@ -513,3 +606,12 @@ GS_FILL(64, 256, 1) GS_FILL(64, 256, 2) GS_FILL(96, 256, 2)
 GS_LAG(96, 64, 3) GS_LAG(128, 64, 2) GS_LAG(192, 64, 2)
 GS_LAG(64, 128, 2) GS_LAG(96, 128, 2) GS_LAG(128, 128, 2) GS_LAG(192, 128, 2)
 GS_LAG(64, 256, 1) GS_LAG(64, 256, 2) GS_LAG(96, 256, 2)
+// Block n between the measured ones, as the project's instances use them (d128 Bc176 and d256
+// Bc80, two consumer warpgroups), and three consumer warpgroups at Bc 64 and 128 (d64)
+GS_STEP(176, 128, 2) GS_STEP(80, 256, 2) GS_STEP(64, 64, 3) GS_STEP(128, 64, 3)
+GS_FILL(176, 128, 2) GS_FILL(80, 256, 2) GS_FILL(64, 64, 3) GS_FILL(128, 64, 3)
+GS_LAG(176, 128, 2) GS_LAG(80, 256, 2) GS_LAG(64, 64, 3) GS_LAG(128, 64, 3)
+// Three consumer warpgroups over a three-stage ring (the d64 m192 n96 instance's), at Bc 64,
+// 96 and 128, and at Bc 96 over two stages (wg_step_fill's ring, this kernel's code)
+#define GS_RING(NQ, NP, G, S) template __global__ void wg_step_ring<NQ, NP, 1, G, S>(GS_ARGS);
+GS_RING(96, 64, 3, 3) GS_RING(64, 64, 3, 3) GS_RING(128, 64, 3, 3) GS_RING(96, 64, 3, 2)
