@@ -29,8 +29,8 @@ The rows after wgmma_step's ``SHAPES`` (none in the committed record or a ``--qu
   at ``GAP_SHAPES`` (Bc 176 at d128, Bc 80 at d256, three warpgroups at Bc 64 and 128) gives
   the c of its own (warpgroups, d, Bc) in ``wgmma_softmax_cycles_per_instr_by_block_n``
   (:data:`BY_BLOCK_N`, written only where such a row shows the softmax): a kernel of that
-  tile takes it, any other the field (:func:`cycles_per_instr`; the engine's
-  ``pingpong_cpi`` does not read the table yet);
+  tile takes it, any other the field (:func:`cycles_per_instr`, the engine's
+  ``pingpong_cpi``);
 - with the fill rows, three warpgroups come from ``wg_step_ring`` over three stages (the
   ring of the d64 m192 n96 s3 instance) wherever the record has such rows, in place of
   wg_step_fill's two-stage rows: the three-warpgroup field is then the Bc 96 ring row's c.
@@ -135,17 +135,11 @@ def cycles_per_instr(
 ) -> float | None:
     """The c a kernel of this tile takes from a profile: the ``BY_BLOCK_N`` table's value at
     its (warpgroups, d, Bc) where measured, else the field of its warpgroups (None where the
-    profile has neither, or one warpgroup). Not the engine's rule yet (``pingpong_cpi``
-    reads the field alone)."""
-    if consumer_warpgroups not in FIELDS:
-        return None
-    table = getattr(profile, BY_BLOCK_N, None)
-    if table is not None:
-        for bc, c in table.value.get(f"{consumer_warpgroups}/{head_dim}", []):
-            if bc == block_n:
-                return c
-    field = getattr(profile, FIELDS[consumer_warpgroups], None)
-    return field.value if field is not None else None
+    profile has neither, or one warpgroup): the engine's rule
+    (:func:`gpusim.engine.wgmma_rates.pingpong_cpi`)."""
+    from gpusim.engine.wgmma_rates import pingpong_cpi
+
+    return pingpong_cpi(profile, consumer_warpgroups, block_n, head_dim)
 
 
 def step_cycles(products: float, groups: int, instrs: float, cpi: float) -> float:

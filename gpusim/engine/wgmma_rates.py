@@ -109,16 +109,31 @@ def wgmma_kernel_rates(
 WARPS_PER_WARPGROUP = 4
 
 
-def pingpong_cpi(profile: HardwareProfile, consumer_warpgroups: int) -> float | None:
+def pingpong_cpi(
+    profile: HardwareProfile,
+    consumer_warpgroups: int,
+    block_n: int | None = None,
+    head_dim: int | None = None,
+) -> float | None:
     """The measured cycles per instruction of one consumer warp's softmax stream with this
     many consumer warpgroups (gpusim.calibrate.wgmma_pingpong); None with one warpgroup or
-    where the profile has none (the step is then the overlap share's: :func:`wgmma_overlap`)."""
+    where the profile has none (the step is then the overlap share's: :func:`wgmma_overlap`).
+    Where the profile's ``wgmma_softmax_cycles_per_instr_by_block_n`` has a row at this tile
+    (warpgroups, ``head_dim``, ``block_n``: wgmma_step's rows off its paired shapes), that
+    row's c; else the field of the warpgroup count."""
     if consumer_warpgroups < 2:
         return None
     field = getattr(
         profile, f"wgmma_softmax_cycles_per_instr_{consumer_warpgroups}_warpgroups", None
     )
-    return field.value if field is not None else None
+    if field is None:
+        return None
+    table = profile.wgmma_softmax_cycles_per_instr_by_block_n
+    if table is not None and block_n is not None:
+        for bc, c in table.value.get(f"{consumer_warpgroups}/{head_dim}", []):
+            if bc == block_n:
+                return float(c)
+    return field.value
 
 
 def pingpong_rates(
@@ -140,7 +155,8 @@ def pingpong_rates(
 
     cls = resolve_class(kernel.schedule, kernel.workload.dtype)
     n = cls.consumer_warpgroups
-    cpi = pingpong_cpi(profile, n) if cls.product == "wgmma" else None
+    tile = (kernel.schedule.block_n, kernel.workload.head_dim)
+    cpi = pingpong_cpi(profile, n, *tile) if cls.product == "wgmma" else None
     if cpi is None:
         return None
     lone = LONE_STREAM_ISSUE.get()

@@ -82,3 +82,36 @@ def test_one_warpgroup_is_untouched():
     rates = rates_for(HW, "bf16", s.warps, schedule=s, head_dim=256).for_kernel(True)
     with lone_stream_masks():
         assert pingpong_rates(rates, HW, k, lambda: None) is None
+
+
+def test_a_per_tile_c_is_taken_where_the_profile_has_that_tile():
+    """wgmma_step's rows off its paired shapes give a per-tile c
+    (``wgmma_softmax_cycles_per_instr_by_block_n``): the ping-pong bound takes it for that
+    tile only; no shipped profile has the table yet, so the field stands everywhere."""
+    from gpusim.engine.wgmma_rates import pingpong_cpi
+    from gpusim.profiles.schema import SourcedRateTable
+
+    field = HW.wgmma_softmax_cycles_per_instr_2_warpgroups.value
+    assert HW.wgmma_softmax_cycles_per_instr_by_block_n is None
+    assert pingpong_cpi(HW, 2, 176, 128) == field
+    table = SourcedRateTable(value={"2/128": [[176, 6.5]]}, source="a test")
+    hw = HW.model_copy(update={"wgmma_softmax_cycles_per_instr_by_block_n": table})
+    assert pingpong_cpi(hw, 2, 176, 128) == 6.5
+    assert pingpong_cpi(hw, 2, 128, 128) == field
+    assert pingpong_cpi(hw, 2, 176, 64) == field
+    assert pingpong_cpi(hw, 1, 176, 128) is None
+    slow, base = (_ticks(*_rates_of(p, 176)) for p in (hw, HW))
+    assert slow > base
+
+
+def _rates_of(hw, block_n: int):
+    w = Workload(batch=1, heads=2, seq_len_q=1024, seq_len_k=1024, head_dim=128, dtype="bf16",
+                 causal=False)  # fmt: skip
+    s = Schedule(block_m=128, block_n=block_n, warps=8, stages=2, mma="wgmma",
+                 tile_copy="tma", producer_warps=4)  # fmt: skip
+    k = get_algorithm("flash2").kernels(w, s)[0]
+    steps = [x for p in planned_programs(traced_classes(k, [200000])) for x in p.steps]
+    steady = steady_step([x for x in steps if x.mma_flops > 0])
+    rates = rates_for(hw, "bf16", s.warps, schedule=s, head_dim=128).for_kernel(True)
+    pp, _ = pingpong_rates(rates, hw, k, lambda: steady)
+    return pp, steady
