@@ -506,7 +506,9 @@ __device__ __forceinline__ void gs_stamp_end_to(unsigned long long* __restrict__
 // it % STAGES once the consumers have released it, the consumers wait for stage it % STAGES
 // (phase (it / STAGES) & 1) and release it after P V, as wg_step_fill's loop with 2 stages.
 // For a kernel whose ring is deeper than two stages (three consumer warpgroups and three
-// stages: 160 registers a consumer thread after setmaxnreg).
+// stages: 160 registers a consumer thread after setmaxnreg). It repeats wg_step_fill's body on
+// purpose: folding wg_step_fill into it would change the SASS of the committed fill rows
+// (data/h200/2026-12-04_calibration_wgmma_step), which the profiles' c come from.
 template <int NQ, int NP, int DT, int G, int STAGES>
 __global__ void __launch_bounds__((G + 1) * 128, 1) wg_step_ring(const unsigned* __restrict__ init,
                                                        int init_words, int iters, int roles,
