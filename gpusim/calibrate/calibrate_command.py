@@ -54,13 +54,14 @@ def calibrate(
     microbenchmarks a complete profile takes (:mod:`gpusim.calibrate.records_stage`), their
     records in a folder beside the results; a replay applies that folder where it exists.
     """
+    if write_profile:
+        # An unknown base fails before any GPU work, and a plan of a run that would fail so.
+        profile_writer.base_profile_path(base_profile)
     if plan_only:
         doc = plan(select(only), quick)
         doc["records"] = records_stage.plan(quick) if records and only is None else {}
         return doc
     out, results_path = default_paths(base_profile, out, results_path)
-    if write_profile:
-        profile_writer.base_profile_path(base_profile)  # an unknown base fails before any GPU work
     if from_results is not None:
         results = profile_writer.load_results(from_results)
         results_path = from_results

@@ -1,0 +1,28 @@
+"""Statements of the command-line contract (../shared/CLI.md) that an audit found unkept."""
+
+from __future__ import annotations
+
+
+def _one_line_error(result, *fragments: str) -> None:
+    assert result.code == 2, (result.code, result.err)
+    assert result.out == ""
+    lines = result.err.strip().splitlines()
+    assert len(lines) == 1, result.err
+    assert lines[0].startswith("gpusim: error: ")
+    for f in fragments:
+        assert f in lines[0], lines[0]
+
+
+def test_calibrate_plan_refuses_an_unknown_base_profile(gpusim):
+    # "non-zero with a one-line error ... on bad input: unknown profile": --plan says what a
+    # run would do, and that run refuses the name, so the plan must too.
+    _one_line_error(
+        gpusim("calibrate", "--plan", "--base-profile", "no-such-gpu", "--json"),
+        "unknown profile 'no-such-gpu'",
+    )
+
+
+def test_calibrate_plan_with_a_known_base_profile_still_plans(gpusim):
+    result = gpusim("calibrate", "--plan", "--base-profile", "h100-sxm5", "--json")
+    assert result.code == 0, result.err
+    assert "benchmarks" in result.json()
