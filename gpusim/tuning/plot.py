@@ -10,7 +10,25 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from gpusim.atomic import atomic_path
+from gpusim.errors import GpusimError
 from gpusim.schedule import Schedule
+
+#: The formats the heatmap is written in, by the file's suffix.
+FORMATS = (".png", ".svg", ".pdf")
+
+
+def check_plot_path(path: str | Path) -> Path:
+    """``path`` if the heatmap can be written there (a known suffix, an existing folder), else a
+    one-line error: checked before the search, so a bad name does not waste it."""
+    out = Path(path)
+    if out.suffix.lower() not in FORMATS:
+        raise GpusimError(
+            f"--plot {path}: the file name must end in {', '.join(FORMATS)} (the format)"
+        )
+    if not out.parent.is_dir():
+        raise GpusimError(f"--plot {path}: folder {out.parent} does not exist")
+    return out
 
 
 def heatmap(
@@ -69,7 +87,8 @@ def heatmap(
     if image is not None:
         fig.colorbar(image, ax=axes[0].tolist(), label="predicted runtime (µs), best over warps")
     fig.suptitle(title, fontsize=10)
-    out = Path(path)
-    fig.savefig(out, dpi=110, bbox_inches="tight")
+    out = check_plot_path(path)
+    with atomic_path(out) as tmp:
+        fig.savefig(tmp, dpi=110, bbox_inches="tight")
     plt.close(fig)
     return out

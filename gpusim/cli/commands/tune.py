@@ -119,6 +119,10 @@ def tune(
     inputs = build_inputs(
         **(dataclasses.asdict(opts) | placeholder), check=False, sm_count=sm_count
     )
+    if plot is not None:
+        from gpusim.tuning.plot import check_plot_path
+
+        check_plot_path(plot)
     space = None
     if tile_space is not None:
         from gpusim.tuning.wgmma_space import parse_tile_space
@@ -148,8 +152,8 @@ def tune(
     out = result.to_dict()
     out["sm_count_overridden"] = sm_count is not None
     if plot is not None:
-        out["plot"] = str(_plot(result, plot))
-        log(f"wrote {plot}")
+        out["plot"] = str(written := _plot(result, plot))
+        log(f"wrote {written}")
     if json_out:
         emit(out, True)
     else:

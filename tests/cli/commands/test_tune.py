@@ -54,3 +54,15 @@ def test_plot_writes_the_heatmap(gpusim, tmp_path):
     path = tmp_path / "tune.png"
     d = gpusim("tune", *SMALL, "--plot", str(path), "--json").json()
     assert d["plot"] == str(path) and path.read_bytes()[:4] == b"\x89PNG"
+    assert [p.name for p in tmp_path.iterdir()] == ["tune.png"]  # no temporary file left
+
+
+@pytest.mark.parametrize(("name", "needle"), [("tune", "must end in"), ("tune.xyz", "must end in"),
+                                              ("no/such/dir/t.png", "does not exist")])  # fmt: skip
+def test_a_plot_name_it_cannot_write_is_refused_before_the_search(gpusim, tmp_path, name, needle):
+    """A name without a known suffix used to get '.png' appended behind the JSON's back, and an
+    unknown suffix failed after the whole search as an internal error (exit 3)."""
+    r = gpusim("tune", *SMALL, "--plot", str(tmp_path / name), "--json")
+    assert r.code == 2 and r.out == ""
+    assert len(r.err.strip().splitlines()) == 1 and needle in r.err, r.err
+    assert list(tmp_path.iterdir()) == []
