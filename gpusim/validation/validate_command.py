@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from gpusim.data.layout import REPO_ROOT
+from gpusim.errors import GpusimError
 from gpusim.profiles.loader import load_profile
 from gpusim.validation.dataset import check_profile, load_dataset, merge_records
 from gpusim.validation.predicted_vs_measured import compare_records, summary
@@ -31,9 +32,12 @@ def compare_dataset(
     jobs: int | None = None,
     write: bool = True,
     log: Callable[[str], None] | None = None,
+    only: str | None = None,
 ) -> dict[str, Any]:
     """Recompute the comparison of one dataset, or of several merged in order (a later
-    dataset's re-measurement of a config supersedes the earlier one); the command's JSON."""
+    dataset's re-measurement of a config supersedes the earlier one); the command's JSON.
+    ``only``: the records whose id contains any comma-separated part of it (as a sweep's
+    ``--only`` picks configs to run); one that matches none is a one-line error."""
     paths = [Path(datasets)] if isinstance(datasets, str | Path) else [Path(p) for p in datasets]
     profile = load_profile(profile_name)
     loaded = []
@@ -43,6 +47,11 @@ def compare_dataset(
         loaded.append((p, data))
     named = [(_name(p, out_dir), d) for p, d in loaded]
     records, superseded = merge_records(named)
+    if only:
+        parts = [p for p in only.split(",") if p]
+        records = [r for r in records if any(p in r["id"] for p in parts)]
+        if not records:
+            raise GpusimError(f"--only {only}: no config of {paths[0]} has any of these in its id")
     rows = compare_records(records, profile, jobs=jobs, log=log)
     summ = summary(rows)
     files: list[Path] = []
@@ -99,7 +108,7 @@ def validate(
 ) -> dict[str, Any]:
     """``--from``: compare a recorded dataset; otherwise measure on this GPU, then compare."""
     if from_path:
-        return compare_dataset(from_path, profile_name, out_dir, jobs, log=None)
+        return compare_dataset(from_path, profile_name, out_dir, jobs, log=None, only=only)
     from gpusim.validation.run_sweep import run_sweep
 
     target = out_dir or Path(f"gpusim-validation-{dt.datetime.now(dt.UTC):%Y-%m-%d}")
