@@ -118,6 +118,8 @@ def build_report(
     t0 = time.perf_counter()
     out = Path(out_dir)
     data = Path(data_dir) if data_dir is not None else DATA_DIR
+    if not data.is_dir():  # a mistyped --data would otherwise read as 'nothing measured yet'
+        raise GpusimError(f"--data {data_dir}: no such folder")
     progress = progress or Progress()
     evidence: list[Path] = []
     if figures is None and not only and data.resolve() == DATA_DIR.resolve():

@@ -24,6 +24,7 @@ def _tree(folder):
 
 
 def test_two_runs_give_the_same_bytes_and_a_readme(tmp_path):
+    (tmp_path / "none").mkdir()  # a data folder with nothing recorded in it
     a = build_report(tmp_path / "a", tmp_path / "none", figures=_figures, jobs=1)
     build_report(tmp_path / "b", tmp_path / "none", figures=_figures, jobs=1)
     ta, tb = _tree(tmp_path / "a"), _tree(tmp_path / "b")
@@ -53,6 +54,7 @@ def test_two_runs_give_the_same_bytes_and_a_readme(tmp_path):
 
 
 def test_only_rebuilds_one_figure_and_leaves_the_readme(tmp_path):
+    (tmp_path / "none").mkdir()
     report = build_report(tmp_path, tmp_path / "none", only=["fig3"], figures=_figures, jobs=1)
     assert sorted(p.name for p in report.files) == [
         "fig3_loop_orders.csv",
@@ -79,6 +81,7 @@ def test_gpusim_report_json(tmp_path, monkeypatch, capsys):
     from gpusim.cli.main import run
 
     monkeypatch.setattr(runner, "default_figures", lambda *a, **k: _cheap_figures())
+    (tmp_path / "none").mkdir()  # a data folder with nothing recorded in it
     code = run(["report", "--out", str(tmp_path), "--data", str(tmp_path / "none"), "--json"])
     captured = capsys.readouterr()
     assert code == 0, captured.err
@@ -87,6 +90,19 @@ def test_gpusim_report_json(tmp_path, monkeypatch, capsys):
     assert sorted(out["files"]) == sorted(str(p) for p in tmp_path.iterdir() if p.is_file())
     assert any("recorded under data/" in n for n in out["notes"])
     assert "report" in captured.err  # the progress bar and logs go to standard error
+
+
+def test_gpusim_report_missing_data_folder_is_one_line(tmp_path, monkeypatch, capsys):
+    """A mistyped --data used to run the whole report as if nothing had been measured."""
+    from gpusim.cli.main import run
+
+    monkeypatch.setattr(runner, "default_figures", lambda *a, **k: _cheap_figures())
+    code = run(["report", "--out", str(tmp_path / "r"), "--data", str(tmp_path / "nope")])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == ""
+    [line] = captured.err.strip().splitlines()
+    assert line == f"gpusim: error: --data {tmp_path / 'nope'}: no such folder"
+    assert not (tmp_path / "r").exists()
 
 
 def test_gpusim_report_unknown_figure_is_one_line(tmp_path, monkeypatch, capsys):
