@@ -25,8 +25,9 @@ PRODUCTS_PER_PASS = {"fwd": 2, "bwd": 5, "fwd+bwd": 7}
 class Workload(BaseModel):
     """One attention problem: ``softmax(Q K^T / sqrt(d)) V`` over batch x heads.
 
-    ``seq_len_q`` and ``seq_len_k`` may differ. With ``causal``, query ``i`` sees
-    keys ``j <= i + (seq_len_k - seq_len_q)`` (bottom-right alignment, as
+    ``seq_len_q`` and ``seq_len_k`` may differ (``seq_len`` is accepted for ``seq_len_q``, and
+    ``seq_len_k`` left out is ``seq_len_q``, as on the command line). With ``causal``, query
+    ``i`` sees keys ``j <= i + (seq_len_k - seq_len_q)`` (bottom-right alignment, as
     FlashAttention >= 2.1); when ``seq_len_q == seq_len_k`` this is the usual
     lower triangle. Rows that see no key at all produce zeros.
     """
@@ -60,6 +61,26 @@ class Workload(BaseModel):
         if value != "fwd":
             out["pass"] = value
         return out
+
+    @model_validator(mode="before")
+    @classmethod
+    def _command_line_names(cls, data):
+        # The command line's names work here too (the CLI contract: the API takes the same
+        # names): ``seq_len`` is ``seq_len_q``, and ``seq_len_k`` left out is the query
+        # length, as ``--seq-len-k`` defaults to ``--seq-len``.
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        if "seq_len" in data:
+            given = data.pop("seq_len")
+            if "seq_len_q" in data and data["seq_len_q"] != given:
+                raise ValueError(
+                    f"seq_len {given} and seq_len_q {data['seq_len_q']} name the same length"
+                )
+            data["seq_len_q"] = given
+        if "seq_len_q" in data and "seq_len_k" not in data:
+            data["seq_len_k"] = data["seq_len_q"]
+        return data
 
     @model_validator(mode="before")
     @classmethod
