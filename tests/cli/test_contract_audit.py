@@ -26,3 +26,13 @@ def test_calibrate_plan_with_a_known_base_profile_still_plans(gpusim):
     result = gpusim("calibrate", "--plan", "--base-profile", "h100-sxm5", "--json")
     assert result.code == 0, result.err
     assert "benchmarks" in result.json()
+
+
+def test_simulate_has_every_key_count_has(gpusim):
+    # "simulate: everything count has, plus ...": the kernel description was count's alone.
+    small = ("--algorithm", "flash2", "--batch", "1", "--heads", "2", "--seq-len", "256",
+             "--head-dim", "64", "--json")  # fmt: skip
+    counted = gpusim("count", *small).json()
+    simulated = gpusim("simulate", *small).json()
+    assert set(counted) - set(simulated) == set()
+    assert simulated["kernel_description"] == counted["kernel_description"]

@@ -208,6 +208,10 @@ def _run_all(
                 except ValueError as e:
                     raise GpusimError(f"--dram-model kv-trace: {e}") from None
         d = r.to_json_dict()
+        if d.get("executed_mma_flops"):  # as count's: simulate's JSON has everything count's has
+            from gpusim.kernel_catalog.description import describe
+
+            d["kernel_description"] = describe(inputs.workload, inputs.schedule).as_dict()
         d["defaults_used"] = inputs.filled
         d["sm_count_overridden"] = sm_count is not None
         keys, warnings = notes(name, inputs.workload, inputs.schedule, inputs.profile)
