@@ -36,3 +36,9 @@ def test_simulate_has_every_key_count_has(gpusim):
     simulated = gpusim("simulate", *small).json()
     assert set(counted) - set(simulated) == set()
     assert simulated["kernel_description"] == counted["kernel_description"]
+
+
+def test_a_flash2_option_on_the_default_pair_says_to_name_the_algorithm(gpusim):
+    # Without --algorithm, simulate compares standard and flash2; standard has no split-KV.
+    r = gpusim("simulate", "--kv-splits", "2", "--json")
+    _one_line_error(r, "does not support --kv-splits 2", "name --algorithm flash2")

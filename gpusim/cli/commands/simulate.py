@@ -133,9 +133,19 @@ def simulate(
         raise GpusimError("--dram-model kv-trace models flash2 only: add --algorithm flash2")
     with tempfile.TemporaryDirectory(prefix="gpusim-trace-") as tmp:
         scratch = Path(tmp) if several and trace is not None else None
-        results = _run_all(
-            opts, algorithms, trace, scratch, detail, json_out, sm_count, binary, dram, footprints
-        )
+        try:
+            results = _run_all(
+                opts, algorithms, trace, scratch, detail, json_out, sm_count, binary, dram,
+                footprints,
+            )  # fmt: skip
+        except GpusimError as e:
+            if several and str(e).startswith(f"algorithm {algorithms[0]!r} does not support"):
+                # The user asked for an option of one algorithm without naming it.
+                raise GpusimError(
+                    f"{e} (without --algorithm, simulate compares {' and '.join(algorithms)}: "
+                    "name --algorithm flash2 for its options)"
+                ) from None
+            raise
         if scratch is not None and trace is not None:
             from gpusim.engine.trace_export import write_combined
 
