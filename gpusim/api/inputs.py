@@ -93,7 +93,8 @@ def resolve_schedule(
     if missing:
         w = workload.model_copy(update={"pass_": "fwd"}) if own_passes else workload
         try:
-            base = accepted_default_schedule(algorithm, w, profile)
+            pins = {k: given.get(k) for k in TILE_FIELDS if given.get(k) is not None}
+            base = accepted_default_schedule(algorithm, w, profile, pins)
         except GpusimError:
             if any(k in missing for k in TILE_FIELDS):
                 raise

@@ -41,12 +41,24 @@ def _preference(workload: Workload, s: Schedule) -> tuple:
 
 
 def accepted_default_schedule(
-    algorithm: str, workload: Workload, profile: HardwareProfile
+    algorithm: str,
+    workload: Workload,
+    profile: HardwareProfile,
+    pinned: dict[str, int] | None = None,
 ) -> Schedule:
     """The default rule's schedule if ``gpusim tune`` accepts it for ``workload`` on
     ``profile``, else the rule's most preferred schedule that it accepts (the rule's
-    choice when it accepts none: ``tune`` then fails with the reason)."""
+    choice when it accepts none: ``tune`` then fails with the reason).
+
+    ``pinned`` (tile fields the user gave: ``block_m``, ``block_n``, ``warps``, ``stages``):
+    the rule's most preferred accepted schedule with those values, so that the fields left
+    out suit the ones given (``--block-m 64`` alone used to get the 128-row tile's 8 warps,
+    8 rows a warp, which no mma.sync kernel runs); with none accepted, the rule's choice with
+    the pinned values put in (the model's prediction alone, as the output then warns)."""
     base = default_schedule(algorithm, workload, profile.smem_per_block_bytes.value)
+    pins = {k: v for k, v in (pinned or {}).items() if v is not None}
+    if pins and any(getattr(base, k) != v for k, v in pins.items()):
+        return _pinned_default(algorithm, workload, profile, base, pins)
     space = search_space(algorithm, workload)
     table = compiled_footprints(profile.compute_capability) if space.instance_keys else {}
 
@@ -60,3 +72,19 @@ def accepted_default_schedule(
         return base
     ranked = sorted(space.schedules, key=lambda s: _preference(workload, s))
     return next((s for s in ranked if accepted(s)), base)
+
+
+def _pinned_default(
+    algorithm: str, workload: Workload, profile: HardwareProfile, base: Schedule, pins: dict
+) -> Schedule:
+    space = search_space(algorithm, workload)
+    table = compiled_footprints(profile.compute_capability) if space.instance_keys else {}
+    matching = [
+        s
+        for s in space.schedules
+        if s not in space.unsupported and all(getattr(s, k) == v for k, v in pins.items())
+    ]
+    for s in sorted(matching, key=lambda s: _preference(workload, s)):
+        if check(algorithm, workload, s, profile, table.get(space.instance_keys.get(s, ""))).fits:
+            return s
+    return base.model_copy(update=pins)

@@ -42,3 +42,19 @@ def test_a_flash2_option_on_the_default_pair_says_to_name_the_algorithm(gpusim):
     # Without --algorithm, simulate compares standard and flash2; standard has no split-KV.
     r = gpusim("simulate", "--kv-splits", "2", "--json")
     _one_line_error(r, "does not support --kv-splits 2", "name --algorithm flash2")
+
+
+def test_fields_left_out_suit_the_ones_given(gpusim):
+    # "Block sizes left out are chosen by the tuner's default rule": with --block-m 64 alone
+    # the rest came from the 128-row default (8 warps: 8 rows a warp, which no mma.sync
+    # kernel runs, and a warning said there was no instance); now from the rule's choices
+    # with 64 rows.
+    r = gpusim("simulate", "--algorithm", "flash2", "--block-m", "64", "--json")
+    d = r.json()
+    s = d["schedule"]
+    assert s["block_m"] == 64 and s["block_m"] % (16 * s["warps"]) == 0
+    assert d["warnings"] == [] and "block_m" not in d["defaults_used"]
+    # the rule's own choice when nothing is pinned, and with a pin it already has
+    full = gpusim("simulate", "--algorithm", "flash2", "--json").json()["schedule"]
+    same = gpusim("simulate", "--algorithm", "flash2", "--block-m", str(full["block_m"]), "--json")
+    assert same.json()["schedule"] == full
