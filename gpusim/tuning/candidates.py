@@ -103,6 +103,9 @@ class TuneResult:
             "kernel_instances": self.kernel_instances,
             "modelled_candidates": sum(1 for c in self.candidates if c.modelled),
             "footprints": self.footprints,
+            # the engine's path every candidate ran on (gpusim.tuning.tuner): ``simulate`` of
+            # the same schedule with its default detail (auto) can differ by a fraction of 1 %
+            "detail": "aggregated",
             "candidates": [c.to_dict() for c in self.candidates],
             "rejected": [r.to_dict() for r in self.rejected],
             "rules": [

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 
 def _one_line_error(result, *fragments: str) -> None:
     assert result.code == 2, (result.code, result.err)
@@ -58,3 +60,17 @@ def test_fields_left_out_suit_the_ones_given(gpusim):
     full = gpusim("simulate", "--algorithm", "flash2", "--json").json()["schedule"]
     same = gpusim("simulate", "--algorithm", "flash2", "--block-m", str(full["block_m"]), "--json")
     assert same.json()["schedule"] == full
+
+
+def test_tune_says_which_path_its_runtimes_come_from(gpusim):
+    # A candidate's runtime_s is the aggregated path's: simulate on that path gives the same.
+    small = ("--algorithm", "flash2", "--batch", "1", "--heads", "4", "--seq-len", "512",
+             "--head-dim", "64")  # fmt: skip
+    t = gpusim("tune", *small, "--json").json()
+    assert t["detail"] == "aggregated"
+    best = t["candidates"][0]
+    pins = [x for k in ("block_m", "block_n", "warps", "stages", "kv_splits")
+            for x in (f"--{k.replace('_', '-')}", str(best[k]))]  # fmt: skip
+    s = gpusim("simulate", *small, *pins, "--detail", "aggregated", "--json").json()
+    # (the split instance's registers may come from another build record: a few ppm)
+    assert s["runtime_s"] == pytest.approx(best["runtime_s"], rel=1e-3)
