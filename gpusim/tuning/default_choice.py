@@ -57,8 +57,6 @@ def accepted_default_schedule(
     the pinned values put in (the model's prediction alone, as the output then warns)."""
     base = default_schedule(algorithm, workload, profile.smem_per_block_bytes.value)
     pins = {k: v for k, v in (pinned or {}).items() if v is not None}
-    if pins and any(getattr(base, k) != v for k, v in pins.items()):
-        return _pinned_default(algorithm, workload, profile, base, pins)
     space = search_space(algorithm, workload)
     table = compiled_footprints(profile.compute_capability) if space.instance_keys else {}
 
@@ -68,23 +66,11 @@ def accepted_default_schedule(
         compiled = table.get(space.instance_keys.get(s, ""))
         return check(algorithm, workload, s, profile, compiled).fits
 
-    if accepted(base):
+    def pinned_ok(s: Schedule) -> bool:
+        return all(getattr(s, k) == v for k, v in pins.items())
+
+    if pinned_ok(base) and accepted(base):
         return base
     ranked = sorted(space.schedules, key=lambda s: _preference(workload, s))
-    return next((s for s in ranked if accepted(s)), base)
-
-
-def _pinned_default(
-    algorithm: str, workload: Workload, profile: HardwareProfile, base: Schedule, pins: dict
-) -> Schedule:
-    space = search_space(algorithm, workload)
-    table = compiled_footprints(profile.compute_capability) if space.instance_keys else {}
-    matching = [
-        s
-        for s in space.schedules
-        if s not in space.unsupported and all(getattr(s, k) == v for k, v in pins.items())
-    ]
-    for s in sorted(matching, key=lambda s: _preference(workload, s)):
-        if check(algorithm, workload, s, profile, table.get(space.instance_keys.get(s, ""))).fits:
-            return s
-    return base.model_copy(update=pins)
+    chosen = next((s for s in ranked if pinned_ok(s) and accepted(s)), None)
+    return chosen or base.model_copy(update=pins)
