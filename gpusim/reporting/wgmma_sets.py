@@ -264,7 +264,7 @@ SETS["heldout6"] = HeldoutSet(
     "sweep and sets 1-5, the model as it stands and with masked steps' extra instructions "
     "issued at the ping-pong rate, predicted for each card the device may lend before they "
     "are measured",
-    measured=Path("data/h200/2026-12-06_wgmma_heldout6/heldout6/heldout.json"),
+    measured=Path("data/h100/2026-12-05_wgmma_heldout6/heldout6/heldout.json"),
     variants={p: () for p in (*CARD_PROFILES, *LONE_STREAM)},
     variant_profiles=CARD_PROFILES,
     variant_switches=LONE_STREAM,
