@@ -278,7 +278,9 @@ def look(
     names: list[str] | None = None, only: str | None = None, lone_stream: bool = False
 ) -> dict[str, Any]:
     """The look at the named sets (all five when None), each workload filtered by ``only``;
-    ``lone_stream``: with the engine's candidate on (:func:`lone_stream_masks`)."""
+    ``lone_stream``: with the engine's masked-step rule on (:func:`lone_stream_masks`; the
+    default since held-out set 6 adopted it) or off (the model as it was before: what the
+    committed look, made before set 6, shows as shipped)."""
     from gpusim.engine.wgmma_rates import lone_stream_masks
 
     with lone_stream_masks(lone_stream):

@@ -214,13 +214,15 @@ def _shipped_pingpong() -> str:
 #: 10.0 % and 7.96 % / -4.2 % / 0 / 1.8 %. With the ping-pong cost (seen for sets 1-3) they
 #: recompute to 4.98 % / +4.2 % / 4 / 9.8 %, 5.0 % / +1.7 % / 2 / 8.7 % and 4.1 % / -0.8 % /
 #: 3 / 5.5 %: runtimes improve, the first choices do not (d64 picks two warpgroups where
-#: three are faster; the three-warpgroup cost, fitted to one row, runs slow). The issue asks
-#: 5 % / 2 % / 0.
+#: three are faster; the three-warpgroup cost, fitted to one row, runs slow). With the masked
+#: steps' extra instructions at the ping-pong rate (adopted by held-out set 6's rule, seen
+#: here) sets 1-4 recompute to 5.24 % / +4.7 % / 2 / 9.8 %, 4.76 % / +2.7 % / 2 / 8.75 %,
+#: 3.46 % / +0.6 % / 1 / 3.4 % and 3.80 % / +2.6 % / 0 / 2.6 %. The issue asks 5 % / 2 % / 0.
 BOUNDS = {
     "heldout": (0.055, 0.047, 4, 0.105),
-    "heldout2": (0.055, 0.022, 2, 0.095),
+    "heldout2": (0.055, 0.028, 2, 0.095),
     "heldout3": (0.047, 0.012, 3, 0.06),
-    "heldout4": (0.045, 0.02, 0, 0.03),
+    "heldout4": (0.045, 0.027, 0, 0.03),
 }
 
 
@@ -255,3 +257,33 @@ def test_the_model_recomputed_on_held_out_set_5_sample():
     assert picks["bf16_d64_full_b4h32n3840"]["fixed_rule_over_best"] > 0.1
     assert picks["fp16_d64_causal_b6h24n2304"]["first_choice_over_best"] > 0.05
     assert picks["fp16_d256_causal_b3h12n2560"]["spearman"] == 1.0
+
+
+SET6 = SETS["heldout6"]
+#: Set 6's runs recomputed in the suite: the d128 causal workload whose first choice the rule
+#: it judged changes (n176 -> n128) and the short d128 one.
+SET6_SAMPLE = ("bf16_d128_causal_b4h16n3584", "fp16_d128_causal_b8h16n1280")
+
+
+def test_held_out_set_6_came_back_on_an_h100_and_its_rule_adopted_the_masked_step_rule():
+    """Set 6 (fixed and predicted before the call) came back on an H100, so h100-sxm5 and its
+    candidate are judged: Spearman 0.46 -> 0.50, first choices > 3 % off 2 -> 1, MAPE 5.09 ->
+    5.34 %: the rule adopts the candidate (on by default in the engine). Recomputed from the
+    code on the sample: the adopted model is the candidate's committed predictions, and picks
+    n128 where the old model's n176 was 4.4 % off."""
+    from gpusim.engine.wgmma_rates import LONE_STREAM_ISSUE
+
+    measured = _measured(SET6)
+    assert "H100" in json.dumps(measured["provenance"])
+    assert LONE_STREAM_ISSUE.get() is True
+    only = set(SET6_SAMPLE)
+    pred = H.predict(SET6, "h100-sxm5", only=lambda key: key.split(":")[0] in only)
+    committed = json.loads(SET6.predictions_path("h100-sxm5_lone_stream").read_text())
+    for key, p in pred["predictions"].items():
+        assert p["runtime_s"] == pytest.approx(committed["predictions"][key]["runtime_s"], rel=1e-9)
+    rows = [r for r in measured["rows"] if r["workload"] in only]
+    res = H.compare({**measured, "rows": rows}, pred, SET6)
+    picks = {t["workload"]: t for t in res["tune"]}
+    assert picks["bf16_d128_causal_b4h16n3584"]["first_choice"].endswith("m128_n128_s2_c2")
+    assert picks["bf16_d128_causal_b4h16n3584"]["first_choice_over_best"] < 0.01
+    assert res["errors"]["model_s"]["mape"] < 0.05
