@@ -29,8 +29,8 @@ The rows after wgmma_step's ``SHAPES`` (none in the committed record or a ``--qu
   at ``GAP_SHAPES`` (Bc 176 at d128, Bc 80 at d256, three warpgroups at Bc 64 and 128) gives
   the c of its own (warpgroups, d, Bc) in ``wgmma_softmax_cycles_per_instr_by_block_n``
   (:data:`BY_BLOCK_N`, written only where such a row shows the softmax): a kernel of that
-  tile takes it, any other the field (:func:`cycles_per_instr`, the engine's
-  ``pingpong_cpi``);
+  tile takes it, any other the field (the engine's
+  :func:`gpusim.engine.wgmma_rates.pingpong_cpi`);
 - with the fill rows, three warpgroups come from ``wg_step_ring`` over three stages (the
   ring of the d64 m192 n96 s3 instance) wherever the record has such rows, in place of
   wg_step_fill's two-stage rows: the three-warpgroup field is then the Bc 96 ring row's c.
@@ -128,18 +128,6 @@ def by_block_n(doc: dict[str, Any], family: str = "step") -> dict[str, list[list
             key = f"{r['warpgroups']}/{r['head_dim']}"
             out.setdefault(key, []).append([r["block_n"], round(r["cycles_per_instr"], 4)])
     return {k: sorted(v) for k, v in sorted(out.items())}
-
-
-def cycles_per_instr(
-    profile: Any, consumer_warpgroups: int, block_n: int, head_dim: int
-) -> float | None:
-    """The c a kernel of this tile takes from a profile: the ``BY_BLOCK_N`` table's value at
-    its (warpgroups, d, Bc) where measured, else the field of its warpgroups (None where the
-    profile has neither, or one warpgroup): the engine's rule
-    (:func:`gpusim.engine.wgmma_rates.pingpong_cpi`)."""
-    from gpusim.engine.wgmma_rates import pingpong_cpi
-
-    return pingpong_cpi(profile, consumer_warpgroups, block_n, head_dim)
 
 
 def step_cycles(products: float, groups: int, instrs: float, cpi: float) -> float:

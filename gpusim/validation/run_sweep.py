@@ -30,12 +30,14 @@ NCU_FILE = "ncu.json"
 PROVENANCE_FILE = "provenance.json"
 
 
+def picked(config_id: str, only: str | None) -> bool:
+    """Whether ``--only`` picks this id: it contains any comma-separated part (all when None)."""
+    return not only or any(p in config_id for p in only.split(",") if p)
+
+
 def select(configs: list[ValidationConfig], only: str | None) -> list[ValidationConfig]:
     """Configs whose id contains any comma-separated part of ``only`` (all when None)."""
-    if not only:
-        return configs
-    parts = [p for p in only.split(",") if p]
-    return [c for c in configs if any(p in c.config_id for p in parts)]
+    return [c for c in configs if picked(c.config_id, only)]
 
 
 def _ncu_pass(

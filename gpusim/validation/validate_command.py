@@ -48,8 +48,9 @@ def compare_dataset(
     named = [(_name(p, out_dir), d) for p, d in loaded]
     records, superseded = merge_records(named)
     if only:
-        parts = [p for p in only.split(",") if p]
-        records = [r for r in records if any(p in r["id"] for p in parts)]
+        from gpusim.validation.run_sweep import picked
+
+        records = [r for r in records if picked(r["id"], only)]
         if not records:
             raise GpusimError(f"--only {only}: no config of {paths[0]} has any of these in its id")
     rows = compare_records(records, profile, jobs=jobs, log=log)

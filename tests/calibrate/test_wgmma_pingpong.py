@@ -10,6 +10,7 @@ import pytest
 
 from gpusim.calibrate import wgmma_pingpong as W
 from gpusim.data.layout import REPO_ROOT
+from gpusim.engine.wgmma_rates import pingpong_cpi
 from gpusim.profiles.loader import load_profile
 
 FOLDER = "data/h200/2026-12-04_calibration_wgmma_step"
@@ -108,12 +109,12 @@ def test_applying_a_record_with_a_bc176_row_uses_it(tmp_path):
     path = tmp_path / "p.yaml"
     path.write_text(W.apply(text, _synthetic(), FOLDER, "fill"))
     hw = load_profile(str(path))
-    assert W.cycles_per_instr(hw, 2, 176, 128) == pytest.approx(5.0)
-    assert W.cycles_per_instr(hw, 2, 128, 128) == pytest.approx(4.601, abs=1e-3)
-    assert W.cycles_per_instr(hw, 3, 96, 64) == pytest.approx(6.5)
-    assert W.cycles_per_instr(hw, 1, 64, 256) is None
+    assert pingpong_cpi(hw, 2, 176, 128) == pytest.approx(5.0)
+    assert pingpong_cpi(hw, 2, 128, 128) == pytest.approx(4.601, abs=1e-3)
+    assert pingpong_cpi(hw, 3, 96, 64) == pytest.approx(6.5)
+    assert pingpong_cpi(hw, 1, 64, 256) is None
     # a record without such rows takes the table away again (no stale tile values)
     path.write_text(W.apply(path.read_text(), DOC, FOLDER, "fill"))
     hw = load_profile(str(path))
     assert hw.wgmma_softmax_cycles_per_instr_by_block_n is None
-    assert W.cycles_per_instr(hw, 2, 176, 128) == pytest.approx(4.601, abs=1e-3)
+    assert pingpong_cpi(hw, 2, 176, 128) == pytest.approx(4.601, abs=1e-3)
