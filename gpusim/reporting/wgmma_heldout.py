@@ -78,7 +78,23 @@ def variant_profile(s: HeldoutSet, variant: str) -> Any:
 
         doc = json.loads((REPO_ROOT / PINGPONG_RECORD / "wgmma-step-h200.json").read_text())
         hw = with_fields(hw, doc, PINGPONG_RECORD, s.variant_pingpong[variant])
+    if variant in s.variant_records:
+        hw = record_fields(hw, *s.variant_records[variant][1:])
     return hw
+
+
+def record_fields(hw: Any, record: str, family: str, fields: tuple[str, ...]) -> Any:
+    """``hw`` with ``fields`` of a wgmma_step record's ``family`` rows set (only those: a
+    variant judges one field at a time)."""
+    from gpusim.calibrate.wgmma_pingpong import entries
+    from gpusim.data.layout import REPO_ROOT
+    from gpusim.profiles.schema import HardwareProfile
+
+    doc = json.loads((REPO_ROOT / record).read_text())
+    got = entries(doc, str(Path(record).parent), family)
+    if missing := [f for f in fields if f not in got]:
+        raise ValueError(f"{record} gives no {', '.join(missing)} from its {family} rows")
+    return HardwareProfile.model_validate(hw.model_dump() | {f: got[f] for f in fields})
 
 
 def predict(
@@ -101,6 +117,10 @@ def predict(
     doc: dict[str, Any] = {"profile": s.profile_of(variant), "predictions": out}
     if switch:
         doc |= {"set": s.name, "variant": variant, "engine_switch": switch}
+    elif variant in s.variant_records:
+        _, record, rows, fields = s.variant_records[variant]
+        doc |= {"set": s.name, "variant": variant, "adds_profile_fields": list(fields),
+                "from": f"{record}, {rows} rows"}  # fmt: skip
     elif variant != "model" and variant not in s.variant_profiles:
         doc |= {
             "set": s.name,

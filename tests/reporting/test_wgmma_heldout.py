@@ -287,3 +287,18 @@ def test_held_out_set_6_came_back_on_an_h100_and_its_rule_adopted_the_masked_ste
     assert picks["bf16_d128_causal_b4h16n3584"]["first_choice"].endswith("m128_n128_s2_c2")
     assert picks["bf16_d128_causal_b4h16n3584"]["first_choice_over_best"] < 0.01
     assert res["errors"]["model_s"]["mape"] < 0.05
+
+
+def test_set_7s_record_variants_set_only_the_fields_they_name():
+    """ring3 takes the three-warpgroup field from the H100 record's three-stage ring rows and
+    nothing else; ring3_by_n adds the two-warpgroup field and the per-tile table."""
+    s = SETS["heldout7"]
+    base = load_profile("h100-sxm5")
+    ring = H.variant_profile(s, "h100-sxm5_ring3")
+    by_n = H.variant_profile(s, "h100-sxm5_ring3_by_n")
+    three = "wgmma_softmax_cycles_per_instr_3_warpgroups"
+    assert ring.model_dump(exclude={three}) == base.model_dump(exclude={three})
+    assert 6.0 < getattr(ring, three).value < getattr(base, three).value
+    assert base.wgmma_softmax_cycles_per_instr_by_block_n is None
+    assert by_n.wgmma_softmax_cycles_per_instr_by_block_n.value["2/128"] == [(176, 3.9276)]
+    assert getattr(by_n, three) == getattr(ring, three)
