@@ -20,7 +20,10 @@ cycles per instruction of that lone, mostly dependent stream. Each row where the
 three-warpgroup one. Two families of rows give it: ``step`` (``wg_step``: the warpgroups
 alone, 255 registers a thread) and ``fill`` (``wg_step_fill``: a producer warpgroup streams
 each step's K and V tiles into a two-stage ring by bulk copies on mbarriers, the consumers'
-registers given by setmaxnreg, as a warp-specialized kernel runs; ``--rows``).
+registers given by setmaxnreg, as a warp-specialized kernel runs; ``--rows``); and
+``overlap`` (``wg_step_ring`` with its softmax held between the waits for S and for P V, as
+the project's kernel has it, over two stages with two warpgroups and three with three: the
+SASS of the other two families waits for P V before the softmax's exponentials).
 
 The rows after wgmma_step's ``SHAPES`` (none in the committed record or a ``--quick`` one;
 :func:`rows` and :func:`fitted` read a record that has them so):
@@ -66,7 +69,7 @@ def micro_instrs(block_n: int, head_dim: int) -> float:
 
 
 #: Rows of the record each family reads its steps with the softmax from.
-FAMILIES = {"step": "rows", "fill": "fill_rows"}
+FAMILIES = {"step": "rows", "fill": "fill_rows", "overlap": "overlap_rows"}
 
 
 def rows(doc: dict[str, Any], family: str = "step") -> list[dict[str, Any]]:

@@ -26,7 +26,13 @@ The plan (:func:`plan`), in the order it runs:
 - :data:`RING_SHAPES`: three consumer warpgroups over a three-stage ring (``wg_step_ring``:
   the d64 m192 n96 s3 instance's ring, at Bc 64, 96 and 128), and at Bc 96 over two stages
   (the same kernel's code at wg_step_fill's depth; its start stamp is not held across the
-  loops, which wg_step_fill keeps in an 8-byte spill slot).
+  loops, which wg_step_fill keeps in an 8-byte spill slot);
+- :data:`OVERLAP_SHAPES`: the "overlap" rows, wg_step_ring with ``HOLD`` (P's packed words
+  stored to shared memory before the wait for P V), so that ptxas keeps the softmax between
+  the two waits as the project's kernel has it (every other row's SASS waits for P V before
+  the softmax's exponentials: kernels/wgmma.cu says how this was found), at every shape of
+  SHAPES and GAP_SHAPES with two or three consumer warpgroups, over the instances' ring depths
+  (two stages with two warpgroups, three with three).
 
 ``--quick`` (``gpusim calibrate --quick``) runs :data:`SHAPES` only: the record the committed
 one was (the rows after it cost ~15 s). The fill rows give the profile's ping-pong softmax
@@ -57,6 +63,8 @@ GAP_SHAPES = ((176, 128, 2), (80, 256, 2), (64, 64, 3), (128, 64, 3))
 #: ``--quick``: three warpgroups over three stages as the d64 m192 n96 s3 instance, and the
 #: same kernel over two stages at Bc 96 beside wg_step_fill's row
 RING_SHAPES = ((96, 64, 3, 3), (64, 64, 3, 3), (128, 64, 3, 3), (96, 64, 3, 2))
+#: (Bc, d, consumer warpgroups, ring stages) of the overlap rows, not in ``--quick``
+OVERLAP_SHAPES = tuple((bc, d, g, g) for bc, d, g in (*SHAPES, *GAP_SHAPES) if g >= 2)
 
 
 def step_name(bc: int, d: int, soft: int, gmax: int) -> str:
@@ -71,8 +79,8 @@ def lag_name(bc: int, d: int, groups: int) -> str:
     return f"_Z11wg_step_lagILi{bc}ELi{d}ELi1ELi{groups}EEvPKjiiiiPfPy"
 
 
-def ring_name(bc: int, d: int, groups: int, stages: int) -> str:
-    return f"_Z12wg_step_ringILi{bc}ELi{d}ELi1ELi{groups}ELi{stages}EEvPKjiiiiPfPy"
+def ring_name(bc: int, d: int, groups: int, stages: int, hold: bool = False) -> str:
+    return f"_Z12wg_step_ringILi{bc}ELi{d}ELi1ELi{groups}ELi{stages}ELb{int(hold)}EEvPKjiiiiPfPy"
 
 
 def fill_smem_n(bc: int, d: int) -> int:
@@ -105,6 +113,8 @@ def plan(quick: bool = False) -> list[dict[str, Any]]:
         add("lag", lag_name(bc, d, g), (bc, d, g), 2, True)
     for bc, d, g, stages in () if quick else RING_SHAPES:
         add("ring", ring_name(bc, d, g, stages), (bc, d, g), stages, True)
+    for bc, d, g, stages in () if quick else OVERLAP_SHAPES:
+        add("overlap", ring_name(bc, d, g, stages, True), (bc, d, g), stages, True)
     return out
 
 
@@ -114,7 +124,7 @@ def step_flops(bc: int, d: int, groups: int) -> int:
 
 
 #: the row kinds a record keeps (any other row was skipped)
-KINDS = ("step", "fill", "lag", "masked", "ring")
+KINDS = ("step", "fill", "lag", "masked", "ring", "overlap")
 
 #: burst lengths of the timing harness's protocol (each launch after a 256 MB L2 flush)
 PROTOCOL_S, PROTOCOL_REPEATS, FLUSH_BYTES = (5e-4, 2e-3), 10, 256 << 20
@@ -199,14 +209,17 @@ def measure(cubin: Path | None = None, quick: bool = False) -> dict[str, Any]:
                 f"{label}: {row['cycles_per_iter']:.0f} cycles per step, "
                 f"{row['protocol']['clock_hz'] / 1e6:.0f} MHz in bursts"
             )
-    # Three consumer warpgroups over a ring of `stages` stages (wg_step_ring)
-    for bc, d, groups, stages in () if quick else RING_SHAPES:
-        n, name = ring_smem_n(bc, d, stages), ring_name(bc, d, groups, stages)
-        label = f"wg_step_ring Bc{bc} d{d} x{groups} {stages} stages"
+    # Consumer warpgroups over a ring of `stages` stages (wg_step_ring): the ring rows, then
+    # the overlap rows (HOLD: the softmax kept between the waits)
+    rings = [(*s, "ring") for s in RING_SHAPES] + [(*s, "overlap") for s in OVERLAP_SHAPES]
+    for bc, d, groups, stages, kind in () if quick else rings:
+        n = ring_smem_n(bc, d, stages)
+        name = ring_name(bc, d, groups, stages, kind == "overlap")
+        label = f"wg_step_ring{'+hold' * (kind == 'overlap')} Bc{bc} d{d} x{groups} {stages} stages"
         row = b.timed(name, "bf16", groups + 1, 1, 0, 1, n, step_flops(bc, d, groups), label)
         if row is None:
             continue
-        row |= {"block_n": bc, "head_dim": d, "softmax": True, "kind": "ring",
+        row |= {"block_n": bc, "head_dim": d, "softmax": True, "kind": kind,
                 "warpgroups": groups, "stages": stages}  # fmt: skip
         row["protocol"] = protocol_clock(b, name, groups + 1, n, row)
         ctx.log(
@@ -226,6 +239,7 @@ def measure(cubin: Path | None = None, quick: bool = False) -> dict[str, Any]:
         "lag_rows": [r for r in b.rows if r.get("kind") == "lag"],
         "masked_rows": [r for r in b.rows if r.get("kind") == "masked"],
         "ring_rows": [r for r in b.rows if r.get("kind") == "ring"],
+        "overlap_rows": [r for r in b.rows if r.get("kind") == "overlap"],
         "skipped": [r for r in b.rows if r.get("kind") not in KINDS],
     }
 

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# wgmma held-out set 7 (about a minute), then, on an H200 only, the one-command calibrate
-# (full and --quick, about 5 minutes; its wgmma_step record has the three-stage ring rows an
-# H200 profile would take): issue 19's "run it on the H200" and issue 20's ring rows at once.
+# wgmma held-out set 7 (about a minute), then the wgmma_step record with its overlap rows
+# (about 1.5 minutes); on an H200 instead the one-command calibrate (full and --quick, about 5
+# minutes; its full record is the same wgmma_step's): issue 19's "run it on the H200" too.
 #
 #   run(command="bash gpusim/validation/run_wgmma_heldout7_device.sh", carry=[".whl"],
 #       kind="nvidia-h200", timeout_s=600)
 #
 # Files under $OUT: run.log, nvidia_smi_before.csv, heldout7/ (heldout.json, build.json, log),
-# and on an H200 cal/ (run.log, calibration.tar.gz: run_calibrate_one_command_device.sh's).
+# and ws/ (wgmma-step.json, ptxas.txt) or, on an H200, cal/ (run.log, calibration.tar.gz:
+# run_calibrate_one_command_device.sh's).
 set -u -o pipefail
 LIMIT_S=${WGMMA7_LIMIT_S:-585}
 . "$(dirname "$0")/device_steps.sh"  # left, step, device_info, wheels, run.log
@@ -23,7 +24,13 @@ if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
   step calibrate env OUT="$OUT/cal" CAL_LIMIT_S=$(($(left) - 10)) \
     bash "$(dirname "$0")/run_calibrate_one_command_device.sh"
 else
-  echo "=== not an H200: the one-command calibrate is not run"
+  mkdir -p "$OUT/ws" /tmp/wgmma_build
+  step wgmma_cubin python3 -c "
+from pathlib import Path; from gpusim.calibrate.wgmma import build_cubin
+p, log = build_cubin(Path('/tmp/wgmma_build')); Path('$OUT/ws/ptxas.txt').write_text(log)
+Path('/tmp/wgmma_cubin_path').write_text(str(p))"
+  step wgmma_step timeout $(($(left) - 10)) python3 -m gpusim.calibrate.wgmma_step \
+    --cubin "$(cat /tmp/wgmma_cubin_path)" --out "$OUT/ws/wgmma-step.json"
 fi
 echo "=== done in $(($(date +%s) - T0))s"
 sleep 2

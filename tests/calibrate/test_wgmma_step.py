@@ -72,7 +72,7 @@ def _kernels(plan_rows, kind):
 
 
 def test_the_plan_has_the_gap_and_ring_rows_and_quick_does_not():
-    from gpusim.calibrate.wgmma_step import GAP_SHAPES, RING_SHAPES, plan
+    from gpusim.calibrate.wgmma_step import GAP_SHAPES, OVERLAP_SHAPES, RING_SHAPES, plan
 
     full, quick = plan(False), plan(True)
     fills = _kernels(full, "fill")
@@ -81,13 +81,17 @@ def test_the_plan_has_the_gap_and_ring_rows_and_quick_does_not():
     products = _kernels(full, "step")
     assert (176, 128, 2, None) in products and (128, 64, 3, None) in products  # T of each c
     rings = _kernels(full, "ring")
-    assert rings[(96, 64, 3, 3)] == "_Z12wg_step_ringILi96ELi64ELi1ELi3ELi3EEvPKjiiiiPfPy"
+    assert rings[(96, 64, 3, 3)] == "_Z12wg_step_ringILi96ELi64ELi1ELi3ELi3ELb0EEvPKjiiiiPfPy"
     assert set(rings) == set(RING_SHAPES)
+    held = _kernels(full, "overlap")
+    assert held[(96, 64, 3, 3)] == "_Z12wg_step_ringILi96ELi64ELi1ELi3ELi3ELb1EEvPKjiiiiPfPy"
+    assert set(held) == set(OVERLAP_SHAPES) and (176, 128, 2, 2) in held
     # --quick is the plan the committed record ran: SHAPES' five rows each, in their order
     assert [r for r in full if (r["block_n"], r["head_dim"], r["warpgroups"]) in SHAPES
-            and r["kind"] != "ring"] == quick  # fmt: skip
+            and r["kind"] not in ("ring", "overlap")] == quick  # fmt: skip
     assert len(quick) == 5 * len(SHAPES) and not _kernels(quick, "ring")
-    assert len(full) == 5 * (len(SHAPES) + len(GAP_SHAPES)) + len(RING_SHAPES)
+    assert not _kernels(quick, "overlap")
+    assert len(full) == 5 * (len(SHAPES) + len(GAP_SHAPES)) + len(RING_SHAPES) + len(held)
     assert full[: len(quick)] == quick  # the committed rows are measured first, as before
 
 
@@ -97,9 +101,12 @@ def test_every_instance_tile_has_its_fill_row_and_the_three_warpgroup_one_its_ri
 
     full = plan(False)
     fills, rings = _kernels(full, "fill"), _kernels(full, "ring")
+    held = _kernels(full, "overlap")
     for inst in all_instances():
         tile = (inst.block_n, inst.head_dim, inst.consumer_wgs)
         assert (*tile, 2) in fills, inst.key
+        if inst.consumer_wgs >= 2:  # each ping-pong tile at its ring depth, softmax held
+            assert (*tile, inst.consumer_wgs) in held, inst.key
         if inst.consumer_wgs == 3:  # d64 m192 n96 s3: its ring depth, 160 registers a thread
             assert (*tile, inst.stages) in rings, inst.key
 
@@ -113,7 +120,7 @@ def test_every_planned_kernel_is_instantiated_in_the_source():
 
     src = (KERNEL_DIR / "wgmma.cu").read_text()
     names = set()
-    for macro, args in re.findall(r"\b(GS_STEP|GS_FILL|GS_LAG|GS_RING)\(([\d, ]+)\)", src):
+    for macro, args in re.findall(r"\b(GS_STEP|GS_FILL|GS_LAG|GS_RING|GS_OVL)\(([\d, ]+)\)", src):
         a = [int(x) for x in args.split(",")]
         if macro == "GS_STEP":
             names |= {step_name(a[0], a[1], s, a[2]) for s in (0, 1, 2)}
@@ -122,7 +129,7 @@ def test_every_planned_kernel_is_instantiated_in_the_source():
         elif macro == "GS_LAG":
             names.add(lag_name(*a))
         else:
-            names.add(ring_name(*a))
+            names.add(ring_name(*a, macro == "GS_OVL"))
     planned = {r["kernel"] for r in plan(False)}
     assert planned <= names, planned - names
     # the products' N (Bc for S, d for P V) each have a wrapper in wgmma_ops.cuh
@@ -130,12 +137,12 @@ def test_every_planned_kernel_is_instantiated_in_the_source():
 
 
 def test_the_ring_kernels_shared_memory_is_what_the_host_asks():
-    from gpusim.calibrate.wgmma_step import RING_SHAPES, ring_smem_n
+    from gpusim.calibrate.wgmma_step import OVERLAP_SHAPES, RING_SHAPES, ring_smem_n
     from gpusim.kernel_catalog.wgmma_instances import SMEM_PER_BLOCK_OPTIN_BYTES
 
     for bc, d, _g in SHAPES:
         assert ring_smem_n(bc, d, 2) == fill_smem_n(bc, d)
-    for bc, d, g, stages in RING_SHAPES:
+    for bc, d, g, stages in (*RING_SHAPES, *OVERLAP_SHAPES):
         smem = _smem(ring_smem_n(bc, d, stages), g + 1)
         assert 2048 + g * 8192 + 4 * stages * bc * d <= smem <= SMEM_PER_BLOCK_OPTIN_BYTES
 

@@ -509,13 +509,19 @@ __device__ __forceinline__ void gs_stamp_end_to(unsigned long long* __restrict__
 // stages: 160 registers a consumer thread after setmaxnreg). It repeats wg_step_fill's body on
 // purpose: folding wg_step_fill into it would change the SASS of the committed fill rows
 // (data/h200/2026-12-04_calibration_wgmma_step), which the profiles' c come from.
-template <int NQ, int NP, int DT, int G, int STAGES>
+// HOLD (the "overlap" rows): P's packed words are stored to shared memory before the wait
+// for P V. Without that store ptxas places the wait (WARPGROUP.DEPBAR 0) before the softmax's
+// exponentials in this loop and in wg_step's and wg_step_fill's (cuobjdump -sass: 17-38
+// instructions after the wait for S, no MUFU between), so those rows time a softmax that
+// does not overlap its own warpgroup's P V; flash3_wgmma.cu's consumer keeps every exp2
+// between the two waits, and with the store this loop does too (tests/calibrate).
+template <int NQ, int NP, int DT, int G, int STAGES, bool HOLD = false>
 __global__ void __launch_bounds__((G + 1) * 128, 1) wg_step_ring(const unsigned* __restrict__ init,
                                                        int init_words, int iters, int roles,
                                                        int swz, float* __restrict__ out,
                                                        unsigned long long* __restrict__ stamps) {
     constexpr unsigned TILE = NQ * NP * 2;  // one K or V tile: Bc x d 16-bit values
-    static_assert(STAGES >= 2 && 16 * STAGES <= 1024, "full[STAGES], empty[STAGES] in 1 KiB");
+    static_assert(STAGES >= 2 && 16 * STAGES <= 512, "full[STAGES], empty[STAGES] below HOLD's words");
     extern __shared__ unsigned char gs_smem[];
     const unsigned raw = (unsigned)__cvta_generic_to_shared(gs_smem);
     const unsigned base = (raw + 1023u) & ~1023u;
@@ -567,6 +573,11 @@ __global__ void __launch_bounds__((G + 1) * 128, 1) wg_step_ring(const unsigned*
             gs_wait<1>();
             gs_softmax<NQ / 2>(s_, l0, l1);
             gs_pack<NQ / 2>(s_, pk);
+            if constexpr (HOLD) {
+                // a word per lane past the barriers (1 KiB holds them and these 128 bytes)
+                asm volatile("st.shared.u32 [%0], %1;" ::"r"(base + 512 + 4 * (tid % 32)), "r"(pk)
+                             : "memory");
+            }
             gs_wait<0>();
             mb_arrive(empty0 + 8 * s);
             gs_rescale<NP / 2>(o, l0);
@@ -579,6 +590,7 @@ __global__ void __launch_bounds__((G + 1) * 128, 1) wg_step_ring(const unsigned*
 }
 
 #define GS_ARGS const unsigned*, int, int, int, int, float*, unsigned long long*
+#ifndef GS_NO_INSTANCES  // a test instantiates only the kernels it reads
 #define GS_TPUT(N, DT, AR, CH, SO) template __global__ void wg_tput<N, DT, AR, CH, SO>(GS_ARGS);
 #define GS_LAT(N, DT, AR) template __global__ void wg_lat<N, DT, AR>(GS_ARGS);
 #define GS_CHECK(N, DT, AR) \
@@ -617,3 +629,9 @@ GS_LAG(176, 128, 2) GS_LAG(80, 256, 2) GS_LAG(64, 64, 3) GS_LAG(128, 64, 3)
 // 96 and 128, and at Bc 96 over two stages (wg_step_fill's ring, this kernel's code)
 #define GS_RING(NQ, NP, G, S) template __global__ void wg_step_ring<NQ, NP, 1, G, S>(GS_ARGS);
 GS_RING(96, 64, 3, 3) GS_RING(64, 64, 3, 3) GS_RING(128, 64, 3, 3) GS_RING(96, 64, 3, 2)
+#define GS_OVL(NQ, NP, G, S) template __global__ void wg_step_ring<NQ, NP, 1, G, S, true>(GS_ARGS);
+GS_OVL(96, 64, 3, 3) GS_OVL(64, 64, 3, 3) GS_OVL(128, 64, 3, 3)
+GS_OVL(128, 64, 2, 2) GS_OVL(192, 64, 2, 2)
+GS_OVL(64, 128, 2, 2) GS_OVL(96, 128, 2, 2) GS_OVL(128, 128, 2, 2) GS_OVL(176, 128, 2, 2)
+GS_OVL(192, 128, 2, 2) GS_OVL(64, 256, 2, 2) GS_OVL(80, 256, 2, 2) GS_OVL(96, 256, 2, 2)
+#endif
