@@ -121,13 +121,17 @@ def fitted(doc: dict[str, Any], family: str = "step") -> dict[int, float]:
     return {g: statistics.fmean(v) for g, v in sorted(by.items()) if g in FIELDS}
 
 
-def by_block_n(doc: dict[str, Any], family: str = "step") -> dict[str, list[list[float]]]:
+def by_block_n(
+    doc: dict[str, Any], family: str = "step", every_row: bool = False
+) -> dict[str, list[list[float]]]:
     """``{"{warpgroups}/{d}": [[Bc, cycles per instruction], ...]}`` of the rows off
     wgmma_step's ``SHAPES`` (its ``GAP_SHAPES``, and the three-stage ring's off SHAPES) where
-    the softmax shows; empty for a record without them."""
+    the softmax shows, or of every such row (``every_row``: each tile its own c); empty for
+    a record without them."""
     out: dict[str, list[list[float]]] = {}
     for r in rows(doc, family):
-        if r["cycles_per_instr"] is not None and not _paired(r) and r["warpgroups"] in FIELDS:
+        own = every_row or not _paired(r)
+        if r["cycles_per_instr"] is not None and own and r["warpgroups"] in FIELDS:
             key = f"{r['warpgroups']}/{r['head_dim']}"
             out.setdefault(key, []).append([r["block_n"], round(r["cycles_per_instr"], 4)])
     return {k: sorted(v) for k, v in sorted(out.items())}
@@ -163,8 +167,11 @@ def table(doc: dict[str, Any], family: str = "step") -> str:
     return "\n".join(lines) + f"\n\nfitted cycles per instruction: {fits}"
 
 
-def entries(doc: dict[str, Any], record: str, family: str = "step") -> dict[str, Any]:
-    """The profile fields, each with its source and the rows it is the mean of."""
+def entries(
+    doc: dict[str, Any], record: str, family: str = "step", every_row: bool = False
+) -> dict[str, Any]:
+    """The profile fields, each with its source and the rows it is the mean of (and the
+    per-tile table of every row where ``every_row``)."""
     out = {}
     for g, c in fitted(doc, family).items():
         used = [r for r in rows(doc, family) if r["warpgroups"] == g and r["cycles_per_instr"]]
@@ -177,14 +184,15 @@ def entries(doc: dict[str, Any], record: str, family: str = "step") -> dict[str,
                 f"({r['block_n']}, {r['head_dim']}): {r['cycles_per_instr']:.3f}" for r in used
             ),
         }
-    table = by_block_n(doc, family)
+    table = by_block_n(doc, family, every_row)
     if table:
         out[BY_BLOCK_N] = {
             "value": table,
             "source": f"measured on {doc.get('gpu', 'the GPU')}, {doc.get('date', '')}, "
             f"python -m gpusim.calibrate.wgmma_pingpong --rows {family} ({record})",
-            "note": "(step - T/n) / softmax instructions a warp of the rows off wgmma_step's "
-            "SHAPES, key {consumer warpgroups}/{d}, [Bc, c]: a kernel of that tile takes "
+            "note": "(step - T/n) / softmax instructions a warp of "
+            + ("every row" if every_row else "the rows off wgmma_step's SHAPES")
+            + ", key {consumer warpgroups}/{d}, [Bc, c]: a kernel of that tile takes "
             "this c, any other the field of its warpgroups",
         }
     return out
