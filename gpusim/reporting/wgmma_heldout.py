@@ -38,6 +38,7 @@ from gpusim.reporting.wgmma_sets import (
     instances_for,
     make_workload,
     manifest,
+    record_fields,
     workload_id,
 )
 
@@ -81,21 +82,6 @@ def variant_profile(s: HeldoutSet, variant: str) -> Any:
     if variant in s.variant_records:
         hw = record_fields(hw, *s.variant_records[variant][1:])
     return hw
-
-
-def record_fields(hw: Any, record: str, family: str, fields: tuple[str, ...]) -> Any:
-    """``hw`` with ``fields`` of a wgmma_step record's ``family`` rows set (only those: a
-    variant judges one field at a time); ``family/every``: the per-tile table of every row."""
-    from gpusim.calibrate.wgmma_pingpong import entries
-    from gpusim.data.layout import REPO_ROOT
-    from gpusim.profiles.schema import HardwareProfile
-
-    doc = json.loads((REPO_ROOT / record).read_text())
-    family, _, scope = family.partition("/")
-    got = entries(doc, str(Path(record).parent), family, every_row=scope == "every")
-    if missing := [f for f in fields if f not in got]:
-        raise ValueError(f"{record} gives no {', '.join(missing)} from its {family} rows")
-    return HardwareProfile.model_validate(hw.model_dump() | {f: got[f] for f in fields})
 
 
 def predict(

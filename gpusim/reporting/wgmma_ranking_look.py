@@ -57,7 +57,9 @@ def shipped_variant(s: HeldoutSet) -> str:
     return next(
         v
         for v, drop in s.variants.items()
-        if not drop and s.profile_of(v) == PROFILE and v not in s.variant_switches
+        if not drop
+        and s.profile_of(v) == PROFILE
+        and v not in (*s.variant_switches, *s.variant_records)
     )
 
 

@@ -139,3 +139,18 @@ def manifest(s: HeldoutSet) -> dict[str, Any]:
     doc["configs_sha256"] = hashlib.sha256(body.encode()).hexdigest()
     doc["configs"] = configs
     return doc
+
+
+def record_fields(hw: Any, record: str, family: str, fields: tuple[str, ...]) -> Any:
+    """``hw`` with ``fields`` of a wgmma_step record's ``family`` rows set (only those: a
+    variant judges one field at a time); ``family/every``: the per-tile table of every row."""
+    from gpusim.calibrate.wgmma_pingpong import entries
+    from gpusim.data.layout import REPO_ROOT
+    from gpusim.profiles.schema import HardwareProfile
+
+    doc = json.loads((REPO_ROOT / record).read_text())
+    family, _, scope = family.partition("/")
+    got = entries(doc, str(Path(record).parent), family, every_row=scope == "every")
+    if missing := [f for f in fields if f not in got]:
+        raise ValueError(f"{record} gives no {', '.join(missing)} from its {family} rows")
+    return HardwareProfile.model_validate(hw.model_dump() | {f: got[f] for f in fields})

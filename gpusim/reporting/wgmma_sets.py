@@ -24,6 +24,7 @@ from gpusim.reporting.wgmma_set_kind import (  # noqa: F401 (the sets' callers i
     instances_for,
     make_workload,
     manifest,
+    record_fields,
     workload_id,
 )
 
