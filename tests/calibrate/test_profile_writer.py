@@ -125,6 +125,7 @@ LOAD_CLOCK_REL = "data/h200/2026-12-04_calibration_load_clock/load-clock-h200.js
 CTA_LIFE_REL = "data/h200/2026-12-04_calibration_cta_life/cta-life-h200.json"
 DRAM_READ_REL = "data/h200/2026-12-04_calibration_dram_read/dram-read-h200.json"
 PINGPONG_REL = "data/h200/2026-12-04_calibration_wgmma_step"
+RING_REL = "data/h100/2026-12-05_wgmma_heldout6/ws"
 
 
 def _recorded_profile(name: str | None = None, sass_timing: dict | None = None) -> dict:
@@ -178,6 +179,10 @@ def _recorded_profile(name: str | None = None, sass_timing: dict | None = None) 
     # and the ping-pong softmax cost by wgmma_step's fill rows (held-out set 4 chose them)
     record = json.loads((REPO_ROOT / PINGPONG_REL / "wgmma-step-h200.json").read_text())
     text = wgmma_pingpong.apply(text, record, PINGPONG_REL, "fill")
+    # and the three-warpgroup one by the H100's three-stage ring rows (held-out set 7 chose them)
+    record = json.loads((REPO_ROOT / RING_REL / "wgmma-step.json").read_text())
+    three = ("wgmma_softmax_cycles_per_instr_3_warpgroups",)
+    text = wgmma_pingpong.apply(text, record, RING_REL, "fill", three)
     return yaml.safe_load(text)
 
 

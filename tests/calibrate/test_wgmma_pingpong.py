@@ -104,17 +104,23 @@ def test_a_bc176_row_gives_its_tile_its_own_c_and_leaves_the_field():
     assert W.fitted(doc, "step") == pytest.approx(W.fitted(DOC, "step"))  # no ring for wg_step
 
 
-def test_applying_a_record_with_a_bc176_row_uses_it(tmp_path):
-    text = (REPO_ROOT / "hardware_profiles/h200-sxm.yaml").read_text()
-    path = tmp_path / "p.yaml"
-    path.write_text(W.apply(text, _synthetic(), FOLDER, "fill"))
-    hw = load_profile(str(path))
+def test_a_bc176_row_goes_to_a_variants_table_and_to_no_profile(tmp_path):
+    """Held-out set 7 did not keep the per-tile table: apply writes none (and takes away an
+    earlier one); a held-out variant still gets it from entries' ``tiles``."""
+    from gpusim.profiles.schema import HardwareProfile
+
+    base = load_profile("h200-sxm")
+    tiles = W.entries(_synthetic(), FOLDER, "fill", "gap")
+    hw = HardwareProfile.model_validate(base.model_dump() | tiles)
     assert pingpong_cpi(hw, 2, 176, 128) == pytest.approx(5.0)
     assert pingpong_cpi(hw, 2, 128, 128) == pytest.approx(4.601, abs=1e-3)
     assert pingpong_cpi(hw, 3, 96, 64) == pytest.approx(6.5)
     assert pingpong_cpi(hw, 1, 64, 256) is None
-    # a record without such rows takes the table away again (no stale tile values)
-    path.write_text(W.apply(path.read_text(), DOC, FOLDER, "fill"))
+    path = tmp_path / "p.yaml"
+    path.write_text(W.apply((REPO_ROOT / "hardware_profiles/h200-sxm.yaml").read_text(),
+                            _synthetic(), FOLDER, "fill"))  # fmt: skip
     hw = load_profile(str(path))
     assert hw.wgmma_softmax_cycles_per_instr_by_block_n is None
     assert pingpong_cpi(hw, 2, 176, 128) == pytest.approx(4.601, abs=1e-3)
+    with pytest.raises(ValueError, match="tiles must be"):
+        W.entries(_synthetic(), FOLDER, "fill", "some")
