@@ -83,7 +83,7 @@ RECORDS = (
     Record("cta_life", "cl/cta-life.json", "cta_life", (), 120, _cta_life, sm90=True),
     Record("dram_read", "dr/dram-read.json", "dram_read", (), 90, dram_read.apply,
            quick_args=("--quick",)),
-    # --quick: the record's SHAPES only (not the gap and ring rows: ~15 s of the quick budget)
+    # --quick: the record's SHAPES and the Bc 96 ring row (not the gap, other ring and overlap rows)
     Record("wgmma_step", "ws/wgmma-step.json", "wgmma_step", (), 400, _pingpong, True,
            ("--quick",)),
 )  # fmt: skip
