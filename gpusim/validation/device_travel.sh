@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The device call carries the checkout's tracked files (and `carry`), at most 64 MiB; the
+# committed data is near that. `light` untracks raw files no device script reads (they stay
+# on disk, ignored through .git/info/exclude) so that a call travels; `restore` tracks them
+# again. Run `light` right before a device call and `restore` right after it, and commit
+# nothing in between (the index would record them deleted).
+#
+#   bash gpusim/validation/device_travel.sh light     # then run(...)
+#   bash gpusim/validation/device_travel.sh restore   # git status is clean again
+set -eu -o pipefail
+cd "$(git rev-parse --show-toplevel)"
+FILES=(
+  data/h200/2026-12-02_calibration/h200-results.json
+  data/h100/2026-12-05_calibration/suite/cal/h100-sxm5-measured.results.json
+  data/h100/2026-12-05_calibrate_one_command_attempts/second/calibration.tar.gz
+  data/h100/2026-12-05_calibrate_one_command_evicted/calibration.tar.gz
+)
+EXCLUDE=.git/info/exclude
+case "${1:-}" in
+  light)
+    if ! git diff --cached --quiet; then
+      echo "device_travel: the index has staged changes; commit or unstage them first" >&2
+      exit 2
+    fi
+    git rm -q --cached -- "${FILES[@]}"
+    printf '/%s\n' "${FILES[@]}" >> "$EXCLUDE"
+    ;;
+  restore)
+    for f in "${FILES[@]}"; do
+      grep -vxF "/$f" "$EXCLUDE" > "$EXCLUDE.tmp" || true
+      mv "$EXCLUDE.tmp" "$EXCLUDE"
+    done
+    git add -- "${FILES[@]}"
+    ;;
+  *)
+    echo "usage: device_travel.sh light|restore" >&2
+    exit 2
+    ;;
+esac
+git status --short
