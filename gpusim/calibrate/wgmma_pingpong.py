@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -269,12 +270,17 @@ def main(argv: list[str] | None = None) -> int:
         help="set only this field (repeatable)",
     )  # fmt: skip
     a = p.parse_args(argv)
-    doc = json.loads(a.record.read_text())
-    if a.profile is None:
-        print(table(doc, a.rows))
-        return 0
-    record = a.record.parent.as_posix()
-    a.profile.write_text(apply(a.profile.read_text(), doc, record, a.rows, tuple(a.only)))
+    try:
+        doc = json.loads(a.record.read_text())
+        if a.profile is None:
+            print(table(doc, a.rows))
+            return 0
+        record = a.record.parent.as_posix()
+        text = apply(a.profile.read_text(), doc, record, a.rows, tuple(a.only))
+    except (OSError, ValueError, KeyError) as exc:  # a bad record or profile: one line
+        print(f"wgmma_pingpong: error: {exc}", file=sys.stderr)
+        return 2
+    a.profile.write_text(text)
     print(f"wrote {', '.join(a.only or entries(doc, record, a.rows))} into {a.profile}")
     return 0
 

@@ -29,11 +29,10 @@ from typing import Any
 from gpusim import atomic
 from gpusim.kernel_catalog.wgmma_instances import WgmmaInstance, all_instances
 from gpusim.profiles.derive import H100_DATASHEET_DRAM_BYTES_PER_S, H200_DATASHEET_DRAM_BYTES_PER_S
-from gpusim.reporting.wgmma_sets import (
+from gpusim.reporting.wgmma_set_kind import (
     FIXED_RULE,
     PINGPONG_RECORD,
     PROFILE,
-    SETS,
     HeldoutSet,
     instances_for,
     make_workload,
@@ -41,6 +40,7 @@ from gpusim.reporting.wgmma_sets import (
     record_fields,
     workload_id,
 )
+from gpusim.reporting.wgmma_sets import SETS
 
 #: Datasheet roofline of the H200 (dense 16-bit tensor rate, HBM3e bandwidth); the H100 SXM's
 #: datasheet has the same tensor rate and its own HBM3 bandwidth.

@@ -31,7 +31,8 @@ from typing import Any
 from gpusim import atomic
 from gpusim.data.layout import REPO_ROOT
 from gpusim.reporting import wgmma_heldout as H
-from gpusim.reporting.wgmma_sets import PROFILE, SETS, HeldoutSet, make_workload, workload_id
+from gpusim.reporting.wgmma_set_kind import PROFILE, HeldoutSet, make_workload, workload_id
+from gpusim.reporting.wgmma_sets import SETS
 
 BUILD = Path("reports/kernels/wgmma/build.json")
 #: A first choice this far over the measured best misses issue 20's target.

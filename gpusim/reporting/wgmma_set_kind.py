@@ -145,13 +145,13 @@ def record_fields(hw: Any, record: str, family: str, fields: tuple[str, ...]) ->
     """``hw`` with ``fields`` of a wgmma_step record's ``family`` rows set (only those: a
     variant judges one field at a time); a per-tile table among ``fields`` is of the rows off
     SHAPES, or of every row for ``family/every``."""
-    from gpusim.calibrate.wgmma_pingpong import entries
+    from gpusim.calibrate.wgmma_pingpong import BY_BLOCK_N, entries
     from gpusim.data.layout import REPO_ROOT
     from gpusim.profiles.schema import HardwareProfile
 
     doc = json.loads((REPO_ROOT / record).read_text())
     family, _, scope = family.partition("/")
-    tiles = (scope or "gap") if any(f.endswith("_by_block_n") for f in fields) else None
+    tiles = (scope or "gap") if BY_BLOCK_N in fields else None
     got = entries(doc, str(Path(record).parent), family, tiles)
     if missing := [f for f in fields if f not in got]:
         raise ValueError(f"{record} gives no {', '.join(missing)} from its {family} rows")

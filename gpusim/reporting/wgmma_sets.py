@@ -14,19 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gpusim.reporting.wgmma_set_kind import (  # noqa: F401 (the sets' callers import them here)
-    FIXED_RULE,
-    NOT_JUDGED,
-    PINGPONG_RECORD,
-    PROFILE,
-    TARGETS,
-    HeldoutSet,
-    instances_for,
-    make_workload,
-    manifest,
-    record_fields,
-    workload_id,
-)
+from gpusim.reporting.wgmma_set_kind import HeldoutSet
 
 SETS: dict[str, HeldoutSet] = {
     s.name: s
@@ -158,6 +146,14 @@ SETS["heldout4"] = HeldoutSet(
 
 #: Set 5 is judged on whichever card the device lends, as the long-context sets 7 and 8.
 CARD_PROFILES = ("h200-sxm", "h100-sxm5", "h100-sxm5-measured")
+
+
+def card_variants(*others: str) -> dict[str, tuple[str, ...]]:
+    """A card set's variants: each card profile as committed and ``others``, none dropping a
+    field."""
+    return {p: () for p in (*CARD_PROFILES, *others)}
+
+
 SETS["heldout5"] = HeldoutSet(
     name="heldout5",
     workloads=(
@@ -174,7 +170,7 @@ SETS["heldout5"] = HeldoutSet(
     "sweep and sets 1-4, the model as it stands, predicted for each card the device may lend "
     "before they are measured",
     measured=Path("data/h200/2026-12-05_wgmma_heldout5/heldout5/heldout.json"),
-    variants={p: () for p in CARD_PROFILES},
+    variants=card_variants(),
     variant_profiles=CARD_PROFILES,
     extra={
         "question": "do issue 20's targets (runtime MAPE <= 5 %, mean signed within +-2 %; "
@@ -209,7 +205,7 @@ SETS["heldout6"] = HeldoutSet(
     "issued at the ping-pong rate, predicted for each card the device may lend before they "
     "are measured",
     measured=Path("data/h100/2026-12-05_wgmma_heldout6/heldout6/heldout.json"),
-    variants={p: () for p in (*CARD_PROFILES, *LONE_STREAM)},
+    variants=card_variants(*LONE_STREAM),
     variant_profiles=CARD_PROFILES,
     variant_switches=LONE_STREAM,
     extra={
@@ -235,12 +231,9 @@ SETS["heldout6"] = HeldoutSet(
 #: the ring depth of the d64 m192 n96 s3 instance) and the per-tile table the calibrate writes
 #: from wgmma_step's gap rows, both from the H100's record (the same GH100 SM as the H200's).
 RING_RECORD = "data/h100/2026-12-05_wgmma_heldout6/ws/wgmma-step.json"
-RING3 = ("wgmma_softmax_cycles_per_instr_3_warpgroups",)
-BY_N = (
-    "wgmma_softmax_cycles_per_instr_2_warpgroups",
-    *RING3,
-    "wgmma_softmax_cycles_per_instr_by_block_n",
-)
+RING3 = PINGPONG_FIELDS[1:]
+#: both fields and the per-tile table
+BY_N = (*PINGPONG_FIELDS, "wgmma_softmax_cycles_per_instr_by_block_n")
 RECORD_VARIANTS = {
     f"{p}_{tag}": (p, RING_RECORD, "fill", fields)
     for p in CARD_PROFILES[:2]
@@ -263,7 +256,7 @@ SETS["heldout7"] = HeldoutSet(
     "instruction from a three-stage ring, and with the calibrate's per-tile table too, "
     "predicted for each card the device may lend before they are measured",
     measured=Path("data/h100/2026-12-06_wgmma_heldout7/heldout7/heldout.json"),
-    variants={p: () for p in (*CARD_PROFILES, *RECORD_VARIANTS)},
+    variants=card_variants(*RECORD_VARIANTS),
     variant_profiles=CARD_PROFILES,
     variant_records=RECORD_VARIANTS,
     extra={
@@ -293,13 +286,12 @@ SETS["heldout7"] = HeldoutSet(
 #: for P V, as the kernel's SASS has it; the other rows' SASS waits for P V first), measured by
 #: set 7's device call: the fields alone, and with every tile's own c.
 OVERLAP_RECORD = "data/h100/2026-12-06_wgmma_heldout7/ws/wgmma-step.json"
-PINGPONG_TWO = ("wgmma_softmax_cycles_per_instr_2_warpgroups", *RING3)
 OVERLAP_VARIANTS = {
     f"{p}_{tag}": (p, OVERLAP_RECORD, family, fields)
     for p in CARD_PROFILES[:2]
     for tag, family, fields in (
-        ("overlap", "overlap", PINGPONG_TWO),
-        ("overlap_tiles", "overlap/every", (*PINGPONG_TWO, BY_N[-1])),
+        ("overlap", "overlap", PINGPONG_FIELDS),
+        ("overlap_tiles", "overlap/every", BY_N),
     )
 }
 SETS["heldout8"] = HeldoutSet(
@@ -319,7 +311,7 @@ SETS["heldout8"] = HeldoutSet(
     "from wgmma_step's overlap rows (alone, and every tile its own), predicted for each card "
     "the device may lend before they are measured",
     measured=Path("data/h100/2026-12-06_wgmma_heldout8/heldout8/heldout.json"),
-    variants={p: () for p in (*CARD_PROFILES, *OVERLAP_VARIANTS)},
+    variants=card_variants(*OVERLAP_VARIANTS),
     variant_profiles=CARD_PROFILES,
     variant_records=OVERLAP_VARIANTS,
     extra={
@@ -365,7 +357,7 @@ SETS["heldout9"] = HeldoutSet(
     "fields from wgmma_step's overlap rows, predicted for each card the device may lend "
     "before they are measured",
     measured=Path("data/h100/2026-12-06_wgmma_heldout9/heldout9/heldout.json"),
-    variants={p: () for p in (*CARD_PROFILES, *OVERLAP_ONLY)},
+    variants=card_variants(*OVERLAP_ONLY),
     variant_profiles=CARD_PROFILES,
     variant_records=OVERLAP_ONLY,
     extra={

@@ -124,3 +124,11 @@ def test_a_bc176_row_goes_to_a_variants_table_and_to_no_profile(tmp_path):
     assert pingpong_cpi(hw, 2, 176, 128) == pytest.approx(4.601, abs=1e-3)
     with pytest.raises(ValueError, match="tiles must be"):
         W.entries(_synthetic(), FOLDER, "fill", "some")
+
+
+def test_a_bad_record_is_a_one_line_error(tmp_path, capsys):
+    bad = tmp_path / "r.json"
+    bad.write_text('{"kind": "x"}')
+    assert W.main(["--record", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not a wgmma_step record" in err

@@ -10,14 +10,14 @@ from gpusim.data.layout import REPO_ROOT
 from gpusim.kernels.paper_bench import SEQ_LENS, paper_workload
 from gpusim.profiles.loader import load_profile
 from gpusim.reporting import wgmma_heldout as H
-from gpusim.reporting.wgmma_sets import (
+from gpusim.reporting.wgmma_set_kind import (
     FIXED_RULE,
     PROFILE,
-    SETS,
     make_workload,
     manifest,
     workload_id,
 )
+from gpusim.reporting.wgmma_sets import SETS
 
 SET1, SET2, SET3, SET4 = (SETS[k] for k in ("heldout", "heldout2", "heldout3", "heldout4"))
 
@@ -186,7 +186,7 @@ def test_the_model_recomputed_on_held_out_set_4_and_its_rule():
 def _pingpong_fits() -> dict[str, dict[int, float]]:
     """``{family: {warpgroups: c}}`` fitted to the wgmma_step record set 4's variants use."""
     from gpusim.calibrate import wgmma_pingpong
-    from gpusim.reporting.wgmma_sets import PINGPONG_RECORD
+    from gpusim.reporting.wgmma_set_kind import PINGPONG_RECORD
 
     doc = json.loads((REPO_ROOT / PINGPONG_RECORD / "wgmma-step-h200.json").read_text())
     return {family: wgmma_pingpong.fitted(doc, family) for family in ("fill", "step")}
