@@ -20,7 +20,7 @@ from algorithms.materialised import RowBlockKernel
 from algorithms.recurrence import initial_state, normalised_update, scores, unnormalised_update
 from algorithms.register_estimate import BASE_REGS, FP32, register_estimate
 from algorithms.tile_machine import TileMachine
-from algorithms.tiling import needs_mask, q_blocks_visiting, runs_by, visits_per_q_block
+from algorithms.tiling import kv_tile_runs, visits_per_q_block
 
 
 class KVOuterKernel(Kernel):
@@ -52,11 +52,7 @@ class KVOuterKernel(Kernel):
 
             # Q blocks alike for this K/V tile (mask, last visit, ragged rows) differ only
             # by their rows: one compressed step each run when traced.
-            def kind(i: int, j: int = j) -> tuple[bool, bool, bool]:
-                q0 = i * br
-                return needs_mask(w, q0, j * bc, bc), j == visits[i] - 1, q0 + br > w.seq_len_q
-
-            for run in runs_by(q_blocks_visiting(visits, j), kind):
+            for run in kv_tile_runs(w, visits, j, br, bc):
                 for i in tm.repeat(run):
                     q0 = i * br
                     with tm.step():

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from abc import abstractmethod
+from collections.abc import Iterable, Iterator
 
 from algorithms.base import Algorithm, Kernel, OnChip
 from algorithms.register_estimate import FP32, gemm_regs
@@ -115,26 +116,42 @@ def load_scores(
     return tm.mask(t, r0, k0) if needs_mask(w, q0, k0, bc) else t
 
 
-def streamed_max(tm: TileMachine, load, n: int, rows: int) -> Tile:
-    """Pass 1 of the 3-pass softmax: the row maximum over ``n`` chunks, each read once."""
+def chunk_walk(tm: TileMachine, w: Workload, q0: int, bc: int, n: int) -> Iterator[int]:
+    """The ``n`` chunks of a row block's pass over S, in order: the unmasked ones as one
+    compressed loop (alike but for their columns), then the masked ones (the diagonal, the
+    ragged last keys) one by one; so a pass over 100k keys traces in a few steps."""
+    first = first_masked_tile(w, q0, bc, n)
+    yield from tm.repeat(range(first))
+    yield from range(first, n)
+
+
+def streamed_max(tm: TileMachine, load, walk: Iterable[int], rows: int) -> Tile:
+    """Pass 1 of the 3-pass softmax: the row maximum over the chunks ``walk`` names, each
+    read once."""
     m = tm.full(rows, None, -math.inf)
-    for j in range(n):
+    for j in walk:
         with tm.step():
             m = tm.maximum(m, tm.row_max(load(j)))
     return m
 
 
 def write_normalised(
-    tm: TileMachine, load, n: int, bh: int, r0: int, bc: int, m: Tile, den: Tile
+    tm: TileMachine, load, walk: Iterable[int], bh: int, r0: int, bc: int, m: Tile, den: Tile
 ) -> None:
-    """Last pass of the streamed softmaxes: read each chunk again, write ``P = exp(S-m)/l``."""
-    for j in range(n):
+    """Last pass of the streamed softmaxes: read each chunk ``walk`` names again, write
+    ``P = exp(S-m)/l``."""
+    for j in walk:
         with tm.step():
             tm.store("P", bh, r0, tm.div_rows(tm.exp_sub_rows(load(j), m), den), j * bc)
 
 
 class RowSoftmaxKernel(RowBlockKernel):
     """Kernel 2 of the streamed softmaxes: one CTA per Br-row block, reading S in Bc-wide chunks."""
+
+    def walk(self, tm: TileMachine, block: int) -> Iterator[int]:
+        """One pass over this row block's chunks (:func:`chunk_walk`)."""
+        s = self.schedule
+        return chunk_walk(tm, self.workload, block * s.block_m, s.block_n, self.visits(block))
 
     def chunk_loader(self, tm: TileMachine, bh: int, block: int):
         """A function ``j -> S chunk j`` of this row block, masked where needed."""

@@ -34,14 +34,14 @@ class ThreePassSoftmaxKernel(RowSoftmaxKernel):
 
     def body(self, tm: TileMachine, bh: int, block: int) -> None:
         s = self.schedule
-        br, n = s.block_m, self.visits(block)
+        br = s.block_m
         load = self.chunk_loader(tm, bh, block)
-        m = streamed_max(tm, load, n, br)
+        m = streamed_max(tm, load, self.walk(tm, block), br)
         den = tm.full(br, None, 0.0)
-        for j in range(n):
+        for j in self.walk(tm, block):
             with tm.step():
                 den = tm.add(den, tm.row_sum(tm.exp_sub_rows(load(j), m)))
-        write_normalised(tm, load, n, bh, block * br, s.block_n, m, den)
+        write_normalised(tm, load, self.walk(tm, block), bh, block * br, s.block_n, m, den)
 
 
 class Softmax3Pass(MaterialisedAttention):

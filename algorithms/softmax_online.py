@@ -27,18 +27,18 @@ class OnlineSoftmaxKernel(RowSoftmaxKernel):
 
     def body(self, tm: TileMachine, bh: int, block: int) -> None:
         s = self.schedule
-        br, n = s.block_m, self.visits(block)
+        br = s.block_m
         load = self.chunk_loader(tm, bh, block)
         m = tm.full(br, None, -math.inf)
         den = tm.full(br, None, 0.0)
-        for j in range(n):
+        for j in self.walk(tm, block):
             with tm.step():
                 t = load(j)
                 m_new = tm.maximum(m, tm.row_max(t))
                 rescaled = tm.scale_rows(den, tm.exp_diff(m, m_new))
                 den = tm.add(rescaled, tm.row_sum(tm.exp_sub_rows(t, m_new)))
                 m = m_new
-        write_normalised(tm, load, n, bh, block * br, s.block_n, m, den)
+        write_normalised(tm, load, self.walk(tm, block), bh, block * br, s.block_n, m, den)
 
 
 class SoftmaxOnline(MaterialisedAttention):

@@ -10,7 +10,9 @@ diagonal or run past the last key need :meth:`TileMachine.mask`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable
+from itertools import pairwise
 
 from algorithms.base import ceil_div
 from gpusim.workload import Workload
@@ -80,14 +82,30 @@ def visible_tiles(w: Workload, br: int, bc: int) -> int:
     return sum(visits_per_q_block(w, br, bc))
 
 
-def runs_by(items: Iterable[int], kind: Callable[[int], Hashable]) -> list[list[int]]:
-    """``items`` cut into maximal runs of equal ``kind`` (each a candidate for ``tm.repeat``)."""
-    runs: list[list[int]] = []
-    last: object = object()
-    for i in items:
-        k = kind(i)
-        if not runs or k != last:
-            runs.append([])
-            last = k
-        runs[-1].append(i)
-    return runs
+def _first(lo: int, hi: int, pred: Callable[[int], bool]) -> int:
+    """The first ``i`` in ``lo .. hi - 1`` where ``pred`` holds (``hi`` if none), for a
+    ``pred`` that is false and then true along the range."""
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if pred(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def kv_tile_runs(w: Workload, visits: list[int], j: int, br: int, bc: int) -> list[range]:
+    """The Q blocks that visit K/V tile ``j``, cut where the K/V-outer step changes: where
+    the tile stops needing a mask, where ``j`` is the block's last visit, where the block
+    runs past the queries. Each is an interval of the visiting suffix, so the cuts are
+    found by bisection: O(log Tr) a K/V tile where asking every block is O(Tr) (minutes
+    instead of seconds at a million tokens). The runs are the maximal runs of visiting
+    blocks alike in (mask, last visit, ragged)."""
+    tr = len(visits)
+    lo, k0 = bisect_right(visits, j), j * bc
+    # a lower Q block sits nearer the diagonal: the masked blocks come first
+    unmasked = _first(lo, tr, lambda i: not needs_mask(w, i * br, k0, bc))
+    ragged = _first(lo, tr, lambda i: i * br + br > w.seq_len_q)
+    cuts = {unmasked, bisect_left(visits, j + 1), bisect_right(visits, j + 1), ragged}
+    bounds = [lo, *sorted(c for c in cuts if lo < c < tr), tr]
+    return [range(a, b) for a, b in pairwise(bounds)]

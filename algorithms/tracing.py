@@ -378,7 +378,8 @@ class TracingMachine(TileMachine):
         and the last must be iteration 1 moved by it, or the loop broke the promise of
         :meth:`TileMachine.repeat` and tracing stops with an error.
         """
-        items = list(iterations)
+        # a range stays one: a K/V-outer loop hands over thousands of long runs
+        items = iterations if isinstance(iterations, range) else list(iterations)
         n = len(items)
         if n < self.MIN_REPEAT:
             yield from items

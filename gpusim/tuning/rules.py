@@ -52,6 +52,9 @@ def seed_rule(smem_bytes: int, head_dim: int, elem_bytes: int) -> tuple[int, int
 #: The rule's warps per CTA, and its stages in order of preference.
 RULE_WARPS = 4
 RULE_STAGES = (2, 1)
+#: What a standard attention row too long for shared memory can run instead (its softmax
+#: keeps a whole row of S on chip; these two stream the row from HBM in chunks).
+STREAMED_ROW_HINT = "; softmax-online or softmax-3pass stream the row from HBM instead"
 
 
 def tile_order(block_m: int, block_n: int) -> tuple[int, int, int]:
@@ -127,4 +130,5 @@ def default_schedule(
         f"no block size fits {algorithm} (head_dim {workload.head_dim}, {workload.dtype}, "
         f"Nk {workload.seq_len_k}) in {profile_smem_per_block_bytes} B of shared memory per CTA; "
         f"the smallest needs {smallest[0]} B ({smallest[1]})"
+        + (STREAMED_ROW_HINT if "S_row" in smallest[1] else "")
     )

@@ -29,7 +29,9 @@ def _programs(machine, kernel, bh, block) -> CtaProgram:
 SHAPES = [(1000, 1300), (1300, 700), (1, 777), (640, 640)]
 
 
-@pytest.mark.parametrize("algorithm", ["flash2", "flash1", "standard"])
+@pytest.mark.parametrize(
+    "algorithm", ["flash2", "flash1", "standard", "softmax-online", "softmax-3pass"]
+)
 @pytest.mark.parametrize(("nq", "nk"), SHAPES)
 @pytest.mark.parametrize("causal", [False, True])
 def test_compressed_programs_count_out_to_the_step_by_step_trace(algorithm, nq, nk, causal):
@@ -101,3 +103,19 @@ def test_a_repeated_step_moves_its_rows_and_columns_per_repetition():
     assert [st.reads[0].row0 for st in reps] == [128, 64, 0]
     assert [st.reads[1].col0 for st in reps] == [64, 96, 128]
     assert CtaProgram([s]).totals()["mma_flops"] == 21
+
+
+@pytest.mark.parametrize(("algorithm", "passes"), [("softmax-online", 2), ("softmax-3pass", 3)])
+def test_a_streamed_softmax_counts_a_long_causal_row(algorithm, passes):
+    # 131072 causal tokens: each row block's passes over S are a few traced steps (before
+    # they were compressed, the tracer refused past 200,000 steps). Each pass reads every
+    # tile the scores kernel wrote; the last writes P as large.
+    n = 131072
+    w = Workload(batch=1, heads=1, seq_len_q=n, seq_len_k=n, head_dim=64, causal=True)
+    scores, softmax, pv = count(algorithm, w, Schedule(block_m=128, block_n=128)).kernels
+    s_bytes = scores.bytes_by_tensor["S"]["write_bytes"]
+    t = n // 128
+    assert s_bytes == 2 * 128 * 128 * t * (t + 1) // 2  # fp16, the visible tiles
+    assert softmax.bytes_by_tensor["S"]["read_bytes"] == passes * s_bytes
+    assert softmax.bytes_by_tensor["P"]["write_bytes"] == s_bytes
+    assert pv.bytes_by_tensor["P"]["read_bytes"] == s_bytes

@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 
 from algorithms.tiling import (
     first_masked_tile,
+    kv_tile_runs,
     needs_mask,
     q_blocks,
     q_blocks_visiting,
@@ -61,3 +62,22 @@ def test_kv_outer_visits_are_the_transpose(p):
     by_kv = {(i, j) for j in range(max(visits, default=0)) for i in q_blocks_visiting(visits, j)}
     assert pairs == by_kv
     assert visible_tiles(w, p["br"], p["bc"]) == len(pairs)
+
+
+@given(shapes)
+def test_kv_tile_runs_are_the_maximal_runs_of_alike_steps(p):
+    w = Workload(seq_len_q=p["nq"], seq_len_k=p["nk"], causal=p["causal"])
+    br, bc = p["br"], p["bc"]
+    visits = visits_per_q_block(w, br, bc)
+    for j in range(max(visits, default=0)):
+
+        def kind(i, j=j):
+            ragged = i * br + br > w.seq_len_q
+            return needs_mask(w, i * br, j * bc, bc), j == visits[i] - 1, ragged
+
+        brute: list[list[int]] = []
+        for i in q_blocks_visiting(visits, j):
+            if not brute or kind(i) != kind(brute[-1][0]):
+                brute.append([])
+            brute[-1].append(i)
+        assert [list(r) for r in kv_tile_runs(w, visits, j, br, bc)] == brute

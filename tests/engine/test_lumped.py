@@ -101,3 +101,29 @@ def test_what_is_still_past_the_limits_is_refused_in_one_line(h200, monkeypatch)
     with pytest.raises(GpusimError, match="CTA-phases, limit") as e:
         simulate("standard", w, s, h200, extrapolate=False)
     assert "\n" not in str(e.value)
+
+
+def test_many_ctas_of_a_few_classes_are_lumped_and_agree(gpu16, monkeypatch):
+    # Standard attention's causal row softmax: a CTA a row, 8 timing classes (row blocks of
+    # 125 rows at N1000). Past LUMP_FEW_CLASSES_CTAS (100,000; here lowered to 4,000 for
+    # this grid's 8,000) its CTAs are lumped, and stay within 1 % of the detailed path.
+    w, s = inputs("standard", batch=2, heads=4, seq_len=1000, causal=True)
+    lumps = []
+    init = LumpedGroup.__init__
+
+    def spy(self, *args):
+        init(self, *args)
+        lumps.append(self.members)
+
+    monkeypatch.setattr(LumpedGroup, "__init__", spy)
+
+    def row(r):
+        return next(k for k in r.kernels if k.name == "softmax_row")
+
+    full = row(simulate("standard", w, s, gpu16, detail="full"))
+    row(simulate("standard", w, s, gpu16))
+    assert not lumps  # 8 classes and fewer CTAs than the threshold: one by one
+    monkeypatch.setattr(prepare, "LUMP_FEW_CLASSES_CTAS", 4000)
+    lumped = row(simulate("standard", w, s, gpu16))
+    assert max(lumps) > 1
+    assert lumped.duration_s == pytest.approx(full.duration_s, rel=0.01)

@@ -80,3 +80,14 @@ def test_default_schedule_says_what_it_needs():
         default_schedule("flash2", Workload(head_dim=256, dtype="fp32"), 8 * 1024)
     with pytest.raises(GpusimError, match="unknown algorithm"):
         default_schedule("flash9", Workload(), 227 * 1024)
+
+
+def test_a_row_too_long_for_standard_names_the_streamed_softmaxes():
+    w = Workload(batch=1, heads=1, seq_len=131072, causal=True)
+    with pytest.raises(GpusimError, match=r"S_row.*softmax-online or softmax-3pass") as e:
+        default_schedule("standard", w, 227 * 1024)
+    assert "\n" not in str(e.value)
+    with pytest.raises(GpusimError) as e:  # a tile too large is not the row's fault
+        default_schedule("flash2", Workload(head_dim=256, dtype="fp32"), 8 * 1024)
+    assert "softmax-online" not in str(e.value)
+    default_schedule("softmax-online", w, 227 * 1024)  # fits
