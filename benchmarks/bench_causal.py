@@ -7,6 +7,8 @@ Targets (issue 18), on the 2-core machine, the whole ``gpusim simulate`` command
 - causal flash2, batch 1, heads 16, d128, bf16, 128x64 tiles: 131072 tokens in under 5 s,
   1,048,576 tokens in under 30 s;
 - ``gpusim simulate --causal`` on the default workload (standard and flash2) works;
+- flash1 (and the streamed softmaxes of standard attention at rows too long for its
+  on-chip row) at the same lengths: flash1 at 1,048,576 tokens, causal or not, under 30 s;
 - within 1 % of the detailed simulation where that one is affordable (``--full``: the
   16384-token case in detail, about 15 s; ``--full-32k`` also 32768 tokens, about 5 min).
 
@@ -41,6 +43,13 @@ CASES = [
     ("flash2 causal B1 H16 N131072", f"{FLASH2} --seq-len 131072 --causal"),
     ("flash2 causal B1 H16 N1048576", f"{FLASH2} --seq-len 1048576 --causal"),
     ("defaults --causal (standard + flash2)", "--causal"),
+    ("flash1 B1 H32 N1048576", "-a flash1 --batch 1 --heads 32 --seq-len 1048576"),
+    ("flash1 causal B1 H32 N1048576", "-a flash1 --batch 1 --heads 32 --seq-len 1048576 --causal"),
+    (
+        "softmax-online causal B1 H16 N131072",
+        "-a softmax-online --batch 1 --heads 16 --seq-len 131072 --causal",
+    ),
+    ("standard causal B8 H32 N1000", "-a standard --seq-len 1000 --causal"),
 ]
 
 

@@ -367,3 +367,37 @@ def test_held_out_set_8_came_back_on_an_h100_and_its_rule_kept_the_model():
     assert abs(overlap["mean_signed"]) < abs(model["mean_signed"])
     two = load_profile("h100-sxm5").wgmma_softmax_cycles_per_instr_2_warpgroups
     assert two.value == 4.6006  # the H200 fill rows', not the overlap rows' 4.206
+
+
+SET9 = SETS["heldout9"]
+#: Set 9's workloads recomputed in the suite: the d64 one whose first choice the model
+#: missed, and the d128 one whose ranking the overlap fields made worse.
+SET9_SAMPLE = ("bf16_d64_full_b5h24n2560", "fp16_d128_full_b6h20n2048")
+
+
+def test_held_out_set_9_came_back_on_an_h100_and_its_rule_kept_the_model():
+    """Set 9 (reports/kernels/wgmma/heldout9) on an H100: h100-sxm5 5.27 % MAPE, mean
+    +3.82 %, Spearman 0.49, 2 first choices off; _overlap 3.26 %, -1.36 %, 0.45, 3 off. The
+    rule asked for all four to improve: the model stays. Recomputed from the code on two
+    workloads: the overlap fields are closer in runtime and no better in ranking."""
+    measured = _measured(SET9)
+    assert "H100" in json.dumps(measured["provenance"])
+    only = set(SET9_SAMPLE)
+    measured = {**measured, "rows": [r for r in measured["rows"] if r["workload"] in only]}
+    res = {
+        v: H.compare(measured, H.predict(SET9, v, only=lambda k: k.split(":")[0] in only), SET9)
+        for v in ("h100-sxm5", "h100-sxm5_overlap")
+    }
+    model, overlap = (res[v]["errors"]["model_s"] for v in ("h100-sxm5", "h100-sxm5_overlap"))
+    assert res["h100-sxm5"]["runs"] == 8
+    assert model["mean_signed"] > 0.03 and abs(overlap["mean_signed"]) < model["mean_signed"]
+    assert overlap["mape"] < model["mape"]
+    tune = {v: {t["workload"]: t for t in res[v]["tune"]} for v in res}
+    d128 = "fp16_d128_full_b6h20n2048"
+    assert tune["h100-sxm5"][d128]["first_choice_over_best"] < 0.03
+    assert tune["h100-sxm5_overlap"][d128]["first_choice_over_best"] > 0.03
+    assert tune["h100-sxm5_overlap"][d128]["spearman"] < tune["h100-sxm5"][d128]["spearman"]
+    # the d64 miss is both variants' (n128 picked, three warpgroups measured best)
+    assert tune["h100-sxm5"]["bf16_d64_full_b5h24n2560"]["first_choice_over_best"] > 0.08
+    two = load_profile("h100-sxm5").wgmma_softmax_cycles_per_instr_2_warpgroups
+    assert two.value == 4.6006  # still the fill rows', not the overlap rows' 4.206
