@@ -156,3 +156,20 @@ def record_fields(hw: Any, record: str, family: str, fields: tuple[str, ...]) ->
     if missing := [f for f in fields if f not in got]:
         raise ValueError(f"{record} gives no {', '.join(missing)} from its {family} rows")
     return HardwareProfile.model_validate(hw.model_dump() | {f: got[f] for f in fields})
+
+
+#: The two softmax cycles-per-instruction fields of the ping-pong bound.
+PINGPONG_FIELDS = (
+    "wgmma_softmax_cycles_per_instr_2_warpgroups",
+    "wgmma_softmax_cycles_per_instr_3_warpgroups",
+)
+#: both fields and the per-tile table
+BY_N = (*PINGPONG_FIELDS, "wgmma_softmax_cycles_per_instr_by_block_n")
+#: The profiles a set predicts for each card the device may lend.
+CARD_PROFILES = ("h200-sxm", "h100-sxm5", "h100-sxm5-measured")
+
+
+def card_variants(*others: str) -> dict[str, tuple[str, ...]]:
+    """A card set's variants: each card profile as committed and ``others``, none dropping a
+    field."""
+    return {p: () for p in (*CARD_PROFILES, *others)}

@@ -14,7 +14,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gpusim.reporting.wgmma_set_kind import HeldoutSet
+from gpusim.reporting.wgmma_set_kind import (
+    BY_N,
+    CARD_PROFILES,
+    PINGPONG_FIELDS,
+    HeldoutSet,
+    card_variants,
+)
+from gpusim.reporting.wgmma_sets_overlap import overlap_sets
 
 SETS: dict[str, HeldoutSet] = {
     s.name: s
@@ -101,10 +108,6 @@ SETS: dict[str, HeldoutSet] = {
 }
 
 
-PINGPONG_FIELDS = (
-    "wgmma_softmax_cycles_per_instr_2_warpgroups",
-    "wgmma_softmax_cycles_per_instr_3_warpgroups",
-)
 SETS["heldout4"] = HeldoutSet(
     name="heldout4",
     workloads=(
@@ -145,15 +148,6 @@ SETS["heldout4"] = HeldoutSet(
 
 
 #: Set 5 is judged on whichever card the device lends, as the long-context sets 7 and 8.
-CARD_PROFILES = ("h200-sxm", "h100-sxm5", "h100-sxm5-measured")
-
-
-def card_variants(*others: str) -> dict[str, tuple[str, ...]]:
-    """A card set's variants: each card profile as committed and ``others``, none dropping a
-    field."""
-    return {p: () for p in (*CARD_PROFILES, *others)}
-
-
 SETS["heldout5"] = HeldoutSet(
     name="heldout5",
     workloads=(
@@ -232,8 +226,6 @@ SETS["heldout6"] = HeldoutSet(
 #: from wgmma_step's gap rows, both from the H100's record (the same GH100 SM as the H200's).
 RING_RECORD = "data/h100/2026-12-05_wgmma_heldout6/ws/wgmma-step.json"
 RING3 = PINGPONG_FIELDS[1:]
-#: both fields and the per-tile table
-BY_N = (*PINGPONG_FIELDS, "wgmma_softmax_cycles_per_instr_by_block_n")
 RECORD_VARIANTS = {
     f"{p}_{tag}": (p, RING_RECORD, "fill", fields)
     for p in CARD_PROFILES[:2]
@@ -281,98 +273,4 @@ SETS["heldout7"] = HeldoutSet(
     },
 )
 
-
-#: Set 8 judges c from wgmma_step's overlap rows (the softmax held between the waits for S and
-#: for P V, as the kernel's SASS has it; the other rows' SASS waits for P V first), measured by
-#: set 7's device call: the fields alone, and with every tile's own c.
-OVERLAP_RECORD = "data/h100/2026-12-06_wgmma_heldout7/ws/wgmma-step.json"
-OVERLAP_VARIANTS = {
-    f"{p}_{tag}": (p, OVERLAP_RECORD, family, fields)
-    for p in CARD_PROFILES[:2]
-    for tag, family, fields in (
-        ("overlap", "overlap", PINGPONG_FIELDS),
-        ("overlap_tiles", "overlap/every", BY_N),
-    )
-}
-SETS["heldout8"] = HeldoutSet(
-    name="heldout8",
-    workloads=(
-        ("fp16", 64, False, 3, 28, 4096),
-        ("bf16", 64, True, 6, 16, 3328),
-        ("fp16", 64, True, 2, 32, 7936),
-        ("bf16", 128, False, 2, 28, 5376),
-        ("fp16", 128, True, 5, 16, 3072),
-        ("bf16", 128, True, 12, 12, 1664),
-        ("fp16", 256, False, 4, 10, 2304),
-        ("bf16", 256, True, 3, 16, 2816),
-    ),
-    what="issue 20 held-out set 8: flash3_wgmma instances on workloads outside the paper "
-    "sweep and sets 1-7, the model as it stands and with the softmax cycles per instruction "
-    "from wgmma_step's overlap rows (alone, and every tile its own), predicted for each card "
-    "the device may lend before they are measured",
-    measured=Path("data/h100/2026-12-06_wgmma_heldout8/heldout8/heldout.json"),
-    variants=card_variants(*OVERLAP_VARIANTS),
-    variant_profiles=CARD_PROFILES,
-    variant_records=OVERLAP_VARIANTS,
-    extra={
-        "question": "every wgmma_step row the profiles' c came from waits for P V before its "
-        "softmax (cuobjdump: ptxas put WARPGROUP.DEPBAR 0 17-38 instructions after the wait "
-        "for S, no exp2 between), while flash3_wgmma's consumer runs its whole softmax "
-        "between the two waits. Does c from the overlap rows (the same loop with P's words "
-        "stored before the wait, which keeps every exp2 between; no attention code) predict "
-        "the kernel better, as two fields (the mean of the paired shapes' rows and the "
-        "three-warpgroup row), or with every tile's own c? Suggested by looking at the SASS "
-        "after sets 1-6 (d64's three warpgroups +13..+21 %, d128 n64 slow against n128), so "
-        "none of them, nor set 7, can judge it",
-        "decision_rule": "on the card the call's records name (h200-sxm and its _overlap, "
-        "_overlap_tiles on an H200; h100-sxm5 and its on an H100): of the model as it stands "
-        "and the two variants, the one with the highest mean Spearman over the 8 workloads "
-        "is adopted, provided it has no more first choices more than 3 % off the measured "
-        "best and its runtime MAPE on the judged runs is at most 0.5 points above the "
-        "model's; otherwise the model stays. Adopted fields go into h200-sxm, h200-sxm-core "
-        "and h100-sxm5 from the overlap rows of the H100's record (the same GH100 SM) until an "
-        "H200 record of them exists; `gpusim calibrate` then writes them from the overlap "
-        "rows. Issue 20's targets are reported for every variant on that card",
-    },
-)
-
-
-#: Set 9 judges set 8's `_overlap` alone (the two fields from the overlap rows), by a rule on
-#: runtime error that keeps the ranking from getting worse; fixed after set 8 came back.
-OVERLAP_ONLY = {k: v for k, v in OVERLAP_VARIANTS.items() if k.endswith("_overlap")}
-SETS["heldout9"] = HeldoutSet(
-    name="heldout9",
-    workloads=(
-        ("bf16", 64, False, 5, 24, 2560),
-        ("fp16", 64, True, 3, 40, 3584),
-        ("bf16", 64, True, 2, 20, 9216),
-        ("fp16", 128, False, 6, 20, 2048),
-        ("bf16", 128, True, 3, 24, 4608),
-        ("fp16", 128, True, 1, 48, 6144),
-        ("bf16", 256, False, 5, 8, 3072),
-        ("fp16", 256, True, 2, 24, 2048),
-    ),
-    what="issue 20 held-out set 9: flash3_wgmma instances on workloads outside the paper "
-    "sweep and sets 1-8, the model as it stands and with the two softmax cycles-per-instruction "
-    "fields from wgmma_step's overlap rows, predicted for each card the device may lend "
-    "before they are measured",
-    measured=Path("data/h100/2026-12-06_wgmma_heldout9/heldout9/heldout.json"),
-    variants=card_variants(*OVERLAP_ONLY),
-    variant_profiles=CARD_PROFILES,
-    variant_records=OVERLAP_ONLY,
-    extra={
-        "question": "set 8 measured c from rows whose softmax overlaps its own P V (as the "
-        "kernel's SASS has it): its _overlap variant had the lowest MAPE (3.65 % against "
-        "4.52 %) and a mean signed error within +-2 % (-1.87 % against +3.26 %) at the same "
-        "Spearman, but set 8's rule ranked by Spearman first and kept the model. Does "
-        "_overlap predict the kernel better on new workloads?",
-        "decision_rule": "on the card the call's records name (h200-sxm against "
-        "h200-sxm_overlap on an H200, h100-sxm5 against h100-sxm5_overlap on an H100): "
-        "_overlap is adopted (its two fields into h200-sxm, h200-sxm-core and h100-sxm5 "
-        "from the H100 record's overlap rows; `gpusim calibrate` then writes them from the "
-        "overlap rows) if its runtime MAPE on the judged runs is lower than the model's, "
-        "its |mean signed error| lower, its mean Spearman over the 8 workloads not lower "
-        "and it has no more first choices more than 3 % off the measured best; otherwise "
-        "the model stays. Issue 20's targets are reported for both",
-    },
-)
+SETS.update(overlap_sets())

@@ -20,7 +20,7 @@ from gpusim.engine.prepare import planned_programs, steady_step
 from gpusim.engine.rates import rates_for
 from gpusim.engine.wgmma_rates import WARPS_PER_WARPGROUP, pingpong_rates
 from gpusim.profiles.loader import load_profile
-from gpusim.reporting.wgmma_sets import PINGPONG_FIELDS
+from gpusim.reporting.wgmma_set_kind import PINGPONG_FIELDS
 from gpusim.schedule import Schedule
 from gpusim.workload import Workload
 
