@@ -39,6 +39,11 @@ The rows after wgmma_step's ``SHAPES`` (none in the committed record or a ``--qu
   ring of the d64 m192 n96 s3 instance) wherever the record has such rows, in place of
   wg_step_fill's two-stage rows: the three-warpgroup field is then the Bc 96 ring row's c
   (adopted by held-out set 7: MAPE 5.62 -> 4.90 %, mean Spearman 0.36 -> 0.61 on an H100).
+
+The profiles' two fields come from the overlap rows since held-out set 10 (its rule: the
+variant meeting more of issue 20's four targets; on an H100 MAPE 4.90 -> 3.26 %, mean signed
++3.86 -> -1.32 %, mean Spearman 0.31 -> 0.25, first choices off 2 and 2;
+reports/kernels/wgmma/heldout10), the default of ``--rows`` and of ``gpusim calibrate``.
 """
 
 from __future__ import annotations
@@ -261,9 +266,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--rows",
         choices=sorted(FAMILIES),
-        default="fill",
-        help="the steps with the softmax to fit: wg_step's, or wg_step_fill's (tiles streamed "
-        "in by a producer warpgroup, as the project's kernel)",
+        default="overlap",
+        help="the steps with the softmax to fit: wg_step's, wg_step_fill's (tiles streamed "
+        "in by a producer warpgroup), or the overlap rows' (that and the softmax between "
+        "the waits, as the project's kernel; the profiles' since held-out set 10)",
     )
     p.add_argument(
         "--only", action="append", default=[], choices=sorted(FIELDS.values()),

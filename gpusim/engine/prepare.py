@@ -48,11 +48,8 @@ FIXED_PHASES = 4
 #: 2048 to 8192 CTAs, with several CTAs per SM and the calibrated CTA scatter).
 LUMP_MIN_WAVES = 8
 LUMP_MIN_CTAS = 10_000
-#: Past this many CTAs a kernel of a few timing classes is lumped too: run one by one its CTAs
-#: cost a minute (standard attention's causal row softmax at B8 H32 N1000, 256,000 CTAs of 8
-#: classes: 35 s, lumped 7 s; both within 0.02 % of the detailed path). Below it they stay
-#: apart: lumping flash2's causal B64 H32 N1000 (16,384 CTAs, 8 classes) moves it 1 % from
-#: the detailed path, where the unlumped grid is within 0.01 %.
+#: Past this many CTAs a few timing classes are lumped too (standard's causal row softmax B8
+#: H32 N1000: 35 -> 7 s, 0.02 % off the detailed path; flash2's 16k causal CTAs stay apart).
 LUMP_FEW_CLASSES_CTAS = 100_000
 #: Lumped grids of more batch-heads than this, each of a wave of CTAs or more, run in plain
 #: waves (``prepare``; the row softmax of standard attention: 256 batch-heads of 2048 rows).
@@ -277,13 +274,12 @@ def prepare(
         n_timing = len(set(timing))
         lumped = False
     else:
+        few_enough = 1 if kernel.num_ctas > LUMP_FEW_CLASSES_CTAS else MANY_CLASSES
         while True:
             plans = plans_at(k)
             timing = _timing_classes(plans)
             n_timing = len(set(timing))
-            lumped = lumpable and n_timing > (
-                1 if kernel.num_ctas > LUMP_FEW_CLASSES_CTAS else MANY_CLASSES
-            )
+            lumped = lumpable and n_timing > few_enough
             if lumped:
                 break
             if not aggregated or n_timing <= MANY_CLASSES or per_run <= MIN_CHUNKS_PER_RUN:

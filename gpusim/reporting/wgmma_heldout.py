@@ -97,9 +97,9 @@ def predict(
     switch = s.variant_switches.get(variant, (None, None))[1]
     if switch == "lone_stream_masks":
         with lone_stream_masks():
-            out = _simulate_set(s, variant, hw, only)
+            out = simulate_set(s, variant, hw, only)
     else:  # the caller's setting stands (the ranking look switches it around the whole set)
-        out = _simulate_set(s, variant, hw, only)
+        out = simulate_set(s, variant, hw, only)
     assert all(k.split(":")[1] in keyed for k in out)
     doc: dict[str, Any] = {"profile": s.profile_of(variant), "predictions": out}
     if switch:
@@ -119,7 +119,7 @@ def predict(
     return doc
 
 
-def _simulate_set(s: HeldoutSet, variant: str, hw: Any, only) -> dict[str, Any]:
+def simulate_set(s: HeldoutSet, variant: str, hw: Any, only) -> dict[str, Any]:
     from gpusim.api import simulate
 
     out = {}

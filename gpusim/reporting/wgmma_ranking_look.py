@@ -7,8 +7,8 @@ measured wgmma held-out sets, and which instance features its ranking errors fol
 
 Every set is seen: the tables are for diagnosing (which features go with the ranking errors),
 never for fitting a constant. Predictions are recomputed from the code with the profile as
-committed (each set's variant that drops no field, :func:`shipped_variant`), through
-:func:`gpusim.reporting.wgmma_heldout.predict`, and scored by its ``compare`` (runtime errors,
+committed (:data:`PROFILE`, through :func:`gpusim.reporting.wgmma_heldout.simulate_set`), and
+scored by its ``compare`` (runtime errors,
 Spearman, first choice). Per instance: its signed error, and that error less the workload's
 median error ("relative": what moves the instance in the ranking; a uniform bias does not).
 Features: block m and n, consumer warpgroups, stages, head dim, causal, a ragged last key
@@ -49,19 +49,6 @@ FEATURES = (
     "waves",
     "last_wave_fill",
 )
-
-
-def shipped_variant(s: HeldoutSet) -> str:
-    """The set's variant that is the profile as committed: the first that drops no field
-    and starts from :data:`PROFILE` with no engine switch (set 4's ``pingpong_fill``, sets 5
-    and 6's ``h200-sxm``)."""
-    return next(
-        v
-        for v, drop in s.variants.items()
-        if not drop
-        and s.profile_of(v) == PROFILE
-        and v not in (*s.variant_switches, *s.variant_records)
-    )
 
 
 def spearman(a: list[float], b: list[float]) -> float:
@@ -118,8 +105,8 @@ def look_at_set(s: HeldoutSet, only: str | None = None) -> dict[str, Any]:
 
     measured = json.loads((REPO_ROOT / s.measured).read_text())
     keep = (lambda k: only in k.split(":")[0]) if only else None
-    variant = shipped_variant(s)
-    pred = H.predict(s, variant, only=keep)
+    pred = {"profile": PROFILE,
+            "predictions": H.simulate_set(s, "shipped", load_profile(PROFILE), keep)}  # fmt: skip
     if only:
         wanted = {k.split(":")[0] for k in pred["predictions"]}
         measured = {**measured, "rows": [r for r in measured["rows"] if r["workload"] in wanted]}
@@ -173,7 +160,7 @@ def look_at_set(s: HeldoutSet, only: str | None = None) -> dict[str, Any]:
         )
     return {
         "set": s.name,
-        "variant": variant,
+        "profile": PROFILE,
         "runs": scored["runs"],
         "mape": scored["errors"]["model_s"]["mape"],
         "mean_signed": scored["errors"]["model_s"]["mean_signed"],
@@ -228,8 +215,7 @@ def readme(doc: dict[str, Any]) -> str:
         "# flash3_wgmma: the model's ranking of the instances on the five seen sets (a look)",
         "",
         "Recomputed from the code by `python -m gpusim.reporting.wgmma_ranking_look --out "
-        "reports/kernels/wgmma/ranking_look` (profile `h200-sxm` as committed; each set's "
-        "variant that drops no field"
+        "reports/kernels/wgmma/ranking_look` (profile `h200-sxm` as committed at the time"
         + ("; **with the candidate `--lone-stream-masks`**" if doc.get("lone_stream_masks") else "")
         + "). All five sets are seen: this diagnoses, it fits nothing. *relative* = an "
         "instance's signed error less its workload's median one.",

@@ -71,7 +71,7 @@ def _kernels(plan_rows, kind):
             for r in plan_rows if r["kind"] == kind}  # fmt: skip
 
 
-def test_the_plan_has_the_gap_and_ring_rows_and_quick_does_not():
+def test_the_plan_has_the_gap_and_ring_rows_and_quick_the_overlap_rows_of_the_fields():
     from gpusim.calibrate.wgmma_step import GAP_SHAPES, OVERLAP_SHAPES, RING_SHAPES, plan
 
     full, quick = plan(False), plan(True)
@@ -86,14 +86,17 @@ def test_the_plan_has_the_gap_and_ring_rows_and_quick_does_not():
     held = _kernels(full, "overlap")
     assert held[(96, 64, 3, 3)] == "_Z12wg_step_ringILi96ELi64ELi1ELi3ELi3ELb1EEvPKjiiiiPfPy"
     assert set(held) == set(OVERLAP_SHAPES) and (176, 128, 2, 2) in held
-    # --quick is the plan the committed record ran: SHAPES' five rows each, in their order
-    # and the ring row the profiles' three-warpgroup c comes from (set 7)
-    assert [r for r in full if (r["block_n"], r["head_dim"], r["warpgroups"]) in SHAPES
-            and r["kind"] not in ("ring", "overlap")] == quick[: 5 * len(SHAPES)]  # fmt: skip
-    assert len(quick) == 5 * len(SHAPES) + 1 and set(_kernels(quick, "ring")) == {(96, 64, 3, 3)}
-    assert not _kernels(quick, "overlap")
+    # --quick: SHAPES' three wg_step rows each (T, the step, the masked step), in the full
+    # plan's order, and the overlap rows at SHAPES the profiles' two fields come from (set 10)
+    steps = [r for r in full if (r["block_n"], r["head_dim"], r["warpgroups"]) in SHAPES
+             and r["kind"] in ("step", "masked")]  # fmt: skip
+    assert steps == quick[: 3 * len(SHAPES)]
+    quick_held = _kernels(quick, "overlap")
+    assert set(quick_held) == {(bc, d, g, g) for bc, d, g in SHAPES if g >= 2}
+    assert all(held[k] == v for k, v in quick_held.items())
+    assert len(quick) == 3 * len(SHAPES) + len(quick_held)
+    assert not _kernels(quick, "ring") and not _kernels(quick, "fill")
     assert len(full) == 5 * (len(SHAPES) + len(GAP_SHAPES)) + len(RING_SHAPES) + len(held)
-    assert full[: 5 * len(SHAPES)] == quick[: 5 * len(SHAPES)]  # the committed rows first
 
 
 def test_every_instance_tile_has_its_fill_row_and_the_three_warpgroup_one_its_ring():

@@ -7,7 +7,6 @@ import pytest
 
 from gpusim.reporting import wgmma_ranking_look as L
 from gpusim.reporting.wgmma_heldout import _spearman
-from gpusim.reporting.wgmma_sets import SETS
 
 WORKLOAD = "fp16_d128_full_b16h12n1024"
 
@@ -17,10 +16,8 @@ def looked():
     return L.look(["heldout5"], WORKLOAD), L.look(["heldout5"], WORKLOAD, lone_stream=True)
 
 
-def test_the_shipped_variants_are_the_committed_profile():
-    assert [L.shipped_variant(s) for s in SETS.values()] == [
-        "model", "burst", "stores", "pingpong_fill", *["h200-sxm"] * 5
-    ]  # fmt: skip
+def test_the_look_recomputes_the_committed_profile(looked):
+    assert [d["sets"][0]["profile"] for d in looked] == ["h200-sxm", "h200-sxm"]
 
 
 def test_spearman_is_the_ranks_formula():
@@ -36,10 +33,11 @@ def test_one_workload_recomputed(looked):
     (w,) = s["workloads"]
     assert w["workload"] == WORKLOAD and len(w["runs"]) == 5
     assert w["spearman"] == pytest.approx(w["spearman_direct"])
-    # the measured best is n128 (3 stages); the model as shipped picks n176, 5.8 % slower
+    # the measured best is n128 (3 stages); with the overlap rows' fields (set 10, seen here)
+    # the model picks n128 (2 stages), 1.3 % slower; it picked n176, 5.8 % slower, before
     assert w["measured_order"][0].endswith("m128_n128_s3_c2")
-    assert w["first_choice"].endswith("m128_n176_s2_c2")
-    assert w["first_choice_over_best"] == pytest.approx(0.058, abs=0.002)
+    assert w["first_choice"].endswith("m128_n128_s2_c2")
+    assert w["first_choice_over_best"] == pytest.approx(0.013, abs=0.002)
     runs = {r["instance"].split("_d128_")[1]: r for r in w["runs"]}
     # N = 1024: Bc 176 and 96 leave a ragged, masked last block in every CTA; 128 and 64 not
     assert [runs[k]["ragged"] for k in ("m128_n176_s2_c2", "m128_n96_s2_c2")] == [True, True]
@@ -57,7 +55,7 @@ def test_the_candidate_moves_the_ragged_instance_only(looked):
         if "n176" in key or "n96" in key:
             assert a[key] > b[key] * 1.01, key
         else:
-            assert a[key] == pytest.approx(b[key], rel=1e-6), key
+            assert a[key] == pytest.approx(b[key], rel=1e-5), key  # the engine's rounding
     assert (
         looked[1]["sets"][0]["workloads"][0]["first_choice"]
         .split("_d128_")[1]
