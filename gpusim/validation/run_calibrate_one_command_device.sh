@@ -6,6 +6,7 @@
 #       timeout_s=600)
 #
 # The base profile is the card's: h100-sxm5 on an H100, h200-sxm-datasheet on an H200.
+# CAL_FULL=0 runs --quick alone (about two minutes).
 # Files under $OUT: run.log and calibration.tar.gz (full/ and quick/: the profile, the raw
 # results, the records folder, the command's --json output, the wall time).
 set -u -o pipefail
@@ -27,7 +28,7 @@ cal() {  # cal KIND SECONDS [--quick]: one command (timeout SECONDS), its wall t
     --out "$OUT/$kind/$CARD-$kind.yaml" --json > "$OUT/$kind/out.json"
   echo "$(( ($(date +%s%N) - t0) / 1000000 ))" > "$OUT/$kind/wall_ms.txt"
 }
-step full cal full 330
+[ "${CAL_FULL:-1}" = 1 ] && step full cal full 330
 step quick cal quick $(($(left) - 15)) --quick
 tar czf /tmp/calibration.tar.gz -C "$OUT" --exclude=run.log . && \
   find "$OUT" -mindepth 1 -maxdepth 1 ! -name run.log -exec rm -rf {} + && \
