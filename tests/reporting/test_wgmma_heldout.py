@@ -74,9 +74,19 @@ def test_a_variant_drops_only_the_fields_it_names():
         H.variant_profile(SET2, "nope")
 
 
-def _score(s, variant: str) -> dict:
-    """The set scored with the variant's predictions recomputed from the code."""
-    return H.compare(_measured(s), H.predict(s, variant), s)
+def _score_sample(s) -> dict:
+    """The set's rule sample (:func:`_rule_sample`) scored with the committed profile's
+    predictions recomputed from the code."""
+    sampled = _rule_sample(s)
+    pred = {
+        "profile": PROFILE,
+        "predictions": H.simulate_set(s, "shipped", load_profile(PROFILE), sampled),
+    }
+    measured = _measured(s)
+    rows = [
+        r for r in measured["rows"] if f"{r['workload']}:{r['instance']}" in pred["predictions"]
+    ]
+    return H.compare({**measured, "rows": rows}, pred, s)
 
 
 def _shipped(s) -> str:
@@ -87,7 +97,7 @@ def _shipped(s) -> str:
 def _assert_within_bounds(s, res: dict) -> None:
     err = res["errors"]
     mape, bias, misses, worst_pick = BOUNDS[s.name]
-    assert res["runs"] >= 25
+    assert res["runs"] >= 20
     assert err["model_s"]["mape"] < mape
     assert abs(err["model_s"]["mean_signed"]) < bias
     # the model has to beat the roofline on these runs to earn its complexity
@@ -98,12 +108,13 @@ def _assert_within_bounds(s, res: dict) -> None:
 
 
 def test_the_model_recomputed_on_held_out_set_1():
-    """Recomputes every prediction of the shipped profile from the code and scores it against
-    the measured runs. Bounds are what was measured when each set came back
-    (reports/kernels/wgmma/heldout*), with a little room; the issue's own targets (5 % MAPE,
+    """Recomputes the shipped profile's predictions of the set's rule sample (every
+    non-causal run, each causal workload's fixed-rule instance) from the code and scores them
+    against the measured runs. Bounds are what the sample gives (:data:`BOUNDS`), with a little
+    room; the issue's own targets (5 % MAPE,
     Spearman 0.85, first choice within 3 % everywhere) are reported there, not asserted, where
     the model misses them."""
-    _assert_within_bounds(SET1, _score(SET1, _shipped(SET1)))
+    _assert_within_bounds(SET1, _score_sample(SET1))
 
 
 def _rule_sample(s):
@@ -166,12 +177,11 @@ def test_the_model_recomputed_on_held_out_set_4_and_its_rule():
     gives the profile its ping-pong softmax cost (``wgmma_softmax_cycles_per_instr_*``,
     fitted to wgmma_step's rows of that family), or none if model wins. It chose the fill
     rows; sets 7 and 10 have since replaced the values (the three-stage ring's, then the
-    overlap rows'). Recomputed: the shipped profile on every run, within its bounds, and the
+    overlap rows'). Recomputed: the shipped profile on the rule sample, within its bounds, and the
     rule's fill rows against the model as it stood on the rule's sample
     (:func:`_rule_sample`): the fill rows win."""
     profile = load_profile(PROFILE)
-    shipped = {"profile": PROFILE, "predictions": H.simulate_set(SET4, "shipped", profile, None)}
-    _assert_within_bounds(SET4, H.compare(_measured(SET4), shipped, SET4))
+    _assert_within_bounds(SET4, _score_sample(SET4))
     # the rule against the model as it stood (pingpong_step, 8.64 % against fill's 3.96 %
     # when measured, is left out for the suite's time)
     fill = H.predict(SET4, "pingpong_fill", only=_rule_sample(SET4))
@@ -207,7 +217,9 @@ def _pingpong_fits() -> dict[str, dict[int, float]]:
 #: here) sets 1-4 recompute to 5.24 % / +4.7 % / 2 / 9.8 %, 4.76 % / +2.7 % / 2 / 8.75 %,
 #: 3.46 % / +0.6 % / 1 / 3.4 % and 3.80 % / +2.6 % / 0 / 2.6 %. With the overlap rows' fields
 #: (adopted by held-out set 10's rule, seen here) sets 1 and 4 recompute to 2.75 % / -1.0 % /
-#: 2 / 9.8 % and 3.43 % / -2.7 % / 0 / 2.6 %. The issue asks 5 % / 2 % / 0.
+#: 2 / 9.8 % and 3.43 % / -2.7 % / 0 / 2.6 %; the suite recomputes their rule samples (the
+#: non-causal runs and each causal workload's fixed-rule instance: 22 and 20 runs), 2.61 % /
+#: -0.66 % / 2 / 9.8 % and 3.03 % / -1.93 % / 0 / 2.6 %. The issue asks 5 % / 2 % / 0.
 BOUNDS = {
     "heldout": (0.035, 0.015, 2, 0.105),
     "heldout4": (0.04, 0.03, 0, 0.03),
