@@ -103,6 +103,8 @@ def kv_tile_runs(w: Workload, visits: list[int], j: int, br: int, bc: int) -> li
     blocks alike in (mask, last visit, ragged)."""
     tr = len(visits)
     lo, k0 = bisect_right(visits, j), j * bc
+    if lo == tr:
+        return []  # no Q block reaches this tile
     # a lower Q block sits nearer the diagonal: the masked blocks come first
     unmasked = _first(lo, tr, lambda i: not needs_mask(w, i * br, k0, bc))
     ragged = _first(lo, tr, lambda i: i * br + br > w.seq_len_q)

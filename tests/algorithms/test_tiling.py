@@ -81,3 +81,4 @@ def test_kv_tile_runs_are_the_maximal_runs_of_alike_steps(p):
                 brute.append([])
             brute[-1].append(i)
         assert [list(r) for r in kv_tile_runs(w, visits, j, br, bc)] == brute
+    assert kv_tile_runs(w, visits, max(visits, default=0), br, bc) == []  # past every visit
