@@ -11,7 +11,6 @@ diagonal or run past the last key need :meth:`TileMachine.mask`.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable
 from itertools import pairwise
 
 from algorithms.base import ceil_div
@@ -82,18 +81,6 @@ def visible_tiles(w: Workload, br: int, bc: int) -> int:
     return sum(visits_per_q_block(w, br, bc))
 
 
-def _first(lo: int, hi: int, pred: Callable[[int], bool]) -> int:
-    """The first ``i`` in ``lo .. hi - 1`` where ``pred`` holds (``hi`` if none), for a
-    ``pred`` that is false and then true along the range."""
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if pred(mid):
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
-
-
 def kv_tile_runs(w: Workload, visits: list[int], j: int, br: int, bc: int) -> list[range]:
     """The Q blocks that visit K/V tile ``j``, cut where the K/V-outer step changes: where
     the tile stops needing a mask, where ``j`` is the block's last visit, where the block
@@ -105,9 +92,11 @@ def kv_tile_runs(w: Workload, visits: list[int], j: int, br: int, bc: int) -> li
     lo, k0 = bisect_right(visits, j), j * bc
     if lo == tr:
         return []  # no Q block reaches this tile
-    # a lower Q block sits nearer the diagonal: the masked blocks come first
-    unmasked = _first(lo, tr, lambda i: not needs_mask(w, i * br, k0, bc))
-    ragged = _first(lo, tr, lambda i: i * br + br > w.seq_len_q)
+    # a lower Q block sits nearer the diagonal: the masked blocks come first; both are false
+    # then true along the blocks, so bisect finds where they turn
+    blocks = range(lo, tr)
+    unmasked = lo + bisect_left(blocks, True, key=lambda i: not needs_mask(w, i * br, k0, bc))
+    ragged = lo + bisect_left(blocks, True, key=lambda i: i * br + br > w.seq_len_q)
     cuts = {unmasked, bisect_left(visits, j + 1), bisect_right(visits, j + 1), ragged}
     bounds = [lo, *sorted(c for c in cuts if lo < c < tr), tr]
     return [range(a, b) for a, b in pairwise(bounds)]
