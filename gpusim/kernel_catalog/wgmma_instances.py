@@ -36,6 +36,11 @@ class WgmmaInstance:
     consumer_wgs: int
     #: The two consumer warpgroups take turns issuing products (named barriers).
     pingpong: bool = False
+    #: Grouped K/V heads (GQA/MQA): query head h reads K/V head h / group.
+    gqa: bool = False
+    #: Split-KV (FlashDecoding): a CTA per (query block, split), partials merged by
+    #: flash2_combine.cu.
+    split: bool = False
 
     def __post_init__(self) -> None:
         check_shape(self.dtype, self.head_dim, 64 * self.consumer_wgs, self.block_n)
@@ -80,6 +85,7 @@ class WgmmaInstance:
         return (
             f"wgmma_{self.dtype}_d{self.head_dim}_m{self.block_m}_n{self.block_n}"
             f"_s{self.stages}_c{self.consumer_wgs}{'_pp' if self.pingpong else ''}"
+            f"{'_gqa' if self.gqa else ''}{'_split' if self.split else ''}"
         )
 
     @property
@@ -87,9 +93,12 @@ class WgmmaInstance:
         """The C++ expression NVRTC instantiates."""
         bf16 = "true" if self.dtype == "bf16" else "false"
         pp = "true" if self.pingpong else "false"
+        tail = ""
+        if self.gqa or self.split:  # the instances without either keep their old name
+            tail = f",{str(self.gqa).lower()},{str(self.split).lower()}"
         return (
             f"flash3_wgmma<{bf16},{self.head_dim},{self.block_n},{self.stages},"
-            f"{self.consumer_wgs},{pp}>"
+            f"{self.consumer_wgs},{pp}{tail}>"
         )
 
     def describe(self) -> dict:
@@ -103,6 +112,8 @@ class WgmmaInstance:
             "stages": self.stages,
             "consumer_warpgroups": self.consumer_wgs,
             "pingpong": self.pingpong,
+            "gqa": self.gqa,
+            "split": self.split,
             "producer_warps": self.producer_warps,
             "threads": self.threads,
             "smem_bytes": self.smem_bytes,

@@ -15,6 +15,16 @@
 // (D, N, B*H) with 64-element (128-byte) boxes and 128-byte swizzle, so a tile of R rows and D
 // columns lands as D/64 panels of R x 128 bytes, rows past N filled with zeros. Causal masks
 // are bottom-right aligned (key j visible to query i iff j <= i + nk - nq), as flash2_tc's.
+//
+// Long-context switches (compile-time, so that an instance with both off is the kernel as it was):
+// - GQA: K and V have heads / group heads; query head h of a batch reads K/V head h / group
+//   (flash2_kv_bh), through K and V tensor maps over (D, Nk, B*Hkv).
+// - SPLIT (kv_splits > 1, FlashDecoding, as algorithms/split_kv.py models it): grid (m blocks,
+//   n_splits, B*H); CTA (m, split, bh) walks its split's slice of the key blocks clipped to
+//   what its query block sees (flash2_split_slice, the mma.sync kernel's rule), exits at once
+//   with nothing left, else writes its partial O (divided by its own l) and its rows'
+//   log-sum-exps in fp32 as flash2_tc does: o_part[bh][row][split][D], lse[bh][row][split];
+//   flash2_combine.cu merges the splits.
 #include "wgmma_ops.cuh"
 
 typedef unsigned short u16;
@@ -207,10 +217,12 @@ struct Bars {
 // One consumer warpgroup: S = Q K^T, softmax, O += P V over the block's key tiles, then O.
 // PP (ping-pong, two consumers): the warpgroups take turns issuing their products, named
 // barriers 1 and 2 passing the turn, so one's softmax runs while the other's products do.
-template <bool BF16, int D, int BC, int STAGES, int NC, bool PP>
+template <bool BF16, int D, int BC, int STAGES, int NC, bool PP, bool SPLIT>
 __device__ __forceinline__ void consumer(u32 sQ, u32 sK, u32 sV, u32 q_full, Bars<STAGES> bar,
                                          u16* __restrict__ O, int q0, int bh, int nq, int nk,
-                                         int causal, float scale_log2, int n_tiles, int tid) {
+                                         int causal, float scale_log2, int n_tiles, int tid,
+                                         int kb0, float* __restrict__ o_part,
+                                         float* __restrict__ lse, int split, int n_splits) {
   constexpr int BR = 64 * NC, KV_BYTES = BC * D * 2;
   const int wg = tid / 128;
   auto k_full = [&](int s) { return bar.k_full(s); };
@@ -226,7 +238,8 @@ __device__ __forceinline__ void consumer(u32 sQ, u32 sK, u32 sV, u32 q_full, Bar
   const int row0 = q0 + 64 * c + 16 * warp + lane / 4;  // this thread's rows: row0, row0 + 8
   const int col_in = 2 * (lane % 4);                    // its first column in each 8-col chunk
   const int diag = nk - nq;
-  const int n_full = min(n_tiles, wg_full_tiles(q0, nq, nk, causal, BC));
+  // Tiles j < n_full need no mask (j counts from this CTA's first key block kb0).
+  const int n_full = min(n_tiles, wg_full_tiles(q0, nq, nk, causal, BC) - kb0);
 
   float o[D / 2];
 #pragma unroll
@@ -262,7 +275,7 @@ __device__ __forceinline__ void consumer(u32 sQ, u32 sK, u32 sV, u32 q_full, Bar
     wgmma_commit();
   };
   auto softmax = [&](int j) {
-    const int col0 = j * BC + col_in;
+    const int col0 = (SPLIT ? kb0 + j : j) * BC + col_in;
     if (j < n_full) {
       Softmax<BC, BC / 2, false>::run(s, m, l, alpha, scale_log2, row0, col0, nk, causal, diag);
     } else {
@@ -325,13 +338,34 @@ __device__ __forceinline__ void consumer(u32 sQ, u32 sK, u32 sV, u32 q_full, Bar
   }
 
   // ---- epilogue: O / l, rounded to 16 bits; rows with no visible key give 0 ----
-  float inv[2];
+  float inv[2], tot[2];
 #pragma unroll
   for (int i = 0; i < 2; ++i) {
     float sum = l[i];
     sum += __shfl_xor_sync(0xffffffffu, sum, 1);
     sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+    tot[i] = sum;
     inv[i] = sum > 0.f ? 1.f / sum : 0.f;
+  }
+  if constexpr (SPLIT) {
+    // The slice's partial O / l and each row's log-sum-exp (natural log of the scaled
+    // scores: m is already in log2 units of them), fp32, as flash2_tc writes them.
+#pragma unroll
+    for (int i = 0; i < 2; ++i) {
+      const int row = row0 + 8 * i;
+      if (row >= nq) continue;
+      const long long at = (static_cast<long long>(bh) * nq + row) * n_splits + split;
+      float* dst = o_part + at * D + col_in;
+#pragma unroll
+      for (int cc = 0; cc < D / 8; ++cc) {
+        float2 v;
+        v.x = o[4 * cc + 2 * i] * inv[i];
+        v.y = o[4 * cc + 2 * i + 1] * inv[i];
+        *reinterpret_cast<float2*>(dst + 8 * cc) = v;
+      }
+      if (lane % 4 == 0) lse[at] = tot[i] > 0.f ? 0.69314718056f * (m[i] + __log2f(tot[i])) : -WG_INF;
+    }
+    return;
   }
   u16* out = O + static_cast<long long>(bh) * nq * D;
 #pragma unroll
@@ -346,11 +380,13 @@ __device__ __forceinline__ void consumer(u32 sQ, u32 sK, u32 sV, u32 q_full, Bar
   }
 }
 
-template <bool BF16, int D, int BC, int STAGES, int NC, bool PP = false>
+template <bool BF16, int D, int BC, int STAGES, int NC, bool PP = false, bool GQA = false,
+          bool SPLIT = false>
 __global__ void __launch_bounds__((NC + 1) * 128, 1)
     flash3_wgmma(const __grid_constant__ TmaMap tm_q, const __grid_constant__ TmaMap tm_k,
                  const __grid_constant__ TmaMap tm_v, u16* __restrict__ O, int nq, int nk,
-                 int causal, float scale_log2) {
+                 int causal, float scale_log2, int heads, int group, float* __restrict__ o_part,
+                 float* __restrict__ lse, int n_splits) {
   constexpr int BR = 64 * NC;
   constexpr int PANELS = D / 64;
   constexpr int Q_BYTES = BR * D * 2, KV_BYTES = BC * D * 2;
@@ -376,8 +412,20 @@ __global__ void __launch_bounds__((NC + 1) * 128, 1)
   const int wg = __shfl_sync(0xffffffffu, tid / 128, 0);
   // Longest query blocks first when causal, so the short ones fill the tail of the grid.
   const int m_block = causal ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
-  const int q0 = m_block * BR, bh = blockIdx.y;
-  const int n_tiles = wg_kv_tiles(q0, BR, nq, nk, causal, BC);
+  const int q0 = m_block * BR, bh = SPLIT ? blockIdx.z : blockIdx.y;
+  // The K/V head this query head reads (GQA), and this CTA's key blocks [kb0, kb0 + n_tiles).
+  const int kv_bh = GQA ? (bh / heads) * (heads / group) + (bh % heads) / group : bh;
+  int n_tiles = wg_kv_tiles(q0, BR, nq, nk, causal, BC), kb0 = 0, split = 0;
+  if constexpr (SPLIT) {
+    // Counted down with the query blocks, as the model (and flash2_tc) launches them.
+    split = gridDim.y - 1 - blockIdx.y;
+    const int tc = (nk + BC - 1) / BC;
+    kb0 = static_cast<int>(static_cast<long long>(split) * tc / n_splits);
+    const int end = min(static_cast<int>(static_cast<long long>(split + 1) * tc / n_splits),
+                        n_tiles);
+    n_tiles = max(end - kb0, 0);
+    if (n_tiles == 0) return;  // the combine kernel reads only the splits with keys
+  }
 
   if (tid == 0) {
     mbar_init(q_full, 1);
@@ -405,16 +453,19 @@ __global__ void __launch_bounds__((NC + 1) * 128, 1)
       mbar_expect_tx(k_full(s), KV_BYTES);
 #pragma unroll
       for (int p = 0; p < PANELS; ++p)
-        tma_load(sK + s * KV_BYTES + p * BC * 128, &tm_k, 64 * p, j * BC, bh, k_full(s));
+        tma_load(sK + s * KV_BYTES + p * BC * 128, &tm_k, 64 * p, (kb0 + j) * BC, kv_bh,
+                 k_full(s));
       mbar_wait(v_empty(s), parity);
       mbar_expect_tx(v_full(s), KV_BYTES);
 #pragma unroll
       for (int p = 0; p < PANELS; ++p)
-        tma_load(sV + s * KV_BYTES + p * BC * 128, &tm_v, 64 * p, j * BC, bh, v_full(s));
+        tma_load(sV + s * KV_BYTES + p * BC * 128, &tm_v, 64 * p, (kb0 + j) * BC, kv_bh,
+                 v_full(s));
     }
     }
   } else {
-    consumer<BF16, D, BC, STAGES, NC, PP>(sQ, sK, sV, q_full, bar, O, q0, bh, nq, nk, causal,
-                                      scale_log2, n_tiles, tid);
+    consumer<BF16, D, BC, STAGES, NC, PP, SPLIT>(sQ, sK, sV, q_full, bar, O, q0, bh, nq, nk,
+                                             causal, scale_log2, n_tiles, tid, kb0, o_part, lse,
+                                             split, n_splits);
   }
 }

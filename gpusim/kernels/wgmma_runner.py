@@ -5,7 +5,9 @@ string (``-arch=sm_90a``: wgmma and setmaxnreg exist only there), or cubins buil
 with nvcc (:func:`build_cubins`, same text). Launch: three tensor maps made on the host with
 ``cuTensorMapEncodeTiled`` (``cuda.bindings.driver``) over the (B·H, N, d) arrays, 64-element
 boxes with 128-byte swizzle, passed by value as 128-byte kernel parameters; grid (query
-blocks, B·H); dynamic shared memory as the catalogue computes it.
+blocks, B·H), or (query blocks, splits, B·H) for a split instance, whose partials
+``flash2_combine`` (the mma.sync kernels' second kernel) merges; K and V with fewer heads than
+Q for a GQA instance; dynamic shared memory as the catalogue computes it.
 """
 
 from __future__ import annotations
@@ -28,7 +30,9 @@ KERNEL_DIR = Path(__file__).resolve().parent
 NVRTC_OPTIONS = ("-std=c++17", "-arch=sm_90a")
 NVCC_ARCH = ("-gencode=arch=compute_90a,code=sm_90a",)
 PARAMS = "const __grid_constant__ TmaMap, const __grid_constant__ TmaMap, "
-PARAMS += "const __grid_constant__ TmaMap, u16*, int, int, int, float"
+PARAMS += (
+    "const __grid_constant__ TmaMap, u16*, int, int, int, float, int, int, float*, float*, int"
+)
 #: SASS opcodes that say the kernel is the Hopper-native one (and whether it spills).
 SASS_OPS = ("HGMMA", "UTMALDG", "UBLKCP", "SYNCS", "WARPGROUP", "USETMAXREG", "MUFU", "LDL", "STL")
 
@@ -142,6 +146,7 @@ class WgmmaRunner:
         #: ``cuLaunchKernel`` with a parameter array built here (False, the default: the
         #: driver copies each parameter at the size the kernel declares, nothing to guess).
         self.by_value = by_value
+        self._combiner = None  # the mma.sync kernels' runner, for flash2_combine (split-KV)
 
     def compile_nvrtc(self, instances: list[WgmmaInstance]) -> None:
         """Build ``instances`` with NVRTC in one module."""
@@ -187,8 +192,19 @@ class WgmmaRunner:
         out = {k: int(getattr(fn, k)) for k in keys}
         return out | {"dynamic_smem_bytes": inst.smem_bytes, "built_by": source}
 
-    def prepare(self, inst: WgmmaInstance, q: Any, k: Any, v: Any, out: Any, causal: bool):
-        """A zero-argument launch closure for (B, H, N, d) arrays (tensor maps made once)."""
+    def prepare(
+        self,
+        inst: WgmmaInstance,
+        q: Any,
+        k: Any,
+        v: Any,
+        out: Any,
+        causal: bool,
+        kv_splits: int = 1,
+    ):
+        """A zero-argument launch closure for (B, H, N, d) arrays (tensor maps made once); K
+        and V may have fewer heads (a divisor of H) with a GQA instance; ``kv_splits`` > 1
+        needs a split instance and adds the combine kernel to the launch."""
         import numpy as np
 
         for name, arr in (("q", q), ("k", k), ("v", v), ("out", out)):
@@ -196,8 +212,16 @@ class WgmmaRunner:
                 raise GpusimError(f"{name} must be a contiguous (B, H, N, {inst.head_dim}) array")
             if arr.dtype.itemsize != 2:
                 raise GpusimError(f"{name} must hold 16-bit values, not {arr.dtype}")
-        if q.shape != out.shape or k.shape != v.shape or q.shape[:2] != k.shape[:2]:
+        heads, heads_kv = q.shape[1], k.shape[1]
+        if q.shape != out.shape or k.shape != v.shape or q.shape[0] != k.shape[0]:
             raise GpusimError(f"shapes disagree: q {q.shape}, k {k.shape}, v {v.shape}")
+        if heads % heads_kv or (heads != heads_kv and not inst.gqa):
+            raise GpusimError(
+                f"{inst.key}: K/V with {heads_kv} heads for {heads} query heads needs a GQA "
+                "instance and a divisor of the query heads"
+            )
+        if kv_splits < 1 or (kv_splits > 1) != inst.split:
+            raise GpusimError(f"{inst.key}: kv_splits {kv_splits} needs a split instance")
         fn = self.load(inst)
         bf16 = inst.dtype == "bf16"
         nq, nk, d = q.shape[2], k.shape[2], inst.head_dim
@@ -207,31 +231,79 @@ class WgmmaRunner:
             tensor_map(self.driver, v, inst.block_n, bf16),
         ]
         bh = q.shape[0] * q.shape[1]
-        grid = (math.ceil(nq / inst.block_m), bh, 1)
-        if bh > 65535:
+        m_blocks = math.ceil(nq / inst.block_m)
+        grid = (m_blocks, kv_splits, bh) if inst.split else (m_blocks, bh, 1)
+        if max(grid[1:]) > 65535:
             raise GpusimError(f"batch*heads = {bh} exceeds the grid's limit 65535")
+        part = self._split_workspace(inst, bh, nq, kv_splits) if inst.split else (out, out)
         args = (*(map_argument(m) for m in maps), out, np.int32(nq), np.int32(nk))
         args += (np.int32(1 if causal else 0), np.float32(math.log2(math.e) / math.sqrt(d)))
+        args += (np.int32(heads), np.int32(heads // heads_kv), *part, np.int32(kv_splits))
 
         block = (inst.threads, 1, 1)
         if self.by_value:
 
-            def launch() -> None:
+            def main() -> None:
                 fn(grid, block, args, shared_mem=inst.smem_bytes)
 
         else:
-            launch = self._driver_launch(fn, grid, block, inst.smem_bytes, maps, args[3:])
-        launch.keep_alive = (maps, q, k, v, out)  # the maps point at these buffers
+            main = self._driver_launch(fn, grid, block, inst.smem_bytes, maps, args[3:])
+        launch = main
+        if inst.split:
+            combine = self._combine(inst, out, part, nq, nk, causal, kv_splits)
+
+            def launch() -> None:
+                main()
+                combine()
+
+        launch.keep_alive = (maps, q, k, v, out, part, main)  # the maps point at these buffers
         return launch
+
+    def _split_workspace(self, inst: WgmmaInstance, bh: int, nq: int, splits: int):
+        """The fp32 partial outputs and log-sum-exps of a split launch."""
+        cp = self.cp
+        try:
+            o_part = cp.empty((bh, nq, splits, inst.head_dim), cp.float32)
+            lse = cp.empty((bh, nq, splits), cp.float32)
+        except Exception as exc:  # CuPy's OutOfMemoryError
+            raise GpusimError(f"no device memory for the split-KV workspace: {exc}") from exc
+        return o_part, lse
+
+    def _combine(self, inst, out, part, nq: int, nk: int, causal: bool, splits: int):
+        """The combine launch of a split instance: flash2_combine over the partials, with the
+        mma.sync kernels' row rule (a divisor of the query block per combine CTA)."""
+        import numpy as np
+
+        from algorithms.split_kv import combine_rows
+        from gpusim.kernel_catalog.split_kv import CombineInstance
+        from gpusim.kernels.runner import Flash2Runner
+
+        if self._combiner is None:
+            self._combiner = Flash2Runner(self.cubin_dir)
+        comb = CombineInstance(inst.dtype, inst.head_dim)
+        loaded = self._combiner.load(comb)
+        rows = combine_rows(inst.block_m)
+        n = np.int32
+        cargs = (*part, out, n(nq), n(nk), n(1 if causal else 0), n(splits), n(inst.block_m))
+        cargs += (n(inst.block_n), n(rows))
+        grid = (-(-nq // rows), out.shape[0] * out.shape[1], 1)
+
+        def combine() -> None:
+            loaded.function(grid, (comb.threads, 1, 1), cargs)
+
+        return combine
 
     def _driver_launch(self, fn, grid, block, smem, maps, rest):
         """The same launch through ``cuLaunchKernel`` with a hand-built parameter array."""
         import ctypes
 
         bufs = [ctypes.create_string_buffer(bytes(map_argument(m).tobytes()), 128) for m in maps]
-        out, nq, nk, causal, scale = rest
+        out, nq, nk, causal, scale, heads, group, o_part, lse, splits = rest
         bufs += [ctypes.c_uint64(int(out.data.ptr)), ctypes.c_int32(int(nq))]
         bufs += [ctypes.c_int32(int(nk)), ctypes.c_int32(int(causal)), ctypes.c_float(float(scale))]
+        bufs += [ctypes.c_int32(int(heads)), ctypes.c_int32(int(group))]
+        bufs += [ctypes.c_uint64(int(o_part.data.ptr)), ctypes.c_uint64(int(lse.data.ptr))]
+        bufs += [ctypes.c_int32(int(splits))]
         ptrs = (ctypes.c_void_p * len(bufs))(*[ctypes.addressof(b) for b in bufs])
         drv, f = self.driver, self.driver.CUfunction(fn.ptr)
 
@@ -244,10 +316,19 @@ class WgmmaRunner:
         launch.params = (bufs, ptrs)
         return launch
 
-    def run(self, inst: WgmmaInstance, q: Any, k: Any, v: Any, out: Any, causal: bool) -> Any:
+    def run(
+        self,
+        inst: WgmmaInstance,
+        q: Any,
+        k: Any,
+        v: Any,
+        out: Any,
+        causal: bool,
+        kv_splits: int = 1,
+    ) -> Any:
         """``softmax(q k^T / sqrt(d)) v`` into ``out`` by ``inst``; returns out."""
         try:
-            self.prepare(inst, q, k, v, out, causal)()
+            self.prepare(inst, q, k, v, out, causal, kv_splits)()
         except GpusimError:
             raise
         except Exception as exc:
