@@ -33,6 +33,17 @@ def test_describe_and_name():
     assert i.describe()["producer_warps"] == 4
 
 
+def test_the_long_context_switches_name_their_instances_and_leave_the_others_alone():
+    plain = WgmmaInstance("fp16", 64, 128, 2, 1)
+    both = WgmmaInstance("fp16", 64, 128, 2, 1, gqa=True, split=True)
+    assert plain.name_expression == "flash3_wgmma<false,64,128,2,1,false>"
+    assert both.name_expression == "flash3_wgmma<false,64,128,2,1,false,true,true>"
+    assert both.key == "wgmma_fp16_d64_m64_n128_s2_c1_gqa_split"
+    assert WgmmaInstance("bf16", 64, 128, 2, 1, split=True).key.endswith("_c1_split")
+    assert both.smem_bytes == plain.smem_bytes and both.describe()["split"]
+    assert not any(i.gqa or i.split for i in all_instances())  # the catalogue as before
+
+
 @pytest.mark.parametrize(
     "args, rule",
     [

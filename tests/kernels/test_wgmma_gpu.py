@@ -26,3 +26,10 @@ def test_instance_within_twice_pytorch_error(inst):
     for n, case in enumerate(CASES[:3]):
         rec = check_one(RUNNER, inst, case, 100 + n, torch_baseline())
         assert rec["ok"], rec
+
+
+def test_gqa_and_split_instances_on_awkward_shapes():
+    from gpusim.reporting.wgmma_decode_set import check_shapes
+
+    rows = check_shapes(RUNNER, RUNNER.cp)
+    assert rows and all(r["ok"] for r in rows), [r for r in rows if not r["ok"]]
