@@ -223,7 +223,9 @@ def measure(out_dir: Path, cubin_dir: str | None, repeats: int = 20, warmup: int
         row: dict[str, Any] = {"id": config_id(c), "instance": inst.key}
         try:
             (q, k, v), vals = inputs(cp, (b, h, nq, d), (b, hkv, nk, d), dtype, 1000 + n)
-            ref = reference_attention(cp, vals[0][:1, :2], vals[1][:1], vals[2][:1], causal)
+            kv = [hq * hkv // h for hq in (0, 1)]  # the K/V heads of query heads 0 and 1
+            ref = reference_attention(cp, vals[0][:1, :2], vals[1][:1, kv], vals[2][:1, kv],
+                                      causal)  # fmt: skip
             out = cp.empty_like(q)
             out.view(cp.uint16).fill(0x7FC0 if dtype == "bf16" else 0x7E00)  # NaN
             launch = runner.prepare(inst, q, k, v, out, causal, sp)
