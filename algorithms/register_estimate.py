@@ -8,6 +8,8 @@ treats reaching the cap as "this tile would spill".
 
 from __future__ import annotations
 
+from contextvars import ContextVar
+
 from algorithms.base import ceil_div
 from gpusim.schedule import Schedule
 from gpusim.workload import Workload
@@ -55,6 +57,16 @@ def gemm_regs(s: Schedule, acc_rows: int, acc_cols: int) -> int:
 WGMMA_PRODUCER_REGS = 24
 
 
+#: Candidate of wgmma decode set 2 (gpusim/reporting/wgmma_decode_sets.py), off until its
+#: rule adopts it: a CTA with one consumer warpgroup keeps the consumers' registers in every
+#: thread, the producer's too, as flash3_wgmma.cu does (it calls setmaxnreg only with two or
+#: more consumer warpgroups; ptxas gives its one-warpgroup instances 162-253 registers a
+#: thread, one CTA an SM, where the producer hand-over gives two).
+ONE_WARPGROUP_KEEPS_REGISTERS: ContextVar[bool] = ContextVar(
+    "one_warpgroup_keeps_registers", default=False
+)
+
+
 def wgmma_regs(w: Workload, s: Schedule) -> int:
     """Mean registers per thread of a wgmma CTA: each consumer thread holds its warpgroup's
     S and O accumulators (fp32) and P packed two bf16/fp16 to a register, plus the base; the
@@ -65,6 +77,8 @@ def wgmma_regs(w: Workload, s: Schedule) -> int:
     per_consumer = ceil_div(acc, consumers) + BASE_REGS
     if per_consumer > MAX_REGS_PER_THREAD:
         return MAX_REGS_PER_THREAD
+    if consumers <= 128 and ONE_WARPGROUP_KEEPS_REGISTERS.get():
+        return per_consumer
     producers = 32 * s.producer_warps
     total = per_consumer * consumers + WGMMA_PRODUCER_REGS * producers
     return ceil_div(total, consumers + producers)

@@ -1,19 +1,19 @@
 """The Hopper kernel's split-KV and grouped-head instances on a set fixed before measuring
 (issue 20's "split-KV and GQA", judged by issue 18's decode target).
 
-    python -m gpusim.reporting.wgmma_decode_set manifest --out FILE
-    python -m gpusim.reporting.wgmma_decode_set predict --profile NAME --out FILE
-    python -m gpusim.reporting.wgmma_decode_set build --cubin-dir DIR [--jobs N]     (nvcc)
-    python -m gpusim.reporting.wgmma_decode_set measure --out DIR [--cubin-dir DIR]   (GPU)
-    python -m gpusim.reporting.wgmma_decode_set compare --measured FILE --predictions FILE...
+    python -m gpusim.reporting.wgmma_decode_set [--set S] manifest --out FILE
+    python -m gpusim.reporting.wgmma_decode_set [--set S] predict --profile P [--variant V] --out F
+    python -m gpusim.reporting.wgmma_decode_set [--set S] build --cubin-dir DIR [--jobs N] (nvcc)
+    python -m gpusim.reporting.wgmma_decode_set [--set S] measure --out DIR [--cubin-dir DIR] (GPU)
+    python -m gpusim.reporting.wgmma_decode_set [--set S] compare --measured F --predictions F...
 
 ``flash3_wgmma``'s GQA instances read K/V head h / group for query head h, its split
 instances give each (query block, split) a CTA that walks its slice of the key blocks and
 writes fp32 partials that ``flash2_combine`` merges (the mma.sync kernels' rules, as
-:mod:`algorithms.split_kv` models them). :data:`CONFIGS` are decodes (1-128 queries against
-4k-128k keys, MHA and GQA, 1-16 splits) and grouped-head prefills, d 64, 128 and 256; none is
-in an earlier set (no earlier set ran these instances). The model is given each run's
-schedule (its tile, warpgroups, stages and split count), nothing else.
+:mod:`algorithms.split_kv` models them). The sets
+(:mod:`gpusim.reporting.wgmma_decode_sets`) are decodes (1-256 queries against 2k-128k keys,
+MHA and GQA, 1-16 splits) and grouped-head prefills, d 64, 128 and 256. The model is given
+each run's schedule (its tile, warpgroups, stages and split count), nothing else.
 """
 
 from __future__ import annotations
@@ -28,40 +28,10 @@ from typing import Any
 
 from gpusim import atomic
 from gpusim.kernel_catalog.wgmma_instances import WgmmaInstance
+from gpusim.reporting.wgmma_decode_sets import PROFILES, SET1, SETS, DecodeSet, variant
 from gpusim.schedule import Schedule
 from gpusim.workload import Workload
 
-SET_NAME = "wgmma_decode_set1"
-#: (dtype, d, batch, heads, heads_kv, seq_q, seq_k, causal, block_n, stages, consumer
-#: warpgroups, kv_splits)
-CONFIGS: tuple[tuple, ...] = (
-    ("bf16", 128, 16, 32, 32, 1, 16384, False, 128, 2, 1, 1),
-    ("bf16", 128, 16, 32, 32, 1, 16384, False, 128, 2, 1, 8),
-    ("bf16", 128, 8, 32, 8, 1, 32768, False, 128, 2, 1, 1),
-    ("bf16", 128, 8, 32, 8, 1, 32768, False, 128, 2, 1, 4),
-    ("bf16", 128, 8, 32, 8, 1, 32768, False, 128, 2, 1, 16),
-    ("fp16", 128, 2, 32, 4, 16, 65536, True, 128, 2, 1, 8),
-    ("bf16", 128, 1, 32, 8, 128, 131072, True, 128, 2, 1, 8),
-    ("bf16", 128, 32, 32, 8, 1, 4096, False, 128, 2, 1, 2),
-    ("fp16", 64, 16, 32, 4, 1, 16384, False, 128, 2, 1, 4),
-    ("bf16", 64, 4, 32, 32, 1, 65536, False, 128, 2, 1, 16),
-    ("bf16", 256, 8, 16, 4, 1, 16384, False, 64, 2, 1, 4),
-    ("bf16", 128, 2, 32, 4, 4096, 4096, True, 128, 2, 2, 1),
-    ("fp16", 128, 1, 32, 8, 8192, 8192, False, 128, 2, 2, 1),
-    ("bf16", 64, 4, 32, 8, 2048, 2048, True, 128, 2, 2, 1),
-)
-#: The card's profile is judged: h100-sxm5 on an H100, h200-sxm on an H200.
-PROFILES = ("h100-sxm5", "h200-sxm")
-RULE = (
-    "nothing is tuned or chosen: on the card the device lends, its profile's predictions made "
-    "before the run (h100-sxm5 on an H100, h200-sxm on an H200) are reported against issue "
-    "18's runtime target for the project's kernels (MAPE <= 10 %), with mean signed error and "
-    "the worst runs, beside a roofline (datasheet tensor peak and DRAM bandwidth over the "
-    "compulsory bytes) and a constant-efficiency model (the roofline over the fraction of it "
-    "the first configuration reaches, that run left out of every figure); a run counts only "
-    "if its output has no NaN and its error against float64 is at most twice PyTorch's SDPA "
-    "error on the same inputs (or 0.02 where PyTorch cannot run it)"
-)
 #: Datasheet peaks of the roofline (dense 16-bit tensor FLOP/s; HBM bytes/s by card).
 ROOF_FLOPS = 989.4e12
 ROOF_DRAM = {"h100-sxm5": 3.35e12, "h200-sxm": 4.8e12}
@@ -90,28 +60,33 @@ def instance(c: tuple) -> WgmmaInstance:
     return WgmmaInstance(dtype, d, bc, st, nc, gqa=hkv != h, split=sp > 1)
 
 
-def manifest() -> dict[str, Any]:
+def manifest(s: DecodeSet = SET1) -> dict[str, Any]:
     configs = [{"id": config_id(c), "config": list(c), "instance": instance(c).key}
-               for c in CONFIGS]  # fmt: skip
+               for c in s.configs]  # fmt: skip
     text = json.dumps(configs, sort_keys=True)
-    return {"set": SET_NAME, "rule": RULE, "profiles": list(PROFILES), "configs": configs,
-            "configs_sha256": hashlib.sha256(text.encode()).hexdigest()}  # fmt: skip
+    out = {"set": s.name, "rule": s.rule, "profiles": list(PROFILES), "configs": configs,
+           "configs_sha256": hashlib.sha256(text.encode()).hexdigest()}  # fmt: skip
+    return out | ({"variants": list(s.variants)} if s.variants != ("model",) else {})
 
 
-def predict(profile_name: str) -> dict[str, Any]:
-    """The model's runtime of every configuration (the public API, the run's schedule)."""
+def predict(profile_name: str, s: DecodeSet = SET1, name: str = "model") -> dict[str, Any]:
+    """The model's runtime of every configuration (the public API, the run's schedule), as
+    model variant ``name`` (:func:`gpusim.reporting.wgmma_decode_sets.variant`)."""
     from gpusim.api import simulate
     from gpusim.profiles.loader import load_profile
     from gpusim.source_commit import git_commit
 
-    hw = load_profile(profile_name)
+    if name not in s.variants:
+        raise ValueError(f"{s.name} has no variant {name}")
     out = {}
-    for c in CONFIGS:
-        r = simulate("flash2", workload(c), schedule(c), hw)
-        out[config_id(c)] = {"runtime_s": r.runtime_s, "bound": r.bound,
-                             "kernels": [k.name for k in r.kernels]}  # fmt: skip
-    return {"set": SET_NAME, "profile": profile_name, "commit": git_commit(),
-            "manifest_sha256": manifest()["configs_sha256"], "predictions": out}  # fmt: skip
+    with variant(name, load_profile(profile_name)) as hw:
+        for c in s.configs:
+            r = simulate("flash2", workload(c), schedule(c), hw)
+            out[config_id(c)] = {"runtime_s": r.runtime_s, "bound": r.bound,
+                                 "kernels": [k.name for k in r.kernels]}  # fmt: skip
+    doc = {"set": s.name, "profile": profile_name, "commit": git_commit(),
+           "manifest_sha256": manifest(s)["configs_sha256"], "predictions": out}  # fmt: skip
+    return doc | ({"variant": name} if s.variants != ("model",) else {})
 
 
 def compulsory_bytes(c: tuple) -> int:
@@ -150,7 +125,7 @@ def _torch_error(q, k, v, dtype: str, causal: bool, ref, heads: int) -> float | 
 
 #: Awkward shapes the new instances must get right (not timed): Nq = 1, splits that do not
 #: divide the key blocks, ragged key tails, MQA, Nq > Nk with a causal mask (rows with no key
-#: give 0), a split of more blocks than a causal query block sees. Same tuple as CONFIGS.
+#: give 0), a split of more blocks than a causal query block sees. Tuples as a set's configs.
 CHECKS: tuple[tuple, ...] = (
     ("bf16", 128, 2, 4, 2, 1, 1000, False, 128, 2, 1, 3),
     ("fp16", 64, 1, 6, 2, 77, 333, True, 128, 2, 1, 2),
@@ -190,7 +165,9 @@ def check_shapes(runner: Any, cp: Any) -> list[dict[str, Any]]:
     return rows
 
 
-def measure(out_dir: Path, cubin_dir: str | None, repeats: int = 20, warmup: int = 3) -> Path:
+def measure(
+    out_dir: Path, cubin_dir: str | None, s: DecodeSet = SET1, repeats: int = 20, warmup: int = 3
+) -> Path:
     """Time every configuration (CUDA events, L2 flushed, median; the split kernel and its
     combine together), outputs poisoned and checked against float64 on heads 0-1; rows saved
     as they come."""
@@ -203,7 +180,7 @@ def measure(out_dir: Path, cubin_dir: str | None, repeats: int = 20, warmup: int
     from gpusim.kernels.wgmma_runner import WgmmaRunner
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / "decode_set.json"
+    path = out_dir / ("decode_set.json" if s is SET1 else f"{s.name}.json")
     runner = WgmmaRunner(cubin_dir, by_value=True)
     flush = cp.empty(L2_FLUSH_BYTES, dtype=cp.uint8)
     doc: dict[str, Any] = {
@@ -213,11 +190,11 @@ def measure(out_dir: Path, cubin_dir: str | None, repeats: int = 20, warmup: int
                    "statistic": "median",
                    "check": "output poisoned with NaN; max |err| against float64 on batch 0, "
                             "heads 0-1, beside PyTorch SDPA's on the same inputs"},
-        "set": SET_NAME, "manifest_sha256": manifest()["configs_sha256"], "rows": [],
+        "set": s.name, "manifest_sha256": manifest(s)["configs_sha256"], "rows": [],
     }  # fmt: skip
     doc["shape_checks"] = check_shapes(runner, cp)
     atomic.write_text(path, json.dumps(doc, indent=1))
-    for n, c in enumerate(CONFIGS):
+    for n, c in enumerate(s.configs):
         dtype, d, b, h, hkv, nq, nk, causal, *_ = c
         inst, sp = instance(c), c[-1]
         row: dict[str, Any] = {"id": config_id(c), "instance": inst.key}
@@ -266,14 +243,16 @@ def _errors(pairs: list[tuple[str, float, float]]) -> dict[str, Any]:
             "worst": [{"id": i, "err": e} for i, e in worst]}  # fmt: skip
 
 
-def compare(measured: dict[str, Any], predictions: list[dict[str, Any]]) -> dict[str, Any]:
+def compare(
+    measured: dict[str, Any], predictions: list[dict[str, Any]], s: DecodeSet = SET1
+) -> dict[str, Any]:
     """Each profile's errors on the counted runs, beside the roofline and the
     constant-efficiency model (the first configuration its reference, left out)."""
-    by_id = {config_id(c): c for c in CONFIGS}
+    by_id = {config_id(c): c for c in s.configs}
     rows = {r["id"]: r for r in measured["rows"]}
-    ref_id = config_id(CONFIGS[0])
+    ref_id = config_id(s.configs[0])
     judged = [i for i in by_id if i != ref_id and i in rows and counted(rows[i])]
-    out: dict[str, Any] = {"set": SET_NAME, "rule": RULE, "runs": len(rows),
+    out: dict[str, Any] = {"set": s.name, "rule": s.rule, "runs": len(rows),
                            "counted": len(judged) + (ref_id in rows and counted(rows[ref_id])),
                            "not_counted": sorted(i for i in rows if not counted(rows[i])),
                            "methods": {}}  # fmt: skip
@@ -286,7 +265,8 @@ def compare(measured: dict[str, Any], predictions: list[dict[str, Any]]) -> dict
         if ref_id in rows and counted(rows[ref_id]):
             eff = roofline_s(by_id[ref_id], prof) / rows[ref_id]["median_s"]
         const = [(i, roofline_s(by_id[i], prof) / eff, meas[i]) for i in judged] if eff else []
-        out["methods"][prof] = {
+        key = prof if "variant" not in doc else f"{prof} {doc['variant']}"
+        out["methods"][key] = {
             "model": _errors(model),
             "roofline": _errors(roof),
             "constant_efficiency": _errors(const) | {"reference": ref_id, "efficiency": eff},
@@ -295,21 +275,23 @@ def compare(measured: dict[str, Any], predictions: list[dict[str, Any]]) -> dict
     return out
 
 
-def build(cubin_dir: Path, jobs: int) -> dict[str, Any]:
+def build(cubin_dir: Path, jobs: int, s: DecodeSet = SET1) -> dict[str, Any]:
     """nvcc's cubins of every instance the set and its checks run, with ptxas's registers and
     spills and the SASS opcode counts of each (the kernel's build record)."""
     from gpusim.kernels.wgmma_runner import build_cubins
 
-    return build_cubins(sorted({instance(c) for c in CONFIGS + CHECKS}), cubin_dir, jobs)
+    return build_cubins(sorted({instance(c) for c in s.configs + CHECKS}), cubin_dir, jobs)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m gpusim.reporting.wgmma_decode_set",
                                  description=__doc__.splitlines()[0])  # fmt: skip
+    ap.add_argument("--set", choices=SETS, default="decode_set1")
     sub = ap.add_subparsers(dest="cmd", required=True)
     sub.add_parser("manifest").add_argument("--out", type=Path, required=True)
     p = sub.add_parser("predict")
     p.add_argument("--profile", choices=PROFILES, required=True)
+    p.add_argument("--variant", default="model")
     p.add_argument("--out", type=Path, required=True)
     p = sub.add_parser("build")
     p.add_argument("--cubin-dir", type=Path, required=True)
@@ -322,17 +304,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--predictions", type=Path, nargs="+", required=True)
     p.add_argument("--out", type=Path)
     a = ap.parse_args(argv)
+    s = SETS[a.set]
     if a.cmd == "manifest":
-        atomic.write_text(a.out, json.dumps(manifest(), indent=1) + "\n")
+        atomic.write_text(a.out, json.dumps(manifest(s), indent=1) + "\n")
     elif a.cmd == "predict":
-        atomic.write_text(a.out, json.dumps(predict(a.profile), indent=1, sort_keys=True) + "\n")
+        doc = predict(a.profile, s, a.variant)
+        atomic.write_text(a.out, json.dumps(doc, indent=1, sort_keys=True) + "\n")
     elif a.cmd == "build":
-        build(a.cubin_dir, a.jobs)
+        build(a.cubin_dir, a.jobs, s)
     elif a.cmd == "measure":
-        measure(a.out, a.cubin_dir)
+        measure(a.out, a.cubin_dir, s)
     else:
         docs = [json.loads(p.read_text()) for p in a.predictions]
-        res = compare(json.loads(a.measured.read_text()), docs)
+        res = compare(json.loads(a.measured.read_text()), docs, s)
         text = json.dumps(res, indent=1, sort_keys=True) + "\n"
         atomic.write_text(a.out, text) if a.out else sys.stdout.write(text)
     return 0

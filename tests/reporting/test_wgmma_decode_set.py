@@ -4,6 +4,7 @@ import json
 from pathlib import Path
 
 from gpusim.reporting import wgmma_decode_set as D
+from gpusim.reporting import wgmma_decode_sets as S
 
 ROOT = Path(__file__).resolve().parents[2]
 FOLDER = ROOT / "reports/kernels/wgmma/decode_set1"
@@ -15,11 +16,11 @@ def test_the_committed_manifest_is_the_codes():
     for p in D.PROFILES:
         doc = json.loads((FOLDER / f"predictions_{p}.json").read_text())
         assert doc["manifest_sha256"] == committed["configs_sha256"]
-        assert set(doc["predictions"]) == {D.config_id(c) for c in D.CONFIGS}
+        assert set(doc["predictions"]) == {D.config_id(c) for c in S.SET1.configs}
 
 
 def test_instances_follow_the_workload_and_schedule():
-    for c in D.CONFIGS + D.CHECKS:
+    for c in S.SET1.configs + S.SET2.configs + D.CHECKS:
         w, s, inst = D.workload(c), D.schedule(c), D.instance(c)
         assert inst.gqa == (w.kv_heads != w.heads) and inst.split == (s.kv_splits > 1)
         assert (inst.block_m, inst.block_n, inst.stages) == (s.block_m, s.block_n, s.stages)
@@ -27,7 +28,7 @@ def test_instances_follow_the_workload_and_schedule():
 
 
 def test_compare_counts_only_clean_runs_and_leaves_the_reference_out():
-    ids = [D.config_id(c) for c in D.CONFIGS]
+    ids = [D.config_id(c) for c in S.SET1.configs]
     rows = [{"id": i, "median_s": 1e-3, "nan_count": 0, "max_abs_err": 1e-3,
              "torch_max_abs_err": 1e-3} for i in ids]  # fmt: skip
     rows[1]["nan_count"] = 3
