@@ -16,7 +16,7 @@ LIMIT_S=${WGMMA_DECODE_LIMIT_S:-585}
 wheels
 device_info
 mkdir -p "$OUT/decode" /tmp/wgmma_decode
-DS="python3 -m gpusim.reporting.wgmma_decode_set"
+DS="python3 -m gpusim.reporting.wgmma_decode_set --set ${WGMMA_DECODE_SET:-decode_set1}"
 step build timeout 150 $DS build --cubin-dir /tmp/wgmma_decode --jobs 16
 cp /tmp/wgmma_decode/build.json "$OUT/decode/build.json"
 step measure timeout 240 $DS measure --out "$OUT/decode" --cubin-dir /tmp/wgmma_decode
