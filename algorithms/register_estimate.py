@@ -57,13 +57,14 @@ def gemm_regs(s: Schedule, acc_rows: int, acc_cols: int) -> int:
 WGMMA_PRODUCER_REGS = 24
 
 
-#: Candidate of wgmma decode set 2 (gpusim/reporting/wgmma_decode_sets.py), off until its
-#: rule adopts it: a CTA with one consumer warpgroup keeps the consumers' registers in every
-#: thread, the producer's too, as flash3_wgmma.cu does (it calls setmaxnreg only with two or
-#: more consumer warpgroups; ptxas gives its one-warpgroup instances 162-253 registers a
-#: thread, one CTA an SM, where the producer hand-over gives two).
+#: A CTA with one consumer warpgroup keeps the consumers' registers in every thread, the
+#: producer's too, as flash3_wgmma.cu does (it calls setmaxnreg only with two or more consumer
+#: warpgroups; ptxas gives its one-warpgroup instances 162-253 registers a thread, one CTA an
+#: SM, where the producer hand-over gives two). Suggested by wgmma decode set 1, adopted by
+#: decode set 2's rule on an H100 (reports/kernels/wgmma/decode_set2: MAPE 20.0 -> 19.2 %);
+#: off, the estimate is as it was before (the sets recompute their variants with it).
 ONE_WARPGROUP_KEEPS_REGISTERS: ContextVar[bool] = ContextVar(
-    "one_warpgroup_keeps_registers", default=False
+    "one_warpgroup_keeps_registers", default=True
 )
 
 

@@ -6,8 +6,8 @@ against 141 GB of HBM3e at 4.8 TB/s and 60 MiB. So its profile is the measured H
 with every memory-system number replaced: the datasheet's where the datasheet has it, and
 where the model needs an *achieved* figure (the copy bandwidth, the L2's loss curve, the
 bandwidth by bytes in flight) the H200 measurement moved to the H100 by a stated rule
-(the same achieved fraction of the datasheet peak; depths scaled with the L2's size;
-Little's law at the same latency). Each derived number says so in its source.
+(the same achieved fraction of the datasheet peak; depths and the L2's bandwidth scaled with
+the L2's size; Little's law at the same latency). Each derived number says so in its source.
 
 ``python -m gpusim.profiles.derive h100-sxm5 --out hardware_profiles/h100-sxm5.yaml``
 writes the file; tests/profiles/test_derive.py holds the committed file to it.
@@ -108,6 +108,25 @@ def _inflight_littles_law(base: dict[str, Any]) -> Field:
     }
 
 
+def _l2_bandwidth_by_size(base: dict[str, Any]) -> Field:
+    """The L2's bandwidth scaled with its size: the H100 SXM5 enables 50 MiB of the GH100's L2
+    slices where the H200 has 60 MiB, at the same clock, so each byte of L2 serves the same
+    bandwidth. Adopted by wgmma decode set 2's rule on an H100 (reports/kernels/wgmma/
+    decode_set2: MAPE 19.2 -> 11.3 % with it); the H100's own L2 microbenchmark measured
+    7.91 TB/s (data/h100/2026-12-05_calibration), the rule gives 7.76."""
+    ratio = H100_L2_BYTES / base["l2_bytes"]["value"]
+    return {
+        "value": base["l2_bandwidth_bytes_per_s"]["value"] * ratio,
+        "source": (
+            "derived: the H200's measured L2 bandwidth "
+            f"({base['l2_bandwidth_bytes_per_s']['source']}) x the L2 sizes' ratio "
+            f"{H100_L2_BYTES} / {base['l2_bytes']['value']} B (the slices enabled, at the same "
+            "clock)"
+        ),
+        "note": "the H100's own microbenchmark (h100-sxm5-measured) read 7.91 TB/s",
+    }
+
+
 H100_SXM5 = Derivation(
     base="h200-sxm",
     header=(
@@ -149,6 +168,7 @@ H100_SXM5 = Derivation(
         "dram_bandwidth_bytes_per_s": _achieved_dram,
         "dram_read_bandwidth_bytes_per_s": _achieved_dram_read,
         "l2_loss_by_depth": _l2_loss_scaled,
+        "l2_bandwidth_bytes_per_s": _l2_bandwidth_by_size,
         "dram_share_by_inflight": _inflight_littles_law,
     },
     kept_note="not measured on an H100: the H200's value (the same GH100 SM, clocks and L2 design)",
