@@ -77,14 +77,19 @@ def _kind(kind: str) -> Callable[[dict[str, Any]], bool]:
 
 
 def find_validation_datasets(data_dir: str | Path) -> list[Path]:
-    """The validation datasets under ``data_dir`` (any depth), oldest first (by the date in
-    their provenance, then path): a later one's re-measurement of a config supersedes."""
+    """The validation datasets under ``data_dir`` (any depth) of one GPU, oldest first (by the
+    date in their provenance, then path): a later one's re-measurement of a config supersedes.
+    The GPU is the one most of them were measured on (the H200 in the repository's data/: a
+    held-out set run on a lent H100 is another card's measurement, judged by its own profile
+    in its own report, not this figure's)."""
     found = _json_files(Path(data_dir), _kind(DATASET_KIND))
-
-    def when(p: Path) -> tuple[str, str]:
-        return (str(json.loads(p.read_text())["provenance"].get("date_utc", "")), str(p))
-
-    return sorted(found, key=when)
+    prov = {p: json.loads(p.read_text())["provenance"] for p in found}
+    gpus = [str(v.get("gpu_name", "")) for v in prov.values()]
+    if gpus:
+        # the most datasets, ties to the GPU of the earliest path
+        gpu = max(dict.fromkeys(gpus), key=gpus.count)
+        found = [p for p in found if str(prov[p].get("gpu_name", "")) == gpu]
+    return sorted(found, key=lambda p: (str(prov[p].get("date_utc", "")), str(p)))
 
 
 def find_validation_comparison(reports_dir: str | Path) -> Path | None:
