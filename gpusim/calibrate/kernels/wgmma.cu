@@ -634,4 +634,8 @@ GS_OVL(96, 64, 3, 3) GS_OVL(64, 64, 3, 3) GS_OVL(128, 64, 3, 3)
 GS_OVL(128, 64, 2, 2) GS_OVL(192, 64, 2, 2)
 GS_OVL(64, 128, 2, 2) GS_OVL(96, 128, 2, 2) GS_OVL(128, 128, 2, 2) GS_OVL(176, 128, 2, 2)
 GS_OVL(192, 128, 2, 2) GS_OVL(64, 256, 2, 2) GS_OVL(80, 256, 2, 2) GS_OVL(96, 256, 2, 2)
+// One consumer warpgroup over two stages (no setmaxnreg), at the one-warpgroup instances'
+// tiles (gpusim.calibrate.wgmma_step_one)
+GS_OVL(128, 64, 1, 2) GS_OVL(192, 64, 1, 2) GS_OVL(64, 128, 1, 2) GS_OVL(128, 128, 1, 2)
+GS_OVL(64, 256, 1, 2)
 #endif

@@ -1,0 +1,71 @@
+"""One consumer warpgroup's attention step, alone on its SM (kernels/wgmma.cu; no attention
+code): what a one-warpgroup wgmma kernel's step costs where no other warpgroup's products can
+hide its softmax.
+
+    python -m gpusim.calibrate.wgmma_step_one --out FILE [--cubin CUBIN]   (on the GPU)
+
+At the one-warpgroup instances' tiles (:data:`SHAPES`: Bc and d), three rows each, one CTA an
+SM on every SM: ``wg_step`` with one warpgroup, products only (S = Q K^T with A and B from
+shared memory, d/16 chained products, and O += P V, Bc/16, issued together) and with the
+softmax (ptxas waits for P V before its exponentials there), and ``wg_step_ring`` with HOLD
+over two stages fed by a producer warpgroup (the softmax kept between the wait for S and the
+wait for P V, as flash3_wgmma.cu's one-warpgroup consumer has it). SM cycles per step from
+each block's clock64. A record for a look at the one-warpgroup decodes of wgmma decode set 2
+(reports/kernels/wgmma/decode_set2); no profile field reads it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from gpusim.calibrate.wgmma_step import ring_name, ring_smem_n, step_flops, step_name
+
+#: (Bc, d) of the one-warpgroup rows: the instances of the decode sets and the look
+SHAPES = ((128, 64), (192, 64), (64, 128), (128, 128), (64, 256))
+
+
+def measure(cubin: Path | None = None) -> dict[str, Any]:
+    from gpusim.calibrate.context import import_cupy, make_context
+    from gpusim.calibrate.wgmma import Bench, build_cubin
+
+    ctx = make_context(import_cupy())
+    log = ""
+    if cubin is None:
+        cubin, log = build_cubin(Path(tempfile.mkdtemp(prefix="gpusim-wgmma-step-one-")))
+    b = Bench(ctx, cubin)
+    rows = []
+    for bc, d in SHAPES:
+        runs = [("products", step_name(bc, d, 0, 2), 1, bc + d),
+                ("softmax", step_name(bc, d, 1, 2), 1, bc + d),
+                ("overlap", ring_name(bc, d, 1, 2, True), 2, ring_smem_n(bc, d, 2))]  # fmt: skip
+        for kind, name, groups, n in runs:
+            label = f"one warpgroup Bc{bc} d{d} {kind}"
+            row = b.timed(name, "bf16", groups, 1, 0, 1, n, step_flops(bc, d, 1), label)
+            if row is None:
+                continue
+            row |= {"block_n": bc, "head_dim": d, "consumer_warpgroups": 1, "kind": kind}
+            rows.append(row)
+            ctx.log(f"{label}: {row['cycles_per_iter']:.0f} cycles per step")
+    return {"kind": "gpusim.wgmma_step_one", "gpu": ctx.gpu_name, "date": ctx.date,
+            "sm_count": ctx.sm_count, "ptxas_report": log, "kernels": b.kernels,
+            "rows": rows, "skipped": [r for r in b.rows if "skipped" in r]}  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m gpusim.calibrate.wgmma_step_one",
+                                 description=__doc__.splitlines()[0])  # fmt: skip
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--cubin", type=Path)
+    a = ap.parse_args(argv)
+    doc = measure(a.cubin)
+    a.out.write_text(json.dumps(doc, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
