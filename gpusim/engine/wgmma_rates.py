@@ -116,12 +116,13 @@ def pingpong_cpi(
     head_dim: int | None = None,
 ) -> float | None:
     """The measured cycles per instruction of one consumer warp's softmax stream with this
-    many consumer warpgroups (gpusim.calibrate.wgmma_pingpong); None with one warpgroup or
-    where the profile has none (the step is then the overlap share's: :func:`wgmma_overlap`).
+    many consumer warpgroups (gpusim.calibrate.wgmma_pingpong; one warpgroup alone on its SM:
+    gpusim.calibrate.wgmma_step_one); None where the profile has none (the step is then the
+    overlap share's: :func:`wgmma_overlap`).
     Where the profile's ``wgmma_softmax_cycles_per_instr_by_block_n`` has a row at this tile
     (warpgroups, ``head_dim``, ``block_n``: wgmma_step's rows off its paired shapes), that
     row's c; else the field of the warpgroup count."""
-    if consumer_warpgroups < 2:
+    if consumer_warpgroups < 1:
         return None
     field = getattr(
         profile, f"wgmma_softmax_cycles_per_instr_{consumer_warpgroups}_warpgroups", None
