@@ -12,13 +12,13 @@ over two stages fed by a producer warpgroup (the softmax kept between the wait f
 wait for P V, as flash3_wgmma.cu's one-warpgroup consumer has it). SM cycles per step from
 each block's clock64.
 
-:func:`fitted` reduces a record to ``wgmma_softmax_cycles_per_instr_1_warpgroups``: per tile
+:func:`fitted` reduces a record to one cycles-per-instruction c: per tile
 c = (overlap step - products step) / I, I one warp's softmax instructions of the step
-(:func:`gpusim.calibrate.wgmma_pingpong.micro_instrs`), the mean over the tiles. The engine
-then times a one-warpgroup step as max(T, softmax phase, T + I x c)
+(:func:`gpusim.calibrate.wgmma_pingpong.micro_instrs`), the mean over the tiles. With it the
+engine times a one-warpgroup step as max(T, softmax phase, T + I x c)
 (:func:`gpusim.engine.wgmma_rates.pingpong_rates` with n = 1), T its products at the SM's
-wgmma peak. Suggested by wgmma decode set 2's look (reports/kernels/wgmma/decode_set2): judged
-by decode set 3.
+wgmma peak: a candidate (``gpusim.engine.wgmma_rates.ONE_WARPGROUP_CPI``) suggested by wgmma
+decode set 2's look (reports/kernels/wgmma/decode_set2), judged by decode set 3.
 """
 
 from __future__ import annotations
@@ -63,9 +63,6 @@ def measure(cubin: Path | None = None) -> dict[str, Any]:
             "rows": rows, "skipped": [r for r in b.rows if "skipped" in r]}  # fmt: skip
 
 
-FIELD = "wgmma_softmax_cycles_per_instr_1_warpgroups"
-
-
 def fitted(doc: dict[str, Any]) -> tuple[float, list[tuple[int, int, float]]]:
     """The mean cycles per instruction over the record's tiles, and each tile's (Bc, d, c)."""
     from gpusim.calibrate.wgmma_pingpong import micro_instrs
@@ -81,15 +78,6 @@ def fitted(doc: dict[str, Any]) -> tuple[float, list[tuple[int, int, float]]]:
     if not each:
         raise ValueError("the record has no tile with both rows")
     return sum(c for *_, c in each) / len(each), each
-
-
-def entry(doc: dict[str, Any], source: str) -> dict[str, Any]:
-    """The profile field of a record, with its source and the per-tile values."""
-    mean, each = fitted(doc)
-    tiles = ", ".join(f"(Bc {bc}, d {d}): {c:.3f}" for bc, d, c in each)
-    return {"value": round(mean, 4), "source": source,
-            "note": f"(overlap step - products step) / softmax instructions a warp, mean over "
-                    f"{tiles}"}  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -105,6 +105,12 @@ def wgmma_kernel_rates(
     )
 
 
+#: Candidate of wgmma decode set 3 (gpusim/reporting/wgmma_decode_sets.py), unset until its
+#: rule adopts it: a one-consumer-warpgroup step at the ping-pong bound with n = 1,
+#: max(T, softmax phase, T + I x c), c the cycles per instruction of one warpgroup alone on
+#: its SM (gpusim.calibrate.wgmma_step_one); None: the overlap share's step, as before.
+ONE_WARPGROUP_CPI: ContextVar[float | None] = ContextVar("one_warpgroup_cpi", default=None)
+
 #: Warps of a consumer warpgroup (one on each of the SM's four schedulers).
 WARPS_PER_WARPGROUP = 4
 
@@ -116,13 +122,15 @@ def pingpong_cpi(
     head_dim: int | None = None,
 ) -> float | None:
     """The measured cycles per instruction of one consumer warp's softmax stream with this
-    many consumer warpgroups (gpusim.calibrate.wgmma_pingpong; one warpgroup alone on its SM:
-    gpusim.calibrate.wgmma_step_one); None where the profile has none (the step is then the
-    overlap share's: :func:`wgmma_overlap`).
+    many consumer warpgroups (gpusim.calibrate.wgmma_pingpong); None where the profile has none
+    (the step is then the overlap share's: :func:`wgmma_overlap`). One warpgroup: the
+    candidate :data:`ONE_WARPGROUP_CPI` (None, the overlap share's step, unless set).
     Where the profile's ``wgmma_softmax_cycles_per_instr_by_block_n`` has a row at this tile
     (warpgroups, ``head_dim``, ``block_n``: wgmma_step's rows off its paired shapes), that
     row's c; else the field of the warpgroup count."""
-    if consumer_warpgroups < 1:
+    if consumer_warpgroups == 1:
+        return ONE_WARPGROUP_CPI.get()
+    if consumer_warpgroups < 2:
         return None
     field = getattr(
         profile, f"wgmma_softmax_cycles_per_instr_{consumer_warpgroups}_warpgroups", None

@@ -118,9 +118,9 @@ SET3 = DecodeSet(
     "set 1's measurement, counting rules and baselines (the first configuration the "
     "constant-efficiency reference), on the lent card's profile (h100-sxm5 on an H100, "
     "h200-sxm on an H200) as shipped after set 2 (one_wg_regs and l2_by_size in): one_wg_step "
-    "(wgmma_softmax_cycles_per_instr_1_warpgroups from gpusim.calibrate.wgmma_step_one's H100 "
-    "record, no attention code: a one-consumer-warpgroup step timed as max(T, softmax phase, "
-    "T + I x c)) is adopted into h200-sxm and h200-sxm-core (and so the derived h100-sxm5) if "
+    "(c from gpusim.calibrate.wgmma_step_one's H100 record, no attention code: a "
+    "one-consumer-warpgroup step timed as max(T, softmax phase, T + I x c)) is adopted (the "
+    "engine's one-warpgroup step, c then a profile field the calibration writes) if "
     "its runtime MAPE over the counted runs is lower than the shipped model's. Issue 18's "
     "10 % is reported for the winner",
     ("one_wg_regs+l2_by_size", "one_wg_regs+l2_by_size+one_wg_step"),
@@ -151,24 +151,18 @@ def l2_by_size(profile: Any) -> Any:
 STEP_ONE_RECORD = "data/h100/2026-12-06_wgmma_step_one/wgmma-step-one.json"
 
 
-def one_wg_step(profile: Any) -> Any:
-    """``profile`` with ``wgmma_softmax_cycles_per_instr_1_warpgroups`` from
-    :data:`STEP_ONE_RECORD` (gpusim.calibrate.wgmma_step_one), where it has none."""
+def one_wg_cpi() -> float:
+    """The one-warpgroup cycles per instruction of :data:`STEP_ONE_RECORD`."""
     import json
 
-    from gpusim.calibrate.wgmma_step_one import FIELD, entry
+    from gpusim.calibrate.wgmma_step_one import fitted
     from gpusim.data.layout import REPO_ROOT
-    from gpusim.profiles.schema import Sourced
 
-    if getattr(profile, FIELD) is not None:
-        return profile
-    doc = json.loads((REPO_ROOT / STEP_ONE_RECORD).read_text())
-    src = f"measured on {doc['gpu']}, {doc['date'][:10]}, gpusim.calibrate.wgmma_step_one"
-    return profile.model_copy(update={FIELD: Sourced[float](**entry(doc, src))})
+    return round(fitted(json.loads((REPO_ROOT / STEP_ONE_RECORD).read_text()))[0], 4)
 
 
 #: the variants' parts and what each does to the profile (None: an engine switch only)
-PARTS = {"one_wg_regs": None, "l2_by_size": l2_by_size, "one_wg_step": one_wg_step}
+PARTS = {"one_wg_regs": None, "l2_by_size": l2_by_size, "one_wg_step": None}
 
 
 @contextmanager
@@ -176,15 +170,18 @@ def variant(name: str, profile: Any) -> Iterator[Any]:
     """The profile to simulate ``name`` with, the variant's engine switch set meanwhile. Set 3's
     variants stand on what set 2 adopted (``one_wg_regs``, ``l2_by_size``: shipped since)."""
     from algorithms.register_estimate import ONE_WARPGROUP_KEEPS_REGISTERS
+    from gpusim.engine.wgmma_rates import ONE_WARPGROUP_CPI
 
     parts = set(name.split("+")) - {"model"}
     if parts - set(PARTS):
         raise ValueError(f"unknown variant {name}")
     token = ONE_WARPGROUP_KEEPS_REGISTERS.set("one_wg_regs" in parts)
+    cpi = ONE_WARPGROUP_CPI.set(one_wg_cpi() if "one_wg_step" in parts else None)
     try:
         for part in sorted(parts):
             if PARTS[part] is not None:
                 profile = PARTS[part](profile)
         yield profile
     finally:
+        ONE_WARPGROUP_CPI.reset(cpi)
         ONE_WARPGROUP_KEEPS_REGISTERS.reset(token)
