@@ -35,9 +35,12 @@ def _rel(p: Path) -> str:
         return str(p)
 
 
-def assemble(suite: Path, records: Path, base: str, name: str) -> str:
+def assemble(
+    suite: Path, records: Path, base: str, name: str, elsewhere: dict[str, Path] | None = None
+) -> str:
     """The profile's YAML text: ``suite`` the folder with ``cal/*.results.json``, ``records``
-    the folder with the stand-alone records (:data:`gpusim.calibrate.records_stage.RECORDS`)."""
+    the folder with the stand-alone records (:data:`gpusim.calibrate.records_stage.RECORDS`);
+    ``elsewhere`` a record by name from another call on the same card (one the call predates)."""
     found = sorted((suite / "cal").glob("*.results.json"))
     if len(found) != 1:
         raise GpusimError(
@@ -48,7 +51,7 @@ def assemble(suite: Path, records: Path, base: str, name: str) -> str:
     profile, _ = profile_writer.build_profile(results, base_doc, name)
     text = profile_writer.profile_yaml(profile, _rel(found[0]), results)
     try:
-        return apply_records(text, records, _rel, strict=True)[0]
+        return apply_records(text, records, _rel, strict=True, elsewhere=elsewhere)[0]
     except GpusimError as exc:
         raise GpusimError(f"assemble: {exc}") from None
 
@@ -59,9 +62,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--base", required=True, help="profile whose cited values are kept")
     ap.add_argument("--name", required=True, help="the written profile's name")
     ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument(
+        "--record",
+        action="append",
+        default=[],
+        metavar="NAME=PATH",
+        help="a record the call predates, from another call on the same card",
+    )
     a = ap.parse_args(argv)
     try:
-        text = assemble(a.folder / "suite", a.folder / "records", a.base, a.name)
+        bad = [r for r in a.record if "=" not in r]
+        if bad:
+            raise GpusimError(f"--record takes NAME=PATH, not {bad[0]!r}")
+        elsewhere = {k: Path(v) for k, v in (r.split("=", 1) for r in a.record)}
+        text = assemble(a.folder / "suite", a.folder / "records", a.base, a.name, elsewhere)
     except GpusimError as exc:
         print(f"gpusim: error: {exc}", file=sys.stderr)
         return 2

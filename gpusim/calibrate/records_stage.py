@@ -5,9 +5,10 @@ process of its own (two drive Nsight Compute, three build an sm_90a cubin with n
 write one JSON record each into a records folder beside the results, laid out as
 ``data/h100/2026-12-05_calibration/records``:
 
-- ``wgmma/wgmma.json``, ``wgmma/wgmma-burst.json``, ``ws/wgmma-step.json`` (Hopper only):
-  wgmma rates per N, the clock under wgmma load and in ms bursts, the softmax beside the
-  products (``gpusim.calibrate.wgmma``, ``wgmma_burst``, ``wgmma_step``);
+- ``wgmma/wgmma.json``, ``wgmma/wgmma-burst.json``, ``ws/wgmma-step.json``,
+  ``ws/wgmma-step-one.json`` (Hopper only): wgmma rates per N, the clock under wgmma load and
+  in ms bursts, the softmax beside the products, one warpgroup's step alone on its SM
+  (``gpusim.calibrate.wgmma``, ``wgmma_burst``, ``wgmma_step``, ``wgmma_step_one``);
 - ``cl/cta-life.json``: what a CTA's output stores cost (``cta_life``, nvcc);
 - ``dr/dram-read.json``: the DRAM read stream's bandwidth (``dram_read``);
 - ``l2h/l2-survive-hot.json``: how shared traffic ages the L2 (``l2_bytes --hot``, ncu);
@@ -38,6 +39,7 @@ from gpusim.calibrate import (
     wgmma_burst,
     wgmma_pingpong,
     wgmma_record,
+    wgmma_step_one,
 )
 from gpusim.errors import GpusimError
 
@@ -88,6 +90,10 @@ RECORDS = (
     # --quick: the record's SHAPES and the Bc 96 ring row (not the gap, other ring and overlap rows)
     Record("wgmma_step", "ws/wgmma-step.json", "wgmma_step", (), 400, _pingpong, True,
            ("--quick",)),
+    # one consumer warpgroup alone on its SM (wgmma decode set 3), the same cubin
+    Record("wgmma_step_one", "ws/wgmma-step-one.json", "wgmma_step_one", (), 150,
+           lambda text, doc, path: wgmma_step_one.apply(text, doc, str(Path(path).parent)),
+           True),
 )  # fmt: skip
 
 
@@ -162,15 +168,22 @@ def _one_line(exc: BaseException) -> str:
 
 
 def apply_records(
-    text: str, folder: Path, rel: Callable[[Path], str], strict: bool = False
+    text: str,
+    folder: Path,
+    rel: Callable[[Path], str],
+    strict: bool = False,
+    elsewhere: dict[str, Path] | None = None,
 ) -> tuple[str, list[str], dict[str, str]]:
     """``text`` with the fields of every record found in ``folder`` (paths in sources by
     ``rel``); also the names applied, and ``{name: why}`` of those not (no record, or one
     that gives no value). ``strict``: either is an error naming the record (the profile
-    would not be complete)."""
+    would not be complete). ``elsewhere``: records of the same card from another call, by
+    name (a record the calibration call predates), used where ``folder`` has none."""
     applied, absent = [], {}
     for rec in RECORDS:
         path = folder / rec.file
+        if not path.is_file() and rec.name in (elsewhere or {}):
+            path = elsewhere[rec.name]
         why = None
         if not path.is_file():
             why = f"no record at {path}"

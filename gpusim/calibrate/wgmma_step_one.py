@@ -12,13 +12,14 @@ over two stages fed by a producer warpgroup (the softmax kept between the wait f
 wait for P V, as flash3_wgmma.cu's one-warpgroup consumer has it). SM cycles per step from
 each block's clock64.
 
-:func:`fitted` reduces a record to one cycles-per-instruction c: per tile
+:func:`fitted` reduces a record to the profile's ``wgmma_softmax_cycles_per_instr_1_warpgroups``
+(``--record R --profile P`` writes it; ``gpusim calibrate`` runs and applies it): per tile
 c = (overlap step - products step) / I, I one warp's softmax instructions of the step
 (:func:`gpusim.calibrate.wgmma_pingpong.micro_instrs`), the mean over the tiles. With it the
 engine times a one-warpgroup step as max(T, softmax phase, T + I x c)
 (:func:`gpusim.engine.wgmma_rates.pingpong_rates` with n = 1), T its products at the SM's
-wgmma peak: a candidate (``gpusim.engine.wgmma_rates.ONE_WARPGROUP_CPI``) suggested by wgmma
-decode set 2's look (reports/kernels/wgmma/decode_set2), judged by decode set 3.
+wgmma peak. Suggested by wgmma decode set 2's look (reports/kernels/wgmma/decode_set2),
+adopted by decode set 3 (reports/kernels/wgmma/decode_set3).
 """
 
 from __future__ import annotations
@@ -63,6 +64,9 @@ def measure(cubin: Path | None = None) -> dict[str, Any]:
             "rows": rows, "skipped": [r for r in b.rows if "skipped" in r]}  # fmt: skip
 
 
+FIELD = "wgmma_softmax_cycles_per_instr_1_warpgroups"
+
+
 def fitted(doc: dict[str, Any]) -> tuple[float, list[tuple[int, int, float]]]:
     """The mean cycles per instruction over the record's tiles, and each tile's (Bc, d, c)."""
     from gpusim.calibrate.wgmma_pingpong import micro_instrs
@@ -80,12 +84,49 @@ def fitted(doc: dict[str, Any]) -> tuple[float, list[tuple[int, int, float]]]:
     return sum(c for *_, c in each) / len(each), each
 
 
+def entry(doc: dict[str, Any], record: str) -> dict[str, Any]:
+    """The profile field of a record: its value, source and the per-tile values."""
+    mean, each = fitted(doc)
+    tiles = ", ".join(f"({bc}, {d}): {c:.3f}" for bc, d, c in each)
+    return {"value": round(mean, 4),
+            "source": f"measured on {doc.get('gpu', 'the GPU')}, {doc.get('date', '')}, "
+                      f"python -m gpusim.calibrate.wgmma_step_one ({record})",
+            "note": "(step in the kernel's order - products) / softmax instructions a warp, "
+                    f"mean over (Bc, d) = {tiles}"}  # fmt: skip
+
+
+def apply(profile_text: str, doc: dict[str, Any], record: str) -> str:
+    """``profile_text`` with the field set after the three-warpgroup one."""
+    from gpusim.calibrate.profile_patch import set_after
+
+    header = f"# wgmma one-warpgroup softmax cycles per instruction: {record}"
+    after = "wgmma_softmax_cycles_per_instr_3_warpgroups"
+    return set_after(profile_text, after, {FIELD: entry(doc, record)}, header)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m gpusim.calibrate.wgmma_step_one",
                                  description=__doc__.splitlines()[0])  # fmt: skip
-    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--out", type=Path, help="measure (on the GPU) into this record")
     ap.add_argument("--cubin", type=Path)
+    ap.add_argument("--record", type=Path, help="a record to apply (with --profile)")
+    ap.add_argument("--profile", type=Path, help="a profile YAML to set the field in")
     a = ap.parse_args(argv)
+    if a.record is not None:
+        try:
+            doc = json.loads(a.record.read_text())
+            if a.profile is None:
+                print(json.dumps(entry(doc, a.record.parent.as_posix()), indent=1))
+                return 0
+            text = apply(a.profile.read_text(), doc, a.record.parent.as_posix())
+        except (OSError, ValueError, KeyError) as exc:  # a bad record or profile: one line
+            print(f"wgmma_step_one: error: {exc}", file=sys.stderr)
+            return 2
+        a.profile.write_text(text)
+        print(f"wrote {FIELD} into {a.profile}")
+        return 0
+    if a.out is None:
+        ap.error("give --out (measure) or --record (apply)")
     doc = measure(a.cubin)
     a.out.write_text(json.dumps(doc, indent=1) + "\n")
     return 0

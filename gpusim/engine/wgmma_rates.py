@@ -105,11 +105,12 @@ def wgmma_kernel_rates(
     )
 
 
-#: Candidate of wgmma decode set 3 (gpusim/reporting/wgmma_decode_sets.py), unset until its
-#: rule adopts it: a one-consumer-warpgroup step at the ping-pong bound with n = 1,
-#: max(T, softmax phase, T + I x c), c the cycles per instruction of one warpgroup alone on
-#: its SM (gpusim.calibrate.wgmma_step_one); None: the overlap share's step, as before.
-ONE_WARPGROUP_CPI: ContextVar[float | None] = ContextVar("one_warpgroup_cpi", default=None)
+#: A one-consumer-warpgroup step at the ping-pong bound with n = 1, max(T, softmax phase,
+#: T + I x c), c the profile's ``wgmma_softmax_cycles_per_instr_1_warpgroups`` (one warpgroup
+#: alone on its SM, gpusim.calibrate.wgmma_step_one). Suggested by wgmma decode set 2's look,
+#: adopted by decode set 3's rule on an H100 (reports/kernels/wgmma/decode_set3: MAPE 18.5 ->
+#: 10.6 %). False: the overlap share's step, as before (earlier sets recompute with it).
+ONE_WARPGROUP_STEP: ContextVar[bool] = ContextVar("one_warpgroup_step", default=True)
 
 #: Warps of a consumer warpgroup (one on each of the SM's four schedulers).
 WARPS_PER_WARPGROUP = 4
@@ -123,14 +124,12 @@ def pingpong_cpi(
 ) -> float | None:
     """The measured cycles per instruction of one consumer warp's softmax stream with this
     many consumer warpgroups (gpusim.calibrate.wgmma_pingpong); None where the profile has none
-    (the step is then the overlap share's: :func:`wgmma_overlap`). One warpgroup: the
-    candidate :data:`ONE_WARPGROUP_CPI` (None, the overlap share's step, unless set).
+    (the step is then the overlap share's: :func:`wgmma_overlap`); one warpgroup's only with
+    :data:`ONE_WARPGROUP_STEP` on.
     Where the profile's ``wgmma_softmax_cycles_per_instr_by_block_n`` has a row at this tile
     (warpgroups, ``head_dim``, ``block_n``: wgmma_step's rows off its paired shapes), that
     row's c; else the field of the warpgroup count."""
-    if consumer_warpgroups == 1:
-        return ONE_WARPGROUP_CPI.get()
-    if consumer_warpgroups < 2:
+    if consumer_warpgroups < 1 or (consumer_warpgroups == 1 and not ONE_WARPGROUP_STEP.get()):
         return None
     field = getattr(
         profile, f"wgmma_softmax_cycles_per_instr_{consumer_warpgroups}_warpgroups", None

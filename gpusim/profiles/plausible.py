@@ -42,6 +42,7 @@ PLAUSIBLE: dict[str, tuple[float, float]] = {
     "sm_clock_wgmma_burst_hz": (1e6, 1e11),
     "wgmma_softmax_cycles_per_instr_2_warpgroups": (0.01, 1e3),
     "wgmma_softmax_cycles_per_instr_3_warpgroups": (0.01, 1e3),
+    "wgmma_softmax_cycles_per_instr_1_warpgroups": (0.01, 1e3),
     "l2_shared_aging": (1.0, 4.0),
     "fp32_flops_per_clk_per_sm": (1e-3, 1e7),
     "sfu_exp_per_clk_per_sm": (1e-3, 1e7),

@@ -289,6 +289,9 @@ class HardwareProfile(BaseModel):
     #: kernel is then max(T, T / n + I x c) (engine/wgmma_rates.pingpong_rates)
     wgmma_softmax_cycles_per_instr_2_warpgroups: Sourced[float] | None = None
     wgmma_softmax_cycles_per_instr_3_warpgroups: Sourced[float] | None = None
+    #: the same of one consumer warpgroup alone on its SM (gpusim.calibrate.wgmma_step_one):
+    #: its step is then max(T, softmax phase, T + I x c)
+    wgmma_softmax_cycles_per_instr_1_warpgroups: Sourced[float] | None = None
     #: the same at single tiles, ``{"{warpgroups}/{d}": [[Bc, cycles], ...]}``, where a
     #: wgmma_step record has rows beyond the fields' shapes (gpusim.calibrate.wgmma_pingpong:
     #: a kernel of such a tile would take its own value; the engine reads only the fields)

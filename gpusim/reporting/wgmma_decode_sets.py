@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 #: The card's profile is judged: h100-sxm5 on an H100, h200-sxm on an H200.
@@ -151,18 +152,24 @@ def l2_by_size(profile: Any) -> Any:
 STEP_ONE_RECORD = "data/h100/2026-12-06_wgmma_step_one/wgmma-step-one.json"
 
 
-def one_wg_cpi() -> float:
-    """The one-warpgroup cycles per instruction of :data:`STEP_ONE_RECORD`."""
+def one_wg_step(profile: Any) -> Any:
+    """``profile`` with the one-warpgroup field from :data:`STEP_ONE_RECORD` where it has none
+    (set 3's predictions were made so, before the profiles carried it)."""
     import json
 
-    from gpusim.calibrate.wgmma_step_one import fitted
+    from gpusim.calibrate.wgmma_step_one import FIELD, entry
     from gpusim.data.layout import REPO_ROOT
+    from gpusim.profiles.schema import Sourced
 
-    return round(fitted(json.loads((REPO_ROOT / STEP_ONE_RECORD).read_text()))[0], 4)
+    if getattr(profile, FIELD) is not None:
+        return profile
+    doc = json.loads((REPO_ROOT / STEP_ONE_RECORD).read_text())
+    field = Sourced[float](**entry(doc, Path(STEP_ONE_RECORD).parent.as_posix()))
+    return profile.model_copy(update={FIELD: field})
 
 
 #: the variants' parts and what each does to the profile (None: an engine switch only)
-PARTS = {"one_wg_regs": None, "l2_by_size": l2_by_size, "one_wg_step": None}
+PARTS = {"one_wg_regs": None, "l2_by_size": l2_by_size, "one_wg_step": one_wg_step}
 
 
 @contextmanager
@@ -170,18 +177,18 @@ def variant(name: str, profile: Any) -> Iterator[Any]:
     """The profile to simulate ``name`` with, the variant's engine switch set meanwhile. Set 3's
     variants stand on what set 2 adopted (``one_wg_regs``, ``l2_by_size``: shipped since)."""
     from algorithms.register_estimate import ONE_WARPGROUP_KEEPS_REGISTERS
-    from gpusim.engine.wgmma_rates import ONE_WARPGROUP_CPI
+    from gpusim.engine.wgmma_rates import ONE_WARPGROUP_STEP
 
     parts = set(name.split("+")) - {"model"}
     if parts - set(PARTS):
         raise ValueError(f"unknown variant {name}")
     token = ONE_WARPGROUP_KEEPS_REGISTERS.set("one_wg_regs" in parts)
-    cpi = ONE_WARPGROUP_CPI.set(one_wg_cpi() if "one_wg_step" in parts else None)
+    step = ONE_WARPGROUP_STEP.set("one_wg_step" in parts)
     try:
         for part in sorted(parts):
             if PARTS[part] is not None:
                 profile = PARTS[part](profile)
         yield profile
     finally:
-        ONE_WARPGROUP_CPI.reset(cpi)
+        ONE_WARPGROUP_STEP.reset(step)
         ONE_WARPGROUP_KEEPS_REGISTERS.reset(token)

@@ -14,11 +14,14 @@ from gpusim.profiles.loader import load_profile
 
 FOLDER = REPO_ROOT / "data" / "h100" / "2026-12-05_calibration"
 COMMITTED = REPO_ROOT / "hardware_profiles" / "h100-sxm5-measured.yaml"
+STEP_ONE = REPO_ROOT / "data/h100/2026-12-06_wgmma_step_one/wgmma-step-one.json"
 
 
 def test_the_committed_h100_profile_is_what_its_calibration_gives():
+    # one warpgroup's step: the H100's record of a later call (wgmma decode set 3)
+    one = {"wgmma_step_one": STEP_ONE}
     text = assemble.assemble(
-        FOLDER / "suite", FOLDER / "records", "h100-sxm5", "h100-sxm5-measured"
+        FOLDER / "suite", FOLDER / "records", "h100-sxm5", "h100-sxm5-measured", one
     )
     assert yaml.safe_load(text) == yaml.safe_load(COMMITTED.read_text())
 

@@ -21,6 +21,7 @@ from gpusim.calibrate import (
     wgmma_burst,
     wgmma_pingpong,
     wgmma_record,
+    wgmma_step_one,
 )
 from gpusim.data.layout import CALIBRATION, REPO_ROOT, calibration_run
 from gpusim.errors import GpusimError
@@ -125,6 +126,7 @@ LOAD_CLOCK_REL = "data/h200/2026-12-04_calibration_load_clock/load-clock-h200.js
 CTA_LIFE_REL = "data/h200/2026-12-04_calibration_cta_life/cta-life-h200.json"
 DRAM_READ_REL = "data/h200/2026-12-04_calibration_dram_read/dram-read-h200.json"
 OVERLAP_REL = "data/h100/2026-12-06_wgmma_heldout7/ws"
+STEP_ONE_REL = "data/h100/2026-12-06_wgmma_step_one"
 
 
 def _recorded_profile(name: str | None = None, sass_timing: dict | None = None) -> dict:
@@ -179,6 +181,9 @@ def _recorded_profile(name: str | None = None, sass_timing: dict | None = None) 
     # the same GH100 SM: no H200 record has them yet)
     record = json.loads((REPO_ROOT / OVERLAP_REL / "wgmma-step.json").read_text())
     text = wgmma_pingpong.apply(text, record, OVERLAP_REL, "overlap")
+    # and one warpgroup's step by the H100's wgmma_step_one record (wgmma decode set 3)
+    record = json.loads((REPO_ROOT / STEP_ONE_REL / "wgmma-step-one.json").read_text())
+    text = wgmma_step_one.apply(text, record, STEP_ONE_REL)
     return yaml.safe_load(text)
 
 

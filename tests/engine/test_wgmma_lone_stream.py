@@ -77,14 +77,25 @@ def test_the_steady_step_is_unchanged_and_a_masked_step_pays_the_lone_stream(d, 
     assert _ticks(off, masked) - _ticks(off, steady) <= took * (1 + 1e-9)
 
 
-def test_one_warpgroup_is_untouched():
+def test_one_warpgroup_is_untouched_without_its_step():
+    """One consumer warpgroup keeps the overlap share's step with the one-warpgroup step off
+    (as before wgmma decode set 3) or on a profile without its field."""
+    from gpusim.engine.wgmma_rates import ONE_WARPGROUP_STEP
+
     w = Workload(batch=1, heads=2, seq_len_q=1024, seq_len_k=1024, head_dim=256, dtype="bf16")
     s = Schedule(block_m=64, block_n=64, warps=4, stages=2, mma="wgmma", tile_copy="tma",
                  producer_warps=4)  # fmt: skip
     k = get_algorithm("flash2").kernels(w, s)[0]
     rates = rates_for(HW, "bf16", s.warps, schedule=s, head_dim=256).for_kernel(True)
+    token = ONE_WARPGROUP_STEP.set(False)
+    try:
+        with lone_stream_masks():
+            assert pingpong_rates(rates, HW, k, lambda: None) is None
+    finally:
+        ONE_WARPGROUP_STEP.reset(token)
+    without = HW.model_copy(update={"wgmma_softmax_cycles_per_instr_1_warpgroups": None})
     with lone_stream_masks():
-        assert pingpong_rates(rates, HW, k, lambda: None) is None
+        assert pingpong_rates(rates, without, k, lambda: None) is None
 
 
 def test_a_per_tile_c_is_taken_where_the_profile_has_that_tile():
@@ -102,7 +113,7 @@ def test_a_per_tile_c_is_taken_where_the_profile_has_that_tile():
     assert pingpong_cpi(hw, 2, 176, 128) == 6.5
     assert pingpong_cpi(hw, 2, 128, 128) == field
     assert pingpong_cpi(hw, 2, 176, 64) == field
-    assert pingpong_cpi(hw, 1, 176, 128) is None
+    assert pingpong_cpi(hw, 1, 176, 128) == HW.wgmma_softmax_cycles_per_instr_1_warpgroups.value
     slow, base = (_ticks(*_rates_of(p, 176)) for p in (hw, HW))
     assert slow > base
 

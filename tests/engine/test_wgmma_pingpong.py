@@ -66,7 +66,10 @@ def test_a_two_warpgroup_step_takes_the_bound(d, block_n):
 
 def test_one_warpgroup_or_no_field_keeps_the_overlap_share():
     k, rates, step = _kernel(256, 1, 64)
-    assert pingpong_rates(rates, HW, k, lambda: step) is None
+    one = {"wgmma_softmax_cycles_per_instr_1_warpgroups": None}
+    assert pingpong_rates(rates, HW.model_copy(update=one), k, lambda: step) is None
+    _, note = pingpong_rates(rates, HW, k, lambda: step)  # decode set 3's step
+    assert "1 consumer warpgroups" in note
     k, rates, step = _kernel(128, 2, 128)
     assert pingpong_rates(rates, BASE, k, lambda: step) is None
 

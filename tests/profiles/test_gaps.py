@@ -36,6 +36,7 @@ NOT_READ = {
     "wgmma_softmax_overlap_two_warpgroups",
     "wgmma_softmax_cycles_per_instr_2_warpgroups",
     "wgmma_softmax_cycles_per_instr_3_warpgroups",
+    "wgmma_softmax_cycles_per_instr_1_warpgroups",
     # written only from a wgmma_step record with rows off its SHAPES; read by the wgmma
     # class's ping-pong bound alone (gpusim.engine.wgmma_rates.pingpong_cpi)
     "wgmma_softmax_cycles_per_instr_by_block_n",

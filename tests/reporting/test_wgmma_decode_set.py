@@ -111,3 +111,22 @@ def test_decode_set_1_recomputed_with_the_adopted_model():
     now = _errors(SET1_SAMPLE, measured, load_profile("h100-sxm5"), None)
     assert all(e < -0.15 for e in before.values())
     assert all(abs(e) < 0.13 for e in now.values()) and _mape(now) < 0.06
+
+
+def test_decode_set_3_recomputed_and_its_rule_adopts_the_one_warpgroup_step():
+    """On the H100: shipped after set 2 18.5 %, one_wg_step 10.6 % (reports/kernels/wgmma/
+    decode_set3). Recomputed from the code: the shipped engine is the adopted variant, the
+    one-warpgroup field the H100 record's."""
+    from gpusim.engine.wgmma_rates import ONE_WARPGROUP_STEP
+    from gpusim.profiles.loader import load_profile
+
+    measured = _measured("2026-12-06_wgmma_decode_set3", "wgmma_decode_set3.json")
+    assert "H100" in json.dumps(measured["provenance"])
+    hw = load_profile("h100-sxm5")
+    assert ONE_WARPGROUP_STEP.get() is True
+    assert hw.wgmma_softmax_cycles_per_instr_1_warpgroups.value == 1.9807
+    before = _errors(S.SET3, measured, hw, "one_wg_regs+l2_by_size")
+    now = _errors(S.SET3, measured, hw, None)
+    assert _mape(before) > 0.17 and _mape(now) < 0.115
+    d64 = [i for i in now if "_d64_" in i and "c1" in i and "kv32" not in i]
+    assert d64 and all(before[i] < -0.3 and -0.16 < now[i] < -0.1 for i in d64)

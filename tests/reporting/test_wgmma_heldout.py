@@ -266,10 +266,12 @@ AS_SETS_7_TO_9 = {"2": 4.6006, "3": 6.7104}
 
 def _h100_as_then():
     """``h100-sxm5`` as wgmma sets 6-10 judged it: its L2 bandwidth the H200's, as derived
-    before decode set 2 scaled it by the L2 sizes (their predictions were made with that)."""
+    before decode set 2 scaled it by the L2 sizes, and no one-warpgroup step (decode set 3's):
+    their predictions were made with that."""
     hw = load_profile("h100-sxm5")
     l2 = load_profile("h200-sxm").l2_bandwidth_bytes_per_s
-    return hw.model_copy(update={"l2_bandwidth_bytes_per_s": l2})
+    one = "wgmma_softmax_cycles_per_instr_1_warpgroups"  # decode set 3's, since
+    return hw.model_copy(update={"l2_bandwidth_bytes_per_s": l2, one: None})
 
 
 def _with_c(hw, two: float | None = None, three: float | None = None):
