@@ -93,7 +93,7 @@ RECORDS = (
     # one consumer warpgroup alone on its SM (wgmma decode set 3), the same cubin
     Record("wgmma_step_one", "ws/wgmma-step-one.json", "wgmma_step_one", (), 150,
            lambda text, doc, path: wgmma_step_one.apply(text, doc, str(Path(path).parent)),
-           True),
+           True, ("--quick",)),
 )  # fmt: skip
 
 

@@ -2,7 +2,8 @@
 code): what a one-warpgroup wgmma kernel's step costs where no other warpgroup's products can
 hide its softmax.
 
-    python -m gpusim.calibrate.wgmma_step_one --out FILE [--cubin CUBIN]   (on the GPU)
+    python -m gpusim.calibrate.wgmma_step_one --out FILE [--cubin CUBIN] [--quick]   (on the GPU)
+    python -m gpusim.calibrate.wgmma_step_one --record R [--profile P]   (the field; writes P)
 
 At the one-warpgroup instances' tiles (:data:`SHAPES`: Bc and d), three rows each, one CTA an
 SM on every SM: ``wg_step`` with one warpgroup, products only (S = Q K^T with A and B from
@@ -35,9 +36,12 @@ from gpusim.calibrate.wgmma_step import ring_name, ring_smem_n, step_flops, step
 
 #: (Bc, d) of the one-warpgroup rows: the instances of the decode sets and the look
 SHAPES = ((128, 64), (192, 64), (64, 128), (128, 128), (64, 256))
+#: ``--quick`` (``gpusim calibrate --quick``): two tiles, the products and the kernel-order
+#: rows only (the field is then the mean over these two)
+QUICK_SHAPES = ((128, 64), (64, 256))
 
 
-def measure(cubin: Path | None = None) -> dict[str, Any]:
+def measure(cubin: Path | None = None, quick: bool = False) -> dict[str, Any]:
     from gpusim.calibrate.context import import_cupy, make_context
     from gpusim.calibrate.wgmma import Bench, build_cubin
 
@@ -47,10 +51,12 @@ def measure(cubin: Path | None = None) -> dict[str, Any]:
         cubin, log = build_cubin(Path(tempfile.mkdtemp(prefix="gpusim-wgmma-step-one-")))
     b = Bench(ctx, cubin)
     rows = []
-    for bc, d in SHAPES:
+    for bc, d in QUICK_SHAPES if quick else SHAPES:
         runs = [("products", step_name(bc, d, 0, 2), 1, bc + d),
                 ("softmax", step_name(bc, d, 1, 2), 1, bc + d),
                 ("overlap", ring_name(bc, d, 1, 2, True), 2, ring_smem_n(bc, d, 2))]  # fmt: skip
+        if quick:
+            runs = [r for r in runs if r[0] != "softmax"]
         for kind, name, groups, n in runs:
             label = f"one warpgroup Bc{bc} d{d} {kind}"
             row = b.timed(name, "bf16", groups, 1, 0, 1, n, step_flops(bc, d, 1), label)
@@ -59,7 +65,7 @@ def measure(cubin: Path | None = None) -> dict[str, Any]:
             row |= {"block_n": bc, "head_dim": d, "consumer_warpgroups": 1, "kind": kind}
             rows.append(row)
             ctx.log(f"{label}: {row['cycles_per_iter']:.0f} cycles per step")
-    return {"kind": "gpusim.wgmma_step_one", "gpu": ctx.gpu_name, "date": ctx.date,
+    return {"kind": "gpusim.wgmma_step_one", "gpu": ctx.gpu_name, "date": ctx.date, "quick": quick,
             "sm_count": ctx.sm_count, "ptxas_report": log, "kernels": b.kernels,
             "rows": rows, "skipped": [r for r in b.rows if "skipped" in r]}  # fmt: skip
 
@@ -109,6 +115,7 @@ def main(argv: list[str] | None = None) -> int:
                                  description=__doc__.splitlines()[0])  # fmt: skip
     ap.add_argument("--out", type=Path, help="measure (on the GPU) into this record")
     ap.add_argument("--cubin", type=Path)
+    ap.add_argument("--quick", action="store_true", help="two tiles, no serial softmax rows")
     ap.add_argument("--record", type=Path, help="a record to apply (with --profile)")
     ap.add_argument("--profile", type=Path, help="a profile YAML to set the field in")
     a = ap.parse_args(argv)
@@ -127,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if a.out is None:
         ap.error("give --out (measure) or --record (apply)")
-    doc = measure(a.cubin)
+    doc = measure(a.cubin, a.quick)
     a.out.write_text(json.dumps(doc, indent=1) + "\n")
     return 0
 
