@@ -91,6 +91,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--index", type=int, required=True)
     p.add_argument("--cubin-dir")
     a = ap.parse_args(argv)
+    if a.cmd == "one" and not 0 <= a.index < len(LOOK):
+        ap.error(f"--index must be 0..{len(LOOK) - 1}")
     if a.cmd == "time":
         time_all(a.out, a.cubin_dir)
     else:

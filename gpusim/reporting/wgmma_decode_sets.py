@@ -131,21 +131,17 @@ SETS = {"decode_set1": SET1, "decode_set2": SET2, "decode_set3": SET3}
 
 
 def l2_by_size(profile: Any) -> Any:
-    """``profile`` (h100-sxm5) with its L2 bandwidth the H200's measured one scaled by the L2
-    sizes (h100-sxm5's datasheet 50 MiB over the H200's measured 60 MiB); others unchanged."""
+    """``profile`` (h100-sxm5) with its L2 bandwidth by the H100 derivation's rule
+    (:func:`gpusim.profiles.derive._l2_bandwidth_by_size`: the H200's measured one scaled by
+    the L2 sizes, which set 2 adopted); other profiles unchanged."""
+    from gpusim.profiles.derive import _l2_bandwidth_by_size
     from gpusim.profiles.loader import load_profile
     from gpusim.profiles.schema import Sourced
 
     if profile.name != "h100-sxm5":
         return profile
-    h200 = load_profile("h200-sxm")
-    ratio = profile.l2_bytes.value / h200.l2_bytes.value
-    bw = Sourced[float](
-        value=h200.l2_bandwidth_bytes_per_s.value * ratio,
-        source="derived: the H200's measured L2 bandwidth x the L2 sizes' ratio (H100 "
-        f"{profile.l2_bytes.value} B / H200 {h200.l2_bytes.value} B: slices at the same clock)",
-    )
-    return profile.model_copy(update={"l2_bandwidth_bytes_per_s": bw})
+    bw = _l2_bandwidth_by_size(load_profile("h200-sxm").model_dump())
+    return profile.model_copy(update={"l2_bandwidth_bytes_per_s": Sourced[float](**bw)})
 
 
 #: The record decode set 3's candidate takes its field from (no attention code).
