@@ -117,23 +117,75 @@ def _hopper() -> bool:
     return cp.cuda.Device(0).compute_capability.startswith("9")
 
 
-def run_records(folder: Path, quick: bool, log: Callable[[str], None]) -> dict[str, str]:
-    """Run every record into ``folder``; ``{name: "ok" | "failed: ..." | "skipped: ..."}``."""
+class CubinBuild:
+    """The sm_90a cubin of kernels/wgmma.cu the wgmma records take, built by nvcc in a process
+    of its own while the suite measures.
+
+    Compiling it takes about 30 s of one core; started after the suite's launch benchmark
+    (which times the host, so it runs alone) it overlaps the suite's measurements instead of
+    following them. nvcc's report goes to ``wgmma/ptxas.txt`` (a file, so a long report cannot
+    fill a pipe nobody reads during the suite). A build still running when the command stops is
+    killed (``with``)."""
+
+    def __init__(self, folder: Path):
+        self.build = folder / "wgmma"
+        self.proc: subprocess.Popen | None = None
+        self.cubin: Path | None = None
+        self.reason: str | None = None  # why there is no cubin
+
+    def start(self) -> None:
+        """Start nvcc (once); on a GPU that is not Hopper, or without nvcc, only the reason."""
+        if self.proc is not None or self.reason is not None:
+            return
+        if not _hopper():
+            self.reason = NOT_SM90
+            return
+        from gpusim.calibrate.wgmma import nvcc_command
+
+        self.build.mkdir(parents=True, exist_ok=True)
+        try:
+            cmd, self.cubin = nvcc_command(self.build)
+        except RuntimeError as exc:
+            self.reason = f"the wgmma cubin did not build: {_one_line(exc)}"
+            return
+        with (self.build / "ptxas.txt").open("w") as report:
+            self.proc = subprocess.Popen(cmd, stdout=report, stderr=subprocess.STDOUT)
+
+    def wait(self) -> tuple[Path | None, str | None]:
+        """The cubin, or ``None`` and why not (starting the build here if it was not)."""
+        self.start()
+        if self.proc is not None and self.reason is None and self.proc.wait() != 0:
+            text = (self.build / "ptxas.txt").read_text().strip().splitlines()
+            self.reason = f"the wgmma cubin did not build: {(text or ['nvcc failed'])[-1]}"
+        return (None, self.reason) if self.reason else (self.cubin, None)
+
+    def __enter__(self) -> CubinBuild:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+NOT_SM90 = "needs an sm_90 GPU (Hopper)"
+
+
+def run_records(
+    folder: Path, quick: bool, log: Callable[[str], None], build: CubinBuild | None = None
+) -> dict[str, str]:
+    """Run every record into ``folder``; ``{name: "ok" | "failed: ..." | "skipped: ..."}``.
+    ``build``: the wgmma cubin's build, started during the suite (else built here first)."""
     folder.mkdir(parents=True, exist_ok=True)
     status: dict[str, str] = {}
+    not_sm90 = None if _hopper() else NOT_SM90
     cubin: Path | None = None
-    not_sm90 = None if _hopper() else "needs an sm_90 GPU (Hopper)"
     cubin_reason = not_sm90  # why the records that take the wgmma cubin cannot run
     if not_sm90 is None:
-        from gpusim.calibrate.wgmma import build_cubin
-
-        build = folder / "wgmma"
-        build.mkdir(exist_ok=True)
-        try:
-            cubin, report = build_cubin(build)
-            (build / "ptxas.txt").write_text(report)
-        except (RuntimeError, subprocess.CalledProcessError) as exc:
-            cubin_reason = f"the wgmma cubin did not build: {_one_line(exc)}"
+        t0 = time.monotonic()
+        with build or CubinBuild(folder) as started:
+            cubin, cubin_reason = started.wait()
+        log(f"wgmma cubin: {cubin_reason or 'built'} (waited {time.monotonic() - t0:.0f} s)")
     for rec in RECORDS:
         reason = cubin_reason if rec.hopper else not_sm90 if rec.sm90 else None
         if reason is not None:

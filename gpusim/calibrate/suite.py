@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import time
 import traceback
+from collections.abc import Callable
 from typing import Any
 
 from gpusim.calibrate import calibration_provenance as provenance
@@ -83,8 +84,15 @@ def run_one(ctx: BenchContext, name: str, sampler: SmiSampler | None = None) -> 
     return record
 
 
-def run_suite(ctx: BenchContext, names: tuple[str, ...], argv: list[str]) -> dict[str, Any]:
-    """Run ``names`` on the GPU of ``ctx``; the raw results document (JSON-ready)."""
+def run_suite(
+    ctx: BenchContext,
+    names: tuple[str, ...],
+    argv: list[str],
+    after: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """Run ``names`` on the GPU of ``ctx``; the raw results document (JSON-ready).
+    ``after(name)`` is called once each benchmark is done (the command starts its CPU-side
+    work there, once the host-timing benchmarks are over)."""
     results: dict[str, Any] = {
         "format": RESULTS_FORMAT,
         "format_version": RESULTS_FORMAT_VERSION,
@@ -97,6 +105,8 @@ def run_suite(ctx: BenchContext, names: tuple[str, ...], argv: list[str]) -> dic
         for name in names:
             ctx.log(f"running {name}")
             results["benchmarks"][name] = run_one(ctx, name, sampler)
+            if after is not None:
+                after(name)
     results["suite_wall_s"] = time.monotonic() - t0
     results["nvidia_smi_after"] = smi_static()
     results["nvidia_smi_sampler"] = {

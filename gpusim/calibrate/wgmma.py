@@ -73,18 +73,21 @@ def check_name(n: int, dt: int, areg: int) -> str:
     return f"_Z8wg_checkILi{n}ELi{dt}ELi{areg}EEvPKjiiPf"
 
 
-def build_cubin(out_dir: Path) -> tuple[Path, str]:
-    """nvcc's sm_90a cubin of kernels/wgmma.cu and ptxas's report."""
+def nvcc_command(out_dir: Path) -> tuple[list[str], Path]:
+    """The nvcc command that builds kernels/wgmma.cu's sm_90a cubin into ``out_dir``, and the
+    cubin's path; a RuntimeError where there is no nvcc."""
     nvcc = shutil.which("nvcc")
     if nvcc is None:
         raise RuntimeError("nvcc not found: pass --cubin (a prebuilt sm_90a cubin of wgmma.cu)")
     cubin = out_dir / "wgmma.cubin"
-    proc = subprocess.run(
-        [nvcc, *NVCC_FLAGS, f"-I{KERNEL_DIR}", "-o", str(cubin), str(KERNEL_DIR / "wgmma.cu")],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    cmd = [nvcc, *NVCC_FLAGS, f"-I{KERNEL_DIR}", "-o", str(cubin), str(KERNEL_DIR / "wgmma.cu")]
+    return cmd, cubin
+
+
+def build_cubin(out_dir: Path) -> tuple[Path, str]:
+    """nvcc's sm_90a cubin of kernels/wgmma.cu and ptxas's report."""
+    cmd, cubin = nvcc_command(out_dir)
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=True)
     return cubin, proc.stdout + proc.stderr
 
 

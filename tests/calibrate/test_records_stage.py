@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import yaml
@@ -112,7 +113,7 @@ def test_a_wgmma_cubin_that_does_not_build_skips_only_its_records(tmp_path, monk
     def no_nvcc(_folder):
         raise RuntimeError("nvcc not found: pass --cubin (a prebuilt sm_90a cubin of wgmma.cu)")
 
-    monkeypatch.setattr(wgmma, "build_cubin", no_nvcc)
+    monkeypatch.setattr(wgmma, "nvcc_command", no_nvcc)
     ran: list[list[str]] = []
 
     def fake_run(cmd, capture_output, text, timeout):
@@ -127,6 +128,45 @@ def test_a_wgmma_cubin_that_does_not_build_skips_only_its_records(tmp_path, monk
             "pass --cubin (a prebuilt sm_90a cubin of wgmma.cu)"
     assert status["cta_life"] == "ok" and len(ran) == 4
     assert [a for c in ran if "dram_read" in c[2] for a in c if a == "--quick"] == ["--quick"]
+
+
+def _fake_nvcc(monkeypatch, script: str):
+    """nvcc_command replaced by a Python child running ``script`` (argv[1]: the cubin)."""
+    import gpusim.calibrate.wgmma as wgmma
+
+    monkeypatch.setattr(records_stage, "_hopper", lambda: True)
+
+    def command(out_dir):
+        cubin = out_dir / "wgmma.cubin"
+        return [sys.executable, "-c", script, str(cubin)], cubin
+
+    monkeypatch.setattr(wgmma, "nvcc_command", command)
+
+
+def test_the_cubin_builds_beside_the_suite_and_a_failed_build_says_why(tmp_path, monkeypatch):
+    """The background build gives its cubin once waited for, with nvcc's report in
+    ptxas.txt; a failing one gives its last line as the records' reason."""
+    ok = (
+        "import sys, pathlib; print('ptxas info: 168 registers'); "
+        "pathlib.Path(sys.argv[1]).write_bytes(b'x')"
+    )
+    _fake_nvcc(monkeypatch, ok)
+    with records_stage.CubinBuild(tmp_path / "a") as build:
+        build.start()
+        cubin, reason = build.wait()
+    assert reason is None and cubin.read_bytes() == b"x"
+    assert "168 registers" in (tmp_path / "a" / "wgmma" / "ptxas.txt").read_text()
+    _fake_nvcc(monkeypatch, "import sys; print('error: bad asm'); sys.exit(1)")
+    with records_stage.CubinBuild(tmp_path / "b") as build:
+        assert build.wait() == (None, "the wgmma cubin did not build: error: bad asm")
+
+
+def test_a_build_still_running_when_the_command_stops_is_killed(tmp_path, monkeypatch):
+    _fake_nvcc(monkeypatch, "import time; time.sleep(60)")
+    with records_stage.CubinBuild(tmp_path) as build:
+        build.start()
+        proc = build.proc
+    assert proc.poll() is not None
 
 
 def test_the_plan_lists_the_records_unless_asked_not_to():
