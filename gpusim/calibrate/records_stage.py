@@ -97,10 +97,14 @@ RECORDS = (
 )  # fmt: skip
 
 
+#: The order they run in: those that do not take the wgmma cubin first, while nvcc builds it.
+RUN_ORDER = tuple(sorted(RECORDS, key=lambda r: r.hopper))
+
+
 def plan(quick: bool) -> dict[str, dict[str, Any]]:
-    """What :func:`run_records` would run, for ``gpusim calibrate --plan``."""
+    """What :func:`run_records` would run, in its order, for ``gpusim calibrate --plan``."""
     out = {}
-    for rec in RECORDS:
+    for rec in RUN_ORDER:
         args = [*rec.args, *(rec.quick_args if quick else ())]
         out[rec.name] = {
             "runs": " ".join([f"python -m gpusim.calibrate.{rec.module}", *args]),
@@ -175,43 +179,54 @@ def run_records(
     folder: Path, quick: bool, log: Callable[[str], None], build: CubinBuild | None = None
 ) -> dict[str, str]:
     """Run every record into ``folder``; ``{name: "ok" | "failed: ..." | "skipped: ..."}``.
-    ``build``: the wgmma cubin's build, started during the suite (else built here first)."""
+    ``build``: the wgmma cubin's build, started during the suite (else started here). The
+    records that do not take the cubin run first, while nvcc may still be compiling it."""
     folder.mkdir(parents=True, exist_ok=True)
     status: dict[str, str] = {}
     not_sm90 = None if _hopper() else NOT_SM90
+    build = build or CubinBuild(folder)
+    if not_sm90 is None:
+        build.start()
     cubin: Path | None = None
     cubin_reason = not_sm90  # why the records that take the wgmma cubin cannot run
-    if not_sm90 is None:
-        t0 = time.monotonic()
-        with build or CubinBuild(folder) as started:
-            cubin, cubin_reason = started.wait()
-        log(f"wgmma cubin: {cubin_reason or 'built'} (waited {time.monotonic() - t0:.0f} s)")
-    for rec in RECORDS:
-        reason = cubin_reason if rec.hopper else not_sm90 if rec.sm90 else None
-        if reason is not None:
-            status[rec.name] = f"skipped: {reason}"
-            log(f"{rec.name}: {status[rec.name]}")
-            continue
-        out = folder / rec.file
-        out.parent.mkdir(parents=True, exist_ok=True)
-        cmd = [sys.executable, "-m", f"gpusim.calibrate.{rec.module}", *rec.args, "--out", str(out)]
-        if rec.hopper:
-            cmd += ["--cubin", str(cubin)]
-        if quick:
-            cmd += list(rec.quick_args)
-        t0 = time.monotonic()
-        log(f"running {rec.name} (its own process)")
-        try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=rec.timeout_s)
-        except subprocess.TimeoutExpired:
-            status[rec.name] = f"failed: no record after {rec.timeout_s} s"
-        else:
-            (out.parent / f"{rec.name}.log").write_text(proc.stdout + proc.stderr)
-            ok = proc.returncode == 0 and out.is_file()
-            last = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
-            status[rec.name] = "ok" if ok else f"failed: exit {proc.returncode}: {last}"
-        log(f"{rec.name}: {status[rec.name]} ({time.monotonic() - t0:.0f} s)")
-    return status
+    waited = not_sm90 is not None
+    with build:  # a build still running if a record raises is killed
+        for rec in RUN_ORDER:
+            if rec.hopper and not waited:
+                t0 = time.monotonic()
+                cubin, cubin_reason = build.wait()
+                waited_s = time.monotonic() - t0
+                log(f"wgmma cubin: {cubin_reason or 'built'} (waited {waited_s:.0f} s)")
+                waited = True
+            reason = cubin_reason if rec.hopper else not_sm90 if rec.sm90 else None
+            if reason is not None:
+                status[rec.name] = f"skipped: {reason}"
+                log(f"{rec.name}: {status[rec.name]}")
+                continue
+            t0 = time.monotonic()
+            log(f"running {rec.name} (its own process)")
+            status[rec.name] = _run_one(rec, folder / rec.file, quick, cubin)
+            log(f"{rec.name}: {status[rec.name]} ({time.monotonic() - t0:.0f} s)")
+    return {rec.name: status[rec.name] for rec in RECORDS}
+
+
+def _run_one(rec: Record, out: Path, quick: bool, cubin: Path | None) -> str:
+    """One record's process, its output kept beside the record; "ok" or why not."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    cmd = [sys.executable, "-m", f"gpusim.calibrate.{rec.module}", *rec.args, "--out", str(out)]
+    if rec.hopper:
+        cmd += ["--cubin", str(cubin)]
+    if quick:
+        cmd += list(rec.quick_args)
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=rec.timeout_s)
+    except subprocess.TimeoutExpired:
+        return f"failed: no record after {rec.timeout_s} s"
+    (out.parent / f"{rec.name}.log").write_text(proc.stdout + proc.stderr)
+    if proc.returncode == 0 and out.is_file():
+        return "ok"
+    last = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
+    return f"failed: exit {proc.returncode}: {last}"
 
 
 def _one_line(exc: BaseException) -> str:
