@@ -56,6 +56,10 @@ for _g in ("2_warpgroups", "3_warpgroups", "by_block_n"):
         "(python -m gpusim.calibrate.wgmma_pingpong --record R --profile P applies it), not "
         "the suite"
     )
+NOT_CALIBRATED["wgmma_softmax_cycles_per_instr_1_warpgroups_by_tile"] = (
+    "Hopper only, each tile's c from the separate sm_90a run python -m "
+    "gpusim.calibrate.wgmma_step_one (its --record/--profile apply it), not the suite"
+)
 NOT_CALIBRATED["wgmma_softmax_cycles_per_instr_1_warpgroups"] = (
     "Hopper only, from the separate sm_90a run python -m gpusim.calibrate.wgmma_step_one (its "
     "--record/--profile apply it), not the suite"

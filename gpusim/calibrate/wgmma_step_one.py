@@ -16,7 +16,9 @@ each block's clock64.
 :func:`fitted` reduces a record to the profile's ``wgmma_softmax_cycles_per_instr_1_warpgroups``
 (``--record R --profile P`` writes it; ``gpusim calibrate`` runs and applies it): per tile
 c = (overlap step - products step) / I, I one warp's softmax instructions of the step
-(:func:`gpusim.calibrate.wgmma_pingpong.micro_instrs`), the mean over the tiles. With it the
+(:func:`gpusim.calibrate.wgmma_pingpong.micro_instrs`), the mean over the tiles; and each
+tile's own c (``wgmma_softmax_cycles_per_instr_1_warpgroups_by_tile``, adopted by decode set 4:
+reports/kernels/wgmma/decode_set4), which a kernel of that tile takes instead. With it the
 engine times a one-warpgroup step as max(T, softmax phase, T + I x c)
 (:func:`gpusim.engine.wgmma_rates.pingpong_rates` with n = 1), T its products at the SM's
 wgmma peak. Suggested by wgmma decode set 2's look (reports/kernels/wgmma/decode_set2),
@@ -101,13 +103,33 @@ def entry(doc: dict[str, Any], record: str) -> dict[str, Any]:
                     f"mean over (Bc, d) = {tiles}"}  # fmt: skip
 
 
+TILES = "wgmma_softmax_cycles_per_instr_1_warpgroups_by_tile"
+
+
+def tiles_entry(doc: dict[str, Any], record: str) -> dict[str, Any]:
+    """Each measured tile's own c, ``{"{d}": [[Bc, c], ...]}`` (decode set 4 adopted it: a
+    one-warpgroup kernel of such a tile takes it, any other the mean)."""
+    _, each = fitted(doc)
+    table: dict[str, list[list[float]]] = {}
+    for bc, d, c in each:
+        table.setdefault(str(d), []).append([bc, round(c, 4)])
+    by_d = sorted(table.items(), key=lambda kv: int(kv[0]))
+    return {"value": {d: sorted(rows) for d, rows in by_d},
+            "source": f"measured on {doc.get('gpu', 'the GPU')}, {doc.get('date', '')}, "
+                      f"python -m gpusim.calibrate.wgmma_step_one ({record})",
+            "note": "(step in the kernel's order - products) / softmax instructions a warp at "
+                    "each tile, key d, [Bc, c]"}  # fmt: skip
+
+
 def apply(profile_text: str, doc: dict[str, Any], record: str) -> str:
-    """``profile_text`` with the field set after the three-warpgroup one."""
+    """``profile_text`` with the field and the per-tile table set after the three-warpgroup
+    field."""
     from gpusim.calibrate.profile_patch import set_after
 
     header = f"# wgmma one-warpgroup softmax cycles per instruction: {record}"
     after = "wgmma_softmax_cycles_per_instr_3_warpgroups"
-    return set_after(profile_text, after, {FIELD: entry(doc, record)}, header)
+    fields = {FIELD: entry(doc, record), TILES: tiles_entry(doc, record)}
+    return set_after(profile_text, after, fields, header)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -130,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"wgmma_step_one: error: {exc}", file=sys.stderr)
             return 2
         a.profile.write_text(text)
-        print(f"wrote {FIELD} into {a.profile}")
+        print(f"wrote {FIELD} and {TILES} into {a.profile}")
         return 0
     if a.out is None:
         ap.error("give --out (measure) or --record (apply)")

@@ -112,6 +112,13 @@ def wgmma_kernel_rates(
 #: 10.6 %). False: the overlap share's step, as before (earlier sets recompute with it).
 ONE_WARPGROUP_STEP: ContextVar[bool] = ContextVar("one_warpgroup_step", default=True)
 
+#: A one-warpgroup kernel at a tile gpusim.calibrate.wgmma_step_one measured takes that tile's
+#: own c (the profile's ``wgmma_softmax_cycles_per_instr_1_warpgroups_by_tile``), not the mean
+#: over the tiles. Suggested by decode sets 1-3 recomputed, adopted by decode set 4's rule on
+#: an H100 (reports/kernels/wgmma/decode_set4: MAPE 8.86 -> 6.01 %). False: the mean (earlier
+#: sets recompute with it).
+ONE_WARPGROUP_TILES: ContextVar[bool] = ContextVar("one_warpgroup_tiles", default=True)
+
 #: Warps of a consumer warpgroup (one on each of the SM's four schedulers).
 WARPS_PER_WARPGROUP = 4
 
@@ -128,7 +135,8 @@ def pingpong_cpi(
     :data:`ONE_WARPGROUP_STEP` on.
     Where the profile's ``wgmma_softmax_cycles_per_instr_by_block_n`` has a row at this tile
     (warpgroups, ``head_dim``, ``block_n``: wgmma_step's rows off its paired shapes), that
-    row's c; else the field of the warpgroup count."""
+    row's c (one warpgroup: ``..._1_warpgroups_by_tile``'s, :data:`ONE_WARPGROUP_TILES`);
+    else the field of the warpgroup count."""
     if consumer_warpgroups < 1 or (consumer_warpgroups == 1 and not ONE_WARPGROUP_STEP.get()):
         return None
     field = getattr(
@@ -136,6 +144,11 @@ def pingpong_cpi(
     )
     if field is None:
         return None
+    own = profile.wgmma_softmax_cycles_per_instr_1_warpgroups_by_tile
+    if consumer_warpgroups == 1 and own is not None and ONE_WARPGROUP_TILES.get():
+        for bc, c in own.value.get(str(head_dim), []):
+            if bc == block_n:
+                return float(c)
     table = profile.wgmma_softmax_cycles_per_instr_by_block_n
     if table is not None and block_n is not None:
         for bc, c in table.value.get(f"{consumer_warpgroups}/{head_dim}", []):

@@ -292,6 +292,10 @@ class HardwareProfile(BaseModel):
     #: the same of one consumer warpgroup alone on its SM (gpusim.calibrate.wgmma_step_one):
     #: its step is then max(T, softmax phase, T + I x c)
     wgmma_softmax_cycles_per_instr_1_warpgroups: Sourced[float] | None = None
+    #: the same at each tile that microbenchmark measured, ``{"{d}": [[Bc, cycles], ...]}``:
+    #: a one-warpgroup kernel of such a tile takes its own c, any other the mean field
+    #: (adopted by wgmma decode set 4, reports/kernels/wgmma/decode_set4)
+    wgmma_softmax_cycles_per_instr_1_warpgroups_by_tile: SourcedRateTable | None = None
     #: the same at single tiles, ``{"{warpgroups}/{d}": [[Bc, cycles], ...]}``, where a
     #: wgmma_step record has rows beyond the fields' shapes (gpusim.calibrate.wgmma_pingpong:
     #: a kernel of such a tile would take its own value; the engine reads only the fields)

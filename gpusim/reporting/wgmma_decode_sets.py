@@ -200,29 +200,21 @@ def one_wg_step(profile: Any) -> Any:
 
 
 def one_wg_tiles(profile: Any) -> Any:
-    """``profile`` with one warpgroup's c at each tile :data:`STEP_ONE_RECORD` measured (rows
-    ``"1/{d}"`` of ``wgmma_softmax_cycles_per_instr_by_block_n``, which the engine reads before
-    the field): a kernel at one of those tiles takes its own tile's c, not the mean."""
+    """``profile`` with one warpgroup's c at each tile :data:`STEP_ONE_RECORD` measured
+    (``wgmma_softmax_cycles_per_instr_1_warpgroups_by_tile``) where it has none (set 4's
+    predictions were made so, before the profiles carried it: as rows ``"1/{d}"`` of
+    ``wgmma_softmax_cycles_per_instr_by_block_n``, which the engine read the same way)."""
     import json
 
-    from gpusim.calibrate.wgmma_pingpong import BY_BLOCK_N
-    from gpusim.calibrate.wgmma_step_one import fitted
+    from gpusim.calibrate.wgmma_step_one import TILES, tiles_entry
     from gpusim.data.layout import REPO_ROOT
     from gpusim.profiles.schema import SourcedRateTable
 
-    _, each = fitted(json.loads((REPO_ROOT / STEP_ONE_RECORD).read_text()))
-    old = getattr(profile, BY_BLOCK_N)
-    table = {k: [list(r) for r in v] for k, v in (old.value if old else {}).items()}
-    for bc, d, c in each:
-        table.setdefault(f"1/{d}", []).append([bc, round(c, 4)])
-    table = {k: sorted(v) for k, v in sorted(table.items())}
-    source = f"{old.source}; " if old else ""
-    field = SourcedRateTable(
-        value=table,
-        source=f"{source}one warpgroup: python -m gpusim.calibrate.wgmma_step_one "
-        f"({Path(STEP_ONE_RECORD).parent.as_posix()}), each tile's own c",
-    )
-    return profile.model_copy(update={BY_BLOCK_N: field})
+    if getattr(profile, TILES) is not None:
+        return profile
+    doc = json.loads((REPO_ROOT / STEP_ONE_RECORD).read_text())
+    field = SourcedRateTable(**tiles_entry(doc, Path(STEP_ONE_RECORD).parent.as_posix()))
+    return profile.model_copy(update={TILES: field})
 
 
 #: the variants' parts and what each does to the profile (None: an engine switch only)
@@ -236,21 +228,24 @@ PARTS = {
 
 @contextmanager
 def variant(name: str, profile: Any) -> Iterator[Any]:
-    """The profile to simulate ``name`` with, the variant's engine switch set meanwhile. Set 3's
-    variants stand on what set 2 adopted (``one_wg_regs``, ``l2_by_size``: shipped since)."""
+    """The profile to simulate ``name`` with, the variant's engine switches set meanwhile. Set
+    3's variants stand on what set 2 adopted (``one_wg_regs``, ``l2_by_size``: shipped since),
+    set 4's on set 3's ``one_wg_step``; a part not named is off."""
     from algorithms.register_estimate import ONE_WARPGROUP_KEEPS_REGISTERS
-    from gpusim.engine.wgmma_rates import ONE_WARPGROUP_STEP
+    from gpusim.engine.wgmma_rates import ONE_WARPGROUP_STEP, ONE_WARPGROUP_TILES
 
     parts = set(name.split("+")) - {"model"}
     if parts - set(PARTS):
         raise ValueError(f"unknown variant {name}")
     token = ONE_WARPGROUP_KEEPS_REGISTERS.set("one_wg_regs" in parts)
     step = ONE_WARPGROUP_STEP.set("one_wg_step" in parts)
+    tiles = ONE_WARPGROUP_TILES.set("one_wg_tiles" in parts)
     try:
         for part in sorted(parts):
             if PARTS[part] is not None:
                 profile = PARTS[part](profile)
         yield profile
     finally:
+        ONE_WARPGROUP_TILES.reset(tiles)
         ONE_WARPGROUP_STEP.reset(step)
         ONE_WARPGROUP_KEEPS_REGISTERS.reset(token)

@@ -124,8 +124,10 @@ def test_a_wgmma_cubin_that_does_not_build_skips_only_its_records(tmp_path, monk
     monkeypatch.setattr(records_stage.subprocess, "run", fake_run)
     status = records_stage.run_records(tmp_path / "rec", True, lambda _line: None)
     for name in ("wgmma", "wgmma_burst", "wgmma_step"):
-        assert status[name] == "skipped: the wgmma cubin did not build: nvcc not found: " \
+        assert (
+            status[name] == "skipped: the wgmma cubin did not build: nvcc not found: "
             "pass --cubin (a prebuilt sm_90a cubin of wgmma.cu)"
+        )
     assert status["cta_life"] == "ok" and len(ran) == 4
     assert [a for c in ran if "dram_read" in c[2] for a in c if a == "--quick"] == ["--quick"]
 
@@ -211,8 +213,12 @@ def test_the_one_command_h100_run_is_replayed_from_its_raw_files(tmp_path):
     replayed = _values(yaml.safe_load(out.read_text()))
     # the run predates wgmma_step_one (decode set 3): its field keeps the base's, said in a
     # warning; every other value is the run's
+    base = load_profile("h100-sxm5")
     one = replayed.pop("wgmma_softmax_cycles_per_instr_1_warpgroups")
-    assert one == load_profile("h100-sxm5").wgmma_softmax_cycles_per_instr_1_warpgroups.value
+    assert one == base.wgmma_softmax_cycles_per_instr_1_warpgroups.value
+    tiles = replayed.pop("wgmma_softmax_cycles_per_instr_1_warpgroups_by_tile")  # decode set 4
+    want = base.wgmma_softmax_cycles_per_instr_1_warpgroups_by_tile.value
+    assert tiles == {d: [list(r) for r in rows] for d, rows in want.items()}
     assert replayed == _values(yaml.safe_load((run / "h100-full.yaml").read_text()))
     assert doc["missing"] == [] and doc["records"]["applied"] == [
         "wgmma", "wgmma_burst", "kv_drift", "cta_life", "dram_read", "wgmma_step"

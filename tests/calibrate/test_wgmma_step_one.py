@@ -39,5 +39,10 @@ def test_the_field_goes_after_the_three_warpgroup_one_and_calibrate_runs_it_quic
     field = wgmma_step_one.FIELD
     assert keys[keys.index("wgmma_softmax_cycles_per_instr_3_warpgroups") + 1] == field
     assert out[field]["value"] == 1.9807 and "wgmma_step_one (r)" in out[field]["source"]
+    # each tile's own c beside it (decode set 4), keyed by d
+    assert keys[keys.index(field) + 1] == wgmma_step_one.TILES
+    tiles = out[wgmma_step_one.TILES]["value"]
+    assert list(tiles) == ["64", "128", "256"] and tiles["256"] == [[64, 1.4826]]
+    assert tiles["64"] == [[128, 2.3547], [192, 2.1457]]
     plan = records_stage.plan(True)["wgmma_step_one"]
     assert plan["runs"] == "python -m gpusim.calibrate.wgmma_step_one --quick"

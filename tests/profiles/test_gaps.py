@@ -40,6 +40,8 @@ NOT_READ = {
     # written only from a wgmma_step record with rows off its SHAPES; read by the wgmma
     # class's ping-pong bound alone (gpusim.engine.wgmma_rates.pingpong_cpi)
     "wgmma_softmax_cycles_per_instr_by_block_n",
+    # the same of one warpgroup at wgmma_step_one's tiles (decode set 4)
+    "wgmma_softmax_cycles_per_instr_1_warpgroups_by_tile",
 }
 
 
