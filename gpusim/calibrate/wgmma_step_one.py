@@ -75,8 +75,14 @@ def measure(cubin: Path | None = None, quick: bool = False) -> dict[str, Any]:
 FIELD = "wgmma_softmax_cycles_per_instr_1_warpgroups"
 
 
-def fitted(doc: dict[str, Any]) -> tuple[float, list[tuple[int, int, float]]]:
-    """The mean cycles per instruction over the record's tiles, and each tile's (Bc, d, c)."""
+def fitted(
+    doc: dict[str, Any], peak: float | None = None
+) -> tuple[float, list[tuple[int, int, float]]]:
+    """The mean cycles per instruction over the record's tiles, and each tile's (Bc, d, c).
+    ``peak`` (FLOP per clock per SM): c against the products at that rate, as the engine times
+    them (``T`` in max(T, A, T + I x c)), instead of against the measured products-only row,
+    so that the engine's step at a measured tile is the one measured (decode set 5's
+    candidate); the products row is then not needed."""
     from gpusim.calibrate.wgmma_pingpong import micro_instrs
 
     if doc.get("kind") != "gpusim.wgmma_step_one":
@@ -85,6 +91,8 @@ def fitted(doc: dict[str, Any]) -> tuple[float, list[tuple[int, int, float]]]:
     each = []
     for bc, d in SHAPES:
         t, step = by.get((bc, d, "products")), by.get((bc, d, "overlap"))
+        if peak is not None:
+            t = step_flops(bc, d, 1) / peak
         if t is not None and step is not None:
             each.append((bc, d, (step - t) / micro_instrs(bc, d)))
     if not each:
@@ -92,24 +100,31 @@ def fitted(doc: dict[str, Any]) -> tuple[float, list[tuple[int, int, float]]]:
     return sum(c for *_, c in each) / len(each), each
 
 
-def entry(doc: dict[str, Any], record: str) -> dict[str, Any]:
+def entry(doc: dict[str, Any], record: str, peak: float | None = None) -> dict[str, Any]:
     """The profile field of a record: its value, source and the per-tile values."""
-    mean, each = fitted(doc)
+    mean, each = fitted(doc, peak)
     tiles = ", ".join(f"({bc}, {d}): {c:.3f}" for bc, d, c in each)
     return {"value": round(mean, 4),
             "source": f"measured on {doc.get('gpu', 'the GPU')}, {doc.get('date', '')}, "
                       f"python -m gpusim.calibrate.wgmma_step_one ({record})",
-            "note": "(step in the kernel's order - products) / softmax instructions a warp, "
-                    f"mean over (Bc, d) = {tiles}"}  # fmt: skip
+            "note": f"(step in the kernel's order - {_products(peak)}) / softmax instructions a "
+                    f"warp, mean over (Bc, d) = {tiles}"}  # fmt: skip
+
+
+def _products(peak: float | None) -> str:
+    """What c is measured against, for the field's note."""
+    if peak is None:
+        return "products"
+    return f"products at {peak:.1f} FLOP/clk/SM"
 
 
 TILES = "wgmma_softmax_cycles_per_instr_1_warpgroups_by_tile"
 
 
-def tiles_entry(doc: dict[str, Any], record: str) -> dict[str, Any]:
+def tiles_entry(doc: dict[str, Any], record: str, peak: float | None = None) -> dict[str, Any]:
     """Each measured tile's own c, ``{"{d}": [[Bc, c], ...]}`` (decode set 4 adopted it: a
     one-warpgroup kernel of such a tile takes it, any other the mean)."""
-    _, each = fitted(doc)
+    _, each = fitted(doc, peak)
     table: dict[str, list[list[float]]] = {}
     for bc, d, c in each:
         table.setdefault(str(d), []).append([bc, round(c, 4)])
@@ -117,8 +132,8 @@ def tiles_entry(doc: dict[str, Any], record: str) -> dict[str, Any]:
     return {"value": {d: sorted(rows) for d, rows in by_d},
             "source": f"measured on {doc.get('gpu', 'the GPU')}, {doc.get('date', '')}, "
                       f"python -m gpusim.calibrate.wgmma_step_one ({record})",
-            "note": "(step in the kernel's order - products) / softmax instructions a warp at "
-                    "each tile, key d, [Bc, c]"}  # fmt: skip
+            "note": f"(step in the kernel's order - {_products(peak)}) / softmax instructions a "
+                    "warp at each tile, key d, [Bc, c]"}  # fmt: skip
 
 
 def apply(profile_text: str, doc: dict[str, Any], record: str) -> str:
