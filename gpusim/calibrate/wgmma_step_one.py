@@ -15,7 +15,9 @@ each block's clock64.
 
 :func:`fitted` reduces a record to the profile's ``wgmma_softmax_cycles_per_instr_1_warpgroups``
 (``--record R --profile P`` writes it; ``gpusim calibrate`` runs and applies it): per tile
-c = (overlap step - products step) / I, I one warp's softmax instructions of the step
+c = (overlap step - T) / I, T the step's products at the profile's wgmma peak as the engine
+times them (decode set 5, reports/kernels/wgmma/decode_set5; sets 3 and 4 took the measured
+products-only step, 3-6 % of the step longer), I one warp's softmax instructions of the step
 (:func:`gpusim.calibrate.wgmma_pingpong.micro_instrs`), the mean over the tiles; and each
 tile's own c (``wgmma_softmax_cycles_per_instr_1_warpgroups_by_tile``, adopted by decode set 4:
 reports/kernels/wgmma/decode_set4), which a kernel of that tile takes instead. With it the
@@ -136,14 +138,28 @@ def tiles_entry(doc: dict[str, Any], record: str, peak: float | None = None) -> 
                     "warp at each tile, key d, [Bc, c]"}  # fmt: skip
 
 
+def profile_peak(profile_text: str) -> float:
+    """The profile's bf16 wgmma peak (FLOP per clock per SM), which c is taken against."""
+    import yaml
+
+    try:
+        return float(yaml.safe_load(profile_text)["wgmma_flops_per_clk_per_sm"]["bf16"]["value"])
+    except (KeyError, TypeError) as exc:
+        raise ValueError(
+            "the profile has no wgmma_flops_per_clk_per_sm.bf16 (the wgmma record's), which "
+            "the one-warpgroup c is taken against"
+        ) from exc
+
+
 def apply(profile_text: str, doc: dict[str, Any], record: str) -> str:
     """``profile_text`` with the field and the per-tile table set after the three-warpgroup
-    field."""
+    field, c against the products at the profile's own wgmma peak (decode set 5)."""
     from gpusim.calibrate.profile_patch import set_after
 
+    peak = profile_peak(profile_text)
     header = f"# wgmma one-warpgroup softmax cycles per instruction: {record}"
     after = "wgmma_softmax_cycles_per_instr_3_warpgroups"
-    fields = {FIELD: entry(doc, record), TILES: tiles_entry(doc, record)}
+    fields = {FIELD: entry(doc, record, peak), TILES: tiles_entry(doc, record, peak)}
     return set_after(profile_text, after, fields, header)
 
 

@@ -224,16 +224,14 @@ STEP_ONE_RECORD = "data/h100/2026-12-06_wgmma_step_one/wgmma-step-one.json"
 
 
 def one_wg_step(profile: Any) -> Any:
-    """``profile`` with the one-warpgroup field from :data:`STEP_ONE_RECORD` where it has none
-    (set 3's predictions were made so, before the profiles carried it)."""
+    """``profile`` with the one-warpgroup field from :data:`STEP_ONE_RECORD` as set 3 adopted it
+    (c against the measured products-only step: set 5's ``one_wg_peak`` refits it since)."""
     import json
 
     from gpusim.calibrate.wgmma_step_one import FIELD, entry
     from gpusim.data.layout import REPO_ROOT
     from gpusim.profiles.schema import Sourced
 
-    if getattr(profile, FIELD) is not None:
-        return profile
     doc = json.loads((REPO_ROOT / STEP_ONE_RECORD).read_text())
     field = Sourced[float](**entry(doc, Path(STEP_ONE_RECORD).parent.as_posix()))
     return profile.model_copy(update={FIELD: field})
@@ -241,17 +239,16 @@ def one_wg_step(profile: Any) -> Any:
 
 def one_wg_tiles(profile: Any) -> Any:
     """``profile`` with one warpgroup's c at each tile :data:`STEP_ONE_RECORD` measured
-    (``wgmma_softmax_cycles_per_instr_1_warpgroups_by_tile``) where it has none (set 4's
-    predictions were made so, before the profiles carried it: as rows ``"1/{d}"`` of
-    ``wgmma_softmax_cycles_per_instr_by_block_n``, which the engine read the same way)."""
+    (``wgmma_softmax_cycles_per_instr_1_warpgroups_by_tile``) as set 4 adopted it, c against
+    the measured products-only step (set 4's predictions were made before the profiles carried
+    it, as rows ``"1/{d}"`` of ``wgmma_softmax_cycles_per_instr_by_block_n``, which the engine
+    read the same way)."""
     import json
 
     from gpusim.calibrate.wgmma_step_one import TILES, tiles_entry
     from gpusim.data.layout import REPO_ROOT
     from gpusim.profiles.schema import SourcedRateTable
 
-    if getattr(profile, TILES) is not None:
-        return profile
     doc = json.loads((REPO_ROOT / STEP_ONE_RECORD).read_text())
     field = SourcedRateTable(**tiles_entry(doc, Path(STEP_ONE_RECORD).parent.as_posix()))
     return profile.model_copy(update={TILES: field})
@@ -261,8 +258,8 @@ def one_wg_peak(profile: Any) -> Any:
     """``profile`` with both one-warpgroup fields refitted from :data:`STEP_ONE_RECORD` with c
     against the products at the profile's wgmma peak (``T`` as the engine times it), so that
     the engine's step at a measured tile is the measured one: c 8-15 % above the fit against
-    the measured products-only row (2.55 at Bc 128 d64, 1.71 at Bc 64 d256). ``one_wg_step``
-    and ``one_wg_tiles`` set only fields a profile lacks, so it stands whatever the order."""
+    the measured products-only row (2.55 at Bc 128 d64, 1.71 at Bc 64 d256); applied after
+    ``one_wg_step`` and ``one_wg_tiles`` (:data:`PARTS`' order), whose fields it replaces."""
     import json
 
     from gpusim.calibrate.wgmma_step_one import FIELD, TILES, entry, tiles_entry
@@ -278,7 +275,8 @@ def one_wg_peak(profile: Any) -> Any:
     })  # fmt: skip
 
 
-#: the variants' parts and what each does to the profile (None: an engine switch only)
+#: the variants' parts and what each does to the profile (None: an engine switch only), in
+#: the order they apply
 PARTS = {
     "one_wg_regs": None,
     "l2_by_size": l2_by_size,
@@ -303,9 +301,9 @@ def variant(name: str, profile: Any) -> Iterator[Any]:
     step = ONE_WARPGROUP_STEP.set("one_wg_step" in parts)
     tiles = ONE_WARPGROUP_TILES.set("one_wg_tiles" in parts)
     try:
-        for part in sorted(parts):
-            if PARTS[part] is not None:
-                profile = PARTS[part](profile)
+        for part, change in PARTS.items():  # in this order: one_wg_peak refits the others
+            if part in parts and change is not None:
+                profile = change(profile)
         yield profile
     finally:
         ONE_WARPGROUP_TILES.reset(tiles)

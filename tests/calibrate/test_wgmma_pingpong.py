@@ -116,7 +116,7 @@ def test_a_bc176_row_goes_to_a_variants_table_and_to_no_profile(tmp_path):
     assert pingpong_cpi(hw, 2, 128, 128) == pytest.approx(4.601, abs=1e-3)
     assert pingpong_cpi(hw, 3, 96, 64) == pytest.approx(6.5)
     # one warpgroup: the tile's own c where wgmma_step_one measured it (decode set 4), else the mean
-    assert pingpong_cpi(hw, 1, 64, 256) == pytest.approx(1.4826)
+    assert pingpong_cpi(hw, 1, 64, 256) == pytest.approx(1.7105)
     assert pingpong_cpi(hw, 1, 96, 256) == hw.wgmma_softmax_cycles_per_instr_1_warpgroups.value
     path = tmp_path / "p.yaml"
     path.write_text(W.apply((REPO_ROOT / "hardware_profiles/h200-sxm.yaml").read_text(),

@@ -38,11 +38,15 @@ def test_the_field_goes_after_the_three_warpgroup_one_and_calibrate_runs_it_quic
     keys = list(out)
     field = wgmma_step_one.FIELD
     assert keys[keys.index("wgmma_softmax_cycles_per_instr_3_warpgroups") + 1] == field
-    assert out[field]["value"] == 1.9807 and "wgmma_step_one (r)" in out[field]["source"]
+    # c against the products at the profile's wgmma peak (decode set 5), not the products row
+    assert out[field]["value"] == 2.1842 and "wgmma_step_one (r)" in out[field]["source"]
+    assert "products at 4095.8 FLOP/clk/SM" in out[field]["note"]
     # each tile's own c beside it (decode set 4), keyed by d
     assert keys[keys.index(field) + 1] == wgmma_step_one.TILES
     tiles = out[wgmma_step_one.TILES]["value"]
-    assert list(tiles) == ["64", "128", "256"] and tiles["256"] == [[64, 1.4826]]
-    assert tiles["64"] == [[128, 2.3547], [192, 2.1457]]
+    assert list(tiles) == ["64", "128", "256"] and tiles["256"] == [[64, 1.7105]]
+    assert tiles["64"] == [[128, 2.5482], [192, 2.2805]]
+    with pytest.raises(ValueError, match="no wgmma_flops_per_clk_per_sm"):
+        wgmma_step_one.apply("name: x\n", json.loads(RECORD.read_text()), "r")
     plan = records_stage.plan(True)["wgmma_step_one"]
     assert plan["runs"] == "python -m gpusim.calibrate.wgmma_step_one --quick"
