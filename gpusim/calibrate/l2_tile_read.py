@@ -1,6 +1,6 @@
 """The L2's read rate for tile copies, by how many CTAs read each tile (no attention kernel).
 
-    python -m gpusim.calibrate.l2_tile_read --out FILE [--cubin CUBIN]   (on the GPU)
+    python -m gpusim.calibrate.l2_tile_read --out FILE [--cubin CUBIN] [--fills]   (on the GPU)
     python -m gpusim.calibrate.l2_tile_read --table FILE
 
 The suite's ``l2`` benchmark reads with 16-byte loads (``ld.global.cg``), each line once per
@@ -15,7 +15,10 @@ two-stage mbarrier ring into one consumer warpgroup; no stores, no work between 
 wave, one CTA on every SM, CTAs in groups of ``G`` consecutive ones walking the same tiles of
 their group's buffer (``kv_group``), every buffer together small enough to stay in the L2. The
 rate is the bytes the extra steps bring over the time they add (two step counts, so the
-launch and the Q block cancel), per G and tile size.
+launch and the Q block cancel), per G and tile size. ``--fills``: each group walks 1024
+distinct tiles (4-8 GiB in all, the L2 flushed before each launch), so every tile comes from
+DRAM and its group's CTAs share it as it arrives, as a grouped-head decode's do; the rate is
+then the bytes the SMs receive, G times those the DRAM sends.
 """
 
 from __future__ import annotations
@@ -36,6 +39,11 @@ STEPS = (128, 512)
 FOOTPRINT_BYTES = 12 << 20
 MAX_TILES = 64  # a 64-tile walk, as a 4k-token head's K and V in 64-key tiles
 WARMUP, REPEATS = 3, 15
+#: ``--fills``: every group walks this many distinct tiles (a buffer far larger than the L2),
+#: so each tile arrives from DRAM and the group's CTAs share it as it is filled, as the CTAs
+#: of a grouped-head decode share their K/V tiles; the L2 is flushed before every launch
+FILL_GROUPS = (1, 2, 4, 8, 16)
+FILL_TILES, FILL_STEPS, FLUSH_BYTES = 1024, (256, 1024), 256 << 20
 
 
 def tiles_per_group(sms: int, group: int, tile: int) -> int:
@@ -44,7 +52,7 @@ def tiles_per_group(sms: int, group: int, tile: int) -> int:
     return max(1, min(MAX_TILES, FOOTPRINT_BYTES // (groups * tile)))
 
 
-def measure(cubin: Path | None = None) -> dict[str, Any]:
+def measure(cubin: Path | None = None, fills: bool = False) -> dict[str, Any]:
     import cupy as cp
     import numpy as np
 
@@ -61,24 +69,34 @@ def measure(cubin: Path | None = None) -> dict[str, Any]:
     fn = mod.get_function("cta_life_c1_d64")
     fn.max_dynamic_shared_size_bytes = SMEM_BYTES
     q = cp.random.randint(0, 2**31, size=sms * 64 * 64 * 2 // 4, dtype=cp.int32)
-    kv = cp.random.randint(0, 2**31, size=(FOOTPRINT_BYTES + (8 << 20)) // 4, dtype=cp.int32)
+    groups, steps_of = (FILL_GROUPS, FILL_STEPS) if fills else (GROUPS, STEPS)
+    kv_bytes = sms * FILL_TILES * max(TILES_BYTES) if fills else FOOTPRINT_BYTES + (8 << 20)
+    kv = cp.random.randint(0, 2**31, size=kv_bytes // 4, dtype=cp.int32)
     o = cp.zeros(16, dtype=cp.uint32)
     stamps = cp.zeros(8 * sms, dtype=cp.uint64)
+    flush = cp.empty(FLUSH_BYTES, dtype=cp.uint8) if fills else None
+
+    def flushed(r: int) -> None:
+        flush.fill(r & 0xFF)
+
     rows = []
     for tile in TILES_BYTES:
-        for group in GROUPS:
-            k = tiles_per_group(sms, group, tile)
+        for group in groups:
+            k = FILL_TILES if fills else tiles_per_group(sms, group, tile)
             med = {}
-            for steps in STEPS:
+            for steps in steps_of:
                 args = (q, kv, o, stamps, np.int32(steps), np.int32(0), np.int32(0),
                         np.int32(tile), np.int32(group), np.int32(k))  # fmt: skip
 
                 def launch(args=args) -> None:
                     fn((sms,), (256,), args, shared_mem=SMEM_BYTES)
 
-                med[steps] = statistics.median(event_times_s(cp, launch, REPEATS, WARMUP))
-            extra = (STEPS[1] - STEPS[0]) * tile * sms
-            rate = extra / (med[STEPS[1]] - med[STEPS[0]])
+                before = flushed if fills else None
+                med[steps] = statistics.median(
+                    event_times_s(cp, launch, REPEATS, WARMUP, before=before)
+                )
+            extra = (steps_of[1] - steps_of[0]) * tile * sms
+            rate = extra / (med[steps_of[1]] - med[steps_of[0]])
             rows.append({"tile_bytes": tile, "group": group, "tiles_per_group": k,
                          "footprint_bytes": -(-sms // group) * k * tile,
                          "median_s": {str(s): t for s, t in med.items()},
@@ -86,13 +104,15 @@ def measure(cubin: Path | None = None) -> dict[str, Any]:
             print(f"l2_tile_read: tile {tile >> 10} KiB, {group:3d} CTAs a tile, {k:2d} tiles: "
                   f"{rate / 1e12:.3f} TB/s", flush=True)  # fmt: skip
     return {"kind": "gpusim.l2_tile_read", "gpu": name, "sm_count": sms, "ptxas": log,
+            "fills": fills, "flush_bytes": FLUSH_BYTES if fills else 0,
             "kernel": "cta_life_c1_d64 (kernels/cta_life.cu): store 0, fma_iters 0",
-            "smem_bytes": SMEM_BYTES, "steps": list(STEPS), "warmup": WARMUP,
+            "smem_bytes": SMEM_BYTES, "steps": list(steps_of), "warmup": WARMUP,
             "repeats": REPEATS, "rows": rows}  # fmt: skip
 
 
 def table(doc: dict[str, Any]) -> str:
-    lines = ["| tile | CTAs a tile | tiles a group | footprint | TB/s |", "|---|---|---|---|---|"]
+    lines = ["| tile | CTAs a tile | tiles a group | footprint | TB/s to the SMs |",
+             "|---|---|---|---|---|"]  # fmt: skip
     for r in doc["rows"]:
         mib, tbs = r["footprint_bytes"] / 2**20, r["bytes_per_s"] / 1e12
         lines.append(f"| {r['tile_bytes'] >> 10} KiB | {r['group']} | {r['tiles_per_group']} | "
@@ -106,6 +126,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, help="measure (on the GPU) into this record")
     ap.add_argument("--cubin", type=Path, help="a prebuilt cta_life cubin")
     ap.add_argument("--table", type=Path, help="a record to print as a table")
+    ap.add_argument("--fills", action="store_true",
+                    help="tiles from DRAM, shared by the group as they are filled")  # fmt: skip
     a = ap.parse_args(argv)
     if a.table is not None:
         try:
@@ -116,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if a.out is None:
         ap.error("give --out (measure) or --table (print)")
-    doc = measure(a.cubin)
+    doc = measure(a.cubin, a.fills)
     a.out.write_text(json.dumps(doc, indent=1) + "\n")
     return 0
 
