@@ -115,10 +115,27 @@ def test_decode_set_1_recomputed_with_the_adopted_model():
     assert all(abs(e) < 0.13 for e in now.values()) and _mape(now) < 0.06
 
 
+def _sample(s: S.DecodeSet, slow: set[str]) -> S.DecodeSet:
+    """``s`` without its costliest simulations (its reference run stays first); the rest of
+    the set's rule is recomputed on it."""
+    assert slow <= {D.config_id(c) for c in s.configs}
+    kept = tuple(c for c in s.configs if D.config_id(c) not in slow)
+    return S.DecodeSet(f"{s.name} sample", kept, s.rule)
+
+
+#: Set 3 without its causal runs (2-4 s of the suite's CPU each): 8 runs.
+SET3_SAMPLE = _sample(S.SET3, {
+    "bf16_d128_b16h32kv16_q2k8192_causal_m64n128s2c1_x4",
+    "fp16_d256_b2h16kv16_q3072k3072_causal_m64n64s2c1_x1",
+    "bf16_d128_b2h32kv8_q4096k4096_causal_m128n128s2c2_x1",
+})  # fmt: skip
+
+
 def test_decode_set_3_recomputed_and_its_rule_adopts_the_one_warpgroup_step():
     """On the H100: shipped after set 2 18.5 %, one_wg_step 10.6 % (reports/kernels/wgmma/
-    decode_set3). Recomputed from the code: the shipped engine is the adopted variant, the
-    one-warpgroup field the H100 record's."""
+    decode_set3; on :data:`SET3_SAMPLE` 22.9 -> 12.2 %). Recomputed from the code: the
+    shipped engine has the step, the one-warpgroup field as set 3 adopted it the H100
+    record's."""
     from gpusim.engine.wgmma_rates import ONE_WARPGROUP_STEP
     from gpusim.profiles.loader import load_profile
 
@@ -128,18 +145,28 @@ def test_decode_set_3_recomputed_and_its_rule_adopts_the_one_warpgroup_step():
     assert ONE_WARPGROUP_STEP.get() is True
     with S.variant("one_wg_step", hw) as as_adopted:  # set 5 refitted c since
         assert as_adopted.wgmma_softmax_cycles_per_instr_1_warpgroups.value == 1.9807
-    before = _errors(S.SET3, measured, hw, "one_wg_regs+l2_by_size")
+    before = _errors(SET3_SAMPLE, measured, hw, "one_wg_regs+l2_by_size")
     # set 3's winner as it was adopted (the mean c: set 4's per-tile c off)
-    now = _errors(S.SET3, measured, hw, "one_wg_regs+l2_by_size+one_wg_step")
-    assert _mape(before) > 0.17 and _mape(now) < 0.115
+    now = _errors(SET3_SAMPLE, measured, hw, "one_wg_regs+l2_by_size+one_wg_step")
+    assert _mape(before) > 0.22 and _mape(now) < 0.125
     d64 = [i for i in now if "_d64_" in i and "c1" in i and "kv32" not in i]
     assert d64 and all(before[i] < -0.3 and -0.16 < now[i] < -0.1 for i in d64)
 
 
+#: Set 4 without its causal and longest split runs: 11 runs.
+SET4_SAMPLE = _sample(S.SET4, {
+    "bf16_d64_b4h32kv8_q1k32768_m64n192s2c1_x8",
+    "bf16_d128_b8h32kv8_q2k16384_causal_m64n128s2c1_x4",
+    "bf16_d64_b2h16kv16_q8192k8192_causal_m64n128s2c1_x1",
+    "bf16_d256_b4h16kv4_q2048k2048_causal_m64n64s2c1_x1",
+})  # fmt: skip
+
+
 def test_decode_set_4_recomputed_and_its_rule_adopts_each_tiles_own_step():
     """On the H100: shipped after set 3 8.86 % (mean -5.2 %), one_wg_tiles 6.01 % (-2.6 %)
-    (reports/kernels/wgmma/decode_set4). Recomputed from the code: the shipped engine and
-    profile take each measured tile's own c from the H100 record (set 5 refitted the values)."""
+    (reports/kernels/wgmma/decode_set4; on :data:`SET4_SAMPLE` 9.1 -> 6.4 %). Recomputed from
+    the code: the shipped engine and profile take each measured tile's own c from the H100
+    record (set 5 refitted the values)."""
     from gpusim.calibrate.wgmma_step_one import fitted
     from gpusim.engine.wgmma_rates import ONE_WARPGROUP_TILES
     from gpusim.profiles.loader import load_profile
@@ -153,8 +180,8 @@ def test_decode_set_4_recomputed_and_its_rule_adopts_each_tiles_own_step():
     assert sorted((bc, int(d)) for d, rows in tiles.items() for bc, _ in rows) == sorted(
         (bc, d) for bc, d, _ in fitted(record)[1]
     )
-    before = _errors(S.SET4, measured, hw, "one_wg_regs+l2_by_size+one_wg_step")
-    now = _errors(S.SET4, measured, hw, "one_wg_regs+l2_by_size+one_wg_step+one_wg_tiles")
+    before = _errors(SET4_SAMPLE, measured, hw, "one_wg_regs+l2_by_size+one_wg_step")
+    now = _errors(SET4_SAMPLE, measured, hw, "one_wg_regs+l2_by_size+one_wg_step+one_wg_tiles")
     assert _mape(before) > 0.085 and _mape(now) < 0.065 and _mape(now) < _mape(before)
     d64 = [i for i in now if "_d64_" in i and "kv16" not in i]  # the L2-bound d64 ones
     assert d64 and all(now[i] - before[i] > 0.03 for i in d64)
