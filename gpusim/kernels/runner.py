@@ -90,6 +90,17 @@ class SplitWorkspace:
     combine_rows: int
 
 
+def split_buffers(cp: Any, batch_heads: int, seq_q: int, splits: int, head_dim: int):
+    """A split launch's fp32 partial outputs (B*H, Nq, splits, d) and log-sum-exps (B*H, Nq,
+    splits), which flash2_combine merges (the mma.sync and the wgmma runners both)."""
+    try:
+        o_part = cp.empty((batch_heads, seq_q, splits, head_dim), cp.float32)
+        lse = cp.empty((batch_heads, seq_q, splits), cp.float32)
+    except Exception as exc:  # CuPy's OutOfMemoryError
+        raise GpusimError(f"no device memory for the split-KV workspace: {exc}") from exc
+    return o_part, lse
+
+
 class Flash2Runner:
     """Builds, caches and launches flash2 kernel instances on the current CuPy device.
 
@@ -180,11 +191,7 @@ class Flash2Runner:
             return None
         w, s = workload, schedule.kv_splits
         combine = self.load(CombineInstance(w.dtype, w.head_dim))
-        try:
-            o_part = self.cp.empty((w.batch_heads, w.seq_len_q, s, w.head_dim), self.cp.float32)
-            lse = self.cp.empty((w.batch_heads, w.seq_len_q, s), self.cp.float32)
-        except Exception as exc:  # CuPy's OutOfMemoryError
-            raise GpusimError(f"no device memory for the split-KV workspace: {exc}") from exc
+        o_part, lse = split_buffers(self.cp, w.batch_heads, w.seq_len_q, s, w.head_dim)
         return SplitWorkspace(s, o_part, lse, combine, combine_rows_of(w, schedule))
 
     def check_arrays(self, workload: Workload, q: Any, k: Any, v: Any, out: Any) -> None:

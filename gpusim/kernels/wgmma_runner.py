@@ -25,6 +25,7 @@ from typing import Any
 from gpusim.errors import GpusimError
 from gpusim.kernel_catalog.wgmma_instances import WgmmaInstance
 from gpusim.kernels.build import elf_function_symbols, find_tool, parse_ptxas, sass_opcode_counts
+from gpusim.kernels.runner import Flash2Runner, split_buffers
 
 KERNEL_DIR = Path(__file__).resolve().parent
 NVRTC_OPTIONS = ("-std=c++17", "-arch=sm_90a")
@@ -235,7 +236,7 @@ class WgmmaRunner:
         grid = (m_blocks, kv_splits, bh) if inst.split else (m_blocks, bh, 1)
         if max(grid[1:]) > 65535:
             raise GpusimError(f"batch*heads = {bh} exceeds the grid's limit 65535")
-        part = self._split_workspace(inst, bh, nq, kv_splits) if inst.split else (out, out)
+        part = split_buffers(self.cp, bh, nq, kv_splits, d) if inst.split else (out, out)
         args = (*(map_argument(m) for m in maps), out, np.int32(nq), np.int32(nk))
         args += (np.int32(1 if causal else 0), np.float32(math.log2(math.e) / math.sqrt(d)))
         args += (np.int32(heads), np.int32(heads // heads_kv), *part, np.int32(kv_splits))
@@ -259,16 +260,6 @@ class WgmmaRunner:
         launch.keep_alive = (maps, q, k, v, out, part, main)  # the maps point at these buffers
         return launch
 
-    def _split_workspace(self, inst: WgmmaInstance, bh: int, nq: int, splits: int):
-        """The fp32 partial outputs and log-sum-exps of a split launch."""
-        cp = self.cp
-        try:
-            o_part = cp.empty((bh, nq, splits, inst.head_dim), cp.float32)
-            lse = cp.empty((bh, nq, splits), cp.float32)
-        except Exception as exc:  # CuPy's OutOfMemoryError
-            raise GpusimError(f"no device memory for the split-KV workspace: {exc}") from exc
-        return o_part, lse
-
     def _combine(self, inst, out, part, nq: int, nk: int, causal: bool, splits: int):
         """The combine launch of a split instance: flash2_combine over the partials, with the
         mma.sync kernels' row rule (a divisor of the query block per combine CTA)."""
@@ -276,7 +267,6 @@ class WgmmaRunner:
 
         from algorithms.split_kv import combine_rows
         from gpusim.kernel_catalog.split_kv import CombineInstance
-        from gpusim.kernels.runner import Flash2Runner
 
         if self._combiner is None:
             self._combiner = Flash2Runner(self.cubin_dir)
