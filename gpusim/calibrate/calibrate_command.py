@@ -7,6 +7,7 @@ only parse options and print; everything they do is here.
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +63,8 @@ def calibrate(
         doc["records"] = records_stage.plan(quick) if records and only is None else {}
         return doc
     out, results_path = default_paths(base_profile, out, results_path)
+    t0 = time.monotonic()
+    wall: dict[str, Any] = {}
     if from_results is not None:
         results = profile_writer.load_results(from_results)
         results_path = from_results
@@ -77,8 +80,12 @@ def calibrate(
             results_path.parent.mkdir(parents=True, exist_ok=True)
             atomic.write_text(results_path, json.dumps(results, indent=1, default=_plain) + "\n")
             record_status = {}
+            wall["suite"] = results.get("suite_wall_s")
             if with_records:
-                record_status = records_stage.run_records(folder, quick, ctx.log, build)
+                wall["records"] = {}
+                record_status = records_stage.run_records(
+                    folder, quick, ctx.log, build, wall["records"]
+                )
     summary = summarise(results)
     replaced: list[str] = []
     profile: str | None = None
@@ -106,6 +113,8 @@ def calibrate(
         checks["warnings"] += rec.pop("warnings")
     else:
         rec = {"status": record_status}
+    if from_results is None:  # what the command's time went to (a replay measures nothing)
+        wall["total"] = time.monotonic() - t0
     return {
         "profile": profile,
         "results": str(results_path),
@@ -113,6 +122,7 @@ def calibrate(
         "records": rec,
         **checks,
         **summary,
+        **({"wall_s": wall} if wall else {}),
     }
 
 
@@ -213,9 +223,24 @@ def format_table(doc: dict[str, Any]) -> str:
         lines.append(f"  kept from the base profile, measured elsewhere: {line}")
     for line in doc.get("warnings", []):
         lines.append(f"  warning: {line}")
+    if wall := doc.get("wall_s"):
+        lines.append(_wall_line(wall))
     lines.append(f"results: {doc['results']}")
     lines.append(f"profile: {doc['profile'] or '(not written)'}")
     return "\n".join(lines)
+
+
+def _wall_line(wall: dict[str, Any]) -> str:
+    """Where the command's time went: the suite, the records (and the cubin's wait), in all."""
+    parts = [f"suite {wall['suite']:.0f} s"] if wall.get("suite") is not None else []
+    if "records" in wall:
+        rec = dict(wall["records"])
+        wait = rec.pop("cubin_wait", None)
+        waited = f" (the wgmma cubin waited for {wait:.0f} s)" if wait is not None else ""
+        parts.append(f"records {sum(rec.values()):.0f} s{waited}")
+    if "total" in wall:
+        parts.append(f"in all {wall['total']:.0f} s")
+    return "wall: " + ", ".join(parts)
 
 
 def format_plan(doc: dict[str, Any]) -> str:

@@ -176,11 +176,17 @@ NOT_SM90 = "needs an sm_90 GPU (Hopper)"
 
 
 def run_records(
-    folder: Path, quick: bool, log: Callable[[str], None], build: CubinBuild | None = None
+    folder: Path,
+    quick: bool,
+    log: Callable[[str], None],
+    build: CubinBuild | None = None,
+    seconds: dict[str, float] | None = None,
 ) -> dict[str, str]:
     """Run every record into ``folder``; ``{name: "ok" | "failed: ..." | "skipped: ..."}``.
     ``build``: the wgmma cubin's build, started during the suite (else started here). The
-    records that do not take the cubin run first, while nvcc may still be compiling it."""
+    records that do not take the cubin run first, while nvcc may still be compiling it.
+    ``seconds`` gets each record's wall time and the wait for the cubin (``cubin_wait``)."""
+    seconds = {} if seconds is None else seconds
     folder.mkdir(parents=True, exist_ok=True)
     status: dict[str, str] = {}
     not_sm90 = None if _hopper() else NOT_SM90
@@ -195,7 +201,7 @@ def run_records(
             if rec.hopper and not waited:
                 t0 = time.monotonic()
                 cubin, cubin_reason = build.wait()
-                waited_s = time.monotonic() - t0
+                waited_s = seconds["cubin_wait"] = time.monotonic() - t0
                 log(f"wgmma cubin: {cubin_reason or 'built'} (waited {waited_s:.0f} s)")
                 waited = True
             reason = cubin_reason if rec.hopper else not_sm90 if rec.sm90 else None
@@ -206,7 +212,8 @@ def run_records(
             t0 = time.monotonic()
             log(f"running {rec.name} (its own process)")
             status[rec.name] = _run_one(rec, folder / rec.file, quick, cubin)
-            log(f"{rec.name}: {status[rec.name]} ({time.monotonic() - t0:.0f} s)")
+            seconds[rec.name] = time.monotonic() - t0
+            log(f"{rec.name}: {status[rec.name]} ({seconds[rec.name]:.0f} s)")
     return {rec.name: status[rec.name] for rec in RECORDS}
 
 

@@ -134,3 +134,16 @@ def test_gpusim_calibrate_is_a_registered_command(tmp_path, capsys):
     doc = json.loads(capsys.readouterr().out)
     assert doc["profile"] == str(out)
     assert "dram.copy_bandwidth_bytes_per_s" in doc["measured"]
+
+
+def test_the_table_says_where_the_commands_time_went():
+    from gpusim.calibrate.calibrate_command import format_table
+
+    doc = {"gpu": "g", "date_utc": "d", "measured": {}, "failed": {}, "results": "r",
+           "profile": "p", "wall_s": {"suite": 33.2, "records": {"l2_hot": 14.4, "wgmma": 2.1,
+           "cubin_wait": 0.2}, "total": 88.8}}  # fmt: skip
+    assert "wall: suite 33 s, records 16 s (the wgmma cubin waited for 0 s), in all 89 s" in (
+        format_table(doc)
+    )
+    del doc["wall_s"]
+    assert "wall:" not in format_table(doc)

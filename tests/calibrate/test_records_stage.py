@@ -175,7 +175,9 @@ def test_the_records_without_the_cubin_run_while_it_builds(tmp_path, monkeypatch
 
     monkeypatch.setattr(records_stage.subprocess, "run", fake_run)
     logged: list[str] = []
-    status = records_stage.run_records(tmp_path, True, logged.append)
+    seconds: dict[str, float] = {}
+    status = records_stage.run_records(tmp_path, True, logged.append, seconds=seconds)
+    assert set(seconds) == {r.name for r in records_stage.RECORDS} | {"cubin_wait"}
     assert ran[:4] == ["l2_bytes", "kv_walk", "cta_life", "dram_read"]
     assert all(r.endswith(" cubin") for r in ran[4:]) and len(ran) == 8
     assert list(status) == [r.name for r in records_stage.RECORDS]
