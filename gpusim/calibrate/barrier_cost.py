@@ -20,6 +20,8 @@ import platform
 import sys
 from typing import Any
 
+import numpy as np
+
 SRC = r"""
 extern "C" __global__ void loop(long long* out, float* sink, int iters, int sync) {
     __syncthreads();
@@ -62,10 +64,13 @@ def measure(cp: Any, quick: bool = False) -> dict[str, Any]:
             for _ in range(REPEATS):
                 out.fill(-1)  # poisoned: every CTA's thread 0 writes its count
                 kernel((sms,), (32 * warps,), (out, sink, cp.int32(iters), cp.int32(sync)))
-                cp.cuda.Device().synchronize()
-                if bool((out <= 0).any()):
+                # One count per SM: checked and reduced on the host. CuPy's median would
+                # compile its sort kernels first, 7.6 s of a cold --quick run on the H100
+                # (data/h100/2026-12-06_calibrate_quick_profile) for 132 numbers.
+                counts = np.asarray(out.get(), dtype=np.float64)
+                if bool((counts <= 0).any()):
                     raise RuntimeError(f"a CTA wrote no cycle count ({warps} warps)")
-                meds.append(float(cp.median(out.astype(cp.float64)).get()) / iters)
+                meds.append(float(np.median(counts)) / iters)
             cycles[sync], repeats[sync] = min(meds), meds
         results[str(warps)] = {
             "cycles_per_iteration_without_barrier": cycles[0],
