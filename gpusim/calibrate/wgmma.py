@@ -42,7 +42,11 @@ from gpusim.calibrate.wgmma_ops import NS
 U = 8  # products per loop iteration (kernels/wgmma.cu GS_U)
 A_BYTES = 8192
 DT_CODE = {"fp16": 0, "bf16": 1}
-NVCC_FLAGS = ("-gencode=arch=compute_90a,code=sm_90a", "-cubin", "-std=c++17", "-Xptxas", "-v")
+#: ``--split-compile=8``: the optimizer on up to 8 threads (the cubin is 30-60 s of one core, and
+#: `gpusim calibrate --quick` can wait for it); with nvcc 13.0 (V13.0.88) every kernel's SASS is
+#: identical to a one-thread build's (cuobjdump -sass; only the ELF sections' order differs)
+NVCC_FLAGS = ("-gencode=arch=compute_90a,code=sm_90a", "-cubin", "-std=c++17", "-Xptxas", "-v",
+              "--split-compile=8")  # fmt: skip
 REGS_PER_SM, MAX_THREADS_PER_SM, REG_UNIT = 65536, 2048, 256
 #: (warpgroups per CTA, CTAs per SM) of the occupancy sweep; (2, 1) is the rate sweep's
 SHAPES = ((1, 1), (2, 1), (3, 1), (1, 2), (2, 2))

@@ -48,3 +48,20 @@ def test_the_overlap_rows_keep_every_exp2_between_the_waits(tmp_path: Path):
     assert total >= 48 and between == 48  # Bc 96: 48 values a thread, each an exp2
     between, _ = exps_between_waits(sass, ring_name(96, 64, 3, 3, False))
     assert between == 0  # the ring rows as measured: P V waited for first
+
+
+def test_the_split_compile_gives_the_one_thread_builds_sass(tmp_path: Path):
+    """``--split-compile`` (NVCC_FLAGS) runs nvcc's optimizer on several threads; the SASS of
+    every kernel must be what a one-thread build gives."""
+    src = tmp_path / "ring.cu"
+    src.write_text(SOURCE)
+    sass = {}
+    for split, flags in (("on", NVCC_FLAGS), ("off", [f for f in NVCC_FLAGS if "split" not in f])):
+        cubin = tmp_path / f"{split}.cubin"
+        cmd = [NVCC, *flags, f"-I{KERNEL_DIR}", "-o", str(cubin), str(src)]
+        subprocess.run(cmd, check=True, capture_output=True)
+        sass[split] = subprocess.run(
+            [CUOBJDUMP, "-sass", str(cubin)], check=True, capture_output=True, text=True
+        ).stdout
+    assert any("split-compile" in f for f in NVCC_FLAGS)
+    assert sass["on"] == sass["off"] and "MUFU.EX2" in sass["on"]
