@@ -169,14 +169,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, help="measure (on the GPU) into this record")
     ap.add_argument("--cubin", type=Path)
     ap.add_argument("--quick", action="store_true", help="two tiles, no serial softmax rows")
-    ap.add_argument("--record", type=Path, help="a record to apply (with --profile)")
+    ap.add_argument(
+        "--record",
+        type=Path,
+        help="a record to apply (with --profile; without, "
+        "print the fields against h200-sxm's wgmma peak)",
+    )
     ap.add_argument("--profile", type=Path, help="a profile YAML to set the field in")
     a = ap.parse_args(argv)
     if a.record is not None:
         try:
             doc = json.loads(a.record.read_text())
-            if a.profile is None:
-                print(json.dumps(entry(doc, a.record.parent.as_posix()), indent=1))
+            if a.profile is None:  # what apply writes, against the shipped profile's peak
+                from gpusim.profiles.loader import profile_path
+
+                peak = profile_peak(profile_path("h200-sxm").read_text())
+                where = a.record.parent.as_posix()
+                fields = {FIELD: entry(doc, where, peak), TILES: tiles_entry(doc, where, peak)}
+                print(json.dumps(fields, indent=1))
                 return 0
             text = apply(a.profile.read_text(), doc, a.record.parent.as_posix())
         except (OSError, ValueError, KeyError) as exc:  # a bad record or profile: one line

@@ -50,3 +50,12 @@ def test_the_field_goes_after_the_three_warpgroup_one_and_calibrate_runs_it_quic
         wgmma_step_one.apply("name: x\n", json.loads(RECORD.read_text()), "r")
     plan = records_stage.plan(True)["wgmma_step_one"]
     assert plan["runs"] == "python -m gpusim.calibrate.wgmma_step_one --quick"
+
+
+def test_the_record_alone_prints_what_apply_writes_into_the_shipped_profile(capsys):
+    assert wgmma_step_one.main(["--record", str(RECORD)]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    text = (REPO_ROOT / "hardware_profiles/h200-sxm.yaml").read_text()
+    written = yaml.safe_load(wgmma_step_one.apply(text, json.loads(RECORD.read_text()), "r"))
+    for field in (wgmma_step_one.FIELD, wgmma_step_one.TILES):
+        assert printed[field]["value"] == written[field]["value"]
