@@ -18,7 +18,7 @@ from gpusim.engine.clock import TICKS_PER_S, per_tick, ticks
 from gpusim.engine.rates import Rates
 from gpusim.errors import GpusimError
 from gpusim.kernel_class import KernelClass
-from gpusim.profiles.schema import HardwareProfile
+from gpusim.profiles.schema import HardwareProfile, SourcedRateTable
 from gpusim.schedule import Schedule
 
 if TYPE_CHECKING:
@@ -145,16 +145,23 @@ def pingpong_cpi(
     if field is None:
         return None
     own = profile.wgmma_softmax_cycles_per_instr_1_warpgroups_by_tile
-    if consumer_warpgroups == 1 and own is not None and ONE_WARPGROUP_TILES.get():
-        for bc, c in own.value.get(str(head_dim), []):
-            if bc == block_n:
-                return float(c)
-    table = profile.wgmma_softmax_cycles_per_instr_by_block_n
-    if table is not None and block_n is not None:
-        for bc, c in table.value.get(f"{consumer_warpgroups}/{head_dim}", []):
-            if bc == block_n:
-                return float(c)
-    return field.value
+    if consumer_warpgroups == 1 and ONE_WARPGROUP_TILES.get():
+        c = _tile_c(own, str(head_dim), block_n)
+        if c is not None:
+            return c
+    c = _tile_c(
+        profile.wgmma_softmax_cycles_per_instr_by_block_n,
+        f"{consumer_warpgroups}/{head_dim}",
+        block_n,
+    )
+    return field.value if c is None else c
+
+
+def _tile_c(table: SourcedRateTable | None, key: str, block_n: int | None) -> float | None:
+    """A per-tile table's c at ``key`` and ``block_n``, or None where it has no such row."""
+    if table is None or block_n is None:
+        return None
+    return next((float(c) for bc, c in table.value.get(key, []) if bc == block_n), None)
 
 
 def pingpong_rates(

@@ -223,18 +223,29 @@ def l2_by_size(profile: Any) -> Any:
 STEP_ONE_RECORD = "data/h100/2026-12-06_wgmma_step_one/wgmma-step-one.json"
 
 
+def _with_step_one(profile: Any, names: tuple[str, ...], peak: float | None = None) -> Any:
+    """``profile`` with the one-warpgroup fields ``names`` (the mean c, the per-tile table) from
+    :data:`STEP_ONE_RECORD`, c against the products at ``peak`` (None: against the record's
+    measured products-only rows, as sets 3 and 4 had them)."""
+    import json
+
+    from gpusim.calibrate.wgmma_step_one import FIELD, TILES, entry, tiles_entry
+    from gpusim.data.layout import REPO_ROOT
+    from gpusim.profiles.schema import Sourced, SourcedRateTable
+
+    doc = json.loads((REPO_ROOT / STEP_ONE_RECORD).read_text())
+    where = Path(STEP_ONE_RECORD).parent.as_posix()
+    make = {FIELD: lambda: Sourced[float](**entry(doc, where, peak)),
+            TILES: lambda: SourcedRateTable(**tiles_entry(doc, where, peak))}  # fmt: skip
+    return profile.model_copy(update={name: make[name]() for name in names})
+
+
 def one_wg_step(profile: Any) -> Any:
     """``profile`` with the one-warpgroup field from :data:`STEP_ONE_RECORD` as set 3 adopted it
     (c against the measured products-only step: set 5's ``one_wg_peak`` refits it since)."""
-    import json
+    from gpusim.calibrate.wgmma_step_one import FIELD
 
-    from gpusim.calibrate.wgmma_step_one import FIELD, entry
-    from gpusim.data.layout import REPO_ROOT
-    from gpusim.profiles.schema import Sourced
-
-    doc = json.loads((REPO_ROOT / STEP_ONE_RECORD).read_text())
-    field = Sourced[float](**entry(doc, Path(STEP_ONE_RECORD).parent.as_posix()))
-    return profile.model_copy(update={FIELD: field})
+    return _with_step_one(profile, (FIELD,))
 
 
 def one_wg_tiles(profile: Any) -> Any:
@@ -243,15 +254,9 @@ def one_wg_tiles(profile: Any) -> Any:
     the measured products-only step (set 4's predictions were made before the profiles carried
     it, as rows ``"1/{d}"`` of ``wgmma_softmax_cycles_per_instr_by_block_n``, which the engine
     read the same way)."""
-    import json
+    from gpusim.calibrate.wgmma_step_one import TILES
 
-    from gpusim.calibrate.wgmma_step_one import TILES, tiles_entry
-    from gpusim.data.layout import REPO_ROOT
-    from gpusim.profiles.schema import SourcedRateTable
-
-    doc = json.loads((REPO_ROOT / STEP_ONE_RECORD).read_text())
-    field = SourcedRateTable(**tiles_entry(doc, Path(STEP_ONE_RECORD).parent.as_posix()))
-    return profile.model_copy(update={TILES: field})
+    return _with_step_one(profile, (TILES,))
 
 
 def one_wg_peak(profile: Any) -> Any:
@@ -260,19 +265,10 @@ def one_wg_peak(profile: Any) -> Any:
     the engine's step at a measured tile is the measured one: c 8-15 % above the fit against
     the measured products-only row (2.55 at Bc 128 d64, 1.71 at Bc 64 d256); applied after
     ``one_wg_step`` and ``one_wg_tiles`` (:data:`PARTS`' order), whose fields it replaces."""
-    import json
+    from gpusim.calibrate.wgmma_step_one import FIELD, TILES
 
-    from gpusim.calibrate.wgmma_step_one import FIELD, TILES, entry, tiles_entry
-    from gpusim.data.layout import REPO_ROOT
-    from gpusim.profiles.schema import Sourced, SourcedRateTable
-
-    doc = json.loads((REPO_ROOT / STEP_ONE_RECORD).read_text())
-    where, peak = Path(STEP_ONE_RECORD).parent.as_posix(), profile.wgmma_flops_per_clk_per_sm
-    peak = peak.bf16.value  # the record's products are bf16
-    return profile.model_copy(update={
-        FIELD: Sourced[float](**entry(doc, where, peak)),
-        TILES: SourcedRateTable(**tiles_entry(doc, where, peak)),
-    })  # fmt: skip
+    peak = profile.wgmma_flops_per_clk_per_sm.bf16.value  # the record's products are bf16
+    return _with_step_one(profile, (FIELD, TILES), peak)
 
 
 #: the variants' parts and what each does to the profile (None: an engine switch only), in
