@@ -14,6 +14,12 @@ FILES=(
   data/h100/2026-12-05_calibration/suite/cal/h100-sxm5-measured.results.json
   data/h100/2026-12-05_calibrate_one_command_attempts/second/calibration.tar.gz
   data/h100/2026-12-05_calibrate_one_command_evicted/calibration.tar.gz
+  data/h100/2026-12-06_calibrate_full_and_cut_quick/calibration.tar.gz
+  data/h100/2026-12-06_calibrate_quick_background_build/calibration.tar.gz
+  data/h100/2026-12-06_calibrate_quick_step_one_repeat/calibration.tar.gz
+  data/h100/2026-12-06_calibrate_quick_repeat/calibration.tar.gz
+  data/h100/2026-12-06_calibrate_quick_host_median/calibration.tar.gz
+  data/h100/2026-12-05_calibrate_one_command/full/raw.tar.gz
 )
 EXCLUDE=.git/info/exclude
 case "${1:-}" in
