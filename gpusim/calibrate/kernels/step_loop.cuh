@@ -20,13 +20,14 @@ __device__ __forceinline__ float so_ex2(float x) {
 
 // With STAGGER, the warps wait after the set-up until clock64() reaches ``go`` (cta_phase.cu:
 // co-resident CTAs that enter the loop a chosen number of cycles apart); without it the
-// argument is unused and the code is that of the loops the other benchmarks time.
+// argument is unused and the code is that of the loops the other benchmarks time. ACC: the
+// accumulators (4 floats each) the products fill and the softmax passes read (step_size.cu
+// varies it; 8 everywhere else).
 template <int NLD, int MMA_PER_LD, int NMMA_REG, int ROUNDS, int SYNC_EVERY, int EXTRA = 0,
-          bool STAGGER = false>
+          bool STAGGER = false, int ACC = 8>
 __device__ __forceinline__ void step_loop(const unsigned* __restrict__ operands, int iters, unsigned zero,
                                           float* __restrict__ out,
                                           unsigned long long* __restrict__ stamps, long long go = 0) {
-    constexpr int ACC = 8;
     constexpr int TILE_U4 = 2048;  // 32 KiB
     __shared__ uint4 tile[TILE_U4];
     const unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
