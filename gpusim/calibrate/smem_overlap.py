@@ -107,6 +107,40 @@ def profile_entries(record: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return out
 
 
+#: ldmatrix alone, the softmax alone, both (independent) in one loop; several CTAs of 4 warps
+RELEASE_LOOPS = ((32, 0, 0, 0), (0, 0, 0, 1), (32, 0, 0, 1))
+RELEASE_SHAPES = ((128, 2), (128, 4))
+RELEASE_FIELD = "smem_sched_release_share"
+
+
+def release_entry(record: dict[str, Any]) -> dict[str, Any]:
+    """``smem_sched_release_share`` (:mod:`gpusim.engine.smem_release`) from a recorded run.
+
+    Per launch shape of several CTAs: ldmatrix alone L, the softmax alone S and both B in
+    cycles per warp-iteration; with the loads holding the schedulers for 1 - k of their time
+    and the softmax for all of its own, B = (1 - k) L + S, so k = 1 - (B - S) / L. The mean
+    over two and four CTAs of 4 warps."""
+    per_warp = {
+        (r["nld"], r["mma_per_ld"], r["nmma_reg"], r["rounds"], r["threads"], r["ctas_per_sm"]):
+        r["cycles_per_iteration_per_scheduler"] / r["warps_per_scheduler"]
+        for r in record["rows"]
+    }  # fmt: skip
+    ks = []
+    for shape in RELEASE_SHAPES:
+        ld, soft, both = (per_warp[(*lp, *shape)] for lp in RELEASE_LOOPS)
+        ks.append(1.0 - (both - soft) / ld)
+    return {
+        "value": round(sum(ks) / len(ks), 3),
+        "source": f"measured on {record['gpu']}, {record['date']}, python -m {__name__}",
+        "note": (
+            "1 - (both - softmax) / ldmatrix, cycles per warp-iteration of ldmatrix and an "
+            "independent softmax in 2 and 4 CTAs of 4 warps: "
+            + ", ".join(f"{k:.3f}" for k in ks)
+            + "; their mean"
+        ),
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark and write its JSON."""
     return standalone.main(__doc__, run, argv)

@@ -25,6 +25,7 @@ from gpusim.engine.cta_l2 import L2Meeting, Lookup
 from gpusim.engine.plan import ClassPlan, Phase
 from gpusim.engine.ps_channel import PSServer
 from gpusim.engine.rates import SCHED_LANE, SM_LANES
+from gpusim.engine.smem_release import phase_span
 from gpusim.profiles.gaps import atomic_extra_bytes
 
 L2_LANE, DRAM_LANE = 0, 1
@@ -221,7 +222,8 @@ class CtaGroup(L2Meeting):
             parts = [(PIPE_LANE[p], LAYERS, v * frac, 0) for p, v in group.items()]
             if len(groups) > 1:
                 # Serial phases also hold the SM's schedulers for their duration (rates.py).
-                span = max(v * frac / rates.pipe_per_tick[p] for p, v in group.items())
+                times = {p: v * frac / rates.pipe_per_tick[p] for p, v in group.items()}
+                span = phase_span(times, rates.smem_release)  # engine/smem_release.py
                 span *= rates.sched_scale  # the core model's time for the compiled code
                 parts.append((PIPE_LANE[SCHED_LANE], LAYERS, span, 0))
             stages.append((XFER, ("pipes", parts)))

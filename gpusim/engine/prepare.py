@@ -28,6 +28,7 @@ from gpusim.engine.grid import Grid
 from gpusim.engine.plan import ClassPlan, build_plan, step_kind, step_work, timing_signature
 from gpusim.engine.rates import Rates, step_efficiency
 from gpusim.engine.sim import KernelSpec
+from gpusim.engine.smem_release import release_share
 from gpusim.engine.switch_replay import instance_key, switch_source
 from gpusim.errors import GpusimError
 from gpusim.occupancy import Occupancy, occupancy
@@ -213,8 +214,7 @@ def prepare(
         # The ping-pong bound models the latencies itself: no step efficiency on top.
         rates, timing_source = pp
     elif products:
-        # Too few warps per scheduler expose the load, product and softmax latencies; the
-        # efficiency was measured on such loops, so only kernels that do products get it.
+        # Few warps expose the latencies; measured on loops with products, so only they get it.
         warps = occ.warps_per_cta
         core = core_efficiency(kernel, profile, programs, rates, occ.ctas_per_sm, warps)
         if core is not None:
@@ -231,7 +231,7 @@ def prepare(
         else:
             table = capacity_table(lambda n: step_efficiency(profile, n * warps), occ.ctas_per_sm)
             rates = rates.at_efficiency(step_efficiency(profile, occ.ctas_per_sm * warps))
-            rates = replace(rates, sched_capacity=table)
+            rates = replace(rates, sched_capacity=table, smem_release=release_share(profile))
             if profile.sass_core_cycles is not None:
                 timing_note = (
                     f"{kernel.name}: {profile.name} replays only the committed SASS loops "

@@ -103,8 +103,7 @@ class Rates:
     #: the SM clock of kernels that use the tensor pipe (``sm_clock_hz`` when not given)
     tensor_clock_hz: float = 0.0
     base_clock_hz: float = 0.0  # the SM clock of every other kernel
-    #: shared-memory lane bytes one byte of a tile fill (a global load landing in shared
-    #: memory) costs: 1 charges fills like the warps' own reads and writes
+    #: shared-memory lane bytes a byte of a tile fill costs (1: as the warps' own accesses)
     smem_fill_cost: float = 1.0
     #: the profile's ``l2_loss_by_depth`` (empty: the L2 is an LRU of ``l2_bytes``)
     l2_loss_curve: tuple[tuple[float, float], ...] = ()
@@ -125,6 +124,7 @@ class Rates:
     store_cycles_per_byte: float = 0.0
     #: schedulers' capacity with n of R CTAs computing, index n - 1 (engine/active_ctas.py)
     sched_capacity: tuple[float, ...] = ()
+    smem_release: float = 0.0  # engine/smem_release.py: the profile's share, where it is on
     l2_atomic_cost: float = 1.0  # L2 lane bytes per byte of atomic adds (profiles.gaps)
 
     def at_clock(self, clock_hz: float) -> Rates:
