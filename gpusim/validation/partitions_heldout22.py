@@ -91,12 +91,13 @@ def compare(configs, measured_dir: Path, predictions: dict[str, Any]) -> dict[st
     """Per profile (and the baselines on the lent card's profile), per kernel: the runs on
     8-72 SMs and on 132 SMs."""
     from gpusim.profiles.loader import load_profile
-    from gpusim.resumable_sweep import RecordStore
     from gpusim.validation.partitions_compare import partition_roofline_s
+    from gpusim.validation.store import RecordStore
 
     records = RecordStore(Path(measured_dir) / "sweep.jsonl").records
     ok = {i: r for i, r in records.items() if r.get("status") == "ok"}
-    gpu = next(iter(ok.values())).get("gpu", "") if ok else ""
+    prov = json.loads((Path(measured_dir) / "provenance.json").read_text())["provenance"]
+    gpu = prov.get("gpu_name", "")
     base = "h200-sxm" if "H200" in gpu else "h100-sxm5"
     hw = load_profile(base)
     ref = {c.kernel: partition_roofline_s(c.workload, hw, c.sm_count) / ok[c.config_id]["median_s"]
