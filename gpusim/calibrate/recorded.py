@@ -51,9 +51,12 @@ RECORD_BENCHMARKS = {
         ),
         RecordBenchmark(
             "smem_overlap", "smem_overlap",
-            ("step_efficiency_1_warp_per_scheduler", "step_efficiency_2_warps_per_scheduler"),
+            ("step_efficiency_1_warp_per_scheduler", "step_efficiency_2_warps_per_scheduler",
+             "smem_sched_release_share"),
             "9 ldmatrix / mma.sync / softmax loops at 1, 2 and 4 warps per scheduler",
-            "only the 2 load-product-softmax loops the profile uses; 3 short launches each",
+            "only the 2 load-product-softmax loops the step efficiencies use, and the 3 "
+            "ldmatrix / softmax loops of the shared-memory release at 2 and 4 CTAs; 3 short "
+            "launches each",
         ),
         RecordBenchmark(
             "smem_fill", "smem_fill", ("smem_fill_cost_per_byte",),

@@ -1,7 +1,8 @@
 """Shared-memory operand traffic against the tensor pipe and the softmax (kernels/smem_overlap.cu).
 
 ``gpusim calibrate`` runs it as its ``smem_overlap`` benchmark (``--quick``: only the
-:data:`STEP_LOOPS` the profile needs); on its own: ``python -m gpusim.calibrate.smem_overlap
+:data:`STEP_LOOPS` the step efficiencies need, and the :data:`RELEASE_LOOPS` at the launch
+shapes the shared-memory release reads); on its own: ``python -m gpusim.calibrate.smem_overlap
 --out FILE``. For each loop (``NLD`` ldmatrix.x4 per warp-iteration, each feeding
 ``MMA_PER_LD`` mma.sync or none, ``NMMA_REG`` mma.sync on register operands, ``ROUNDS``
 softmax passes, a barrier) and each launch shape (1, 2 and 4 warps per scheduler, in one
@@ -34,6 +35,12 @@ LOOPS = (
 STEP_LOOPS = ((16, 4, 0, 1), (32, 2, 0, 1))
 #: Bytes one ldmatrix.x4 moves for a warp (32 lanes x 16 B).
 LDSM_X4_BYTES = 512
+#: ldmatrix alone, the softmax alone, both (independent) in one loop; several CTAs of 4 warps:
+#: what the shared-memory release (gpusim.engine.smem_release) is read from
+RELEASE_LOOPS = ((32, 0, 0, 0), (0, 0, 0, 1), (32, 0, 0, 1))
+RELEASE_SHAPES = ((128, 2), (128, 4))
+RELEASE_FIELD = "smem_sched_release_share"
+MODULE = "python -m gpusim.calibrate.smem_overlap"
 
 
 def loop_name(nld: int, per_ld: int, nreg: int, rounds: int) -> str:
@@ -49,12 +56,21 @@ def run(quick: bool = False) -> dict[str, Any]:
 def measure(ctx: BenchContext) -> dict[str, Any]:
     """Every loop at every launch shape: warp-iterations per clock per SM, and the clock."""
     cp = ctx.cp
-    # Quick: only the loops the profile's step efficiencies come from.
-    loops = [
-        (loop_name(*lp), {"nld": lp[0], "mma_per_ld": lp[1], "nmma_reg": lp[2], "rounds": lp[3]})
-        for lp in (STEP_LOOPS if ctx.quick else LOOPS)
-    ]
-    rows, kernels = time_loops(cp, ctx, "smem_overlap.cu", loops, SHAPES)
+
+    def named(lps: tuple) -> list:
+        keys = ("nld", "mma_per_ld", "nmma_reg", "rounds")
+        return [(loop_name(*lp), dict(zip(keys, lp, strict=True))) for lp in lps]
+
+    # Quick: only the loops the profile's step efficiencies come from, at every shape.
+
+    rows, kernels = time_loops(
+        cp, ctx, "smem_overlap.cu", named(STEP_LOOPS if ctx.quick else LOOPS), SHAPES
+    )
+    if ctx.quick:  # the shared-memory release's loops at the launch shapes it reads
+        more, more_kernels = time_loops(
+            cp, ctx, "smem_overlap.cu", named(RELEASE_LOOPS), RELEASE_SHAPES
+        )
+        rows, kernels = rows + more, kernels | more_kernels
     for row in rows:
         per_clk = row["raw"]["per_clk_per_sm"]["median"]
         row["smem_bytes_per_clk_per_sm"] = per_clk * row["nld"] * LDSM_X4_BYTES
@@ -89,6 +105,8 @@ def profile_entries(record: dict[str, Any]) -> dict[str, dict[str, Any]]:
         return sum(vals) / len(vals)
 
     out = {}
+    if all((*lp, *sh) in per_warp for lp in RELEASE_LOOPS for sh in RELEASE_SHAPES):
+        out[RELEASE_FIELD] = release_entry(record)
     for warps, field in ((1, "step_efficiency_1_warp_per_scheduler"),
                          (2, "step_efficiency_2_warps_per_scheduler")):  # fmt: skip
         ratios = [mean_cycles(lp, 4) / mean_cycles(lp, warps) for lp in STEP_LOOPS]
@@ -105,12 +123,6 @@ def profile_entries(record: dict[str, Any]) -> dict[str, dict[str, Any]]:
             ),
         }
     return out
-
-
-#: ldmatrix alone, the softmax alone, both (independent) in one loop; several CTAs of 4 warps
-RELEASE_LOOPS = ((32, 0, 0, 0), (0, 0, 0, 1), (32, 0, 0, 1))
-RELEASE_SHAPES = ((128, 2), (128, 4))
-RELEASE_FIELD = "smem_sched_release_share"
 
 
 def release_entry(record: dict[str, Any]) -> dict[str, Any]:
@@ -131,7 +143,7 @@ def release_entry(record: dict[str, Any]) -> dict[str, Any]:
         ks.append(1.0 - (both - soft) / ld)
     return {
         "value": round(sum(ks) / len(ks), 3),
-        "source": f"measured on {record['gpu']}, {record['date']}, python -m {__name__}",
+        "source": f"measured on {record['gpu']}, {record['date']}, {MODULE}",
         "note": (
             "1 - (both - softmax) / ldmatrix, cycles per warp-iteration of ldmatrix and an "
             "independent softmax in 2 and 4 CTAs of 4 warps: "
@@ -141,9 +153,37 @@ def release_entry(record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def apply_release(profile_text: str, record: dict[str, Any], record_path: str) -> str:
+    """``profile_text`` with the release share of ``record`` after its step efficiencies."""
+    from gpusim.calibrate.profile_patch import set_after
+
+    entry = release_entry(record)
+    entry["source"] += f" ({record_path})"
+    header = f"# shared-memory release: {record_path}"
+    return set_after(profile_text, "step_efficiency_2_warps_per_scheduler", {RELEASE_FIELD: entry},
+                     header)  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run the benchmark and write its JSON."""
-    return standalone.main(__doc__, run, argv)
+    """Run the benchmark and write its JSON (``--out``), or write the release share of a
+    recorded run into a profile (``--record R --profile P``)."""
+    import sys
+
+    argv = sys.argv[1:] if argv is None else argv
+    if "--record" not in argv:
+        return standalone.main(__doc__, run, argv)
+    import argparse
+    import json
+    from pathlib import Path
+
+    ap = argparse.ArgumentParser(description="write smem_sched_release_share into a profile")
+    ap.add_argument("--record", type=Path, required=True)
+    ap.add_argument("--profile", type=Path, required=True)
+    a = ap.parse_args(argv)
+    record = json.loads(a.record.read_text())
+    a.profile.write_text(apply_release(a.profile.read_text(), record, str(a.record)))
+    print(f"{RELEASE_FIELD}: {release_entry(record)['value']} -> {a.profile}")
+    return 0
 
 
 if __name__ == "__main__":

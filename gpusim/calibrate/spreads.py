@@ -68,7 +68,19 @@ def overlap(record: dict[str, Any]) -> Entries:
     how = (
         "every 4-warp shape at its fastest (slowest) repeat, the others at their slowest (fastest)"
     )
-    return {f: _bracket(e, low[f]["value"], high[f]["value"], how) for f, e in out.items()}
+    field = smem_overlap.RELEASE_FIELD
+    steps = {f: _bracket(e, low[f]["value"], high[f]["value"], how) for f, e in out.items()
+             if f != field}  # fmt: skip
+    if field in out:
+        # k = 1 - (both - softmax) / ldmatrix: lowest with the loop of both slow, the others fast
+        def both(r: dict[str, Any]) -> bool:
+            return r["nld"] > 0 and r["rounds"] > 0
+
+        lo = smem_overlap.release_entry(_at(record, lambda r: "min" if both(r) else "max"))
+        hi = smem_overlap.release_entry(_at(record, lambda r: "max" if both(r) else "min"))
+        how_k = "the ldmatrix-and-softmax loop at its slowest (fastest) repeat, the others fastest"
+        steps[field] = _bracket(out[field], lo["value"], hi["value"], how_k)
+    return steps
 
 
 def fill(record: dict[str, Any]) -> Entries:

@@ -26,8 +26,10 @@ from __future__ import annotations
 from gpusim.engine.mechanism import Mechanism
 from gpusim.profiles.schema import HardwareProfile
 
-#: a candidate of held-out sets 21-23 (off until a set judges it)
-RELEASE = Mechanism(False)
+#: on since held-out sets 21 and 22 (an H100, fixed before measuring) adopted it by their
+#: rule: new shapes 5.07 -> 4.34 % MAPE, the project's kernel on 8-72 SMs 8.14 -> 5.63 %
+#: (reports/new_shapes_heldout21); ``following(False)`` times the model as it was before
+RELEASE = Mechanism(True)
 
 
 def following(on: bool):

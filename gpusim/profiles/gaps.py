@@ -21,6 +21,9 @@ ENGINE_OPTIONAL: dict[str, str] = {
     "step_efficiency_1_warp_per_scheduler": "steps with few warps run at full rate",
     "step_efficiency_2_warps_per_scheduler": "steps with few warps run at full rate",
     "smem_fill_cost_per_byte": "a tile fill costs its bytes of shared-memory bandwidth",
+    "smem_sched_release_share": (
+        "a products phase holds the schedulers for all of its shared-memory time"
+    ),
     "staged_store_bytes_per_clk_per_sm": "issuing a staged output block's stores costs no SM time",
     "dram_read_bandwidth_bytes_per_s": "DRAM reads take a copy's bandwidth",
     "l2_loss_by_depth": "the L2 is an LRU with a hard edge at l2_bytes",

@@ -17,6 +17,7 @@ PLAUSIBLE: dict[str, tuple[float, float]] = {
     "step_efficiency_1_warp_per_scheduler": (0.01, 1.0),
     "step_efficiency_2_warps_per_scheduler": (0.01, 1.0),
     "smem_fill_cost_per_byte": (0.0, 1.0),
+    "smem_sched_release_share": (0.0, 1.0),
     "cta_duration_scatter": (0.0, 0.2),
     "smem_per_sm_bytes": (1, 2**30),
     "smem_per_block_bytes": (1, 2**30),

@@ -313,9 +313,7 @@ class HardwareProfile(BaseModel):
     #: shared-memory bandwidth one byte of a tile fill (cp.async from L2 into shared memory)
     #: takes from the warps' own reads, in bytes of reads, where measured (1 without)
     smem_fill_cost_per_byte: SourcedFraction | None = None
-    #: share of a products phase's shared-memory time beyond its tensor time during which
-    #: other CTAs' softmax runs (gpusim.calibrate.smem_overlap; read by
-    #: gpusim.engine.smem_release where its mechanism is on)
+    #: share of a products phase's shared-memory excess that frees the schedulers (smem_release)
     smem_sched_release_share: SourcedFraction | None = None
     #: bytes per SM clock an SM writes when its warps store 16-bit values straight from an
     #: MMA accumulator's register layout (4-byte stores, 16 contiguous bytes per row and

@@ -27,6 +27,8 @@ RESULTS = {
 
 #: benchmarks the suite gained after a run: the run has no record of them
 LATER = {"2026-12-02 full": {"load_clock"}, "2026-12-02 quick": {"load_clock"}}
+#: fields a benchmark gained after a run: the run's quick record lacks their loops
+LATER_FIELDS = {"2026-12-02 quick": {"smem_sched_release_share"}}
 
 
 @pytest.mark.parametrize("run", list(RESULTS))
@@ -38,7 +40,8 @@ def test_every_derived_value_lies_in_its_bracket(name, run):
         return
     record = benchmarks[name]["record"]
     derived = recorded.entries(name, record)
-    assert set(derived) == set(recorded.RECORD_BENCHMARKS[name].fields)
+    fields = set(recorded.RECORD_BENCHMARKS[name].fields) - LATER_FIELDS.get(run, set())
+    assert set(derived) == fields
     for field, e in derived.items():
         if isinstance(e["value"], list):
             shares = [v for _x, v in e["value"]]
