@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from gpusim.engine.smem_release import following
 from gpusim.reporting import torch_sass as ts
 from gpusim.schedule import Schedule
 from gpusim.workload import Workload
@@ -30,7 +31,8 @@ def test_recomputed_errors_are_the_reported_ones(run_id):
     doc = json.loads(REPORT.read_text())
     reported = next(p for p in doc["runs"] if p["id"] == run_id)
     row = next(r | {"set": n} for n in ts.SETS for r in ts.runs(n) if r["id"] == run_id)
-    got = ts.predict_row(row)
+    with following(False):  # the report's engine (before held-out sets 21-22's release)
+        got = ts.predict_row(row)
     for model in ("sass-replay", "pipe"):
         err = (got[model] - row["median_s"]) / row["median_s"]
         assert err == pytest.approx((reported[model] - row["median_s"]) / row["median_s"], abs=1e-6)

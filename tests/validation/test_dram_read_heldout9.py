@@ -9,6 +9,7 @@ import statistics
 
 import pytest
 
+from gpusim.engine.smem_release import following
 from gpusim.profiles.loader import load_profile
 from gpusim.reporting.long_context_predict import predict_one
 from gpusim.reporting.pack_gqa import measured_s
@@ -47,11 +48,12 @@ def recomputed() -> dict[str, tuple[float, float]]:
     measured = measured_s(H200 / FOLDER)
     record = load_profile("h200-sxm").model_copy(update={FIELD: None})
     out = {}
-    for cid in RECOMPUTED:
-        t = measured[cid]
-        rec = predict_one(configs[cid], record)["runtime_s"] / t - 1
-        cand = predict_one(configs[cid], "h200-sxm")["runtime_s"] / t - 1
-        out[cid] = (rec, cand)
+    with following(False):  # the engine as the set judged it (before the release, sets 21-22)
+        for cid in RECOMPUTED:
+            t = measured[cid]
+            rec = predict_one(configs[cid], record)["runtime_s"] / t - 1
+            cand = predict_one(configs[cid], "h200-sxm")["runtime_s"] / t - 1
+            out[cid] = (rec, cand)
     return out
 
 

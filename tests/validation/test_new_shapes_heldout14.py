@@ -48,7 +48,9 @@ def test_the_manifest_is_written_once(capsys):
 
 def test_measured_errors_recomputed_from_the_code():
     """The default profile's predictions made now from the code, against the H200's times:
-    issue 19's new-shapes target (5 %, +-2 %) missed on MAPE by 0.27 points."""
+    issue 19's new-shapes target (5 %, +-2 %) missed on MAPE by 0.05 points (5.05 %, mean
+    -1.94 %) since held-out sets 21-22 adopted the shared-memory release (5.27 %, -0.7 % before;
+    the worst run now the d64 64 x 128 one, -14.5 %)."""
     from statistics import fmean
 
     from gpusim.validation.heldout_shapes import predict
@@ -58,6 +60,6 @@ def test_measured_errors_recomputed_from_the_code():
     pred = predict("h200-sxm", heldout14_configs())["predictions"]
     assert set(measured) == set(pred) and len(pred) == 21
     err = [pred[k]["predicted_s"] / measured[k] - 1 for k in measured]
-    assert 0.0520 < fmean(abs(e) for e in err) < 0.0535
-    assert -0.008 < fmean(err) < -0.005
-    assert max(abs(e) for e in err) < 0.125
+    assert 0.0500 < fmean(abs(e) for e in err) < 0.0510
+    assert -0.021 < fmean(err) < -0.018
+    assert max(abs(e) for e in err) < 0.15

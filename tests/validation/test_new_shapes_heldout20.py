@@ -46,7 +46,9 @@ RECOMPUTED = (
 
 def test_h100_runs_recomputed_on_the_derived_profile():
     """The H100's times against ``h100-sxm5`` recomputed from the code: the set came back at
-    6.54 % (mean +1.79 %), worst +21.1 %."""
+    6.54 % (mean +1.79 %), worst +21.1 %; since held-out sets 21-22 adopted the shared-memory
+    release the worst run is +9.8 % (recomputed by reports/pipe_core_look's kind of check,
+    seen: the set's 13 mma.sync runs 6.42 -> 5.70 %)."""
     from gpusim.validation.heldout_shapes import predict
 
     doc = json.loads(DATASET.read_text())
@@ -55,6 +57,6 @@ def test_h100_runs_recomputed_on_the_derived_profile():
     configs = [c for c in heldout20_configs() if c.config_id in RECOMPUTED]
     got = predict("h100-sxm5", configs)["predictions"]
     err = {cid: got[cid]["predicted_s"] / measured[cid] - 1 for cid in RECOMPUTED}
-    assert 0.15 < err[RECOMPUTED[0]] < 0.27, err
+    assert 0.08 < err[RECOMPUTED[0]] < 0.12, err  # +21.1 % without the release
     assert abs(err[RECOMPUTED[1]]) < 0.08, err
     assert abs(err[RECOMPUTED[2]]) < 0.08, err

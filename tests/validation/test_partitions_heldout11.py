@@ -41,14 +41,20 @@ def test_manifest_is_the_module_set_with_its_rule_and_new():
 def errors() -> dict[str, dict[str, float]]:
     configs = {c.config_id: c for c in read_manifest(FOLDER / "manifest_configs.json")}
     records = RecordStore(FOLDER / "sweep.jsonl").records
+    from gpusim.engine.smem_release import following
+
     out: dict[str, dict[str, float]] = {}
-    for profile in ("h200-sxm", "h200-sxm-core"):
-        out[profile] = {}
+    # h200-sxm as the set judged it, the core profile, and h200-sxm as it is now (held-out sets
+    # 21-22 adopted the shared-memory release)
+    for key, profile, on in (("h200-sxm", "h200-sxm", False), ("h200-sxm-core", "h200-sxm-core",
+                             False), ("h200-sxm now", "h200-sxm", True)):  # fmt: skip
+        out[key] = {}
         for cid in SAMPLE:
             c, rec = configs[cid], records[cid]
             assert rec["status"] == "ok" and rec["sm_count_obtained"] == c.sm_count
-            t = simulate("flash2", c.workload, c.schedule, profile, sm_count=c.sm_count)
-            out[profile][cid] = t.runtime_s / rec["median_s"] - 1
+            with following(on):
+                t = simulate("flash2", c.workload, c.schedule, profile, sm_count=c.sm_count)
+            out[key][cid] = t.runtime_s / rec["median_s"] - 1
     return out
 
 
@@ -58,6 +64,17 @@ def test_default_profile_recomputed(errors):
     e = errors["h200-sxm"]
     assert 0.10 < e[SAMPLE[0]] < 0.13 and 0.12 < e[SAMPLE[2]] < 0.15
     assert -0.10 < e[SAMPLE[1]] < -0.06 and abs(e[SAMPLE[3]]) < 0.03
+
+
+def test_the_default_profile_now_takes_the_decodes_slowness_out(errors):
+    """Since held-out sets 21-22 adopted the shared-memory release, the two project decodes
+    sampled (64 x 64 d128 at two CTAs per SM) come within 7 % (+4.1 %, +6.4 %; they were +11.5 and
+    +13.8 %); the prefill and PyTorch's run
+    do not move (tensor-bound steps, 32 query rows a warp)."""
+    e, before = errors["h200-sxm now"], errors["h200-sxm"]
+    assert abs(e[SAMPLE[0]]) < 0.05 and abs(e[SAMPLE[2]]) < 0.07
+    assert e[SAMPLE[1]] == pytest.approx(before[SAMPLE[1]], abs=0.005)
+    assert e[SAMPLE[3]] == pytest.approx(before[SAMPLE[3]], abs=0.005)
 
 
 def test_core_profile_recomputed(errors):
