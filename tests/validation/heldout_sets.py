@@ -31,6 +31,7 @@ LONG_CONTEXT_SETS = (
     "2026-12-05_long_context_heldout6",
     "2026-12-05_long_context_heldout7",
     "2026-12-05_long_context_heldout8",
+    "2026-12-06_inference_tuning_heldout23",
 )
 
 

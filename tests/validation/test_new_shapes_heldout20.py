@@ -47,8 +47,8 @@ RECOMPUTED = (
 def test_h100_runs_recomputed_on_the_derived_profile():
     """The H100's times against ``h100-sxm5`` recomputed from the code: the set came back at
     6.54 % (mean +1.79 %), worst +21.1 %; since held-out sets 21-22 adopted the shared-memory
-    release the worst run is +9.8 % (recomputed by reports/pipe_core_look's kind of check,
-    seen: the set's 13 mma.sync runs 6.42 -> 5.70 %)."""
+    release (seen here: the 13 mma.sync runs recomputed 6.54 -> 5.60 %, mean +2.7 -> -1.0 %)
+    this run is +9.8 %."""
     from gpusim.validation.heldout_shapes import predict
 
     doc = json.loads(DATASET.read_text())
