@@ -81,6 +81,14 @@ def measure(ctx: BenchContext) -> dict[str, Any]:
 SHAPES_BY_WARPS = {1: ((128, 1),), 2: ((256, 1), (128, 2)), 4: ((512, 1), (128, 4))}
 
 
+def cycles_per_warp(record: dict[str, Any]) -> dict[tuple, float]:
+    """Cycles per warp-iteration of a recorded run's rows, keyed by the loop's parameters
+    (nld, mma_per_ld, nmma_reg, rounds) and the launch shape (threads, CTAs per SM)."""
+    keys = ("nld", "mma_per_ld", "nmma_reg", "rounds", "threads", "ctas_per_sm")
+    return {tuple(r[k] for k in keys): r["cycles_per_iteration_per_scheduler"]
+            / r["warps_per_scheduler"] for r in record["rows"]}  # fmt: skip
+
+
 def profile_entries(record: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """``step_efficiency_{1,2}_warp(s)_per_scheduler`` from a recorded run.
 
@@ -88,17 +96,7 @@ def profile_entries(record: dict[str, Any]) -> dict[str, dict[str, Any]]:
     (2), each the mean over the launch shapes with that many; then the mean over the
     loops (a load feeding 4 products, and one feeding 2).
     """
-    per_warp: dict[tuple, float] = {}
-    for r in record["rows"]:
-        key = (
-            r["nld"],
-            r["mma_per_ld"],
-            r["nmma_reg"],
-            r["rounds"],
-            r["threads"],
-            r["ctas_per_sm"],
-        )
-        per_warp[key] = r["cycles_per_iteration_per_scheduler"] / r["warps_per_scheduler"]
+    per_warp = cycles_per_warp(record)
 
     def mean_cycles(loop: tuple, warps: int) -> float:
         vals = [per_warp[(*loop, t, b)] for t, b in SHAPES_BY_WARPS[warps]]
@@ -132,11 +130,7 @@ def release_entry(record: dict[str, Any]) -> dict[str, Any]:
     cycles per warp-iteration; with the loads holding the schedulers for 1 - k of their time
     and the softmax for all of its own, B = (1 - k) L + S, so k = 1 - (B - S) / L. The mean
     over two and four CTAs of 4 warps."""
-    per_warp = {
-        (r["nld"], r["mma_per_ld"], r["nmma_reg"], r["rounds"], r["threads"], r["ctas_per_sm"]):
-        r["cycles_per_iteration_per_scheduler"] / r["warps_per_scheduler"]
-        for r in record["rows"]
-    }  # fmt: skip
+    per_warp = cycles_per_warp(record)
     ks = []
     for shape in RELEASE_SHAPES:
         ld, soft, both = (per_warp[(*lp, *shape)] for lp in RELEASE_LOOPS)
@@ -180,8 +174,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--record", type=Path, required=True)
     ap.add_argument("--profile", type=Path, required=True)
     a = ap.parse_args(argv)
-    record = json.loads(a.record.read_text())
-    a.profile.write_text(apply_release(a.profile.read_text(), record, str(a.record)))
+    try:
+        record = json.loads(a.record.read_text())
+        text = apply_release(a.profile.read_text(), record, str(a.record))
+    except (OSError, ValueError, KeyError) as exc:
+        print(f"smem_overlap: error: {exc}", file=sys.stderr)
+        return 2
+    a.profile.write_text(text)
     print(f"{RELEASE_FIELD}: {release_entry(record)['value']} -> {a.profile}")
     return 0
 

@@ -99,9 +99,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--table", required=True)
     ap.add_argument("--profile", default="h200-sxm")
     a = ap.parse_args(argv)
+    from gpusim.errors import GpusimError
     from gpusim.profiles.loader import load_profile
 
-    rows = table(json.loads(Path(a.table).read_text()), load_profile(a.profile))
+    try:
+        rows = table(json.loads(Path(a.table).read_text()), load_profile(a.profile))
+    except (OSError, ValueError, KeyError, GpusimError) as exc:
+        print(f"step_size: error: {a.table}: {exc}", file=sys.stderr)
+        return 2
     print("loop (ldsm, mma/ld, acc) | threads x CTAs | cycles | over rule | over size 8")
     for r in rows:
         print(f"({r['nld']:2d}, {r['mma_per_ld']}, {r['acc']:2d}) | {r['threads']:3d} x "

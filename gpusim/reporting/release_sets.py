@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
+import sys
 from pathlib import Path
 from typing import Any
 
 from gpusim import atomic
+from gpusim.errors import GpusimError
+from gpusim.validation.heldout_shapes import error_summary
 from gpusim.validation.inference_tuning_heldout23 import PROFILES as TUNING_PROFILES
 from gpusim.validation.inference_tuning_heldout23 import heldout23_configs
 from gpusim.validation.long_context_configs import LongContextConfig
@@ -31,32 +33,31 @@ TUNING_PREDICTIONS = Path("reports/inference_tuning_heldout23/predictions.json")
 PARTITION_PREDICTIONS = Path("reports/partitions_heldout22/predictions.json")
 
 
-def predict_partitions(configs) -> dict[str, Any]:
-    """Every config on every profile of the set (variants with the mechanism on)."""
+def _by_profile(configs, profiles: tuple[str, ...], predict_one) -> dict[str, dict[str, Any]]:
+    """``{config id: {profile: predict_one(config, profile)}}``; a ``-release`` variant with the
+    mechanism on, every other profile with it off (as the sets' rules have them)."""
     from gpusim.engine.smem_release import following
-    from gpusim.reporting.partitions import predict_one
-    from gpusim.source_commit import git_commit
     from gpusim.validation.release_variant import SUFFIX, variant_profile
 
     by: dict[str, dict[str, Any]] = {c.config_id: {} for c in configs}
-    for name in PARTITION_PROFILES:
+    for name in profiles:
         variant = name.endswith(SUFFIX)
         profile = variant_profile(name.removesuffix(SUFFIX)) if variant else name
         with following(variant):
             for c in configs:
                 by[c.config_id][name] = predict_one(c, profile)
+    return by
+
+
+def predict_partitions(configs) -> dict[str, Any]:
+    """Every config on every profile of set 22."""
+    from gpusim.reporting.partitions import predict_one
+    from gpusim.source_commit import git_commit
+
+    by = _by_profile(configs, PARTITION_PROFILES, predict_one)
     return {"kind": "gpusim.partitions_heldout22.predictions", "model_commit": git_commit(),
             "manifest_configs_sha256": manifest_doc(configs)["configs_sha256"],
             "profiles": list(PARTITION_PROFILES), "by_config": by}  # fmt: skip
-
-
-def _stats(errs: list[tuple[str, float]]) -> dict[str, Any]:
-    if not errs:
-        return {"n": 0}
-    worst = sorted(errs, key=lambda e: -abs(e[1]))[:3]
-    return {"n": len(errs), "mape": statistics.fmean(abs(e) for _, e in errs),
-            "mean_signed": statistics.fmean(e for _, e in errs),
-            "worst": [{"id": i, "err": e} for i, e in worst]}  # fmt: skip
 
 
 def compare_partitions(configs, measured_dir: Path, predictions: dict[str, Any]) -> dict[str, Any]:
@@ -93,25 +94,17 @@ def compare_partitions(configs, measured_dir: Path, predictions: dict[str, Any])
             span = "8-72" if TARGET_SMS[0] <= c.sm_count <= TARGET_SMS[1] else str(c.sm_count)
             err = pred / m["median_s"] - 1
             per.setdefault(f"{c.kernel} {span}", []).append((c.config_id, err))
-        methods[name] = {k: _stats(v) for k, v in sorted(per.items())}
+        methods[name] = {k: error_summary(v) for k, v in sorted(per.items())}
     return {"gpu": gpu, "judged_profile": base, "measured": str(measured_dir),
             "n_measured": len(ok), "n_configs": len(configs), "methods": methods}  # fmt: skip
 
 
 def predict_tuning(configs: list[LongContextConfig]) -> dict[str, Any]:
-    """Every config on every profile of the set (variants with the mechanism on)."""
-    from gpusim.engine.smem_release import following
+    """Every config on every profile of set 23."""
     from gpusim.reporting.long_context_predict import predict_one
     from gpusim.source_commit import git_commit
-    from gpusim.validation.release_variant import SUFFIX, variant_profile
 
-    by: dict[str, dict[str, Any]] = {c.config_id: {} for c in configs}
-    for name in TUNING_PROFILES:
-        variant = name.endswith(SUFFIX)
-        profile = variant_profile(name.removesuffix(SUFFIX)) if variant else name
-        with following(variant):
-            for c in configs:
-                by[c.config_id][name] = predict_one(c, profile)
+    by = _by_profile(configs, TUNING_PROFILES, predict_one)
     return {"kind": "gpusim.inference_tuning_heldout23.predictions", "model_commit": git_commit(),
             "profiles": list(TUNING_PROFILES), "by_config": by}  # fmt: skip
 
@@ -137,7 +130,7 @@ def compare_tuning(measured_dir: Path, predictions: dict[str, Any]) -> dict[str,
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Predict or compare set 22 (partitions) or set 23 (tuning)."""
+    """Predict or compare set 22 (partitions) or set 23 (tuning); a bad input is one line."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("cmd", choices=("partitions-predict", "partitions-compare",
                                     "tuning-predict", "tuning-compare"))  # fmt: skip
@@ -146,17 +139,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--predictions", type=Path, default=None)
     ap.add_argument("--manifest", type=Path, default=MANIFEST)
     a = ap.parse_args(argv)
-    if a.cmd == "partitions-predict":
-        doc = predict_partitions(read_manifest(a.manifest))
-    elif a.cmd == "partitions-compare":
-        preds = json.loads((a.predictions or PARTITION_PREDICTIONS).read_text())
-        doc = compare_partitions(read_manifest(a.manifest), a.measured, preds)
-    elif a.cmd == "tuning-predict":
-        doc = predict_tuning(heldout23_configs())
-    else:
-        doc = compare_tuning(
-            a.measured, json.loads((a.predictions or TUNING_PREDICTIONS).read_text())
-        )
+    if a.cmd.endswith("-compare") and (a.measured is None or not a.measured.is_dir()):
+        ap.error(f"{a.cmd} needs --measured DIR, a folder of measured runs")
+    try:
+        if a.cmd == "partitions-predict":
+            doc = predict_partitions(read_manifest(a.manifest))
+        elif a.cmd == "partitions-compare":
+            preds = json.loads((a.predictions or PARTITION_PREDICTIONS).read_text())
+            doc = compare_partitions(read_manifest(a.manifest), a.measured, preds)
+        elif a.cmd == "tuning-predict":
+            doc = predict_tuning(heldout23_configs())
+        else:
+            preds = json.loads((a.predictions or TUNING_PREDICTIONS).read_text())
+            doc = compare_tuning(a.measured, preds)
+    except (OSError, ValueError, KeyError, GpusimError) as exc:
+        print(f"release_sets: error: {exc}", file=sys.stderr)
+        return 2
     atomic.write_text(a.out, json.dumps(doc, indent=1) + "\n")
     return 0
 

@@ -189,7 +189,8 @@ def set_main(
     return 0
 
 
-def _summary(errs: list[tuple[str, float]]) -> dict[str, Any]:
+def error_summary(errs: list[tuple[str, float]]) -> dict[str, Any]:
+    """Count, MAPE, mean signed and largest error, and the worst runs of ``(id, error)``."""
     if not errs:
         return {"n": 0}
     worst = sorted(errs, key=lambda e: abs(e[1]), reverse=True)[:WORST]
@@ -242,7 +243,7 @@ def _by_variant(measured: dict, predicted) -> dict[str, Any]:
         e = (predicted(i) - r["median_s"]) / r["median_s"]
         errs["all"].append((i, e))
         errs[r["variant"]].append((i, e))
-    return {k: _summary(v) for k, v in errs.items()}
+    return {k: error_summary(v) for k, v in errs.items()}
 
 
 def roofline(rec: dict, hw) -> float:

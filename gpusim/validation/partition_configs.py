@@ -139,17 +139,32 @@ def read_manifest(path: Path) -> list[PartitionConfig]:
     )
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Write the manifest, or list the configurations."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def set_command(
+    prog: str,
+    description: str,
+    configs: list[PartitionConfig],
+    argv: list[str] | None,
+    what: str | None = None,
+    rule: str | None = None,
+) -> int:
+    """A partition set's ``--write PATH`` / ``--list`` command: its manifest (with what it is
+    and the decision rule fixed before it is measured, where given), write-once, or its ids."""
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--write", type=Path, default=None, help="manifest file to write")
     ap.add_argument("--list", action="store_true")
     args = ap.parse_args(argv)
-    configs = partition_configs()
+    doc = manifest_doc(configs)
+    if what is not None:
+        doc["what"] = what
+    if rule is not None:
+        doc["decision_rule"] = rule
     lines = [c.config_id for c in configs]
-    return config_manifest.write_or_list(
-        "partition_configs", args.write, args.list, manifest_doc(configs), lines
-    )
+    return config_manifest.write_or_list(prog, args.write, args.list, doc, lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write the manifest, or list the configurations."""
+    return set_command("partition_configs", __doc__.splitlines()[0], partition_configs(), argv)
 
 
 if __name__ == "__main__":

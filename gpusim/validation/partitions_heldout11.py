@@ -18,11 +18,7 @@ The rule, fixed before the measurement (also written into the manifest): see :da
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
-
-from gpusim.validation import config_manifest
-from gpusim.validation.partition_configs import manifest_doc, partition_configs
+from gpusim.validation.partition_configs import partition_configs, set_command
 
 #: (group, batch, heads, Nq, Nk, causal), in run order; none is a workload of the 2026-12-02
 #: partition set
@@ -50,19 +46,12 @@ def heldout11_configs():
 
 def main(argv: list[str] | None = None) -> int:
     """Write the manifest (write-once), or list the configurations."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--write", type=Path, default=None, help="manifest file to write")
-    ap.add_argument("--list", action="store_true")
-    args = ap.parse_args(argv)
-    configs = heldout11_configs()
-    doc = manifest_doc(configs)
-    doc["what"] = (
+    what = (
         "held-out set 11 (issue 19): SM partitions of new workloads "
         "(python -m gpusim.validation.partitions_heldout11 --write)"
     )
-    doc["decision_rule"] = RULE
-    lines = [c.config_id for c in configs]
-    return config_manifest.write_or_list("partitions_heldout11", args.write, args.list, doc, lines)
+    return set_command("partitions_heldout11", __doc__.splitlines()[0], heldout11_configs(),
+                       argv, what, RULE)  # fmt: skip
 
 
 if __name__ == "__main__":

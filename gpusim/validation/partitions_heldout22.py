@@ -15,11 +15,9 @@ on). The rule: :data:`RULE` (and set 21's).
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
-from gpusim.validation import config_manifest
-from gpusim.validation.partition_configs import manifest_doc, partition_configs
+from gpusim.validation.partition_configs import partition_configs, set_command
 
 #: (group, batch, heads, Nq, Nk, causal), in run order; none is a workload of an earlier
 #: partition set (2026-12-02, held-out set 11)
@@ -55,19 +53,12 @@ def heldout22_configs():
 
 def main(argv: list[str] | None = None) -> int:
     """Write the manifest (write-once), or list the configurations."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--write", type=Path, default=None, help="manifest file to write")
-    ap.add_argument("--list", action="store_true")
-    args = ap.parse_args(argv)
-    configs = heldout22_configs()
-    doc = manifest_doc(configs)
-    doc["what"] = (
+    what = (
         "held-out set 22 (issue 19): SM partitions on the lent card, judging the shared-memory "
         "release (python -m gpusim.validation.partitions_heldout22 --write)"
     )
-    doc["decision_rule"] = RULE
-    lines = [c.config_id for c in configs]
-    return config_manifest.write_or_list("partitions_heldout22", args.write, args.list, doc, lines)
+    return set_command("partitions_heldout22", __doc__.splitlines()[0], heldout22_configs(),
+                       argv, what, RULE)  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -28,3 +28,11 @@ def test_across_ctas_every_size_keeps_the_size_8_efficiency_and_in_one_cta_small
     # small steps slower, the large 4-products-per-load step faster: the opposite of the
     # attention kernels' slope (reports/pipe_core_look)
     assert all(one[(8, 4, t)] > 1.0 and one[(32, 16, t)] < 0.95 for t in (128, 256, 512))
+
+
+def test_a_missing_record_is_one_line(tmp_path, capsys):
+    from gpusim.calibrate.step_size import main
+
+    assert main(["--table", str(tmp_path / "none.json")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("step_size: error:")
