@@ -38,6 +38,12 @@ NOT_CALIBRATED["l2_shared_aging"] = (
     "the K/V trace's aging, from a recorded l2_bytes --hot run by python -m "
     "gpusim.calibrate.l2_shared_aging RECORD --profile PROFILE, not the suite"
 )
+for _f in ("tile_stream_latency_s", "tile_stream_ingress_bytes_per_s", "tile_stream_knee_power"):
+    NOT_CALIBRATED[_f] = (
+        "the tile stream's law, from the separate run python -m gpusim.calibrate.step_stream "
+        "(python -m gpusim.calibrate.step_stream_fit --record R --profile P applies it), not "
+        "the suite; read only with the mechanism gpusim.engine.stream_latency on"
+    )
 NOT_CALIBRATED["sm_mate_priority"] = (
     "the K/V trace's SM-mates, from a recorded kv_walk --drift run (ncu and CuPy) by python "
     "-m gpusim.calibrate.sm_mate_drift RECORD --profile PROFILE, not the suite"

@@ -86,7 +86,7 @@ class L2Meeting:
         run = self.run
         sim, plans = run.sim, run.plans
         l2, counters, now = sim.l2, run.counters, sim.env._now
-        fill = sim.rates.dram_latency_ticks
+        fill = run.fill_ticks
         chunk = self.plan.chunks[c]
         runs = self._bh_runs if self._bh_runs is not None else self.bh_runs()
         mixed = run.grid.mixed
@@ -144,7 +144,7 @@ class L2Meeting:
         run = self.run
         sim = run.sim
         l2, counters, now = sim.l2, run.counters, sim.env._now
-        fill = sim.rates.dram_latency_ticks
+        fill = run.fill_ticks
         bh, b0, n, _cls = one
         rep_block = self.plan.rep_block
         kv_group = run.kv_group

@@ -100,6 +100,8 @@ class KernelRun:
         #: consecutive batch-heads whose CTAs read one K/V head's K and V (GQA; 1: none):
         #: their K/V tiles are one set of tiles in the L2 (cta_group.py)
         self.kv_group = kv_group
+        #: ticks until a line this kernel misses in the L2 is ready (stream_latency.py)
+        self.fill_ticks = sim.rates.dram_latency_ticks
         #: DRAM bandwidth one byte this kernel reads (writes) takes, over one byte's: above 1
         #: when its threads keep too few bytes in flight to reach the DRAM's bandwidth; a read
         #: of a tile-copy kernel below 1 and its write above (prepare.dram_costs)

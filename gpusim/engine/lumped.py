@@ -125,7 +125,7 @@ class LumpedGroup(CtaGroup):
     def _lookup_reads(self, c: int) -> Lookup:
         sim, run = self.run.sim, self.run
         l2, now = sim.l2, sim.env.now
-        fill = sim.rates.dram_latency_ticks
+        fill = run.fill_ticks
         chunk = self.plan.chunks[c]
         runs = self.bh_runs()
         own_miss = shared_miss = fetches = 0

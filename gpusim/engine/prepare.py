@@ -29,6 +29,7 @@ from gpusim.engine.plan import ClassPlan, build_plan, step_kind, step_work, timi
 from gpusim.engine.rates import Rates, step_efficiency
 from gpusim.engine.sim import KernelSpec
 from gpusim.engine.smem_release import release_share
+from gpusim.engine.stream_latency import fill_ticks as stream_fill
 from gpusim.engine.switch_replay import instance_key, switch_source
 from gpusim.errors import GpusimError
 from gpusim.occupancy import Occupancy, occupancy
@@ -293,10 +294,8 @@ def prepare(
     for i, c in enumerate(classes):
         for b in c.blocks:
             block_classes[b] = i
-    grid = Grid(
-        kernel.blocks_per_bh(), kernel.grid_batch_heads, block_classes, timing,
-        last_first=kernel.last_blocks_first(),
-    )  # fmt: skip
+    grid = Grid(kernel.blocks_per_bh(), kernel.grid_batch_heads, block_classes, timing,
+                last_first=kernel.last_blocks_first())  # fmt: skip
     if lumped:
         # Lumped groups stay within a batch-head: across its end the lengths jump (short
         # CTAs beside long ones), and the SMs of the short ones get new work at once, where
@@ -311,6 +310,7 @@ def prepare(
     spec.l2_fetch_factor = l2_fetch_factor(profile, kernel)
     spec.dram_costs = dram_costs(profile, kernel, chip.threads * occ.ctas_per_sm)
     spec.kv_group = kernel.kv_group()
+    spec.fill_ticks = stream_fill(profile, kernel, plans, occ.ctas_per_sm, rates)
     return PreparedKernel(
         spec, occ, k, chip.smem_bytes, n_timing, timing_model, timing_note, timing_source
     )

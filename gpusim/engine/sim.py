@@ -94,6 +94,9 @@ class KernelSpec:
     dram_costs: tuple[float, float] = (1.0, 1.0)
     #: consecutive grid batch-heads that read the same K/V (GQA group; Kernel.kv_group)
     kv_group: int = 1
+    #: ticks until a line the kernel misses in the L2 is ready (stream_latency.py); None:
+    #: the sim's DRAM latency
+    fill_ticks: int | None = None
 
 
 def kernel_sequence(sim: Sim, specs: list[KernelSpec], runs: list[KernelRun]) -> Generator:
@@ -119,6 +122,8 @@ def kernel_sequence(sim: Sim, specs: list[KernelSpec], runs: list[KernelRun]) ->
             spec.kv_group,
             spec.extrapolate,
         )
+        if spec.fill_ticks is not None:
+            kr.fill_ticks = spec.fill_ticks
         runs.append(kr)
         kr.start()
         sim.kernel_started(spec.name)

@@ -77,6 +77,24 @@ _achieved_dram_read = _achieved(
 )
 
 
+TILE_STREAM_FIELDS = ("tile_stream_latency_s", "tile_stream_ingress_bytes_per_s",
+                      "tile_stream_knee_power")  # fmt: skip
+
+
+def _h100_fact(field: str) -> Callable[[dict[str, Any]], Field]:
+    """The rule for a field the H200 lacks and an H100 measured: ``h100-sxm5-measured``'s
+    entry (that card's own calibration), as is."""
+
+    def rule(_base: dict[str, Any]) -> Field:
+        measured = yaml.safe_load(profile_path("h100-sxm5-measured").read_text())
+        entry = copy.deepcopy(measured.get(field))
+        if entry is None or "measured on NVIDIA H100" not in entry.get("source", ""):
+            raise GpusimError(f"h100-sxm5-measured has no H100 measurement of {field}")
+        return entry
+
+    return rule
+
+
 def _l2_loss_scaled(base: dict[str, Any]) -> Field:
     scale = H100_L2_BYTES / base["l2_bytes"]["value"]
     curve = [[round(depth * scale), share] for depth, share in base["l2_loss_by_depth"]["value"]]
@@ -165,6 +183,7 @@ H100_SXM5 = Derivation(
         },
     },
     rules={
+        **{f: _h100_fact(f) for f in TILE_STREAM_FIELDS},
         "dram_bandwidth_bytes_per_s": _achieved_dram,
         "dram_read_bandwidth_bytes_per_s": _achieved_dram_read,
         "l2_loss_by_depth": _l2_loss_scaled,
@@ -195,7 +214,9 @@ def derive(name: str) -> dict[str, Any]:
             out[key] = d.rules[key](base)
         else:
             out[key] = _kept(entry, d.kept_note)
-    missing = (set(d.facts) | set(d.rules)) - set(out)
+    for key in set(d.rules) - set(out):  # fields the base lacks, from elsewhere
+        out[key] = d.rules[key](base)
+    missing = set(d.facts) - set(out)
     if missing:
         raise GpusimError(f"{d.base} lacks {', '.join(sorted(missing))}, which {name} replaces")
     HardwareProfile.model_validate(out)

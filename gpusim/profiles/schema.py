@@ -315,17 +315,18 @@ class HardwareProfile(BaseModel):
     smem_fill_cost_per_byte: SourcedFraction | None = None
     #: share of a products phase's shared-memory excess that frees the schedulers (smem_release)
     smem_sched_release_share: SourcedFraction | None = None
-    #: bytes per SM clock an SM writes when its warps store 16-bit values straight from an
-    #: MMA accumulator's register layout (4-byte stores, 16 contiguous bytes per row and
-    #: instruction), where measured: what a kernel with ``o_store`` = ``fragments`` pays for
-    #: its output block at the end of each CTA, beside the bytes' L2 and DRAM time
+    #: bytes per SM clock an SM writes storing 16-bit values from an MMA accumulator's
+    #: register layout (4-byte stores, 16 contiguous bytes per row and instruction), where
+    #: measured: what a kernel with ``o_store`` = ``fragments`` pays for its output block
     fragment_store_bytes_per_clk_per_sm: Sourced[float] | None = None
-    #: the same for coalesced 16-byte stores (a staged output block: ``o_store`` =
-    #: ``staged``), where measured
-    staged_store_bytes_per_clk_per_sm: Sourced[float] | None = None
+    staged_store_bytes_per_clk_per_sm: Sourced[float] | None = None  # the same, ``staged``
     #: bytes per second a read-only stream of cp.async tile copies reaches from DRAM, where
     #: measured (``dram_bandwidth_bytes_per_s`` is a copy's, reads and writes together)
     dram_read_bandwidth_bytes_per_s: Sourced[float] | None = None
+    #: a step's tile stream's law, where measured (:mod:`gpusim.engine.stream_latency`)
+    tile_stream_latency_s: Sourced[float] | None = None
+    tile_stream_ingress_bytes_per_s: Sourced[float] | None = None
+    tile_stream_knee_power: Sourced[float] | None = None
     #: share of a set every SM reads that the L2 has lost at each depth (bytes brought into
     #: the L2 since the set was last touched), where measured: ``[[depth bytes, share],
     #: ...]``. Without it the engine's L2 is an LRU with a hard edge at ``l2_bytes``.
@@ -337,8 +338,7 @@ class HardwareProfile(BaseModel):
     #: on many SMs, and such shared traffic ages a line faster than the read-once traffic
     #: ``l2_loss_by_depth`` was measured with, where measured (the K/V trace's aging)
     l2_shared_aging: Sourced[float] | None = None
-    #: how CTAs sharing an SM share it by age rank, by tile step, where measured: SM-mates
-    #: drift apart at this rate (the K/V trace's SM-mates, :mod:`gpusim.engine.sm_mates`)
+    #: how CTAs sharing an SM share it by age rank, by tile step (:mod:`~.engine.sm_mates`)
     sm_mate_priority: SourcedMatePriority | None = None
     #: share of the DRAM bandwidth reached with each amount of read bytes in flight per SM
     #: (loads that wait for one another, as a loop of a few loads per trip does), where

@@ -1,0 +1,105 @@
+"""Held-out set 25 (the tile stream's latency, :mod:`gpusim.engine.stream_latency`): its
+predictions with the mechanism off and on, and their comparison with the measured runs.
+
+    python -m gpusim.reporting.stream_set predict --out reports/stream_heldout25/predictions.json
+    python -m gpusim.reporting.stream_set compare --measured DIR --out FILE
+
+The set's configurations and rule: :mod:`gpusim.validation.inference_tuning_heldout25`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from gpusim import atomic
+from gpusim.errors import GpusimError
+from gpusim.validation.heldout_shapes import error_summary
+from gpusim.validation.inference_tuning_heldout25 import PROFILES, heldout25_configs
+
+PREDICTIONS = Path("reports/stream_heldout25/predictions.json")
+ON = "+stream"
+
+
+def predict_one(config, name: str) -> dict[str, Any]:
+    """One config's prediction under ``name`` (``profile`` or ``profile+stream``)."""
+    from gpusim.engine.stream_latency import streaming
+    from gpusim.reporting.long_context_predict import predict_one as predict
+
+    with streaming(name.endswith(ON)):
+        return predict(config, name.removesuffix(ON))
+
+
+def predict(configs) -> dict[str, Any]:
+    """Every config under every name of :data:`PROFILES`."""
+    from gpusim.source_commit import git_commit
+
+    by = {c.config_id: {n: predict_one(c, n) for n in PROFILES} for c in configs}
+    return {"kind": "gpusim.inference_tuning_heldout25.predictions", "model_commit": git_commit(),
+            "profiles": list(PROFILES), "by_config": by}  # fmt: skip
+
+
+def compare(measured_dir: Path, predictions: dict[str, Any]) -> dict[str, Any]:
+    """Per name: the tuner's rankings and verdict, the runtime errors and worst runs; the
+    roofline on the same runs; the rule's decision on the lent card's profile."""
+    from gpusim.profiles.loader import load_profile
+    from gpusim.reporting.inference_tuning import rankings, verdict
+    from gpusim.validation import long_context_sweep
+    from gpusim.validation.long_context_compare import roofline_s
+
+    configs = heldout25_configs()
+    measured = {r["id"]: r for r in long_context_sweep.records(measured_dir)}
+    prov = json.loads((Path(measured_dir) / "provenance.json").read_text())["provenance"]
+    gpu = prov.get("gpu_name", "")
+    judged = "h200-sxm" if "H200" in gpu else "h100-sxm5"
+    out: dict[str, Any] = {"gpu": gpu, "judged_profile": judged, "measured": str(measured_dir),
+                           "names": {}}  # fmt: skip
+    for name in predictions["profiles"]:
+        base = name.removesuffix(ON)
+        doc = {"by_config": {k: {base: v[name]} for k, v in predictions["by_config"].items()}}
+        ranked = rankings(configs, measured, doc, base)
+        runs = [r for w in ranked for r in w["runs"]]
+        errs = [(r["id"], r["predicted_s"] / r["measured_s"] - 1) for r in runs]
+        out["names"][name] = {"verdict": verdict(ranked), "runtime": error_summary(errs),
+                              "workloads": ranked}  # fmt: skip
+    hw = load_profile(judged)
+    roof = []
+    for c in configs:
+        m = measured.get(c.config_id)
+        if m and m.get("status") == "ok":
+            pred = roofline_s(c.workload, hw)
+            roof.append((c.config_id, pred / m["median_s"] - 1))
+    out["roofline"] = error_summary(roof)
+    off, on = out["names"][judged]["runtime"], out["names"][judged + ON]["runtime"]
+    adopt = on["mape"] < off["mape"] and abs(on["mean_signed"]) <= abs(off["mean_signed"]) + 0.01
+    out["decision"] = {"adopted": adopt, "off": off, "on": on}
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Predict or compare set 25; a bad input is one line and exit 2."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("cmd", choices=("predict", "compare"))
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--measured", type=Path)
+    ap.add_argument("--predictions", type=Path, default=PREDICTIONS)
+    a = ap.parse_args(argv)
+    if a.cmd == "compare" and (a.measured is None or not a.measured.is_dir()):
+        ap.error("compare needs --measured DIR, a folder of measured runs")
+    try:
+        if a.cmd == "predict":
+            doc = predict(heldout25_configs())
+        else:
+            doc = compare(a.measured, json.loads(a.predictions.read_text()))
+    except (OSError, ValueError, KeyError, GpusimError) as exc:
+        print(f"stream_set: error: {exc}", file=sys.stderr)
+        return 2
+    atomic.write_text(a.out, json.dumps(doc, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
