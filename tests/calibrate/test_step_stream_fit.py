@@ -1,6 +1,7 @@
 """The tile stream's law fitted to the committed H100 step_stream record."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -11,7 +12,7 @@ H100_READ_BPS = 3.214120049656e12  # data/h100/2026-12-05_calibration/records/dr
 
 
 def test_the_law_follows_the_bare_stream_rows():
-    got = fit(json.loads(open(RECORD).read()), H100_READ_BPS)
+    got = fit(json.loads(Path(RECORD).read_text()), H100_READ_BPS)
     assert got["rows"] == 62
     assert got["mape"] < 0.035 and got["max_abs"] < 0.2
     # a latency above the chase's 0.34 us, an ingress above the SM's share of the stream
