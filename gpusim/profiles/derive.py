@@ -214,8 +214,9 @@ def derive(name: str) -> dict[str, Any]:
             out[key] = d.rules[key](base)
         else:
             out[key] = _kept(entry, d.kept_note)
-    for key in set(d.rules) - set(out):  # fields the base lacks, from elsewhere
-        out[key] = d.rules[key](base)
+    for key, rule in d.rules.items():  # fields the base lacks, from elsewhere, in order
+        if key not in out:
+            out[key] = rule(base)
     missing = set(d.facts) - set(out)
     if missing:
         raise GpusimError(f"{d.base} lacks {', '.join(sorted(missing))}, which {name} replaces")
