@@ -310,7 +310,7 @@ def prepare(
     spec.l2_fetch_factor = l2_fetch_factor(profile, kernel)
     spec.dram_costs = dram_costs(profile, kernel, chip.threads * occ.ctas_per_sm)
     spec.kv_group = kernel.kv_group()
-    spec.fill_ticks = stream_fill(profile, kernel, plans, occ.ctas_per_sm, rates)
+    spec.fill_ticks, spec.fill_model = stream_fill(profile, kernel, plans, occ.ctas_per_sm, rates)
     return PreparedKernel(
         spec, occ, k, chip.smem_bytes, n_timing, timing_model, timing_note, timing_source
     )

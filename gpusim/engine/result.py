@@ -76,6 +76,9 @@ class KernelResult:
     waves_extrapolated: int = 0  # steady-state waves skipped (see kernel_run.py)
     #: the SM clock the kernel ran at: the profile's clock under its load (rates.py)
     sm_clock_hz: float = 0.0
+    #: what timed a line missed in the L2 (engine/stream_latency.py): the tile-stream law or
+    #: the chase latency, and why
+    dram_fill: str = "chase latency"
 
     def to_json_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""

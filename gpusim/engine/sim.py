@@ -97,6 +97,7 @@ class KernelSpec:
     #: ticks until a line the kernel misses in the L2 is ready (stream_latency.py); None:
     #: the sim's DRAM latency
     fill_ticks: int | None = None
+    fill_model: str = "chase latency"  # which gave fill_ticks (stream_latency.fill_ticks)
 
 
 def kernel_sequence(sim: Sim, specs: list[KernelSpec], runs: list[KernelRun]) -> Generator:

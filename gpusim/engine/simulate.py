@@ -237,6 +237,7 @@ def _simulate(
                 timing_source=prep.timing_source,
                 waves_extrapolated=run.waves_skipped,
                 sm_clock_hz=krates.clock_hz,
+                dram_fill=spec.fill_model,
             )
         )
     runtime_s = seconds(sim.now)

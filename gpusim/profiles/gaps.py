@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from gpusim.profiles.schema import HardwareProfile
 
-_CHASE = "a tile missed in the L2 arrives a chase latency after it is asked for"
 #: Optional fields the engine reads, and what it does without each.
 ENGINE_OPTIONAL: dict[str, str] = {
     "sm_clock_tensor_load_hz": "tensor-core kernels run at sm_clock_hz",
@@ -27,9 +26,6 @@ ENGINE_OPTIONAL: dict[str, str] = {
     ),
     "staged_store_bytes_per_clk_per_sm": "issuing a staged output block's stores costs no SM time",
     "dram_read_bandwidth_bytes_per_s": "DRAM reads take a copy's bandwidth",
-    "tile_stream_latency_s": _CHASE,
-    "tile_stream_ingress_bytes_per_s": _CHASE,
-    "tile_stream_knee_power": _CHASE,
     "l2_loss_by_depth": "the L2 is an LRU with a hard edge at l2_bytes",
     "cta_duration_scatter": "identical CTAs stay in lockstep",
     "dram_share_by_inflight": "any bytes in flight reach the full DRAM bandwidth",
@@ -51,13 +47,6 @@ ONLY_FOR_DTYPES = {
 ONLY_FOR_SEVERAL_KERNELS = ("kernel_queued_launch_s",)
 #: Fields the engine reads only for a run with atomic adds (flash2's backward: dQ).
 ONLY_FOR_ATOMIC_ADDS = ("l2_atomic_add_bytes_per_s",)
-#: Fields the engine reads only with a mechanism that is off by default (named by the caller
-#: in ``mechanisms`` where it is on): the tile stream's latency (engine/stream_latency.py).
-ONLY_WITH_MECHANISM = {
-    "tile_stream_latency_s": "stream",
-    "tile_stream_ingress_bytes_per_s": "stream",
-    "tile_stream_knee_power": "stream",
-}
 #: How a source says its value is another GPU's (derive.py and the hand-written profiles).
 BORROWED_PREFIXES = ("not measured on", "assumed")
 
@@ -67,7 +56,6 @@ def missing_fields(
     dtype: str | None = None,
     kernels: int | None = None,
     atomic_adds: bool | None = None,
-    mechanisms: frozenset[str] = frozenset(),
 ) -> list[str]:
     """The engine's optional fields ``profile`` lacks (those read for ``dtype``, a run of
     ``kernels`` kernels and, where ``atomic_adds`` is given, with or without atomic adds; or
@@ -80,8 +68,6 @@ def missing_fields(
         if kernels == 1 and name in ONLY_FOR_SEVERAL_KERNELS:
             continue
         if atomic_adds is False and name in ONLY_FOR_ATOMIC_ADDS:
-            continue
-        if name in ONLY_WITH_MECHANISM and ONLY_WITH_MECHANISM[name] not in mechanisms:
             continue
         if getattr(profile, name) is None:
             out.append(name)

@@ -10,6 +10,7 @@ import pytest
 
 from gpusim.api import simulate
 from gpusim.engine.smem_release import following
+from gpusim.engine.stream_latency import streaming
 from gpusim.validation.partition_configs import partition_configs, read_manifest
 from gpusim.validation.partitions_heldout11 import heldout11_configs
 from gpusim.validation.partitions_heldout22 import MANIFEST, RULE, heldout22_configs
@@ -49,7 +50,7 @@ def test_runs_recomputed_with_and_without_the_release():
         assert rec["status"] == "ok" and rec["sm_count_obtained"] == c.sm_count
         err = []
         for on in (False, True):
-            with following(on):
+            with following(on), streaming(False):  # as judged (before set 25)
                 t = simulate("flash2", c.workload, c.schedule, "h100-sxm5", sm_count=c.sm_count)
             err.append(t.runtime_s / rec["median_s"] - 1)
         assert err == pytest.approx(list(want), abs=0.002), cid

@@ -1,0 +1,52 @@
+"""Held-out set 25 (the tile stream's latency, gpusim.engine.stream_latency): its manifest, and
+a sample of its runs recomputed from the code with the mechanism off and on against the H100."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gpusim.engine.stream_latency import STREAM, streaming
+from gpusim.reporting.long_context_predict import predict_one
+from gpusim.validation import long_context_sweep
+from gpusim.validation.inference_tuning_heldout25 import RULE, SEED, heldout25_configs
+from tests.validation.heldout_sets import ROOT
+
+DATA = ROOT / "data/h100/2026-12-06_inference_tuning_heldout25"
+MANIFEST = ROOT / "data/h200/2026-12-06_inference_tuning_heldout25/manifest_configs.json"
+PREDICTIONS = ROOT / "reports/stream_heldout25/predictions.json"
+#: (run, error with the mechanism off, lo, hi of the error with it on), as measured 2026-12-06
+SAMPLE = (
+    ("project_decode_b4h32kv32_q1k27648_c1_m64n32w4s2_sp1_fwd_lf_d64", -0.396, -0.10, 0.10),
+    ("project_decode_b2h28kv28_q1k61440_c1_m64n32w4s2_sp2_fwd_lf", -0.166, -0.10, 0.10),
+    ("project_decode_b3h16kv16_q1k64512_c1_m64n128w4s2_sp4_fwd_lf", None, -0.10, 0.10),
+)
+
+
+def test_the_manifest_is_the_module_set_under_its_rule():
+    doc = json.loads(MANIFEST.read_text())
+    assert SEED == 25 and doc["decision_rule"] == RULE
+    assert [c["id"] for c in doc["configs"]] == [c.config_id for c in heldout25_configs()]
+
+
+def test_the_mechanism_is_adopted_and_on_by_default():
+    doc = json.loads((ROOT / "reports/stream_heldout25/compare.json").read_text())
+    assert doc["decision"]["adopted"] and STREAM.on
+    assert doc["decision"]["on"]["mape"] < doc["decision"]["off"]["mape"]
+
+
+@pytest.mark.parametrize("cid,off_err,lo,hi", SAMPLE)
+def test_sampled_runs_recomputed_both_ways(cid, off_err, lo, hi):
+    configs = {c.config_id: c for c in heldout25_configs()}
+    measured = {r["id"]: r for r in long_context_sweep.records(DATA)}[cid]["median_s"]
+    committed = json.loads(PREDICTIONS.read_text())["by_config"][cid]
+    with streaming(False):
+        off = predict_one(configs[cid], "h100-sxm5")["runtime_s"]
+    on = predict_one(configs[cid], "h100-sxm5")["runtime_s"]
+    # the predictions reproduce what was committed before the measurement
+    assert off == pytest.approx(committed["h100-sxm5"]["runtime_s"], rel=1e-6)
+    assert on == pytest.approx(committed["h100-sxm5+stream"]["runtime_s"], rel=1e-6)
+    if off_err is not None:
+        assert off / measured - 1 == pytest.approx(off_err, abs=0.005)
+    assert lo < on / measured - 1 < hi
