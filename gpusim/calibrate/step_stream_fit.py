@@ -85,6 +85,21 @@ def profile_entries(
             for f, v in zip(FIELDS, values, strict=True)}  # fmt: skip
 
 
+def apply(profile_text: str, doc: dict[str, Any], record_path: str) -> str:
+    """``profile_text`` with the three fields of a recorded run, fitted at the profile's own
+    ``dram_read_bandwidth_bytes_per_s`` (a ValueError where it has none)."""
+    import yaml
+
+    from gpusim.calibrate.profile_patch import set_after
+
+    read = (yaml.safe_load(profile_text).get("dram_read_bandwidth_bytes_per_s") or {}).get("value")
+    if read is None:
+        raise ValueError("the profile has no dram_read_bandwidth_bytes_per_s to fit the law at")
+    entries = profile_entries(doc, fit(doc, float(read)), record_path)
+    header = f"# tile stream: {record_path}"
+    return set_after(profile_text, "dram_read_bandwidth_bytes_per_s", entries, header)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print the fit of a record, or write its fields into a profile."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
