@@ -74,6 +74,11 @@ NOT_CALIBRATED["dram_read_bandwidth_bytes_per_s"] = (
     "from the separate run python -m gpusim.calibrate.dram_read (its --record/--profile "
     "apply it), not the suite"
 )
+for _f in ("tile_stream_latency_s", "tile_stream_ingress_bytes_per_s", "tile_stream_knee_power"):
+    NOT_CALIBRATED[_f] = (
+        "from the separate run python -m gpusim.calibrate.step_stream (python -m "
+        "gpusim.calibrate.step_stream_fit --record R --profile P applies it), not the suite"
+    )
 NOT_CALIBRATED["l2_atomic_add_bytes_per_s"] = (
     "from the separate run python -m gpusim.calibrate.l2_atomics (its --record/--profile "
     "apply it), not the suite"

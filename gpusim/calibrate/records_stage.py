@@ -11,6 +11,8 @@ write one JSON record each into a records folder beside the results, laid out as
   (``gpusim.calibrate.wgmma``, ``wgmma_burst``, ``wgmma_step``, ``wgmma_step_one``);
 - ``cl/cta-life.json``: what a CTA's output stores cost (``cta_life``, nvcc);
 - ``dr/dram-read.json``: the DRAM read stream's bandwidth (``dram_read``);
+- ``ss/step-stream.json``: how a step's tile arrives (``step_stream``; the law fitted at the
+  read stream just applied: ``step_stream_fit``);
 - ``l2h/l2-survive-hot.json``: how shared traffic ages the L2 (``l2_bytes --hot``, ncu);
 - ``kvd/kv-walk-drift.json``: how SM-mates drift apart (``kv_walk --drift``, ncu).
 
@@ -36,6 +38,7 @@ from gpusim.calibrate import (
     dram_read,
     l2_shared_aging,
     sm_mate_drift,
+    step_stream_fit,
     wgmma_burst,
     wgmma_pingpong,
     wgmma_record,
@@ -86,6 +89,9 @@ RECORDS = (
     # cta_life builds its own sm_90a cubin (setmaxnreg); it needs no --cubin
     Record("cta_life", "cl/cta-life.json", "cta_life", (), 120, _cta_life, sm90=True),
     Record("dram_read", "dr/dram-read.json", "dram_read", (), 90, dram_read.apply,
+           quick_args=("--quick",)),
+    # after dram_read: the law's queue term is the read stream that record set
+    Record("step_stream", "ss/step-stream.json", "step_stream", (), 90, step_stream_fit.apply,
            quick_args=("--quick",)),
     # --quick: the record's SHAPES and the Bc 96 ring row (not the gap, other ring and overlap rows)
     Record("wgmma_step", "ws/wgmma-step.json", "wgmma_step", (), 400, _pingpong, True,

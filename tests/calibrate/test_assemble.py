@@ -15,13 +15,15 @@ from gpusim.profiles.loader import load_profile
 FOLDER = REPO_ROOT / "data" / "h100" / "2026-12-05_calibration"
 COMMITTED = REPO_ROOT / "hardware_profiles" / "h100-sxm5-measured.yaml"
 STEP_ONE = REPO_ROOT / "data/h100/2026-12-06_wgmma_step_one/wgmma-step-one.json"
+STEP_STREAM = REPO_ROOT / "data/h100/2026-12-06_calibration_step_stream/step-stream-h100.json"
+#: the records of later calls on the H100: one warpgroup's step (wgmma decode set 3), the
+#: tile stream (held-out set 25)
+LATER = {"wgmma_step_one": STEP_ONE, "step_stream": STEP_STREAM}
 
 
 def test_the_committed_h100_profile_is_what_its_calibration_gives():
-    # one warpgroup's step: the H100's record of a later call (wgmma decode set 3)
-    one = {"wgmma_step_one": STEP_ONE}
     text = assemble.assemble(
-        FOLDER / "suite", FOLDER / "records", "h100-sxm5", "h100-sxm5-measured", one
+        FOLDER / "suite", FOLDER / "records", "h100-sxm5", "h100-sxm5-measured", LATER
     )
     assert yaml.safe_load(text) == yaml.safe_load(COMMITTED.read_text())
 
@@ -42,7 +44,7 @@ def test_a_missing_record_is_an_error_naming_it(tmp_path):
     (tmp_path / "cal" / "records" / "ws" / "wgmma-step.json").unlink()
     with pytest.raises(GpusimError, match=r"wgmma-step\.json"):
         assemble.assemble(
-            tmp_path / "cal" / "suite", tmp_path / "cal" / "records", "h100-sxm5", "x"
+            tmp_path / "cal" / "suite", tmp_path / "cal" / "records", "h100-sxm5", "x", LATER
         )
     code = assemble.main([str(tmp_path / "cal"), "--base", "h100-sxm5", "--name", "x",
                           "--out", str(tmp_path / "x.yaml")])  # fmt: skip

@@ -20,6 +20,7 @@ FOLDER = REPO_ROOT / "data" / "h100" / "2026-12-05_calibration"
 RESULTS = FOLDER / "suite" / "cal" / "h100-sxm5-measured.results.json"
 PROFILE = "h100-sxm5-measured.yaml"
 STEP_ONE = REPO_ROOT / "data/h100/2026-12-06_wgmma_step_one/wgmma-step-one.json"
+STEP_STREAM = REPO_ROOT / "data/h100/2026-12-06_calibration_step_stream/step-stream-h100.json"
 
 
 def _values(doc: dict) -> dict:
@@ -35,6 +36,8 @@ def test_a_replay_applies_the_records_beside_the_results(tmp_path):
     shutil.copytree(FOLDER / "records", folder)
     # one warpgroup's step: the H100's record of a later call (the calibration predates it)
     shutil.copy(STEP_ONE, folder / "ws" / "wgmma-step-one.json")
+    (folder / "ss").mkdir()  # and the tile stream's (held-out set 25)
+    shutil.copy(STEP_STREAM, folder / "ss" / "step-stream.json")
     out = tmp_path / "h100.yaml"
     doc = calibrate(out=out, base_profile="h100-sxm5", from_results=results,
                     name="h100-sxm5-measured")  # fmt: skip
@@ -101,8 +104,8 @@ def test_records_run_in_processes_and_each_failure_says_why(tmp_path, monkeypatc
     assert status["wgmma"].startswith("skipped: needs an sm_90 GPU")
     assert status["cta_life"].startswith("skipped: needs an sm_90 GPU")  # setmaxnreg
     assert status["kv_drift"] == "failed: exit 1: RuntimeError: ncu not found"
-    assert status["dram_read"] == status["l2_hot"] == "ok"
-    assert len(ran) == 3 and all("--cubin" not in c for c in ran)
+    assert status["dram_read"] == status["l2_hot"] == status["step_stream"] == "ok"
+    assert len(ran) == 4 and all("--cubin" not in c for c in ran)
     assert any("kv_drift: failed" in line for line in logged)
 
 
@@ -129,8 +132,9 @@ def test_a_wgmma_cubin_that_does_not_build_skips_only_its_records(tmp_path, monk
             status[name] == "skipped: the wgmma cubin did not build: nvcc not found: "
             "pass --cubin (a prebuilt sm_90a cubin of wgmma.cu)"
         )
-    assert status["cta_life"] == "ok" and len(ran) == 4
+    assert status["cta_life"] == "ok" and len(ran) == 5
     assert [a for c in ran if "dram_read" in c[2] for a in c if a == "--quick"] == ["--quick"]
+    assert [a for c in ran if "step_stream" in c[2] for a in c if a == "--quick"] == ["--quick"]
 
 
 def _fake_nvcc(monkeypatch, script: str):
@@ -179,8 +183,8 @@ def test_the_records_without_the_cubin_run_while_it_builds(tmp_path, monkeypatch
     seconds: dict[str, float] = {}
     status = records_stage.run_records(tmp_path, True, logged.append, seconds=seconds)
     assert set(seconds) == {r.name for r in records_stage.RECORDS} | {"cubin_wait"}
-    assert ran[:4] == ["l2_bytes", "kv_walk", "cta_life", "dram_read"]
-    assert all(r.endswith(" cubin") for r in ran[4:]) and len(ran) == 8
+    assert ran[:5] == ["l2_bytes", "kv_walk", "cta_life", "dram_read", "step_stream"]
+    assert all(r.endswith(" cubin") for r in ran[5:]) and len(ran) == 9
     assert list(status) == [r.name for r in records_stage.RECORDS]
     assert set(status.values()) == {"ok"}
     assert any(line.startswith("wgmma cubin: built") for line in logged)
@@ -225,7 +229,7 @@ def test_the_one_command_h100_run_is_replayed_from_its_raw_files(tmp_path):
     # the shared-memory release (2026-12-06): the run's record has its loops, so the replay
     # adds the H100's own share and counts it among the measured values
     assert replayed.pop("smem_sched_release_share") == 0.366  # (2026-12-05 suite run: 0.370)
-    # the tile stream's law (2026-12-06) comes from a separate run, not the suite: the base's
+    # the run predates step_stream (held-out set 25): the law keeps the base's, in a warning
     for f in ("tile_stream_latency_s", "tile_stream_ingress_bytes_per_s", "tile_stream_knee_power"):
         assert replayed.pop(f) == getattr(base, f).value
     written = _values(yaml.safe_load((run / "h100-full.yaml").read_text()))
@@ -237,7 +241,7 @@ def test_the_one_command_h100_run_is_replayed_from_its_raw_files(tmp_path):
     assert doc["missing"] == [] and doc["records"]["applied"] == [
         "wgmma", "wgmma_burst", "kv_drift", "cta_life", "dram_read", "wgmma_step"
     ]  # fmt: skip
-    assert [w.split(":")[0] for w in doc["warnings"]] == ["l2_hot", "wgmma_step_one"]
+    assert [w.split(":")[0] for w in doc["warnings"]] == ["l2_hot", "step_stream", "wgmma_step_one"]
 
 
 def test_a_broken_record_is_named_and_assemble_refuses_it(tmp_path):
