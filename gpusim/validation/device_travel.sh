@@ -21,6 +21,7 @@ FILES=(
   data/h100/2026-12-06_calibrate_quick_host_median/calibration.tar.gz
   data/h100/2026-12-05_calibrate_one_command/full/raw.tar.gz
   data/h100/2026-12-06_calibrate_quick_release/calibration.tar.gz
+  data/h100/2026-12-06_calibrate_quick_step_stream/calibration.tar.gz
 )
 EXCLUDE=.git/info/exclude
 case "${1:-}" in
