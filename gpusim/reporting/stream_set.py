@@ -1,10 +1,13 @@
-"""Held-out set 25 (the tile stream's latency, :mod:`gpusim.engine.stream_latency`): its
-predictions with the mechanism off and on, and their comparison with the measured runs.
+"""Held-out sets 25 and 26 (the tile stream's latency, :mod:`gpusim.engine.stream_latency`):
+their predictions with the mechanism off and on, and their comparison with the measured runs.
 
     python -m gpusim.reporting.stream_set predict --out reports/stream_heldout25/predictions.json
     python -m gpusim.reporting.stream_set compare --measured DIR --out FILE
+    python -m gpusim.reporting.stream_set predict26 --out reports/stream_heldout26/predictions.json
+    python -m gpusim.reporting.stream_set compare26 --measured DIR --out FILE --predictions P
 
-The set's configurations and rule: :mod:`gpusim.validation.inference_tuning_heldout25`.
+The sets' configurations and rules: :mod:`gpusim.validation.inference_tuning_heldout25`,
+:mod:`gpusim.validation.decode_stream_heldout26`.
 """
 
 from __future__ import annotations
@@ -33,13 +36,49 @@ def predict_one(config, name: str) -> dict[str, Any]:
         return predict(config, name.removesuffix(ON))
 
 
-def predict(configs) -> dict[str, Any]:
+def predict(configs, kind: str = "gpusim.inference_tuning_heldout25.predictions") -> dict[str, Any]:
     """Every config under every name of :data:`PROFILES`."""
     from gpusim.source_commit import git_commit
 
     by = {c.config_id: {n: predict_one(c, n) for n in PROFILES} for c in configs}
-    return {"kind": "gpusim.inference_tuning_heldout25.predictions", "model_commit": git_commit(),
-            "profiles": list(PROFILES), "by_config": by}  # fmt: skip
+    return {"kind": kind, "model_commit": git_commit(), "profiles": list(PROFILES),
+            "by_config": by}  # fmt: skip
+
+
+def compare26(measured_dir: Path, predictions: dict[str, Any]) -> dict[str, Any]:
+    """Set 26 per name: each kernel's errors, the project's three-stage runs apart, the
+    roofline on the same runs, and whether the adoption stands (its rule)."""
+    from gpusim.profiles.loader import load_profile
+    from gpusim.validation import long_context_sweep
+    from gpusim.validation.decode_stream_heldout26 import heldout26_configs
+    from gpusim.validation.long_context_compare import roofline_s
+
+    configs = heldout26_configs()
+    measured = {r["id"]: r for r in long_context_sweep.records(measured_dir)}
+    prov = json.loads((Path(measured_dir) / "provenance.json").read_text())["provenance"]
+    gpu = prov.get("gpu_name", "")
+    judged = "h200-sxm" if "H200" in gpu else "h100-sxm5"
+    ok = [c for c in configs if (measured.get(c.config_id) or {}).get("status") == "ok"]
+    hw = load_profile(judged)
+
+    def groups(pred) -> dict[str, Any]:
+        per: dict[str, list] = {}
+        for c in ok:
+            err = pred(c) / measured[c.config_id]["median_s"] - 1
+            per.setdefault(c.kernel, []).append((c.config_id, err))
+            if c.kernel == "project" and c.schedule.stages == 3:
+                per.setdefault("project, three stages", []).append((c.config_id, err))
+        return {k: error_summary(v) for k, v in sorted(per.items())}
+
+    by = predictions["by_config"]
+    names = {n: groups(lambda c, n=n: by[c.config_id][n]["runtime_s"])
+             for n in predictions["profiles"]}  # fmt: skip
+    names["roofline"] = groups(lambda c: roofline_s(c.workload, hw))
+    on, off = names[judged + ON]["project"], names[judged]["project"]
+    stands = on["mape"] <= 0.07 and on["mape"] < off["mape"]
+    return {"gpu": gpu, "judged_profile": judged, "measured": str(measured_dir),
+            "n_measured": len(ok), "n_configs": len(configs), "names": names,
+            "decision": {"adoption_stands": stands, "on": on, "off": off}}  # fmt: skip
 
 
 def compare(measured_dir: Path, predictions: dict[str, Any]) -> dict[str, Any]:
@@ -82,16 +121,22 @@ def compare(measured_dir: Path, predictions: dict[str, Any]) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     """Predict or compare set 25; a bad input is one line and exit 2."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("cmd", choices=("predict", "compare"))
+    ap.add_argument("cmd", choices=("predict", "compare", "predict26", "compare26"))
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--measured", type=Path)
     ap.add_argument("--predictions", type=Path, default=PREDICTIONS)
     a = ap.parse_args(argv)
-    if a.cmd == "compare" and (a.measured is None or not a.measured.is_dir()):
-        ap.error("compare needs --measured DIR, a folder of measured runs")
+    if a.cmd.startswith("compare") and (a.measured is None or not a.measured.is_dir()):
+        ap.error(f"{a.cmd} needs --measured DIR, a folder of measured runs")
     try:
         if a.cmd == "predict":
             doc = predict(heldout25_configs())
+        elif a.cmd == "predict26":
+            from gpusim.validation.decode_stream_heldout26 import heldout26_configs
+
+            doc = predict(heldout26_configs(), "gpusim.decode_stream_heldout26.predictions")
+        elif a.cmd == "compare26":
+            doc = compare26(a.measured, json.loads(a.predictions.read_text()))
         else:
             doc = compare(a.measured, json.loads(a.predictions.read_text()))
     except (OSError, ValueError, KeyError, GpusimError) as exc:
