@@ -23,8 +23,8 @@ from gpusim.profiles.schema import HardwareProfile
 # trace's aging and SM-mates, gpusim.engine.kv_trace_l2.kv_trace_of_record; the fragment
 # stores' rate, gpusim.engine.rates.check_class_rates).
 NOT_READ = {
-    # a refinement the engine takes where present; each kernel's result says which model
-    # timed its fills (``dram_fill``): h200-sxm has no H200 measurement of it yet
+    # the tile stream's law, read only with its mechanism on (off since held-out set 26) and
+    # where present; each kernel's result says which model timed its fills (``dram_fill``)
     "tile_stream_latency_s",
     "tile_stream_ingress_bytes_per_s",
     "tile_stream_knee_power",
