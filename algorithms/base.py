@@ -134,6 +134,12 @@ class Kernel(ABC):
         profile's ``l2_fetch_bytes_per_byte_padded_row_copy``)."""
         return False
 
+    def loads_tiles_async(self) -> bool:
+        """Whether the kernel's loads are asynchronous tile copies into shared memory, a step's
+        tiles asked for ahead of the step (a flash kernel's); False for a kernel that reads
+        into registers as it goes (the split-KV combine)."""
+        return True
+
     def load_bytes_in_flight_per_thread(self) -> int | None:
         """Global bytes a thread of this kernel's code keeps in flight at most while it
         reads a run of tiles that need not wait for each other (None: all it issues)."""

@@ -163,6 +163,11 @@ class CombineKernel(Kernel):
                 den = tm.add(den, weight)
         tm.store("O", bh, r0, tm.div_rows(acc, den))
 
+    def loads_tiles_async(self) -> bool:
+        # flash2_combine.cu reads the partials with float4 loads into registers, as
+        # FlashAttention-2's combine does: no tile stream
+        return False
+
     def on_chip(self) -> OnChip:
         # As FlashAttention-2's combine kernel: the LSE table of its rows in shared memory,
         # the partial outputs read straight into registers (the tracer, whose tile loads

@@ -47,6 +47,16 @@ STREAM = Mechanism(False)
 TILE_STREAM_LAW = "tile-stream law"
 
 
+#: the law kept to what step_stream measured (since held-out set 26: no split-KV combine, no
+#: one-stage K/V loop); ``scoped(False)`` applies it as sets 25 and 26 judged it
+SCOPED = Mechanism(True)
+
+
+def scoped(on: bool):
+    """The law with (``on``) or without the scope set 26 gave it, for a block."""
+    return SCOPED.setting(on)
+
+
 def streaming(on: bool):
     """The engine with (``on``) or without this mechanism, for a block."""
     return STREAM.setting(on)
@@ -96,6 +106,8 @@ def fill_ticks(
     if kernel.load_bytes_in_flight_per_thread() is not None:
         # register loads: their share by bytes in flight (prepare.dram_cost)
         return default, "chase latency (register loads)"
+    if SCOPED.on and not kernel.loads_tiles_async():
+        return default, "chase latency (register loads)"  # the split-KV combine
     sched = kernel.schedule
     if sched.mma == "wgmma" or sched.tile_copy not in (None, "cp.async") or sched.producer_warps:
         # step_stream timed cp.async copies only
@@ -103,9 +115,12 @@ def fill_ticks(
     if None in (lat, ingress, power, read):
         return default, (f"chase latency ({profile.name} has no tile-stream law: python -m "
                          "gpusim.calibrate.step_stream on its GPU)")  # fmt: skip
-    stages = sched.stages
-    # A one-stage loop has one of K_{j+1} and V_{j+1} in flight while it works (flash2_tc.cu).
-    tiles = stages - 1 if stages > 1 else 0.5
+    if SCOPED.on and sched.stages < 2:
+        # K_{j+1} and V_{j+1} asked for apart within a step (FlashAttention-2's one-buffer
+        # loop): step_stream timed whole steps asked one or two ahead (2-3 stages) only
+        return default, "chase latency (one-stage K/V loads: not measured)"
+    # (unscoped, as sets 25-26 judged it: a one-stage loop keeps half a step in flight)
+    tiles = sched.stages - 1 if sched.stages > 1 else 0.5
     rep = max(plans, key=lambda p: p.blocks_per_bh)
     per_cta = tiles * step_bytes(rep)
     resident = max(1, min(kernel.num_ctas, ctas_per_sm * sm_count))

@@ -5,6 +5,7 @@ their predictions with the mechanism off and on, and their comparison with the m
     python -m gpusim.reporting.stream_set compare --measured DIR --out FILE
     python -m gpusim.reporting.stream_set predict26 --out reports/stream_heldout26/predictions.json
     python -m gpusim.reporting.stream_set compare26 --measured DIR --out FILE --predictions P
+    python -m gpusim.reporting.stream_set predict27|compare27 ... (set 27, the same way)
 
 The sets' configurations and rules: :mod:`gpusim.validation.inference_tuning_heldout25`,
 :mod:`gpusim.validation.decode_stream_heldout26`.
@@ -45,15 +46,15 @@ def predict(configs, kind: str = "gpusim.inference_tuning_heldout25.predictions"
             "by_config": by}  # fmt: skip
 
 
-def compare26(measured_dir: Path, predictions: dict[str, Any]) -> dict[str, Any]:
-    """Set 26 per name: each kernel's errors, the project's three-stage runs apart, the
-    roofline on the same runs, and whether the adoption stands (its rule)."""
+def compare26(measured_dir: Path, predictions: dict[str, Any], configs=None) -> dict[str, Any]:
+    """Set 26 (or 27, ``configs``) per name: each kernel's errors, the project's three-stage
+    runs apart, the roofline on the same runs, and whether the law stands (the sets' bar)."""
     from gpusim.profiles.loader import load_profile
     from gpusim.validation import long_context_sweep
     from gpusim.validation.decode_stream_heldout26 import heldout26_configs
     from gpusim.validation.long_context_compare import roofline_s
 
-    configs = heldout26_configs()
+    configs = heldout26_configs() if configs is None else configs
     measured = {r["id"]: r for r in long_context_sweep.records(measured_dir)}
     prov = json.loads((Path(measured_dir) / "provenance.json").read_text())["provenance"]
     gpu = prov.get("gpu_name", "")
@@ -121,7 +122,8 @@ def compare(measured_dir: Path, predictions: dict[str, Any]) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     """Predict or compare set 25; a bad input is one line and exit 2."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("cmd", choices=("predict", "compare", "predict26", "compare26"))
+    ap.add_argument("cmd", choices=("predict", "compare", "predict26", "compare26", "predict27",
+                                    "compare27"))  # fmt: skip
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--measured", type=Path)
     ap.add_argument("--predictions", type=Path, default=PREDICTIONS)
@@ -137,6 +139,15 @@ def main(argv: list[str] | None = None) -> int:
             doc = predict(heldout26_configs(), "gpusim.decode_stream_heldout26.predictions")
         elif a.cmd == "compare26":
             doc = compare26(a.measured, json.loads(a.predictions.read_text()))
+        elif a.cmd == "predict27":
+            from gpusim.validation.decode_stream_heldout27 import heldout27_configs
+
+            doc = predict(heldout27_configs(), "gpusim.decode_stream_heldout27.predictions")
+        elif a.cmd == "compare27":
+            from gpusim.validation.decode_stream_heldout27 import heldout27_configs
+
+            preds = json.loads(a.predictions.read_text())
+            doc = compare26(a.measured, preds, heldout27_configs())
         else:
             doc = compare(a.measured, json.loads(a.predictions.read_text()))
     except (OSError, ValueError, KeyError, GpusimError) as exc:

@@ -41,3 +41,22 @@ def test_off_the_fill_is_the_chase_latency_and_on_a_decode_waits_longer():
     # 126 SMs with one 16-KiB tile in flight each: 0.86 us a step on the H100 (step_stream)
     # against the chase latency's 0.33 us
     assert 2.0 < on / chase < 3.2
+
+
+def test_the_law_keeps_to_what_step_stream_measured():
+    """Since held-out set 26: not the split-KV combine (register loads), not a one-stage K/V
+    loop (FlashAttention-2's); each says why in its fill model."""
+    w = Workload(batch=1, heads=16, seq_len_q=1, seq_len_k=16384, head_dim=128, dtype="bf16",
+                 causal=True)  # fmt: skip
+    hw = load_profile("h100-sxm5")
+    models = {}
+    for stages in (1, 2):
+        s = Schedule(block_m=64, block_n=64, warps=4, stages=stages, kv_splits=4)
+        base = rates_for(hw, w.dtype, s.warps, schedule=s, head_dim=w.head_dim)
+        with streaming(True):
+            for k in get_algorithm("flash2").kernels(w, s):
+                spec = prepare(k, hw, base, True, [MAX_TRACED_STEPS]).spec
+                models[(stages, k.name)] = spec.fill_model
+    assert models[(2, "flash2_split")] == "tile-stream law"
+    assert models[(1, "flash2_split")].startswith("chase latency (one-stage")
+    assert models[(2, "flash2_combine")] == "chase latency (register loads)"
