@@ -35,11 +35,12 @@ def _arrays(rows: list[dict[str, Any]]) -> tuple[np.ndarray, ...]:
 
 
 def predicted_step_s(params: tuple[float, float, float], per_sm, sms, tiles, read_bps: float):
-    """The law's step (a tile's arrival over the tiles a CTA keeps in flight)."""
+    """The law's step (a tile's arrival over the tiles a CTA keeps in flight), the engine's
+    own formula over arrays."""
+    from gpusim.engine.stream_latency import law_s
+
     lat, ingress, power = params
-    a = lat + per_sm / ingress
-    s = sms * per_sm / read_bps
-    return (a**power + s**power) ** (1.0 / power) / tiles
+    return law_s(lat, ingress, power, per_sm, sms * per_sm / read_bps) / tiles
 
 
 def fit(record: dict[str, Any], read_bps: float) -> dict[str, Any]:
@@ -70,12 +71,9 @@ def fit(record: dict[str, Any], read_bps: float) -> dict[str, Any]:
             "errors": [float(x) for x in rel]}  # fmt: skip
 
 
-def profile_entries(
-    record: dict[str, Any], got: dict[str, Any], path: str, borrowed: str = ""
-) -> dict[str, Any]:
-    """The three fields, each with its source (after ``borrowed``, where the record is another
-    GPU's) and the fit's errors."""
-    src = borrowed + (f"measured on {record['gpu']}, {record['date']}, python -m gpusim.calibrate."
+def profile_entries(record: dict[str, Any], got: dict[str, Any], path: str) -> dict[str, Any]:
+    """The three fields, each with its source and the fit's errors."""
+    src = (f"measured on {record['gpu']}, {record['date']}, python -m gpusim.calibrate."
            f"step_stream ({path}), fitted by {MODULE}")  # fmt: skip
     note = (f"the tile stream's law T = ((L + F/r)^p + (N F / R)^p)^(1/p) over {got['rows']} "
             f"bare-stream rows at R = {got['read_bytes_per_s']:.4g} B/s: MAPE "
@@ -85,19 +83,29 @@ def profile_entries(
             for f, v in zip(FIELDS, values, strict=True)}  # fmt: skip
 
 
+def _read_stream(profile_text: str) -> float | None:
+    """The profile's ``dram_read_bandwidth_bytes_per_s``, the law's R (None: it has none)."""
+    import yaml
+
+    return (yaml.safe_load(profile_text).get("dram_read_bandwidth_bytes_per_s") or {}).get("value")
+
+
+def _with_fields(profile_text: str, record: dict[str, Any], got: dict[str, Any], path: str) -> str:
+    """``profile_text`` with the fit's three fields after its read stream."""
+    from gpusim.calibrate.profile_patch import set_after
+
+    entries = profile_entries(record, got, path)
+    return set_after(profile_text, "dram_read_bandwidth_bytes_per_s", entries,
+                     f"# tile stream: {path}")  # fmt: skip
+
+
 def apply(profile_text: str, doc: dict[str, Any], record_path: str) -> str:
     """``profile_text`` with the three fields of a recorded run, fitted at the profile's own
     ``dram_read_bandwidth_bytes_per_s`` (a ValueError where it has none)."""
-    import yaml
-
-    from gpusim.calibrate.profile_patch import set_after
-
-    read = (yaml.safe_load(profile_text).get("dram_read_bandwidth_bytes_per_s") or {}).get("value")
+    read = _read_stream(profile_text)
     if read is None:
         raise ValueError("the profile has no dram_read_bandwidth_bytes_per_s to fit the law at")
-    entries = profile_entries(doc, fit(doc, float(read)), record_path)
-    header = f"# tile stream: {record_path}"
-    return set_after(profile_text, "dram_read_bandwidth_bytes_per_s", entries, header)
+    return _with_fields(profile_text, doc, fit(doc, float(read)), record_path)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -106,25 +114,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--record", type=Path, required=True)
     ap.add_argument("--profile", type=Path)
     ap.add_argument("--read-bps", type=float)
-    ap.add_argument("--borrowed", default="", help="the source's prefix: another GPU's record")
     a = ap.parse_args(sys.argv[1:] if argv is None else argv)
     try:
-        import yaml
-
-        from gpusim.calibrate.profile_patch import set_after
-
         record = json.loads(a.record.read_text())
         text = a.profile.read_text() if a.profile else None
         read = a.read_bps
         if read is None and text is not None:
-            read = yaml.safe_load(text)["dram_read_bandwidth_bytes_per_s"]["value"]
+            read = _read_stream(text)
         if read is None:
             raise ValueError("give --read-bps or a --profile with dram_read_bandwidth_bytes_per_s")
         got = fit(record, float(read))
         if text is not None:
-            entries = profile_entries(record, got, str(a.record), a.borrowed)
-            header = f"# tile stream: {a.record}"
-            text = set_after(text, "dram_read_bandwidth_bytes_per_s", entries, header)
+            text = _with_fields(text, record, got, str(a.record))
     except (OSError, ValueError, KeyError, TypeError) as exc:
         print(f"step_stream_fit: error: {exc}", file=sys.stderr)
         return 2

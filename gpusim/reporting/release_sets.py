@@ -33,6 +33,14 @@ TUNING_PREDICTIONS = Path("reports/inference_tuning_heldout23/predictions.json")
 PARTITION_PREDICTIONS = Path("reports/partitions_heldout22/predictions.json")
 
 
+def lent_card(measured_dir: Path) -> tuple[str, str]:
+    """(the GPU a measured set ran on, its profile as the sets' rules judge it: h200-sxm on
+    an H200, h100-sxm5 otherwise), from the set's provenance."""
+    prov = json.loads((Path(measured_dir) / "provenance.json").read_text())["provenance"]
+    gpu = prov.get("gpu_name", "")
+    return gpu, "h200-sxm" if "H200" in gpu else "h100-sxm5"
+
+
 def _by_profile(configs, profiles: tuple[str, ...], predict_one) -> dict[str, dict[str, Any]]:
     """``{config id: {profile: predict_one(config, profile)}}``; a ``-release`` variant with the
     mechanism on, every other profile with it off (as the sets' rules have them)."""
@@ -69,9 +77,7 @@ def compare_partitions(configs, measured_dir: Path, predictions: dict[str, Any])
 
     records = RecordStore(Path(measured_dir) / "sweep.jsonl").records
     ok = {i: r for i, r in records.items() if r.get("status") == "ok"}
-    prov = json.loads((Path(measured_dir) / "provenance.json").read_text())["provenance"]
-    gpu = prov.get("gpu_name", "")
-    base = "h200-sxm" if "H200" in gpu else "h100-sxm5"
+    gpu, base = lent_card(measured_dir)
     hw = load_profile(base)
     ref = {c.kernel: partition_roofline_s(c.workload, hw, c.sm_count) / ok[c.config_id]["median_s"]
            for c in configs if REFERENCE in c.config_id and c.sm_count == max(c2.sm_count

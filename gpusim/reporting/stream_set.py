@@ -21,6 +21,7 @@ from typing import Any
 
 from gpusim import atomic
 from gpusim.errors import GpusimError
+from gpusim.reporting.release_sets import lent_card
 from gpusim.validation.heldout_shapes import error_summary
 from gpusim.validation.inference_tuning_heldout25 import PROFILES, heldout25_configs
 
@@ -46,8 +47,10 @@ def predict(configs, kind: str = "gpusim.inference_tuning_heldout25.predictions"
             "by_config": by}  # fmt: skip
 
 
-def compare26(measured_dir: Path, predictions: dict[str, Any], configs=None) -> dict[str, Any]:
-    """Set 26 (or 27, ``configs``) per name: each kernel's errors, the project's three-stage
+def compare_decodes(
+    measured_dir: Path, predictions: dict[str, Any], configs=None
+) -> dict[str, Any]:
+    """Set 26 (or 27: ``configs``) per name: each kernel's errors, the project's three-stage
     runs apart, the roofline on the same runs, and whether the law stands (the sets' bar)."""
     from gpusim.profiles.loader import load_profile
     from gpusim.validation import long_context_sweep
@@ -56,9 +59,7 @@ def compare26(measured_dir: Path, predictions: dict[str, Any], configs=None) -> 
 
     configs = heldout26_configs() if configs is None else configs
     measured = {r["id"]: r for r in long_context_sweep.records(measured_dir)}
-    prov = json.loads((Path(measured_dir) / "provenance.json").read_text())["provenance"]
-    gpu = prov.get("gpu_name", "")
-    judged = "h200-sxm" if "H200" in gpu else "h100-sxm5"
+    gpu, judged = lent_card(measured_dir)
     ok = [c for c in configs if (measured.get(c.config_id) or {}).get("status") == "ok"]
     hw = load_profile(judged)
 
@@ -92,9 +93,7 @@ def compare(measured_dir: Path, predictions: dict[str, Any]) -> dict[str, Any]:
 
     configs = heldout25_configs()
     measured = {r["id"]: r for r in long_context_sweep.records(measured_dir)}
-    prov = json.loads((Path(measured_dir) / "provenance.json").read_text())["provenance"]
-    gpu = prov.get("gpu_name", "")
-    judged = "h200-sxm" if "H200" in gpu else "h100-sxm5"
+    gpu, judged = lent_card(measured_dir)
     out: dict[str, Any] = {"gpu": gpu, "judged_profile": judged, "measured": str(measured_dir),
                            "names": {}}  # fmt: skip
     for name in predictions["profiles"]:
@@ -138,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
 
             doc = predict(heldout26_configs(), "gpusim.decode_stream_heldout26.predictions")
         elif a.cmd == "compare26":
-            doc = compare26(a.measured, json.loads(a.predictions.read_text()))
+            doc = compare_decodes(a.measured, json.loads(a.predictions.read_text()))
         elif a.cmd == "predict27":
             from gpusim.validation.decode_stream_heldout27 import heldout27_configs
 
@@ -147,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
             from gpusim.validation.decode_stream_heldout27 import heldout27_configs
 
             preds = json.loads(a.predictions.read_text())
-            doc = compare26(a.measured, preds, heldout27_configs())
+            doc = compare_decodes(a.measured, preds, heldout27_configs())
         else:
             doc = compare(a.measured, json.loads(a.predictions.read_text()))
     except (OSError, ValueError, KeyError, GpusimError) as exc:
