@@ -55,3 +55,25 @@ def assert_none_in(earlier: tuple[str, ...], configs) -> None:
     for name in earlier:
         seen |= {c.config_id for c in read_manifest(H200 / name / "manifest_configs.json")}
     assert not seen & {c.config_id for c in configs}
+
+
+def stream_run(configs, cid: str, data: Path, predictions: Path, scope: bool):
+    """(measured, law off, law on) seconds of one run of a tile-stream set (25-27) on
+    ``h100-sxm5``, the law with (``scope``) or without set 26's scope; both predictions are
+    checked to reproduce what was committed before the measurement."""
+    import pytest
+
+    from gpusim.engine.stream_latency import scoped, streaming
+    from gpusim.reporting.long_context_predict import predict_one
+    from gpusim.validation import long_context_sweep
+
+    config = {c.config_id: c for c in configs}[cid]
+    measured = {r["id"]: r for r in long_context_sweep.records(data)}[cid]["median_s"]
+    committed = json.loads(predictions.read_text())["by_config"][cid]
+    with streaming(False):
+        off = predict_one(config, "h100-sxm5")["runtime_s"]
+    with streaming(True), scoped(scope):
+        on = predict_one(config, "h100-sxm5")["runtime_s"]
+    assert off == pytest.approx(committed["h100-sxm5"]["runtime_s"], rel=1e-6)
+    assert on == pytest.approx(committed["h100-sxm5+stream"]["runtime_s"], rel=1e-6)
+    return measured, off, on

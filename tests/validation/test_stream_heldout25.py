@@ -7,11 +7,9 @@ import json
 
 import pytest
 
-from gpusim.engine.stream_latency import STREAM, scoped, streaming
-from gpusim.reporting.long_context_predict import predict_one
-from gpusim.validation import long_context_sweep
+from gpusim.engine.stream_latency import STREAM
 from gpusim.validation.inference_tuning_heldout25 import RULE, SEED, heldout25_configs
-from tests.validation.heldout_sets import ROOT
+from tests.validation.heldout_sets import ROOT, stream_run
 
 DATA = ROOT / "data/h100/2026-12-06_inference_tuning_heldout25"
 MANIFEST = ROOT / "data/h200/2026-12-06_inference_tuning_heldout25/manifest_configs.json"
@@ -40,16 +38,8 @@ def test_the_set_adopted_the_mechanism_and_set_26_reopened_it():
 
 @pytest.mark.parametrize("cid,off_err,lo,hi", SAMPLE)
 def test_sampled_runs_recomputed_both_ways(cid, off_err, lo, hi):
-    configs = {c.config_id: c for c in heldout25_configs()}
-    measured = {r["id"]: r for r in long_context_sweep.records(DATA)}[cid]["median_s"]
-    committed = json.loads(PREDICTIONS.read_text())["by_config"][cid]
-    with streaming(False):
-        off = predict_one(configs[cid], "h100-sxm5")["runtime_s"]
-    with streaming(True), scoped(False):  # the law as the set judged it
-        on = predict_one(configs[cid], "h100-sxm5")["runtime_s"]
-    # the predictions reproduce what was committed before the measurement
-    assert off == pytest.approx(committed["h100-sxm5"]["runtime_s"], rel=1e-6)
-    assert on == pytest.approx(committed["h100-sxm5+stream"]["runtime_s"], rel=1e-6)
+    # the law as the set judged it (unscoped); both reproduce the committed predictions
+    measured, off, on = stream_run(heldout25_configs(), cid, DATA, PREDICTIONS, scope=False)
     if off_err is not None:
         assert off / measured - 1 == pytest.approx(off_err, abs=0.005)
     assert lo < on / measured - 1 < hi

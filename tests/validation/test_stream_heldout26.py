@@ -7,11 +7,8 @@ import json
 
 import pytest
 
-from gpusim.engine.stream_latency import scoped, streaming
-from gpusim.reporting.long_context_predict import predict_one
-from gpusim.validation import long_context_sweep
 from gpusim.validation.decode_stream_heldout26 import RULE, SEED, heldout26_configs
-from tests.validation.heldout_sets import ROOT
+from tests.validation.heldout_sets import ROOT, stream_run
 
 DATA = ROOT / "data/h100/2026-12-06_decode_stream_heldout26"
 MANIFEST = ROOT / "data/h200/2026-12-06_decode_stream_heldout26/manifest_configs.json"
@@ -40,15 +37,8 @@ def test_the_adoption_does_not_stand():
 
 @pytest.mark.parametrize("cid,off_err,on_err", SAMPLE)
 def test_sampled_runs_recomputed_both_ways(cid, off_err, on_err):
-    config = {c.config_id: c for c in heldout26_configs()}[cid]
-    measured = {r["id"]: r for r in long_context_sweep.records(DATA)}[cid]["median_s"]
-    committed = json.loads(PREDICTIONS.read_text())["by_config"][cid]
-    with streaming(False):
-        off = predict_one(config, "h100-sxm5")["runtime_s"]
-    with streaming(True), scoped(False):  # the law as the set judged it
-        on = predict_one(config, "h100-sxm5")["runtime_s"]
-    assert off == pytest.approx(committed["h100-sxm5"]["runtime_s"], rel=1e-6)
-    assert on == pytest.approx(committed["h100-sxm5+stream"]["runtime_s"], rel=1e-6)
+    # the law as the set judged it (unscoped); both reproduce the committed predictions
+    measured, off, on = stream_run(heldout26_configs(), cid, DATA, PREDICTIONS, scope=False)
     assert off / measured - 1 == pytest.approx(off_err, abs=0.005)
     if on_err is None:
         assert abs(on / measured - 1) < 0.06

@@ -7,11 +7,9 @@ import json
 
 import pytest
 
-from gpusim.engine.stream_latency import STREAM, streaming
-from gpusim.reporting.long_context_predict import predict_one
-from gpusim.validation import long_context_sweep
+from gpusim.engine.stream_latency import STREAM
 from gpusim.validation.decode_stream_heldout27 import RULE, SEED, heldout27_configs
-from tests.validation.heldout_sets import ROOT
+from tests.validation.heldout_sets import ROOT, stream_run
 
 DATA = ROOT / "data/h100/2026-12-06_decode_stream_heldout27"
 MANIFEST = ROOT / "data/h200/2026-12-06_decode_stream_heldout27/manifest_configs.json"
@@ -39,13 +37,6 @@ def test_the_law_is_not_adopted_and_stays_off():
 
 @pytest.mark.parametrize("cid,off_err", SAMPLE)
 def test_sampled_runs_recomputed_both_ways(cid, off_err):
-    config = {c.config_id: c for c in heldout27_configs()}[cid]
-    measured = {r["id"]: r for r in long_context_sweep.records(DATA)}[cid]["median_s"]
-    committed = json.loads(PREDICTIONS.read_text())["by_config"][cid]
-    off = predict_one(config, "h100-sxm5")["runtime_s"]
-    with streaming(True):
-        on = predict_one(config, "h100-sxm5")["runtime_s"]
-    assert off == pytest.approx(committed["h100-sxm5"]["runtime_s"], rel=1e-6)
-    assert on == pytest.approx(committed["h100-sxm5+stream"]["runtime_s"], rel=1e-6)
+    measured, off, on = stream_run(heldout27_configs(), cid, DATA, PREDICTIONS, scope=True)
     assert off / measured - 1 == pytest.approx(off_err, abs=0.005)
     assert abs(on / off - 1) < 0.02
