@@ -6,6 +6,7 @@ their predictions with the mechanism off and on, and their comparison with the m
     python -m gpusim.reporting.stream_set predict26 --out reports/stream_heldout26/predictions.json
     python -m gpusim.reporting.stream_set compare26 --measured DIR --out FILE --predictions P
     python -m gpusim.reporting.stream_set predict27|compare27 ... (set 27, the same way)
+    python -m gpusim.reporting.stream_set predict28|compare28 ... (set 28, as set 25 with its bar)
 
 The sets' configurations and rules: :mod:`gpusim.validation.inference_tuning_heldout25`,
 :mod:`gpusim.validation.decode_stream_heldout26`.
@@ -83,15 +84,18 @@ def compare_decodes(
             "decision": {"adoption_stands": stands, "on": on, "off": off}}  # fmt: skip
 
 
-def compare(measured_dir: Path, predictions: dict[str, Any]) -> dict[str, Any]:
+def compare(
+    measured_dir: Path, predictions: dict[str, Any], configs=None, bar: float | None = None
+) -> dict[str, Any]:
     """Per name: the tuner's rankings and verdict, the runtime errors and worst runs; the
-    roofline on the same runs; the rule's decision on the lent card's profile."""
+    roofline on the same runs; the rule's decision on the lent card's profile (set 25's, or
+    set 28's with its MAPE ``bar`` and ``configs``)."""
     from gpusim.profiles.loader import load_profile
     from gpusim.reporting.inference_tuning import rankings, verdict
     from gpusim.validation import long_context_sweep
     from gpusim.validation.long_context_compare import roofline_s
 
-    configs = heldout25_configs()
+    configs = heldout25_configs() if configs is None else configs
     measured = {r["id"]: r for r in long_context_sweep.records(measured_dir)}
     gpu, judged = lent_card(measured_dir)
     out: dict[str, Any] = {"gpu": gpu, "judged_profile": judged, "measured": str(measured_dir),
@@ -114,6 +118,8 @@ def compare(measured_dir: Path, predictions: dict[str, Any]) -> dict[str, Any]:
     out["roofline"] = error_summary(roof)
     off, on = out["names"][judged]["runtime"], out["names"][judged + ON]["runtime"]
     adopt = on["mape"] < off["mape"] and abs(on["mean_signed"]) <= abs(off["mean_signed"]) + 0.01
+    if bar is not None:
+        adopt = adopt and on["mape"] <= bar
     out["decision"] = {"adopted": adopt, "off": off, "on": on}
     return out
 
@@ -122,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     """Predict or compare set 25; a bad input is one line and exit 2."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("cmd", choices=("predict", "compare", "predict26", "compare26", "predict27",
-                                    "compare27"))  # fmt: skip
+                                    "compare27", "predict28", "compare28"))  # fmt: skip
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--measured", type=Path)
     ap.add_argument("--predictions", type=Path, default=PREDICTIONS)
@@ -147,6 +153,15 @@ def main(argv: list[str] | None = None) -> int:
 
             preds = json.loads(a.predictions.read_text())
             doc = compare_decodes(a.measured, preds, heldout27_configs())
+        elif a.cmd == "predict28":
+            from gpusim.validation.inference_tuning_heldout28 import heldout28_configs
+
+            doc = predict(heldout28_configs(), "gpusim.inference_tuning_heldout28.predictions")
+        elif a.cmd == "compare28":
+            from gpusim.validation.inference_tuning_heldout28 import heldout28_configs
+
+            preds = json.loads(a.predictions.read_text())
+            doc = compare(a.measured, preds, heldout28_configs(), bar=0.07)
         else:
             doc = compare(a.measured, json.loads(a.predictions.read_text()))
     except (OSError, ValueError, KeyError, GpusimError) as exc:
