@@ -24,14 +24,23 @@ LATENCY_BOUND_BELOW = 0.5
 RESOURCES = ("dram", "l2", "tensor", "fp32", "sfu", "smem")
 
 
-def utilisation(c: Counters, rates: Rates, duration_s: float) -> dict[str, float]:
-    """Each resource's work over what it could do at peak in ``duration_s``."""
+def utilisation(
+    c: Counters, rates: Rates, duration_s: float, dram_lane: tuple[float, float] = (1.0, 1.0)
+) -> dict[str, float]:
+    """Each resource's work over what it could do at peak in ``duration_s``.
+
+    ``dram_lane`` is the DRAM's best lane cost of a byte read and of a byte written
+    (:func:`gpusim.engine.dram_mix.dram_mix`): a read stream moves more bytes a second than the
+    copy whose bandwidth is the profile's, so bytes over the copy's bandwidth alone would
+    put a DRAM-bound decode above 1."""
     if duration_s <= 0:
         return dict.fromkeys(RESOURCES, 0.0)
     work = rates.work(c.mma_flops, c.fp32_ops, c.exp_ops, c.smem_traffic_bytes, c.smem_fill_bytes)
     sm_l2 = c.sm_l2_read_bytes + c.global_write_bytes  # set by simulate before this
+    read_cost, write_cost = dram_lane
+    dram_lane_bytes = c.dram_read_bytes * read_cost + c.dram_write_bytes * write_cost
     out = {
-        "dram": (c.dram_read_bytes + c.dram_write_bytes) / (rates.dram_bytes_per_s * duration_s),
+        "dram": dram_lane_bytes / (rates.dram_bytes_per_s * duration_s),
         "l2": sm_l2 / (rates.l2_bytes_per_s * duration_s),
     }
     for pipe in ("tensor", "fp32", "sfu", "smem"):

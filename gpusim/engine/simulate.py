@@ -23,6 +23,7 @@ from gpusim.counting import MAX_TRACED_STEPS, count, traced_classes
 from gpusim.engine.clock import seconds
 from gpusim.engine.collector import fewer_collections
 from gpusim.engine.counters import Counters
+from gpusim.engine.dram_mix import dram_mix
 from gpusim.engine.hook import GpuHandle, UserProcess
 from gpusim.engine.plan import min_cta_phases
 from gpusim.engine.prepare import MANY_CLASSES, PreparedKernel, prepare
@@ -207,6 +208,7 @@ def _simulate(
 
     total = Counters()
     kresults = []
+    dram_lane = dram_mix(profile)  # the DRAM's best cost per byte read, per byte written
     for run, prep in zip(runs, prepared, strict=True):
         spec, occ = prep.spec, prep.occupancy
         c = run.counters
@@ -214,7 +216,7 @@ def _simulate(
         total.add(run.counters)
         dur = seconds(run.end_tick - run.start_tick)
         krates = spec.rates or rates  # the kernel's own (its clock: rates.for_kernel)
-        util = utilisation(run.counters, krates, dur)
+        util = utilisation(run.counters, krates, dur, dram_lane)
         kresults.append(
             KernelResult(
                 name=spec.name,
@@ -241,7 +243,7 @@ def _simulate(
             )
         )
     runtime_s = seconds(sim.now)
-    util = utilisation(total, rates, runtime_s)
+    util = utilisation(total, rates, runtime_s, dram_lane)
     main = max(kresults, key=lambda r: r.duration_s)
     result = SimResult(
         count=counts.to_json_dict(),
