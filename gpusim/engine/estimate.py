@@ -26,7 +26,10 @@ tiles) this is what the engine computes, and the tests hold the two within
 a few percent. They part where the engine sees what a formula cannot: CTAs of
 a batch-head sharing K/V fetches in the L2 and hitting under each other's
 misses, L2 capacity misses, loads of co-resident CTAs colliding in the same
-instants rather than spreading evenly, the ragged tail wave, and dispatch.
+instants rather than spreading evenly, the ragged tail wave, dispatch, and a
+tile's arrival under the DRAM's queue (the engine's tile stream law,
+:mod:`gpusim.engine.stream_latency`, where the profile has it; here every load
+waits the chase latency).
 """
 
 from __future__ import annotations

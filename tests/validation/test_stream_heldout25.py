@@ -33,7 +33,10 @@ def test_the_set_adopted_the_mechanism_and_set_26_reopened_it():
     assert doc["decision"]["adopted"]
     assert doc["decision"]["on"]["mape"] < doc["decision"]["off"]["mape"]
     later = json.loads((ROOT / "reports/stream_heldout26/compare.json").read_text())
-    assert not later["decision"]["adoption_stands"] and not STREAM.on
+    assert not later["decision"]["adoption_stands"]
+    # scoped since set 26, the law was adopted again by held-out set 28 (its own test)
+    last = json.loads((ROOT / "reports/stream_heldout28/compare.json").read_text())
+    assert last["decision"]["adopted"] and STREAM.on
 
 
 @pytest.mark.parametrize("cid,off_err,lo,hi", SAMPLE)
