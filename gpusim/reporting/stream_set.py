@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from gpusim import atomic
+from gpusim.data.layout import REPO_ROOT
 from gpusim.errors import GpusimError
 from gpusim.reporting.release_sets import lent_card
 from gpusim.validation.heldout_shapes import error_summary
@@ -30,6 +31,31 @@ PREDICTIONS = Path("reports/stream_heldout25/predictions.json")
 #: sets 26-28's bar: the law stands only at or below this MAPE (set 25 had none)
 BAR = 0.07
 ON = "+stream"
+
+
+#: per lent card, the earlier measured set whose project runs fix the constant-efficiency
+#: baseline (measured before sets 25-28 were drawn; the sets' own runs never enter it)
+EFFICIENCY_FROM = {
+    "h100-sxm5": ("inference_tuning_heldout23", "data/h100/2026-12-06_inference_tuning_heldout23"),
+    "h200-sxm": ("inference_tuning_heldout16", "data/h200/2026-12-05_inference_tuning_heldout16"),
+}
+
+
+def constant_efficiency(judged: str, hw) -> dict[str, Any]:
+    """The constant-efficiency baseline's efficiency on the ``judged`` profile: the median of
+    roofline over measured time of the project's runs in :data:`EFFICIENCY_FROM`'s set."""
+    import statistics
+
+    from gpusim.validation import long_context_sweep
+    from gpusim.validation.long_context_compare import roofline_s
+
+    module, folder = EFFICIENCY_FROM[judged]
+    measured = {r["id"]: r for r in long_context_sweep.records(REPO_ROOT / folder)}
+    fractions = [roofline_s(c.workload, hw) / measured[c.config_id]["median_s"]
+                 for c in _configs(module) if c.kernel == "project"
+                 and (measured.get(c.config_id) or {}).get("status") == "ok"]  # fmt: skip
+    return {"efficiency": statistics.median(fractions), "from_runs": len(fractions),
+            "from": folder}  # fmt: skip
 
 
 def predict_one(config, name: str) -> dict[str, Any]:
@@ -54,7 +80,8 @@ def compare_decodes(
     measured_dir: Path, predictions: dict[str, Any], configs=None
 ) -> dict[str, Any]:
     """Set 26 (or 27: ``configs``) per name: each kernel's errors, the project's three-stage
-    runs apart, the roofline on the same runs, and whether the law stands (the sets' bar)."""
+    runs apart, the roofline and the constant-efficiency baseline on the same runs, and whether
+    the law stands (the sets' bar)."""
     from gpusim.profiles.loader import load_profile
     from gpusim.validation import long_context_sweep
     from gpusim.validation.decode_stream_heldout26 import heldout26_configs
@@ -79,10 +106,13 @@ def compare_decodes(
     names = {n: groups(lambda c, n=n: by[c.config_id][n]["runtime_s"])
              for n in predictions["profiles"]}  # fmt: skip
     names["roofline"] = groups(lambda c: roofline_s(c.workload, hw))
+    eff = constant_efficiency(judged, hw)
+    names["constant_efficiency"] = groups(lambda c: roofline_s(c.workload, hw) / eff["efficiency"])
     on, off = names[judged + ON]["project"], names[judged]["project"]
     stands = on["mape"] <= BAR and on["mape"] < off["mape"]
     return {"gpu": gpu, "judged_profile": judged, "measured": str(measured_dir),
             "n_measured": len(ok), "n_configs": len(configs), "names": names,
+            "constant_efficiency_reference": eff,
             "decision": {"adoption_stands": stands, "on": on, "off": off}}  # fmt: skip
 
 
@@ -90,8 +120,8 @@ def compare(
     measured_dir: Path, predictions: dict[str, Any], configs=None, bar: float | None = None
 ) -> dict[str, Any]:
     """Per name: the tuner's rankings and verdict, the runtime errors and worst runs; the
-    roofline on the same runs; the rule's decision on the lent card's profile (set 25's, or
-    set 28's with its MAPE ``bar`` and ``configs``)."""
+    roofline and the constant-efficiency baseline on the same runs; the rule's decision on the
+    lent card's profile (set 25's, or set 28's with its MAPE ``bar`` and ``configs``)."""
     from gpusim.profiles.loader import load_profile
     from gpusim.reporting.inference_tuning import rankings, verdict
     from gpusim.validation import long_context_sweep
@@ -118,6 +148,9 @@ def compare(
             pred = roofline_s(c.workload, hw)
             roof.append((c.config_id, pred / m["median_s"] - 1))
     out["roofline"] = error_summary(roof)
+    eff = constant_efficiency(judged, hw)
+    const = [(i, (1 + e) / eff["efficiency"] - 1) for i, e in roof]  # the roofline, scaled
+    out["constant_efficiency"] = error_summary(const) | {"reference": eff}
     off, on = out["names"][judged]["runtime"], out["names"][judged + ON]["runtime"]
     adopt = on["mape"] < off["mape"] and abs(on["mean_signed"]) <= abs(off["mean_signed"]) + 0.01
     if bar is not None:
