@@ -10,7 +10,8 @@ bandwidth by bytes in flight) the H200 measurement moved to the H100 by a stated
 the L2's size; Little's law at the same latency). Each derived number says so in its source.
 
 ``python -m gpusim.profiles.derive h100-sxm5 --out hardware_profiles/h100-sxm5.yaml``
-writes the file; tests/profiles/test_derive.py holds the committed file to it.
+writes the file (``h100-sxm5-core`` likewise: the same derivation from ``h200-sxm-core``);
+tests/profiles/test_derive.py holds the committed files to it.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import argparse
 import copy
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -193,7 +194,30 @@ H100_SXM5 = Derivation(
     kept_note="not measured on an H100: the H200's value (the same GH100 SM, clocks and L2 design)",
 )
 
-DERIVATIONS = {"h100-sxm5": H100_SXM5}
+#: The same H100 with the H200's measured SM core cycles (``sass_core_cycles``, the same GH100
+#: SM): the explicit SASS-replay refinement for the project's compiled kernels, as
+#: ``h200-sxm-core`` is the H200's.
+H100_SXM5_CORE = replace(
+    H100_SXM5,
+    base="h200-sxm-core",
+    header=(
+        "# Written by `python -m gpusim.profiles.derive h100-sxm5-core`; do not edit by hand.\n"
+        "# NVIDIA H100 SXM5 80GB with the SM core model: h100-sxm5's derivation from\n"
+        "# h200-sxm-core (h200-sxm and the H200's measured SM core cycles); every number's\n"
+        "# source says which.\n"
+    ),
+    top={
+        "name": "h100-sxm5-core",
+        "display_name": "NVIDIA H100 SXM5 80GB (SM core model)",
+        "note": (
+            f"{H100_SXM5.top['note']} With the H200's measured SM core cycles, so that the "
+            "project's compiled kernels are timed by replaying their committed SASS loops "
+            "(the SM core model); other kernels by the pipe model, which the output says."
+        ),
+    },
+)
+
+DERIVATIONS = {"h100-sxm5": H100_SXM5, "h100-sxm5-core": H100_SXM5_CORE}
 
 
 def derive(name: str) -> dict[str, Any]:

@@ -20,8 +20,23 @@ def _sourced(entry):
             yield from _sourced(v)
 
 
-def test_the_committed_h100_profile_is_the_derivation():
-    assert profile_path("h100-sxm5").read_text() == render("h100-sxm5")
+@pytest.mark.parametrize("name", ["h100-sxm5", "h100-sxm5-core"])
+def test_the_committed_h100_profile_is_the_derivation(name):
+    assert profile_path(name).read_text() == render(name)
+
+
+def test_the_core_profile_is_the_h100_with_the_h200s_core_cycles():
+    pipe, core = derive("h100-sxm5"), derive("h100-sxm5-core")
+    assert "sass_core_cycles" not in pipe
+    assert core["sass_core_cycles"]["value"] == derive_base_core_cycles()
+    assert core["sass_core_cycles"]["source"].startswith("not measured on an H100")
+    rest = {k: v for k, v in core.items() if k not in ("name", "display_name", "note",
+                                                       "sass_core_cycles")}  # fmt: skip
+    assert rest == {k: v for k, v in pipe.items() if k not in ("name", "display_name", "note")}
+
+
+def derive_base_core_cycles():
+    return load_profile("h200-sxm-core").sass_core_cycles.value
 
 
 def test_every_h100_number_names_where_it_comes_from():
