@@ -75,6 +75,15 @@ __device__ __forceinline__ void tc_load_tile(u16* s, const u16* g, int row0, int
   }
 }
 
+// Hooks of a diagnostic build (gpusim/validation/cta_stamps.py: each CTA's SM, start and end).
+// Empty in every other build, so the kernels compile to the same code as without them.
+#ifndef F2_CTA_BEGIN
+#define F2_CTA_BEGIN()
+#endif
+#ifndef F2_CTA_END
+#define F2_CTA_END()
+#endif
+
 template <bool BF16, int D, int BR, int BC, int WARPS, int STAGES, bool KV_BACK = false,
           bool Q_FIRST = false, bool GQA = false, bool SPLIT = false, bool PACK = false>
 __global__ void __launch_bounds__(WARPS * 32)
@@ -100,6 +109,7 @@ __global__ void __launch_bounds__(WARPS * 32)
   u16* sK = sQ + BR * D;
   u16* sV = sK + STAGES * BC * D;
 
+  F2_CTA_BEGIN();
   const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
   const int g = lane >> 2, t = lane & 3;  // mma fragment row group and thread-in-group
   // Last query blocks first: causal ones are the longest, so the tail of the grid is short.
@@ -419,4 +429,5 @@ __global__ void __launch_bounds__(WARPS * 32)
       }
     }
   }
+  F2_CTA_END();
 }
