@@ -49,12 +49,13 @@ def run(quick: bool = False) -> dict[str, Any]:
     return measure(make_context(import_cupy(), quick=quick))
 
 
-def measure(ctx: BenchContext) -> dict[str, Any]:
-    """Every loop, ``REPEATS`` launches each: per CTA its SM, start and end (ns)."""
+def measure(ctx: BenchContext, loops: tuple = LOOPS) -> dict[str, Any]:
+    """Every loop (:data:`LOOPS`, or ``loops`` of that form), ``REPEATS`` launches each: per
+    CTA its SM, start and end (ns)."""
     cp = ctx.cp
-    names = tuple(loop_name(nld, per, nf) for _n, nld, per, nf, _m in LOOPS)
+    names = tuple(loop_name(nld, per, nf) for _n, nld, per, nf, _m in loops)
     mod = compile_module(cp, "cta_scatter.cu", names)
-    words = (max(m for *_x, m in LOOPS) << 20) // 16
+    words = (max(m for *_x, m in loops) << 20) // 16
     src = cp.random.randint(0, 2**31, size=4 * words, dtype=cp.int64).astype(cp.uint32)
     grid = ctx.sm_count * CTAS_PER_SM * WAVES
     out = cp.full(grid * THREADS, cp.nan, dtype=cp.float32)  # poisoned: every thread writes
@@ -66,7 +67,7 @@ def measure(ctx: BenchContext) -> dict[str, Any]:
     launches, kernels = [], {}
     # Quick: only the loop the profile's scatter comes from, at full length (a shorter CTA
     # would scatter differently); the others cost compile time, not GPU time.
-    for name, nld, per, nfill, mib in [lp for lp in LOOPS if not ctx.quick or lp[0] == STEP_LOOP]:
+    for name, nld, per, nfill, mib in [lp for lp in loops if not ctx.quick or lp[0] == STEP_LOOP]:
         kernel = mod.get_function(loop_name(nld, per, nfill))
         kernel.max_dynamic_shared_size_bytes = dyn
         kernels[loop_name(nld, per, nfill)] = kernel_attributes(kernel)

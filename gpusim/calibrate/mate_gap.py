@@ -1,0 +1,81 @@
+"""How much faster does the older of two SM-mates run? (kernels/cta_scatter.cu, on the GPU)
+
+    python -m gpusim.calibrate.mate_gap --out FILE        # on the GPU
+    python -m gpusim.calibrate.mate_gap --table FILE
+
+The cta_scatter loops (tile copies, ldmatrix feeding mma.sync, a barrier; no attention code) at
+two CTAs per SM, with the products per load of a 16-row warp tile (2 per ldmatrix) and of a
+32-row one (4 per ldmatrix, as a 128-row tile of four warps has), at two step sizes. Per loop,
+from the first wave: on how many SMs the CTA launched first ends first, and the older and
+younger mates' durations. Why: the project's 128 x 64 kernel's older mate runs about 10 %
+faster than the younger on an H100 and its 64 x 64 one's does not
+(data/h100/2026-12-06_cta_stamps, a diagnostic); the engine's SM-mate priority comes from
+kv_walk_drift and is weak. A step-dependent priority needs numbers from a loop like this one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from pathlib import Path
+from typing import Any
+
+from gpusim import atomic
+
+#: (name, NLD, MMA_PER_LD, NFILL, source MiB): 16-row and 32-row warp tiles, two sizes each
+LOOPS = (
+    ("rows16", 32, 2, 8, 8),
+    ("rows32", 16, 4, 8, 8),
+    ("rows16_big", 64, 2, 16, 8),
+    ("rows32_big", 32, 4, 16, 8),
+)
+
+
+def first_wave(launch: dict[str, Any], slots: int) -> dict[str, Any]:
+    """Older-first count and the mates' median durations (us) in a launch's first wave."""
+    sm, st, en = launch["smid"], launch["start_ns"], launch["end_ns"]
+    by: dict[int, list[int]] = {}
+    for i in range(min(slots, len(sm))):
+        by.setdefault(sm[i], []).append(i)
+    pairs = [sorted(v) for v in by.values() if len(v) == 2]
+    older = [(en[a] - st[a]) / 1e3 for a, _ in pairs]
+    younger = [(en[b] - st[b]) / 1e3 for _, b in pairs]
+    return {"sms": len(pairs), "older_first": sum(en[a] < en[b] for a, b in pairs),
+            "older_us": statistics.median(older),
+            "younger_us": statistics.median(younger)}  # fmt: skip
+
+
+def table(doc: dict[str, Any]) -> str:
+    slots = doc["sm_count"] * doc["ctas_per_sm"]
+    lines = ["loop | repeat | SMs | older ends first | older us | younger us | younger/older"]
+    for la in doc["launches"]:
+        f = first_wave(la, slots)
+        lines.append(f"{la['loop']} | {la['repeat']} | {f['sms']} | {f['older_first']} | "
+                     f"{f['older_us']:.1f} | {f['younger_us']:.1f} | "
+                     f"{f['younger_us'] / f['older_us']:.3f}")  # fmt: skip
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path)
+    ap.add_argument("--table", type=Path)
+    a = ap.parse_args(argv)
+    if a.table:
+        print(table(json.loads(a.table.read_text())))
+        return 0
+    if not a.out:
+        ap.error("--out FILE (on the GPU) or --table FILE")
+    from gpusim.calibrate import cta_scatter
+    from gpusim.calibrate.context import import_cupy, make_context
+
+    doc = cta_scatter.measure(make_context(import_cupy(), quick=False), LOOPS)
+    atomic.write_text(a.out, json.dumps(doc) + "\n")
+    print(table(doc), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
