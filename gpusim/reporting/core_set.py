@@ -10,17 +10,12 @@ comparison with the measured runs under the set's rule
 
 from __future__ import annotations
 
-import argparse
-import json
-import sys
 from pathlib import Path
 from typing import Any
 
-from gpusim import atomic
-from gpusim.errors import GpusimError
 from gpusim.reporting.inference_tuning import rankings, verdict
+from gpusim.reporting.profile_sets import baselines, main_for, measured_times, predict_all
 from gpusim.reporting.release_sets import lent_card
-from gpusim.reporting.stream_set import constant_efficiency
 from gpusim.validation.heldout_shapes import error_summary
 from gpusim.validation.inference_tuning_heldout29 import PROFILES, heldout29_configs
 
@@ -32,12 +27,7 @@ MAPE_GAIN, SIGNED_SLACK = 0.01, 0.01
 
 def predict(configs) -> dict[str, Any]:
     """Every config under every profile of :data:`PROFILES`."""
-    from gpusim.reporting.long_context_predict import predict_one
-    from gpusim.source_commit import git_commit
-
-    by = {c.config_id: {n: predict_one(c, n) for n in PROFILES} for c in configs}
-    return {"kind": "gpusim.inference_tuning_heldout29.predictions", "model_commit": git_commit(),
-            "profiles": list(PROFILES), "by_config": by}  # fmt: skip
+    return predict_all(configs, PROFILES, "gpusim.inference_tuning_heldout29.predictions")
 
 
 def decide(pipe: dict[str, Any], core: dict[str, Any]) -> bool:
@@ -56,9 +46,7 @@ def compare(measured_dir: Path, predictions: dict[str, Any], configs=None) -> di
     """Per profile: the tuner's rankings and verdict, the runtime errors and worst runs; the
     roofline and the constant-efficiency baseline on the same runs; the rule's decision on
     the lent card's profiles."""
-    from gpusim.profiles.loader import load_profile
     from gpusim.validation import long_context_sweep
-    from gpusim.validation.long_context_compare import roofline_s
 
     configs = heldout29_configs() if configs is None else configs
     measured = {r["id"]: r for r in long_context_sweep.records(measured_dir)}
@@ -71,14 +59,7 @@ def compare(measured_dir: Path, predictions: dict[str, Any], configs=None) -> di
         errs = [(r["id"], r["predicted_s"] / r["measured_s"] - 1) for r in runs]
         out["profiles"][name] = {"verdict": verdict(ranked), "runtime": error_summary(errs),
                                  "workloads": ranked}  # fmt: skip
-    hw = load_profile(judged)
-    roof = [(c.config_id, roofline_s(c.workload, hw) / measured[c.config_id]["median_s"] - 1)
-            for c in configs
-            if (measured.get(c.config_id) or {}).get("status") == "ok"]  # fmt: skip
-    out["roofline"] = error_summary(roof)
-    eff = constant_efficiency(judged, hw)
-    const = [(i, (1 + e) / eff["efficiency"] - 1) for i, e in roof]
-    out["constant_efficiency"] = error_summary(const) | {"reference": eff}
+    out |= baselines(configs, measured_times(measured), judged)
     pipe, core = out["profiles"][judged], out["profiles"][judged + CORE]
     out["decision"] = {"core_recommended": decide(pipe, core), "pipe": judged,
                        "core": judged + CORE}  # fmt: skip
@@ -87,25 +68,8 @@ def compare(measured_dir: Path, predictions: dict[str, Any], configs=None) -> di
 
 def main(argv: list[str] | None = None) -> int:
     """Predict or compare the set; a bad input is one line and exit 2."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("cmd", choices=["predict", "compare"])
-    ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--measured", type=Path)
-    ap.add_argument("--predictions", type=Path, default=PREDICTIONS)
-    a = ap.parse_args(argv)
-    if a.cmd == "compare" and (a.measured is None or not a.measured.is_dir()):
-        ap.error("compare needs --measured DIR, a folder of measured runs")
-    try:
-        if a.cmd == "predict":
-            doc = predict(heldout29_configs())
-        else:
-            doc = compare(a.measured, json.loads(a.predictions.read_text()))
-    except (OSError, ValueError, KeyError, GpusimError) as exc:
-        print(f"core_set: error: {exc}", file=sys.stderr)
-        return 2
-    a.out.parent.mkdir(parents=True, exist_ok=True)
-    atomic.write_text(a.out, json.dumps(doc, indent=1) + "\n")
-    return 0
+    return main_for(argv, "core_set", __doc__.splitlines()[0], PREDICTIONS,
+                    lambda: predict(heldout29_configs()), compare)  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -122,10 +122,9 @@ def compare(
     """Per name: the tuner's rankings and verdict, the runtime errors and worst runs; the
     roofline and the constant-efficiency baseline on the same runs; the rule's decision on the
     lent card's profile (set 25's, or set 28's with its MAPE ``bar`` and ``configs``)."""
-    from gpusim.profiles.loader import load_profile
     from gpusim.reporting.inference_tuning import rankings, verdict
+    from gpusim.reporting.profile_sets import baselines, measured_times
     from gpusim.validation import long_context_sweep
-    from gpusim.validation.long_context_compare import roofline_s
 
     configs = heldout25_configs() if configs is None else configs
     measured = {r["id"]: r for r in long_context_sweep.records(measured_dir)}
@@ -140,17 +139,7 @@ def compare(
         errs = [(r["id"], r["predicted_s"] / r["measured_s"] - 1) for r in runs]
         out["names"][name] = {"verdict": verdict(ranked), "runtime": error_summary(errs),
                               "workloads": ranked}  # fmt: skip
-    hw = load_profile(judged)
-    roof = []
-    for c in configs:
-        m = measured.get(c.config_id)
-        if m and m.get("status") == "ok":
-            pred = roofline_s(c.workload, hw)
-            roof.append((c.config_id, pred / m["median_s"] - 1))
-    out["roofline"] = error_summary(roof)
-    eff = constant_efficiency(judged, hw)
-    const = [(i, (1 + e) / eff["efficiency"] - 1) for i, e in roof]  # the roofline, scaled
-    out["constant_efficiency"] = error_summary(const) | {"reference": eff}
+    out |= baselines(configs, measured_times(measured), judged)
     off, on = out["names"][judged]["runtime"], out["names"][judged + ON]["runtime"]
     adopt = on["mape"] < off["mape"] and abs(on["mean_signed"]) <= abs(off["mean_signed"]) + 0.01
     if bar is not None:
