@@ -49,6 +49,7 @@ from gpusim.engine.cta_group import CtaGroup
 from gpusim.engine.environment import call_later
 from gpusim.engine.grid import LUMPED, Grid
 from gpusim.engine.lumped import LumpedGroup
+from gpusim.engine.mate_age import rank_scales
 from gpusim.engine.plan import ClassPlan
 from gpusim.engine.rates import Rates
 from gpusim.engine.sm_group import SmGroup
@@ -145,6 +146,10 @@ class KernelRun:
         self._cut: scatter_skip.ScatterSkip | None = None
         self._dispatch_pending = False
         self._placing = False
+        #: the first wave's younger/older SM-mate ratio (mate_age.py; 1: even shares), and
+        #: whether the dispatch under way is the first wave's
+        self.mate_ratio = 1.0
+        self._first_wave = False
 
     def start(self) -> None:
         """Make the SM groups and dispatch the first wave."""
@@ -167,7 +172,9 @@ class KernelRun:
             sm_groups = [SmGroup(self, i, 1, self.ctas_per_sm) for i in range(n)]
         self.sm_groups = list(sm_groups)
         self._freed = [(g, s) for g in sm_groups for s in range(self.ctas_per_sm)]
+        self._first_wave = True
         self._dispatch()
+        self._first_wave = False
 
     # --- bookkeeping ------------------------------------------------------------------
     def adopt_group(self, g: CtaGroup) -> None:
@@ -293,18 +300,29 @@ class KernelRun:
                 layers, starts = by_class.setdefault(key, ([], []))
                 layers.append(layer)
                 starts.append(start + offset)
+            ages = self._age_scales(offset, items)
             for key, (layers, starts) in by_class.items():
                 cls = key[0]
                 # (A lumped group picks its plan from its members: lumped.py.)
                 kind = LumpedGroup if cls <= LUMPED else CtaGroup
                 g = kind(self, self.plans[cls], piece, layers, starts)
-                g.work_scale = self._work_scale()
+                g.work_scale = self._work_scale() * ages.get(key[1], 1.0)
                 for layer in layers:
                     piece.slots[layer] = g
                 self.live += 1
                 self.groups_made += 1
                 self._count_work(g)
                 g.begin()
+
+    def _age_scales(self, offset: int, items: list[tuple[int, int, int]]) -> dict[int, float]:
+        """Slot -> work scale of the first wave's CTAs on a piece's SMs (mate_age.py): only
+        where every slot of those SMs starts a CTA now, the older (earlier) slots less."""
+        if not self._first_wave or self.mate_ratio == 1.0:
+            return {}
+        slots = sorted(layer for layer, _start, take in items if offset < take)
+        if len(slots) < self.ctas_per_sm:
+            return {}
+        return dict(zip(slots, rank_scales(self.mate_ratio, len(slots)), strict=True))
 
     def _work_scale(self) -> float:
         """The next group's SM work over its class's: ``1 + scatter * z`` (1 without scatter)."""

@@ -25,6 +25,7 @@ from gpusim.engine.chunks import CHUNKS_PER_RUN, chunk_size
 from gpusim.engine.clock import TICKS_PER_S
 from gpusim.engine.dram_mix import dram_mix
 from gpusim.engine.grid import Grid
+from gpusim.engine.mate_age import kernel_ratio as mate_ratio
 from gpusim.engine.plan import ClassPlan, build_plan, step_kind, step_work, timing_signature
 from gpusim.engine.rates import Rates, step_efficiency
 from gpusim.engine.sim import KernelSpec
@@ -75,11 +76,9 @@ class PreparedKernel:
     chunk_steps: int
     smem_bytes_per_cta: int
     timing_classes: int
-    #: what timed the SM's steps: "sass-replay" (the core model replayed the kernel's compiled
-    #: loop) or "pipe" (the pipe model and the profile's step efficiencies)
+    #: what timed the SM's steps: "sass-replay" (the core model) or "pipe" (the pipe model)
     timing_model: str = "pipe"
-    #: why a profile with core cycles could not replay this kernel (None: it did, or the
-    #: profile has none); the output says so rather than passing one model off as the other
+    #: why a profile with core cycles could not replay this kernel (None: it did, or it has none)
     timing_note: str | None = None
     #: the binary whose loop the core model replayed (``--cubin``/``--sass``), else None
     timing_source: str | None = None
@@ -311,6 +310,7 @@ def prepare(
     spec.dram_costs = dram_costs(profile, kernel, chip.threads * occ.ctas_per_sm)
     spec.kv_group = kernel.kv_group()
     spec.fill_ticks, spec.fill_model = stream_fill(profile, kernel, plans, occ.ctas_per_sm, rates)
+    spec.mate_ratio, spec.mate_note = mate_ratio(profile, kernel, occ.ctas_per_sm)
     return PreparedKernel(
         spec, occ, k, chip.smem_bytes, n_timing, timing_model, timing_note, timing_source
     )

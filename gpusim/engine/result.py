@@ -88,6 +88,10 @@ class KernelResult:
     #: what timed a line missed in the L2 (engine/stream_latency.py): the tile-stream law or
     #: the chase latency, and why
     dram_fill: str = "chase latency"
+    #: the first wave's younger/older SM-mate duration ratio it ran with (engine/mate_age.py;
+    #: 1: even shares), and why the profile's measured ratio did not apply (None: it did)
+    mate_first_wave_ratio: float = 1.0
+    mate_note: str | None = None
 
     def to_json_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""

@@ -98,6 +98,10 @@ class KernelSpec:
     #: the sim's DRAM latency
     fill_ticks: int | None = None
     fill_model: str = "chase latency"  # which gave fill_ticks (stream_latency.fill_ticks)
+    #: the first wave's younger/older SM-mate duration ratio (mate_age.py; 1: even shares),
+    #: and why the profile's measured ratio does not apply to this kernel (None: it does)
+    mate_ratio: float = 1.0
+    mate_note: str | None = None
 
 
 def kernel_sequence(sim: Sim, specs: list[KernelSpec], runs: list[KernelRun]) -> Generator:
@@ -125,6 +129,7 @@ def kernel_sequence(sim: Sim, specs: list[KernelSpec], runs: list[KernelRun]) ->
         )
         if spec.fill_ticks is not None:
             kr.fill_ticks = spec.fill_ticks
+        kr.mate_ratio = spec.mate_ratio
         runs.append(kr)
         kr.start()
         sim.kernel_started(spec.name)

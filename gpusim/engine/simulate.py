@@ -240,6 +240,8 @@ def _simulate(
                 waves_extrapolated=run.waves_skipped,
                 sm_clock_hz=krates.clock_hz,
                 dram_fill=spec.fill_model,
+                mate_first_wave_ratio=spec.mate_ratio,
+                mate_note=spec.mate_note,
             )
         )
     runtime_s = seconds(sim.now)

@@ -305,9 +305,8 @@ class HardwareProfile(BaseModel):
     #: (an fp32 FlashAttention tile's S = Q K^T and P V, FFMA counts 2), where measured;
     #: without it fp32 products run at the FP32 peak and share the issue slots
     simt_mma_flops_per_clk_per_sm: Sourced[float] | None = None
-    #: a step's throughput with 1 (2) resident warps per scheduler over its throughput with
-    #: 4 or more, where measured: too few warps leave the load-to-product and softmax
-    #: latencies exposed (the pipe rates above are those of a full SM)
+    #: a step's throughput with 1 (2) resident warps per scheduler over its throughput with 4
+    #: or more, where measured: few warps expose latencies (the pipe rates are a full SM's)
     step_efficiency_1_warp_per_scheduler: Sourced[float] | None = None
     step_efficiency_2_warps_per_scheduler: Sourced[float] | None = None
     #: shared-memory bandwidth one byte of a tile fill (cp.async from L2 into shared memory)
@@ -340,6 +339,8 @@ class HardwareProfile(BaseModel):
     l2_shared_aging: Sourced[float] | None = None
     #: how CTAs sharing an SM share it by age rank, by tile step (:mod:`~.engine.sm_mates`)
     sm_mate_priority: SourcedMatePriority | None = None
+    #: first wave: younger mate's time over the older's, {"CTAs/SM": [[rows/warp, ratio]]}
+    sm_mate_first_wave_ratio: SourcedRateTable | None = None  # (engine/mate_age.py)
     #: share of the DRAM bandwidth reached with each amount of read bytes in flight per SM
     #: (loads that wait for one another, as a loop of a few loads per trip does), where
     #: measured: ``[[bytes in flight per SM, share], ...]``
@@ -352,8 +353,7 @@ class HardwareProfile(BaseModel):
 
     #: host and driver time of one launch as CUDA events see it, where measured
     kernel_launch_overhead_s: Sourced[float] | None = None
-    #: time from the end of a kernel to the start of the next one already queued behind it
-    #: in the same stream (a split-KV run's combine kernel), where measured
+    #: from a kernel's end to the start of the next, queued behind it (split-KV's combine)
     kernel_queued_launch_s: Sourced[float] | None = None
 
     @model_validator(mode="after")
