@@ -2,6 +2,7 @@
 
     python -m gpusim.calibrate.mate_gap --out FILE        # on the GPU
     python -m gpusim.calibrate.mate_gap --table FILE
+    python -m gpusim.calibrate.mate_gap --record FILE --profile PROFILE.yaml   # sets the ratios
 
 The cta_scatter loops (tile copies, ldmatrix feeding mma.sync, a barrier; no attention code) at
 two CTAs per SM, with the products per load of a 16-row warp tile (2 per ldmatrix) and of a
@@ -47,6 +48,46 @@ def first_wave(launch: dict[str, Any], slots: int) -> dict[str, Any]:
             "younger_us": statistics.median(younger)}  # fmt: skip
 
 
+#: Rows of a warp's tile each loop's products stand for (products per ldmatrix: 2 for a 16-row
+#: warp tile, 4 for a 32-row one, as :data:`LOOPS` says)
+ROWS_BY_MMA_PER_LD = {2: 16, 4: 32}
+#: The profile field the ratios go to (gpusim/engine/mate_age.py), after the SM-mates' drift
+FIELD, _AFTER = "sm_mate_first_wave_ratio", "sm_mate_priority"
+
+
+def ratios(doc: dict[str, Any]) -> dict[str, list[list[float]]]:
+    """``{CTAs per SM: [[rows per warp, younger/older], ...]}``: each warp tile's first-wave
+    ratio, the mean over its loops' sizes and repeats (every launch of the record counts)."""
+    slots = doc["sm_count"] * doc["ctas_per_sm"]
+    by: dict[int, list[float]] = {}
+    names = {name for name, *_ in LOOPS}
+    for la in doc["launches"]:
+        if la["loop"] not in names:
+            continue  # cta_scatter's own loops (its record's): not a warp tile of the table
+        rows = ROWS_BY_MMA_PER_LD[la["mma_per_ld"]]
+        f = first_wave(la, slots)
+        by.setdefault(rows, []).append(f["younger_us"] / f["older_us"])
+    if not by:
+        raise ValueError("the record has no mate_gap loops (mma_per_ld 2 or 4)")
+    rows = [[float(r), round(statistics.fmean(v), 4)] for r, v in sorted(by.items())]
+    return {str(doc["ctas_per_sm"]): rows}
+
+
+def apply(profile_text: str, doc: dict[str, Any], record_path: str) -> str:
+    """``profile_text`` with the record's ratios set after its SM-mates' drift."""
+    from gpusim.calibrate.profile_patch import set_after
+
+    entry = {
+        "value": ratios(doc),
+        "source": f"measured on {doc['gpu']}, {doc['date']}, python -m "
+        f"gpusim.calibrate.mate_gap ({record_path})",
+        "note": "first wave of the cta_scatter loops with mma.sync products at two CTAs per SM: "
+        "the younger SM-mate's median duration over the older's, by the rows of a warp's tile "
+        "(2 or 4 products per ldmatrix), mean of two loop sizes",
+    }
+    return set_after(profile_text, _AFTER, {FIELD: entry}, f"# SM-mates' first wave: {record_path}")
+
+
 def table(doc: dict[str, Any]) -> str:
     slots = doc["sm_count"] * doc["ctas_per_sm"]
     lines = ["loop | repeat | SMs | older ends first | older us | younger us | younger/older"]
@@ -62,9 +103,21 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path)
     ap.add_argument("--table", type=Path)
+    ap.add_argument("--record", type=Path, help="a run's JSON to set in --profile")
+    ap.add_argument("--profile", type=Path, help="the profile YAML to update")
     a = ap.parse_args(argv)
     if a.table:
         print(table(json.loads(a.table.read_text())))
+        return 0
+    if a.record:
+        if a.profile is None:
+            ap.error("--record needs --profile")
+        try:
+            text = apply(a.profile.read_text(), json.loads(a.record.read_text()), str(a.record))
+        except (ValueError, KeyError) as exc:
+            print(f"mate_gap: error: {exc}", file=sys.stderr)
+            return 2
+        atomic.write_text(a.profile, text)
         return 0
     if not a.out:
         ap.error("--out FILE (on the GPU) or --table FILE")

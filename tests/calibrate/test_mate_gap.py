@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 
 import pytest
+import yaml
 
-from gpusim.calibrate.mate_gap import first_wave, table
+from gpusim.calibrate.mate_gap import FIELD, apply, first_wave, ratios, table
 from tests.validation.heldout_sets import ROOT
 
 RECORD = ROOT / "data/h200/2026-11-30_calibration_cta_scatter/cta-scatter-h200.json"
@@ -23,3 +24,28 @@ def test_the_h200_step_loops_older_mates_end_first():
     products = by[("products", 0)]
     assert 30 < products["older_first"] < 100  # no order: about half
     assert "step_l2 | 0 | 132 | 132" in table(doc)
+
+
+def _launch(loop: str, per: int, older_us: float, younger_us: float, sms: int = 4) -> dict:
+    """A first wave of ``sms`` SMs, two CTAs each, the older (launched first) ending first."""
+    smid = list(range(sms)) * 2
+    end = [older_us * 1e3] * sms + [younger_us * 1e3] * sms
+    return {"loop": loop, "mma_per_ld": per, "repeat": 0, "smid": smid,
+            "start_ns": [0] * (2 * sms), "end_ns": end}  # fmt: skip
+
+
+def test_ratios_by_warp_tile_mean_over_sizes_and_the_profile_entry():
+    doc = {"gpu": "GPU", "date": "2026-12-06", "sm_count": 4, "ctas_per_sm": 2,
+           "launches": [_launch("rows16", 2, 100, 101), _launch("rows16_big", 2, 200, 204),
+                        _launch("rows32", 4, 100, 110), _launch("rows32_big", 4, 200, 224)]}  # fmt: skip
+    assert ratios(doc) == {"2": [[16.0, 1.015], [32.0, 1.11]]}
+    text = "name: x\nsm_mate_priority:\n  value: 1\nother: 2\n"
+    out = yaml.safe_load(apply(text, doc, "rec.json"))
+    assert list(out) == ["name", "sm_mate_priority", FIELD, "other"]
+    assert out[FIELD]["value"] == {"2": [[16.0, 1.015], [32.0, 1.11]]}
+    assert "measured on GPU" in out[FIELD]["source"]
+
+
+def test_the_older_cta_scatter_record_has_no_warp_tile_loops():
+    with pytest.raises(ValueError, match="no mate_gap loops"):
+        ratios(json.loads(RECORD.read_text()))
