@@ -1,0 +1,130 @@
+"""Held-out set 32 (the first wave's SM-mate age, :mod:`gpusim.validation.mates_heldout32`): its
+predictions on the H100's profiles without and with ``sm_mate_first_wave_ratio``, and their
+comparison with the measured runs under the set's rule.
+
+    python -m gpusim.reporting.mates_set predict --out reports/mates_heldout32/predictions.json
+    python -m gpusim.reporting.mates_set predict --record REC.json \
+        --out reports/mates_heldout32/predictions_mates.json
+    python -m gpusim.reporting.mates_set compare --measured DIR \
+        --out reports/mates_heldout32/compare.json
+
+The candidates are each profile with the field the mate_gap record (``--record``, measured on
+an H100 with no attention code) sets, named ``<profile>+mates``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from gpusim import atomic
+from gpusim.errors import GpusimError
+from gpusim.reporting.inference_tuning import rankings, verdict
+from gpusim.reporting.profile_sets import baselines, measured_times
+from gpusim.reporting.release_sets import lent_card
+from gpusim.validation.heldout_shapes import error_summary
+from gpusim.validation.mates_heldout32 import PROFILES, heldout32_configs
+
+OUT = Path("reports/mates_heldout32")
+PREDICTIONS = (OUT / "predictions.json", OUT / "predictions_mates.json")
+MATES = "+mates"
+#: the rule's margins: MAPE at least this much lower, the mean signed error no further from 0
+MAPE_GAIN, SIGNED_SLACK = 0.005, 0.01
+
+
+def with_record(name: str, record: dict[str, Any], record_path: str):
+    """Profile ``name`` with the record's ``sm_mate_first_wave_ratio`` (in memory)."""
+    from gpusim.calibrate.mate_gap import FIELD, ratios
+    from gpusim.profiles.loader import load_profile
+    from gpusim.profiles.schema import SourcedRateTable
+
+    table = SourcedRateTable(value=ratios(record), source=f"mate_gap record {record_path}")
+    return load_profile(name).model_copy(update={FIELD: table, "name": name + MATES})
+
+
+def predict(configs, record_path: Path | None = None) -> dict[str, Any]:
+    """Every config on every profile of :data:`PROFILES` (with the record's field, given one)."""
+    from gpusim.reporting.long_context_predict import predict_one
+    from gpusim.source_commit import git_commit
+
+    if record_path is None:
+        profiles = {n: n for n in PROFILES}
+    else:
+        record = json.loads(record_path.read_text())
+        profiles = {n + MATES: with_record(n, record, str(record_path)) for n in PROFILES}
+    by = {c.config_id: {n: predict_one(c, p) for n, p in profiles.items()} for c in configs}
+    return {"kind": "gpusim.mates_heldout32.predictions", "model_commit": git_commit(),
+            "record": None if record_path is None else str(record_path),
+            "profiles": list(profiles), "by_config": by}  # fmt: skip
+
+
+def decide(base: dict[str, Any], cand: dict[str, Any]) -> bool:
+    """The set's rule on two profiles' runtime summaries and tuner verdicts."""
+    rt_b, rt_c, v_b, v_c = base["runtime"], cand["runtime"], base["verdict"], cand["verdict"]
+    return (
+        rt_c["mape"] <= rt_b["mape"] - MAPE_GAIN
+        and abs(rt_c["mean_signed"]) <= abs(rt_b["mean_signed"]) + SIGNED_SLACK
+        and v_c["first_choice_within_3pct"] >= v_b["first_choice_within_3pct"]
+        and v_c["spearman_at_least_0_85"] >= v_b["spearman_at_least_0_85"]
+    )
+
+
+def compare(measured_dir: Path, predictions: list[dict[str, Any]], configs=None) -> dict:
+    """Per profile: the tuner's rankings and verdict, the runtime errors and worst runs; the
+    baselines on the same runs; the rule's decision for each profile and its candidate."""
+    from gpusim.validation import long_context_sweep
+
+    configs = heldout32_configs() if configs is None else configs
+    measured = {r["id"]: r for r in long_context_sweep.records(measured_dir)}
+    gpu, judged = lent_card(measured_dir)
+    merged = {"profiles": [], "by_config": {c.config_id: {} for c in configs}}
+    for p in predictions:
+        merged["profiles"] += p["profiles"]
+        for i, row in p["by_config"].items():
+            merged["by_config"][i].update(row)
+    out: dict[str, Any] = {"gpu": gpu, "judged_profile": judged, "measured": str(measured_dir),
+                           "profiles": {}}  # fmt: skip
+    for name in merged["profiles"]:
+        ranked = rankings(configs, measured, merged, name)
+        runs = [r for w in ranked for r in w["runs"]]
+        errs = [(r["id"], r["predicted_s"] / r["measured_s"] - 1) for r in runs]
+        out["profiles"][name] = {"verdict": verdict(ranked), "runtime": error_summary(errs),
+                                 "workloads": ranked}  # fmt: skip
+    out |= baselines(configs, measured_times(measured), judged)
+    prof = out["profiles"]
+    out["decision"] = {n: decide(prof[n], prof[n + MATES]) for n in PROFILES
+                       if n in prof and n + MATES in prof}  # fmt: skip
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Predict or compare the set; a bad input is one line and exit 2."""
+    ap = argparse.ArgumentParser(prog="mates_set", description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    pr = sub.add_parser("predict")
+    pr.add_argument("--out", type=Path, required=True)
+    pr.add_argument("--record", type=Path, default=None)
+    co = sub.add_parser("compare")
+    co.add_argument("--measured", type=Path, required=True)
+    co.add_argument("--out", type=Path, required=True)
+    co.add_argument("--predictions", type=Path, nargs="+", default=list(PREDICTIONS))
+    a = ap.parse_args(argv)
+    try:
+        if a.cmd == "predict":
+            doc = predict(heldout32_configs(), a.record)
+        else:
+            preds = [json.loads(p.read_text()) for p in a.predictions]
+            doc = compare(a.measured, preds)
+        a.out.parent.mkdir(parents=True, exist_ok=True)
+        atomic.write_text(a.out, json.dumps(doc, indent=1, sort_keys=True) + "\n")
+    except (OSError, ValueError, KeyError, GpusimError) as exc:
+        print(f"mates_set: error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
