@@ -55,7 +55,10 @@ def predict(configs, record_path: Path | None = None) -> dict[str, Any]:
     else:
         record = json.loads(record_path.read_text())
         profiles = {n + MATES: with_record(n, record, str(record_path)) for n in PROFILES}
-    by = {c.config_id: {n: predict_one(c, p) for n, p in profiles.items()} for c in configs}
+    from gpusim.parallel_map import pmap
+
+    rows = pmap(lambda c: {n: predict_one(c, p) for n, p in profiles.items()}, configs)
+    by = {c.config_id: row for c, row in zip(configs, rows, strict=True)}
     return {"kind": "gpusim.mates_heldout32.predictions", "model_commit": git_commit(),
             "record": None if record_path is None else str(record_path),
             "profiles": list(profiles), "by_config": by}  # fmt: skip
