@@ -48,6 +48,10 @@ NOT_CALIBRATED["sm_mate_priority"] = (
     "the K/V trace's SM-mates, from a recorded kv_walk --drift run (ncu and CuPy) by python "
     "-m gpusim.calibrate.sm_mate_drift RECORD --profile PROFILE, not the suite"
 )
+NOT_CALIBRATED["sm_mate_first_wave_ratio"] = (
+    "the first wave's SM-mates, from the separate run python -m gpusim.calibrate.mate_gap (its "
+    "--record/--profile apply it), not the suite; judged by held-out set 32"
+)
 NOT_CALIBRATED["sm_clock_wgmma_burst_hz"] = (
     "Hopper only, from the separate sm_90a run python -m gpusim.calibrate.wgmma_burst "
     "(its --record/--profile apply it), not the suite"

@@ -31,6 +31,9 @@ NOT_READ = {
     "fragment_store_bytes_per_clk_per_sm",
     "l2_shared_aging",
     "sm_mate_priority",
+    # read where present, for mma.sync forward steps; each kernel's result says which ratio it
+    # ran with and why a measured one did not apply (``mate_first_wave_ratio``, ``mate_note``)
+    "sm_mate_first_wave_ratio",
     "sass_core_cycles",
     "wgmma_flops_per_clk_per_sm",
     "wgmma_rate_by_n",
