@@ -91,7 +91,10 @@ def compare(measured_dir: Path, predictions: list[dict[str, Any]], configs=None)
     out: dict[str, Any] = {"gpu": gpu, "judged_profile": judged, "measured": str(measured_dir),
                            "profiles": {}}  # fmt: skip
     for name in merged["profiles"]:
-        ranked = rankings(configs, measured, merged, name)
+        # a candidate's rows under its base's name: the fixed rule reads the base's SRAM
+        base = name.removesuffix(MATES)
+        view = {"by_config": {i: {base: row[name]} for i, row in merged["by_config"].items()}}
+        ranked = rankings(configs, measured, view, base)
         runs = [r for w in ranked for r in w["runs"]]
         errs = [(r["id"], r["predicted_s"] / r["measured_s"] - 1) for r in runs]
         out["profiles"][name] = {"verdict": verdict(ranked), "runtime": error_summary(errs),
