@@ -35,9 +35,10 @@ def _launch(loop: str, per: int, older_us: float, younger_us: float, sms: int = 
 
 
 def test_ratios_by_warp_tile_mean_over_sizes_and_the_profile_entry():
+    launches = [_launch("rows16", 2, 100, 101), _launch("rows16_big", 2, 200, 204),
+                _launch("rows32", 4, 100, 110), _launch("rows32_big", 4, 200, 224)]  # fmt: skip
     doc = {"gpu": "GPU", "date": "2026-12-06", "sm_count": 4, "ctas_per_sm": 2,
-           "launches": [_launch("rows16", 2, 100, 101), _launch("rows16_big", 2, 200, 204),
-                        _launch("rows32", 4, 100, 110), _launch("rows32_big", 4, 200, 224)]}  # fmt: skip
+           "launches": launches}  # fmt: skip
     assert ratios(doc) == {"2": [[16.0, 1.015], [32.0, 1.11]]}
     text = "name: x\nsm_mate_priority:\n  value: 1\nother: 2\n"
     out = yaml.safe_load(apply(text, doc, "rec.json"))

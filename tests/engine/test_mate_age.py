@@ -3,6 +3,8 @@ ratio, the work scales it gives, and what it does to a grid whose last wave is p
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from gpusim.engine.mate_age import first_wave_ratio, rank_scales
@@ -20,7 +22,7 @@ def test_scales_keep_the_sms_work_and_give_the_measured_ratio():
     for ratio, mates in ((1.12, 2), (1.05, 3), (1.0, 2)):
         s = rank_scales(ratio, mates)
         assert sum(s) == pytest.approx(mates)
-        assert all(b / a == pytest.approx(ratio) for a, b in zip(s, s[1:], strict=False))
+        assert all(b / a == pytest.approx(ratio) for a, b in itertools.pairwise(s))
 
 
 def test_only_the_measured_kernels_get_the_ratio_and_the_rest_say_why():
