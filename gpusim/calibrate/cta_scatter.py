@@ -39,9 +39,9 @@ ITERS = 400
 STEP_LOOP = "step_l2"
 
 
-def loop_name(nld: int, per_ld: int, nfill: int) -> str:
-    """The template instance of one loop."""
-    return f"cta_scatter<{nld},{per_ld},{nfill}>"
+def loop_name(nld: int, per_ld: int, nfill: int, kernel: str = "cta_scatter") -> str:
+    """The template instance of one loop (of ``kernel``: its source is ``<kernel>.cu``)."""
+    return f"{kernel}<{nld},{per_ld},{nfill}>"
 
 
 def run(quick: bool = False) -> dict[str, Any]:
@@ -49,12 +49,12 @@ def run(quick: bool = False) -> dict[str, Any]:
     return measure(make_context(import_cupy(), quick=quick))
 
 
-def measure(ctx: BenchContext, loops: tuple = LOOPS) -> dict[str, Any]:
+def measure(ctx: BenchContext, loops: tuple = LOOPS, kernel: str = "cta_scatter") -> dict[str, Any]:
     """Every loop (:data:`LOOPS`, or ``loops`` of that form), ``REPEATS`` launches each: per
     CTA its SM, start and end (ns)."""
     cp = ctx.cp
-    names = tuple(loop_name(nld, per, nf) for _n, nld, per, nf, _m in loops)
-    mod = compile_module(cp, "cta_scatter.cu", names)
+    names = tuple(loop_name(nld, per, nf, kernel) for _n, nld, per, nf, _m in loops)
+    mod = compile_module(cp, f"{kernel}.cu", names)
     words = (max(m for *_x, m in loops) << 20) // 16
     src = cp.random.randint(0, 2**31, size=4 * words, dtype=cp.int64).astype(cp.uint32)
     grid = ctx.sm_count * CTAS_PER_SM * WAVES
@@ -68,15 +68,15 @@ def measure(ctx: BenchContext, loops: tuple = LOOPS) -> dict[str, Any]:
     # Quick: only the loop the profile's scatter comes from, at full length (a shorter CTA
     # would scatter differently); the others cost compile time, not GPU time.
     for name, nld, per, nfill, mib in [lp for lp in loops if not ctx.quick or lp[0] == STEP_LOOP]:
-        kernel = mod.get_function(loop_name(nld, per, nfill))
-        kernel.max_dynamic_shared_size_bytes = dyn
-        kernels[loop_name(nld, per, nfill)] = kernel_attributes(kernel)
+        fn = mod.get_function(loop_name(nld, per, nfill, kernel))
+        fn.max_dynamic_shared_size_bytes = dyn
+        kernels[loop_name(nld, per, nfill, kernel)] = kernel_attributes(fn)
         mask = np.uint64((mib << 20) // 16 - 1)
         for rep in range(REPEATS):
             stamps = cp.zeros(3 * grid, dtype=cp.uint64)
             start, end = cp.cuda.Event(), cp.cuda.Event()
             start.record()
-            kernel(
+            fn(
                 (grid,),
                 (THREADS,),
                 (src, mask, np.int32(iters), np.uint32(0), out, stamps),

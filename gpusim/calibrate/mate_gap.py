@@ -1,6 +1,6 @@
 """How much faster does the older of two SM-mates run? (kernels/cta_scatter.cu, on the GPU)
 
-    python -m gpusim.calibrate.mate_gap --out FILE        # on the GPU
+    python -m gpusim.calibrate.mate_gap --out FILE [--loops step]   # on the GPU
     python -m gpusim.calibrate.mate_gap --table FILE
     python -m gpusim.calibrate.mate_gap --record FILE --profile PROFILE.yaml   # sets the ratios
 
@@ -34,6 +34,17 @@ LOOPS = (
 )
 
 
+#: mate_step.cu's loops (``--loops step``): the same copies, ldmatrix and products at each warp
+#: tile's products per load, then a softmax pass over the accumulators before the barrier,
+#: four products per exponential at both (an attention step's proportion)
+STEP_LOOPS = (
+    ("step16", 32, 2, 8, 8),
+    ("step32", 16, 4, 8, 8),
+)
+#: each family of loops: (its loops, the kernel whose source runs them)
+FAMILIES = {"products": (LOOPS, "cta_scatter"), "step": (STEP_LOOPS, "mate_step")}
+
+
 def first_wave(launch: dict[str, Any], slots: int) -> dict[str, Any]:
     """Older-first count and the mates' median durations (us) in a launch's first wave."""
     sm, st, en = launch["smid"], launch["start_ns"], launch["end_ns"]
@@ -60,7 +71,7 @@ def ratios(doc: dict[str, Any]) -> dict[str, list[list[float]]]:
     ratio, the mean over its loops' sizes and repeats (every launch of the record counts)."""
     slots = doc["sm_count"] * doc["ctas_per_sm"]
     by: dict[int, list[float]] = {}
-    names = {name for name, *_ in LOOPS}
+    names = {name for name, *_ in LOOPS + STEP_LOOPS}
     for la in doc["launches"]:
         if la["loop"] not in names:
             continue  # cta_scatter's own loops (its record's): not a warp tile of the table
@@ -73,6 +84,12 @@ def ratios(doc: dict[str, Any]) -> dict[str, list[list[float]]]:
     return {str(doc["ctas_per_sm"]): rows}
 
 
+def family(doc: dict[str, Any]) -> str:
+    """Which loops a record ran: mate_step's (with a softmax) or cta_scatter's products."""
+    step = {name for name, *_ in STEP_LOOPS}
+    return "mate_step" if doc["launches"][0]["loop"] in step else "cta_scatter"
+
+
 def apply(profile_text: str, doc: dict[str, Any], record_path: str) -> str:
     """``profile_text`` with the record's ratios set after its SM-mates' drift."""
     from gpusim.calibrate.profile_patch import set_after
@@ -81,9 +98,9 @@ def apply(profile_text: str, doc: dict[str, Any], record_path: str) -> str:
         "value": ratios(doc),
         "source": f"measured on {doc['gpu']}, {doc['date']}, python -m "
         f"gpusim.calibrate.mate_gap ({record_path})",
-        "note": "first wave of the cta_scatter loops with mma.sync products at two CTAs per SM: "
-        "the younger SM-mate's median duration over the older's, by the rows of a warp's tile "
-        "(2 or 4 products per ldmatrix), mean of two loop sizes",
+        "note": f"first wave of the {family(doc)} loops at two CTAs per SM: the younger "
+        "SM-mate's median duration over the older's, by the rows of a warp's tile (2 or 4 "
+        "mma.sync per ldmatrix), the mean over the loops and repeats",
     }
     return set_after(profile_text, _AFTER, {FIELD: entry}, f"# SM-mates' first wave: {record_path}")
 
@@ -103,6 +120,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path)
     ap.add_argument("--table", type=Path)
+    ap.add_argument("--loops", choices=sorted(FAMILIES), default="products",
+                    help="products: cta_scatter's; step: mate_step's (a softmax too)")  # fmt: skip
     ap.add_argument("--record", type=Path, help="a run's JSON to set in --profile")
     ap.add_argument("--profile", type=Path, help="the profile YAML to update")
     a = ap.parse_args(argv)
@@ -124,7 +143,8 @@ def main(argv: list[str] | None = None) -> int:
     from gpusim.calibrate import cta_scatter
     from gpusim.calibrate.context import import_cupy, make_context
 
-    doc = cta_scatter.measure(make_context(import_cupy(), quick=False), LOOPS)
+    loops, kernel = FAMILIES[a.loops]
+    doc = cta_scatter.measure(make_context(import_cupy(), quick=False), loops, kernel)
     atomic.write_text(a.out, json.dumps(doc) + "\n")
     print(table(doc), file=sys.stderr)
     return 0
