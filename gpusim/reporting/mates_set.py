@@ -1,12 +1,13 @@
-"""Held-out set 32 (the first wave's SM-mate age, :mod:`gpusim.validation.mates_heldout32`): its
-predictions on the H100's profiles without and with ``sm_mate_first_wave_ratio``, and their
-comparison with the measured runs under the set's rule.
+"""Held-out sets 32 and 33 (the first wave's SM-mate age, :mod:`gpusim.validation.mates_heldout32`
+and ``mates_heldout33``): their predictions on the H100's profiles without and with
+``sm_mate_first_wave_ratio``, and their comparison with the measured runs under the sets' rule.
 
     python -m gpusim.reporting.mates_set predict --out reports/mates_heldout32/predictions.json
     python -m gpusim.reporting.mates_set predict --record REC.json \
         --out reports/mates_heldout32/predictions_mates.json
     python -m gpusim.reporting.mates_set compare --measured DIR \
         --out reports/mates_heldout32/compare.json
+    python -m gpusim.reporting.mates_set --set 33 predict|compare ...   # reports/mates_heldout33
 
 The candidates are each profile with the field the mate_gap record (``--record``, measured on
 an H100 with no attention code) sets, named ``<profile>+mates``.
@@ -27,9 +28,11 @@ from gpusim.reporting.profile_sets import baselines, measured_times
 from gpusim.reporting.release_sets import lent_card
 from gpusim.validation.heldout_shapes import error_summary
 from gpusim.validation.mates_heldout32 import PROFILES, heldout32_configs
+from gpusim.validation.mates_heldout33 import heldout33_configs
 
-OUT = Path("reports/mates_heldout32")
-PREDICTIONS = (OUT / "predictions.json", OUT / "predictions_mates.json")
+#: each set: its configs and its reports' folder
+SETS = {"32": (heldout32_configs, Path("reports/mates_heldout32")),
+        "33": (heldout33_configs, Path("reports/mates_heldout33"))}  # fmt: skip
 MATES = "+mates"
 #: the rule's margins: MAPE at least this much lower, the mean signed error no further from 0
 MAPE_GAIN, SIGNED_SLACK = 0.005, 0.01
@@ -45,7 +48,7 @@ def with_record(name: str, record: dict[str, Any], record_path: str):
     return load_profile(name).model_copy(update={FIELD: table, "name": name + MATES})
 
 
-def predict(configs, record_path: Path | None = None) -> dict[str, Any]:
+def predict(configs, record_path: Path | None = None, set_id: str = "32") -> dict[str, Any]:
     """Every config on every profile of :data:`PROFILES` (with the record's field, given one)."""
     from gpusim.reporting.long_context_predict import predict_one
     from gpusim.source_commit import git_commit
@@ -59,7 +62,7 @@ def predict(configs, record_path: Path | None = None) -> dict[str, Any]:
 
     rows = pmap(lambda c: {n: predict_one(c, p) for n, p in profiles.items()}, configs)
     by = {c.config_id: row for c, row in zip(configs, rows, strict=True)}
-    return {"kind": "gpusim.mates_heldout32.predictions", "model_commit": git_commit(),
+    return {"kind": f"gpusim.mates_heldout{set_id}.predictions", "model_commit": git_commit(),
             "record": None if record_path is None else str(record_path),
             "profiles": list(profiles), "by_config": by}  # fmt: skip
 
@@ -109,6 +112,7 @@ def compare(measured_dir: Path, predictions: list[dict[str, Any]], configs=None)
 def main(argv: list[str] | None = None) -> int:
     """Predict or compare the set; a bad input is one line and exit 2."""
     ap = argparse.ArgumentParser(prog="mates_set", description=__doc__.splitlines()[0])
+    ap.add_argument("--set", choices=sorted(SETS), default="32")
     sub = ap.add_subparsers(dest="cmd", required=True)
     pr = sub.add_parser("predict")
     pr.add_argument("--out", type=Path, required=True)
@@ -116,14 +120,16 @@ def main(argv: list[str] | None = None) -> int:
     co = sub.add_parser("compare")
     co.add_argument("--measured", type=Path, required=True)
     co.add_argument("--out", type=Path, required=True)
-    co.add_argument("--predictions", type=Path, nargs="+", default=list(PREDICTIONS))
+    co.add_argument("--predictions", type=Path, nargs="+", default=None,
+                    help="default: the set's predictions and predictions_mates")  # fmt: skip
     a = ap.parse_args(argv)
+    configs, out = SETS[a.set]
     try:
         if a.cmd == "predict":
-            doc = predict(heldout32_configs(), a.record)
+            doc = predict(configs(), a.record, a.set)
         else:
-            preds = [json.loads(p.read_text()) for p in a.predictions]
-            doc = compare(a.measured, preds)
+            paths = a.predictions or [out / "predictions.json", out / "predictions_mates.json"]
+            doc = compare(a.measured, [json.loads(p.read_text()) for p in paths], configs())
         a.out.parent.mkdir(parents=True, exist_ok=True)
         atomic.write_text(a.out, json.dumps(doc, indent=1, sort_keys=True) + "\n")
     except (OSError, ValueError, KeyError, GpusimError) as exc:
