@@ -41,8 +41,18 @@ STEP_LOOPS = (
     ("step16", 32, 2, 8, 8),
     ("step32", 16, 4, 8, 8),
 )
+#: mate_wide.cu's loops (``--loops wide``): mate_step's with room for 255 registers a thread,
+#: at the score floats a thread of each two-CTA tile of the project's kernel holds (32: 128 x 32
+#: and 64 x 64; 64: 128 x 64); a look at which of them has the older-mate head start, keyed by
+#: score floats, not a warp's rows, so no profile field comes from it (:func:`ratios` refuses it)
+WIDE_LOOPS = (
+    ("floats32_x4", 32, 4, 8, 8),
+    ("floats32_x2", 64, 2, 8, 8),
+    ("floats64_x4", 64, 4, 8, 8),
+)
 #: each family of loops: (its loops, the kernel whose source runs them)
-FAMILIES = {"products": (LOOPS, "cta_scatter"), "step": (STEP_LOOPS, "mate_step")}
+FAMILIES = {"products": (LOOPS, "cta_scatter"), "step": (STEP_LOOPS, "mate_step"),
+            "wide": (WIDE_LOOPS, "mate_wide")}  # fmt: skip
 
 
 def first_wave(launch: dict[str, Any], slots: int) -> dict[str, Any]:
@@ -71,6 +81,8 @@ def ratios(doc: dict[str, Any]) -> dict[str, list[list[float]]]:
     ratio, the mean over its loops' sizes and repeats (every launch of the record counts)."""
     slots = doc["sm_count"] * doc["ctas_per_sm"]
     by: dict[int, list[float]] = {}
+    if family(doc) == "mate_wide":
+        raise ValueError("mate_wide's loops are keyed by score floats, not a warp's rows")
     names = {name for name, *_ in LOOPS + STEP_LOOPS}
     for la in doc["launches"]:
         if la["loop"] not in names:
@@ -85,9 +97,12 @@ def ratios(doc: dict[str, Any]) -> dict[str, list[list[float]]]:
 
 
 def family(doc: dict[str, Any]) -> str:
-    """Which loops a record ran: mate_step's (with a softmax) or cta_scatter's products."""
-    step = {name for name, *_ in STEP_LOOPS}
-    return "mate_step" if doc["launches"][0]["loop"] in step else "cta_scatter"
+    """Which kernel's loops a record ran: cta_scatter's products, mate_step's or mate_wide's."""
+    first = doc["launches"][0]["loop"]
+    for fam, (loops, kernel) in FAMILIES.items():
+        if fam != "products" and first in {name for name, *_ in loops}:
+            return kernel
+    return "cta_scatter"
 
 
 def apply(profile_text: str, doc: dict[str, Any], record_path: str) -> str:
@@ -121,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path)
     ap.add_argument("--table", type=Path)
     ap.add_argument("--loops", choices=sorted(FAMILIES), default="products",
-                    help="products: cta_scatter's; step: mate_step's (a softmax too)")  # fmt: skip
+                    help="products: cta_scatter's; step, wide: with a softmax")  # fmt: skip
     ap.add_argument("--record", type=Path, help="a run's JSON to set in --profile")
     ap.add_argument("--profile", type=Path, help="the profile YAML to update")
     a = ap.parse_args(argv)

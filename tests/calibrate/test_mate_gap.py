@@ -4,11 +4,14 @@ each SM ends first on all 132 SMs, about 2 % sooner; the products-only loop has 
 from __future__ import annotations
 
 import json
+import re
+import shutil
+import subprocess
 
 import pytest
 import yaml
 
-from gpusim.calibrate.mate_gap import FIELD, apply, first_wave, ratios, table
+from gpusim.calibrate.mate_gap import FIELD, apply, family, first_wave, ratios, table
 from tests.validation.heldout_sets import ROOT
 
 RECORD = ROOT / "data/h200/2026-11-30_calibration_cta_scatter/cta-scatter-h200.json"
@@ -50,3 +53,22 @@ def test_ratios_by_warp_tile_mean_over_sizes_and_the_profile_entry():
 def test_the_older_cta_scatter_record_has_no_warp_tile_loops():
     with pytest.raises(ValueError, match="no mate_gap loops"):
         ratios(json.loads(RECORD.read_text()))
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
+@pytest.mark.parametrize("name", ["cta_scatter.cu", "mate_step.cu", "mate_wide.cu"])
+def test_the_loops_compile_for_sm90_without_spills(name, tmp_path):
+    from gpusim.calibrate.sources import COMPILE_OPTIONS, INCLUDE_OPTIONS, KERNEL_DIR
+
+    cmd = ["nvcc", "-arch=sm_90", "-cubin", *COMPILE_OPTIONS, *INCLUDE_OPTIONS, "-Xptxas", "-v",
+           "-o", str(tmp_path / "k.cubin"), str(KERNEL_DIR / name)]  # fmt: skip
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert not re.search(r"[1-9]\d* bytes spill", proc.stderr), proc.stderr
+
+
+def test_the_wide_loops_give_no_profile_field():
+    doc = {"sm_count": 4, "ctas_per_sm": 2, "launches": [_launch("floats64_x4", 4, 100, 112)]}
+    assert family(doc) == "mate_wide"
+    with pytest.raises(ValueError, match="score floats"):
+        ratios(doc)
