@@ -22,6 +22,9 @@ FILES=(
   data/h100/2026-12-05_calibrate_one_command/full/raw.tar.gz
   data/h100/2026-12-06_calibrate_quick_release/calibration.tar.gz
   data/h100/2026-12-06_calibrate_quick_step_stream/calibration.tar.gz
+  data/h100/2026-12-06_cta_stamps_sets32_33/stamps-heldout32.json
+  data/h100/2026-12-06_cta_stamps_sets32_33/stamps-heldout33.json
+  data/h100/2026-12-06_cta_stamps/stamps-heldout31.json
 )
 EXCLUDE=.git/info/exclude
 case "${1:-}" in
