@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from gpusim import atomic
+from gpusim.engine.mate_age import FIELD
 
 #: (name, NLD, MMA_PER_LD, NFILL, source MiB): 16-row and 32-row warp tiles, two sizes each
 LOOPS = (
@@ -72,8 +73,8 @@ def first_wave(launch: dict[str, Any], slots: int) -> dict[str, Any]:
 #: Rows of a warp's tile each loop's products stand for (products per ldmatrix: 2 for a 16-row
 #: warp tile, 4 for a 32-row one, as :data:`LOOPS` says)
 ROWS_BY_MMA_PER_LD = {2: 16, 4: 32}
-#: The profile field the ratios go to (gpusim/engine/mate_age.py), after the SM-mates' drift
-FIELD, _AFTER = "sm_mate_first_wave_ratio", "sm_mate_priority"
+#: The profile field the ratios go after: the SM-mates' drift
+_AFTER = "sm_mate_priority"
 
 
 def ratios(doc: dict[str, Any]) -> dict[str, list[list[float]]]:
@@ -148,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
             ap.error("--record needs --profile")
         try:
             text = apply(a.profile.read_text(), json.loads(a.record.read_text()), str(a.record))
-        except (ValueError, KeyError) as exc:
+        except (OSError, ValueError, KeyError) as exc:
             print(f"mate_gap: error: {exc}", file=sys.stderr)
             return 2
         atomic.write_text(a.profile, text)

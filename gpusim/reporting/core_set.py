@@ -13,10 +13,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from gpusim.reporting.inference_tuning import rankings, verdict
-from gpusim.reporting.profile_sets import baselines, main_for, measured_times, predict_all
+from gpusim.reporting.profile_sets import (
+    baselines,
+    main_for,
+    measured_times,
+    no_worse,
+    predict_all,
+    tuner_summary,
+)
 from gpusim.reporting.release_sets import lent_card
-from gpusim.validation.heldout_shapes import error_summary
 from gpusim.validation.inference_tuning_heldout29 import PROFILES, heldout29_configs
 
 PREDICTIONS = Path("reports/core_heldout29/predictions.json")
@@ -32,14 +37,7 @@ def predict(configs) -> dict[str, Any]:
 
 def decide(pipe: dict[str, Any], core: dict[str, Any]) -> bool:
     """The set's rule on two profiles' runtime summaries and tuner verdicts."""
-    rt_p, rt_c = pipe["runtime"], core["runtime"]
-    v_p, v_c = pipe["verdict"], core["verdict"]
-    return (
-        rt_c["mape"] <= rt_p["mape"] - MAPE_GAIN
-        and abs(rt_c["mean_signed"]) <= abs(rt_p["mean_signed"]) + SIGNED_SLACK
-        and v_c["first_choice_within_3pct"] >= v_p["first_choice_within_3pct"]
-        and v_c["spearman_at_least_0_85"] >= v_p["spearman_at_least_0_85"]
-    )
+    return no_worse(pipe, core, MAPE_GAIN, SIGNED_SLACK)
 
 
 def compare(measured_dir: Path, predictions: dict[str, Any], configs=None) -> dict[str, Any]:
@@ -54,11 +52,7 @@ def compare(measured_dir: Path, predictions: dict[str, Any], configs=None) -> di
     out: dict[str, Any] = {"gpu": gpu, "judged_profile": judged, "measured": str(measured_dir),
                            "profiles": {}}  # fmt: skip
     for name in predictions["profiles"]:
-        ranked = rankings(configs, measured, predictions, name)
-        runs = [r for w in ranked for r in w["runs"]]
-        errs = [(r["id"], r["predicted_s"] / r["measured_s"] - 1) for r in runs]
-        out["profiles"][name] = {"verdict": verdict(ranked), "runtime": error_summary(errs),
-                                 "workloads": ranked}  # fmt: skip
+        out["profiles"][name] = tuner_summary(configs, measured, predictions, name)
     out |= baselines(configs, measured_times(measured), judged)
     pipe, core = out["profiles"][judged], out["profiles"][judged + CORE]
     out["decision"] = {"core_recommended": decide(pipe, core), "pipe": judged,

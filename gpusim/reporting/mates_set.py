@@ -23,10 +23,8 @@ from typing import Any
 
 from gpusim import atomic
 from gpusim.errors import GpusimError
-from gpusim.reporting.inference_tuning import rankings, verdict
-from gpusim.reporting.profile_sets import baselines, measured_times
+from gpusim.reporting.profile_sets import baselines, measured_times, no_worse, tuner_summary
 from gpusim.reporting.release_sets import lent_card
-from gpusim.validation.heldout_shapes import error_summary
 from gpusim.validation.mates_heldout32 import PROFILES, heldout32_configs
 from gpusim.validation.mates_heldout33 import heldout33_configs
 
@@ -40,7 +38,8 @@ MAPE_GAIN, SIGNED_SLACK = 0.005, 0.01
 
 def with_record(name: str, record: dict[str, Any], record_path: str):
     """Profile ``name`` with the record's ``sm_mate_first_wave_ratio`` (in memory)."""
-    from gpusim.calibrate.mate_gap import FIELD, ratios
+    from gpusim.calibrate.mate_gap import ratios
+    from gpusim.engine.mate_age import FIELD
     from gpusim.profiles.loader import load_profile
     from gpusim.profiles.schema import SourcedRateTable
 
@@ -50,6 +49,7 @@ def with_record(name: str, record: dict[str, Any], record_path: str):
 
 def predict(configs, record_path: Path | None = None, set_id: str = "32") -> dict[str, Any]:
     """Every config on every profile of :data:`PROFILES` (with the record's field, given one)."""
+    from gpusim.parallel_map import pmap
     from gpusim.reporting.long_context_predict import predict_one
     from gpusim.source_commit import git_commit
 
@@ -58,8 +58,6 @@ def predict(configs, record_path: Path | None = None, set_id: str = "32") -> dic
     else:
         record = json.loads(record_path.read_text())
         profiles = {n + MATES: with_record(n, record, str(record_path)) for n in PROFILES}
-    from gpusim.parallel_map import pmap
-
     rows = pmap(lambda c: {n: predict_one(c, p) for n, p in profiles.items()}, configs)
     by = {c.config_id: row for c, row in zip(configs, rows, strict=True)}
     return {"kind": f"gpusim.mates_heldout{set_id}.predictions", "model_commit": git_commit(),
@@ -69,13 +67,7 @@ def predict(configs, record_path: Path | None = None, set_id: str = "32") -> dic
 
 def decide(base: dict[str, Any], cand: dict[str, Any]) -> bool:
     """The set's rule on two profiles' runtime summaries and tuner verdicts."""
-    rt_b, rt_c, v_b, v_c = base["runtime"], cand["runtime"], base["verdict"], cand["verdict"]
-    return (
-        rt_c["mape"] <= rt_b["mape"] - MAPE_GAIN
-        and abs(rt_c["mean_signed"]) <= abs(rt_b["mean_signed"]) + SIGNED_SLACK
-        and v_c["first_choice_within_3pct"] >= v_b["first_choice_within_3pct"]
-        and v_c["spearman_at_least_0_85"] >= v_b["spearman_at_least_0_85"]
-    )
+    return no_worse(base, cand, MAPE_GAIN, SIGNED_SLACK)
 
 
 def compare(measured_dir: Path, predictions: list[dict[str, Any]], configs=None) -> dict:
@@ -94,14 +86,8 @@ def compare(measured_dir: Path, predictions: list[dict[str, Any]], configs=None)
     out: dict[str, Any] = {"gpu": gpu, "judged_profile": judged, "measured": str(measured_dir),
                            "profiles": {}}  # fmt: skip
     for name in merged["profiles"]:
-        # a candidate's rows under its base's name: the fixed rule reads the base's SRAM
         base = name.removesuffix(MATES)
-        view = {"by_config": {i: {base: row[name]} for i, row in merged["by_config"].items()}}
-        ranked = rankings(configs, measured, view, base)
-        runs = [r for w in ranked for r in w["runs"]]
-        errs = [(r["id"], r["predicted_s"] / r["measured_s"] - 1) for r in runs]
-        out["profiles"][name] = {"verdict": verdict(ranked), "runtime": error_summary(errs),
-                                 "workloads": ranked}  # fmt: skip
+        out["profiles"][name] = tuner_summary(configs, measured, merged, name, base)
     out |= baselines(configs, measured_times(measured), judged)
     prof = out["profiles"]
     out["decision"] = {n: decide(prof[n], prof[n + MATES]) for n in PROFILES

@@ -1,6 +1,7 @@
-"""What held-out sets 29 and 31 (and the stream sets' tuner comparison) share: every config
-predicted on each named profile, the roofline and constant-efficiency baselines on the measured
-runs, and the ``predict`` / ``compare`` command line."""
+"""What held-out sets 29, 31, 32 and 33 (and the stream sets' tuner comparison) share: every
+config predicted on each named profile, one name's tuner rankings and runtime errors, the rule
+that adopts a candidate, the roofline and constant-efficiency baselines on the measured runs,
+and the ``predict`` / ``compare`` command line."""
 
 from __future__ import annotations
 
@@ -24,6 +25,34 @@ def predict_all(configs, profiles: tuple[str, ...], kind: str) -> dict[str, Any]
     by = {c.config_id: {n: predict_one(c, n) for n in profiles} for c in configs}
     return {"kind": kind, "model_commit": git_commit(), "profiles": list(profiles),
             "by_config": by}  # fmt: skip
+
+
+def tuner_summary(configs, measured: dict, predictions: dict, name: str, base: str | None = None):
+    """``name``'s tuner rankings and verdict and its runtime errors over the measured runs;
+    ``base``: the profile the name's predictions are made on (its SRAM picks the fixed rule's
+    tile; default the name itself)."""
+    from gpusim.reporting.inference_tuning import rankings, verdict
+
+    base = base or name
+    if base != name:  # the name's predictions under its base's name, as rankings reads them
+        by = predictions["by_config"]
+        predictions = {"by_config": {k: {base: v[name]} for k, v in by.items()}}
+    ranked = rankings(configs, measured, predictions, base)
+    errs = [(r["id"], r["predicted_s"] / r["measured_s"] - 1) for w in ranked for r in w["runs"]]
+    return {"verdict": verdict(ranked), "runtime": error_summary(errs), "workloads": ranked}
+
+
+def no_worse(base: dict, cand: dict, mape_gain: float, signed_slack: float) -> bool:
+    """A set's adoption rule on two :func:`tuner_summary` results: the candidate's MAPE at least
+    ``mape_gain`` lower, its mean signed error no further from 0 by more than ``signed_slack``,
+    and no fewer workloads on either tuner count."""
+    rt_b, rt_c, v_b, v_c = base["runtime"], cand["runtime"], base["verdict"], cand["verdict"]
+    return (
+        rt_c["mape"] <= rt_b["mape"] - mape_gain
+        and abs(rt_c["mean_signed"]) <= abs(rt_b["mean_signed"]) + signed_slack
+        and v_c["first_choice_within_3pct"] >= v_b["first_choice_within_3pct"]
+        and v_c["spearman_at_least_0_85"] >= v_b["spearman_at_least_0_85"]
+    )
 
 
 def baselines(configs, times: dict[str, float], judged: str) -> dict[str, Any]:

@@ -122,8 +122,7 @@ def compare(
     """Per name: the tuner's rankings and verdict, the runtime errors and worst runs; the
     roofline and the constant-efficiency baseline on the same runs; the rule's decision on the
     lent card's profile (set 25's, or set 28's with its MAPE ``bar`` and ``configs``)."""
-    from gpusim.reporting.inference_tuning import rankings, verdict
-    from gpusim.reporting.profile_sets import baselines, measured_times
+    from gpusim.reporting.profile_sets import baselines, measured_times, tuner_summary
     from gpusim.validation import long_context_sweep
 
     configs = heldout25_configs() if configs is None else configs
@@ -133,12 +132,7 @@ def compare(
                            "names": {}}  # fmt: skip
     for name in predictions["profiles"]:
         base = name.removesuffix(ON)
-        doc = {"by_config": {k: {base: v[name]} for k, v in predictions["by_config"].items()}}
-        ranked = rankings(configs, measured, doc, base)
-        runs = [r for w in ranked for r in w["runs"]]
-        errs = [(r["id"], r["predicted_s"] / r["measured_s"] - 1) for r in runs]
-        out["names"][name] = {"verdict": verdict(ranked), "runtime": error_summary(errs),
-                              "workloads": ranked}  # fmt: skip
+        out["names"][name] = tuner_summary(configs, measured, predictions, name, base)
     out |= baselines(configs, measured_times(measured), judged)
     off, on = out["names"][judged]["runtime"], out["names"][judged + ON]["runtime"]
     adopt = on["mape"] < off["mape"] and abs(on["mean_signed"]) <= abs(off["mean_signed"]) + 0.01

@@ -68,15 +68,20 @@ def draw(seed: int = SEED) -> list[tuple]:
     return out
 
 
-def heldout32_configs() -> list[LongContextConfig]:
-    """The set in run order: each workload's four tiles."""
+def configs_for(seed: int) -> list[LongContextConfig]:
+    """The set :func:`draw` gives for ``seed``, in run order: each workload's four tiles."""
     out = []
-    for b, h, nq, nk, causal, d in draw():
+    for b, h, nq, nk, causal, d in draw(seed):
         w = set_workload(b, h, h, nq, nk, causal, head_dim=d)
         for bm, bn, wp, st in TILES:
             s = Schedule(block_m=bm, block_n=bn, warps=wp, stages=st)
             out.append(LongContextConfig("project", "prefill", w, s))
     return out
+
+
+def heldout32_configs() -> list[LongContextConfig]:
+    """The set in run order: each workload's four tiles."""
+    return configs_for(SEED)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -16,9 +16,8 @@ to the same loop; this set, fixed before that loop has run, judges its ratio und
 
 from __future__ import annotations
 
-from gpusim.schedule import Schedule
-from gpusim.validation.long_context_configs import LongContextConfig, set_command, set_workload
-from gpusim.validation.mates_heldout32 import PROFILES, TILES, draw
+from gpusim.validation.long_context_configs import LongContextConfig, set_command
+from gpusim.validation.mates_heldout32 import PROFILES, configs_for
 
 SEED = 33
 __all__ = ["PROFILES", "RULE", "heldout33_configs"]
@@ -39,13 +38,7 @@ RULE = (
 
 def heldout33_configs() -> list[LongContextConfig]:
     """The set in run order: each workload's four tiles."""
-    out = []
-    for b, h, nq, nk, causal, d in draw(SEED):
-        w = set_workload(b, h, h, nq, nk, causal, head_dim=d)
-        for bm, bn, wp, st in TILES:
-            s = Schedule(block_m=bm, block_n=bn, warps=wp, stages=st)
-            out.append(LongContextConfig("project", "prefill", w, s))
-    return out
+    return configs_for(SEED)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -77,3 +77,19 @@ def stream_run(configs, cid: str, data: Path, predictions: Path, scope: bool):
     assert off == pytest.approx(committed["h100-sxm5"]["runtime_s"], rel=1e-6)
     assert on == pytest.approx(committed["h100-sxm5+stream"]["runtime_s"], rel=1e-6)
     return measured, off, on
+
+
+def mates_errors(config, data: Path, record: str) -> list[float]:
+    """A set-32/33 run's errors recomputed from the code against its measured time: on
+    h100-sxm5, the same with ``record``'s SM-mate ratio, h100-sxm5-core, the same with it."""
+    from gpusim.reporting.long_context_predict import predict_one
+    from gpusim.reporting.mates_set import with_record
+    from gpusim.validation import long_context_sweep
+
+    measured = {r["id"]: r for r in long_context_sweep.records(data)}[config.config_id]["median_s"]
+    doc = json.loads((ROOT / record).read_text())
+    errs = []
+    for name in ("h100-sxm5", "h100-sxm5-core"):
+        for profile in (name, with_record(name, doc, record)):
+            errs.append(predict_one(config, profile)["runtime_s"] / measured - 1)
+    return errs

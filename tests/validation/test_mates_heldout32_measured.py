@@ -10,11 +10,8 @@ import json
 
 import pytest
 
-from gpusim.reporting.long_context_predict import predict_one
-from gpusim.reporting.mates_set import with_record
-from gpusim.validation import long_context_sweep
 from gpusim.validation.mates_heldout32 import heldout32_configs
-from tests.validation.heldout_sets import ROOT
+from tests.validation.heldout_sets import ROOT, mates_errors
 
 DATA = ROOT / "data/h100/2026-12-06_mates_heldout32"
 RECORD = "data/h100/2026-12-06_mate_gap/mate_gap.json"
@@ -42,14 +39,7 @@ def test_the_records_ratios_are_the_microbenchmarks():
 @pytest.mark.parametrize("cid,errs", SAMPLE)
 def test_sampled_runs_recomputed_against_the_h100(cid, errs):
     config = {c.config_id: c for c in heldout32_configs()}[cid]
-    measured = {r["id"]: r for r in long_context_sweep.records(DATA)}[cid]["median_s"]
-    record = json.loads((ROOT / RECORD).read_text())
-    profiles = []
-    for name in ("h100-sxm5", "h100-sxm5-core"):
-        profiles += [name, with_record(name, record, RECORD)]
-    for profile, err in zip(profiles, errs, strict=True):
-        got = predict_one(config, profile)["runtime_s"] / measured - 1
-        assert got == pytest.approx(err, abs=0.005), getattr(profile, "name", profile)
+    assert mates_errors(config, DATA, RECORD) == pytest.approx(errs, abs=0.005)
 
 
 def test_the_comparison_and_the_rule(tmp_path, monkeypatch):
