@@ -225,6 +225,27 @@ def _restrict(schedules: tuple[Schedule, ...], fixed: dict[str, int]) -> list[Sc
     return out
 
 
+def _verdicts(space, checker, profile: HardwareProfile, fixed) -> list[Verdict]:
+    """Every schedule of ``space`` that ``fixed`` keeps, checked on ``profile`` (split twins
+    dropped)."""
+    schedules = _restrict(space.schedules, fixed or {})
+    return _without_split_twins([checker(s, profile) for s in schedules])
+
+
+def feasible(algorithm: str, workload: Workload, profile: HardwareProfile) -> list[Schedule]:
+    """The schedules :func:`tune` would simulate for ``workload`` on ``profile`` (compiled
+    footprints, the profile's own SRAM), in the search space's order, without simulating any:
+    what a held-out set of the tuner measures."""
+    space = tuning_space(algorithm, workload, profile.sm_count.value)
+    compiled = _compiled(space, profile)
+
+    def checker(s: Schedule, p: HardwareProfile) -> Verdict:
+        return check(algorithm, workload, s, p, compiled.get(s))
+
+    return [v.schedule for v in _verdicts(space, checker, profile, None)
+            if v.fits and v.schedule not in space.unsupported]  # fmt: skip
+
+
 def tune(
     algorithm: str,
     workload: Workload,
@@ -280,13 +301,12 @@ def tune(
         fixed = None
     else:
         space = tuning_space(algorithm, workload, profile.sm_count.value)
-    schedules = _restrict(space.schedules, fixed or {})
     compiled = _compiled(space, profile) if footprints == "compiled" else {}
 
     def checker(s: Schedule, p: HardwareProfile) -> Verdict:
         return check(algorithm, workload, s, p, compiled.get(s))
 
-    verdicts = _without_split_twins([checker(s, profile) for s in schedules])
+    verdicts = _verdicts(space, checker, profile, fixed)
     if not any(v.fits for v in verdicts if v.schedule not in space.unsupported):
         supported = [v for v in verdicts if v.schedule not in space.unsupported]
         what = f"{algorithm} (head_dim {workload.head_dim}, {workload.dtype})"
