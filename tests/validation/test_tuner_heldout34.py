@@ -29,14 +29,18 @@ def test_the_manifest_is_the_module_set_and_new():
     assert all("runtime_s" in p for row in preds["by_config"].values() for p in row.values())
 
 
+def _key(w) -> tuple:
+    return (w.batch, w.heads, w.seq_len_q, w.seq_len_k, w.causal, w.head_dim)
+
+
 def test_each_workload_runs_what_the_tuner_ranks():
     """The set's schedules of a workload are tune's candidates for it, neither more nor fewer
     (a closed-form engine: only the candidate list matters here)."""
     profile = load_profile(PROFILES[0])
     configs = heldout34_configs()
     for b, h, nq, nk, causal, d in draw()[:2]:
-        mine = [c for c in configs if (c.workload.batch, c.workload.heads, c.workload.seq_len_q,
-                                       c.workload.seq_len_k, c.workload.head_dim) == (b, h, nq, nk, d)]  # fmt: skip
+        key = (b, h, nq, nk, causal, d)
+        mine = [c for c in configs if _key(c.workload) == key]
         ranked = tune("flash2", mine[0].workload, profile, simulate=closed_form_simulate)
         assert {c.schedule for c in mine} == {c.schedule for c in ranked.candidates}
         assert len(mine) == len(ranked.candidates) >= 20
