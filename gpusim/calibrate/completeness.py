@@ -52,6 +52,10 @@ NOT_CALIBRATED["sm_mate_first_wave_ratio"] = (
     "the first wave's SM-mates, from the separate run python -m gpusim.calibrate.mate_gap (its "
     "--record/--profile apply it), not the suite; judged by held-out set 32"
 )
+NOT_CALIBRATED["step_efficiency_by_cta_warps"] = (
+    "the step efficiency by CTA grouping, from the separate run python -m "
+    "gpusim.calibrate.cta_grouping, not the suite; judged by held-out set 35"
+)
 NOT_CALIBRATED["sm_clock_wgmma_burst_hz"] = (
     "Hopper only, from the separate sm_90a run python -m gpusim.calibrate.wgmma_burst "
     "(its --record/--profile apply it), not the suite"

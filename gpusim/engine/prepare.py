@@ -23,11 +23,12 @@ from gpusim.curves import share_at
 from gpusim.engine.active_ctas import capacity_table
 from gpusim.engine.chunks import CHUNKS_PER_RUN, chunk_size
 from gpusim.engine.clock import TICKS_PER_S
+from gpusim.engine.cta_grouping import launch_efficiency
 from gpusim.engine.dram_mix import dram_mix
 from gpusim.engine.grid import Grid
 from gpusim.engine.mate_age import kernel_ratio as mate_ratio
 from gpusim.engine.plan import ClassPlan, build_plan, step_kind, step_work, timing_signature
-from gpusim.engine.rates import Rates, step_efficiency
+from gpusim.engine.rates import Rates
 from gpusim.engine.sim import KernelSpec
 from gpusim.engine.smem_release import release_share
 from gpusim.engine.stream_latency import fill_ticks as stream_fill
@@ -40,13 +41,12 @@ from gpusim.profiles.schema import HardwareProfile
 MANY_CLASSES = 8
 #: Phases of all CTAs together that the aggregated path aims at for such kernels.
 CTA_PHASE_BUDGET = 40_000
-#: Chunks per run never go below this (2: the pipelined shape needs a middle).
-MIN_CHUNKS_PER_RUN = 2
+MIN_CHUNKS_PER_RUN = 2  # chunks per run never go below this (the pipelined shape needs a middle)
 #: Phases a CTA has besides its main loop's chunks (prologue, epilogue, pipeline ends).
 FIXED_PHASES = 4
-#: Many-class kernels are lumped only when their grid is longer than this many waves (in a
-#: short grid the order in which single CTAs end decides the time: the tail is a large part
-#: of it) and has more than this many CTAs: below, running them one by one costs at most a
+#: Many-class kernels are lumped only when their grid is longer than this many waves (in a short
+#: grid the order in which single CTAs end decides the time) and has more than this many CTAs:
+#: below, running them one by one costs at most a
 #: few seconds and stays closer to the detailed path (the validation sweep's causal runs,
 #: 2048 to 8192 CTAs, with several CTAs per SM and the calibrated CTA scatter).
 LUMP_MIN_WAVES = 8
@@ -229,8 +229,8 @@ def prepare(
             timing_model = "sass-replay"
             timing_source = switch_source(kernel)
         else:
-            table = capacity_table(lambda n: step_efficiency(profile, n * warps), occ.ctas_per_sm)
-            rates = rates.at_efficiency(step_efficiency(profile, occ.ctas_per_sm * warps))
+            table = capacity_table(lambda n: launch_efficiency(profile, n, warps), occ.ctas_per_sm)
+            rates = rates.at_efficiency(launch_efficiency(profile, occ.ctas_per_sm, warps))
             rates = replace(rates, sched_capacity=table, smem_release=release_share(profile))
             if profile.sass_core_cycles is not None:
                 timing_note = (

@@ -309,6 +309,8 @@ class HardwareProfile(BaseModel):
     #: or more, where measured: few warps expose latencies (the pipe rates are a full SM's)
     step_efficiency_1_warp_per_scheduler: Sourced[float] | None = None
     step_efficiency_2_warps_per_scheduler: Sourced[float] | None = None
+    #: step efficiency by launch, {"warps/CTA": [[CTAs/SM, eff]]} (engine/rates.py: grouped)
+    step_efficiency_by_cta_warps: SourcedRateTable | None = None
     #: shared-memory bandwidth one byte of a tile fill (cp.async from L2 into shared memory)
     #: takes from the warps' own reads, in bytes of reads, where measured (1 without)
     smem_fill_cost_per_byte: SourcedFraction | None = None
@@ -326,21 +328,19 @@ class HardwareProfile(BaseModel):
     tile_stream_latency_s: Sourced[float] | None = None
     tile_stream_ingress_bytes_per_s: Sourced[float] | None = None
     tile_stream_knee_power: Sourced[float] | None = None
-    #: share of a set every SM reads that the L2 has lost at each depth (bytes brought into
-    #: the L2 since the set was last touched), where measured: ``[[depth bytes, share],
-    #: ...]``. Without it the engine's L2 is an LRU with a hard edge at ``l2_bytes``.
+    #: share of a set every SM reads that the L2 has lost at each depth (bytes brought in since
+    #: it was last touched), ``[[depth, share]]``; without it an LRU edge at ``l2_bytes``
     l2_loss_by_depth: SourcedCurve | None = None
-    #: relative standard deviation of identical CTAs' durations, where measured: CTAs with
-    #: the same work drift apart wave by wave (without it the engine keeps them in lockstep)
+    #: relative standard deviation of identical CTAs' durations, where measured: CTAs with the
+    #: same work drift apart wave by wave (without it the engine keeps them in lockstep)
     cta_duration_scatter: SourcedFraction | None = None
-    #: read-once bytes one byte of K/V counts for in the L2's depth: K and V are read by CTAs
-    #: on many SMs, and such shared traffic ages a line faster than the read-once traffic
-    #: ``l2_loss_by_depth`` was measured with, where measured (the K/V trace's aging)
+    #: read-once bytes one byte of K/V counts for in the L2's depth (K/V read by many SMs ages
+    #: a line faster than ``l2_loss_by_depth``'s read-once traffic), where measured
     l2_shared_aging: Sourced[float] | None = None
     #: how CTAs sharing an SM share it by age rank, by tile step (:mod:`~.engine.sm_mates`)
     sm_mate_priority: SourcedMatePriority | None = None
-    #: first wave: younger mate's time over the older's, {"CTAs/SM": [[rows/warp, ratio]]}
-    sm_mate_first_wave_ratio: SourcedRateTable | None = None  # (engine/mate_age.py)
+    #: first wave: younger/older mate's time, {"CTAs/SM": [[rows/warp, ratio]]} (mate_age.py)
+    sm_mate_first_wave_ratio: SourcedRateTable | None = None
     #: share of the DRAM bandwidth reached with each amount of read bytes in flight per SM
     #: (loads that wait for one another, as a loop of a few loads per trip does), where
     #: measured: ``[[bytes in flight per SM, share], ...]``

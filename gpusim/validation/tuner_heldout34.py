@@ -59,18 +59,24 @@ def draw(seed: int = SEED) -> list[tuple]:
     return out
 
 
-def heldout34_configs() -> list[LongContextConfig]:
-    """The set in run order: each workload's feasible schedules, in the tuner's order."""
+def configs_for(seed: int) -> list[LongContextConfig]:
+    """The set :func:`draw` gives for ``seed``, in run order: each workload's feasible
+    schedules, in the tuner's order."""
     from gpusim.profiles.loader import load_profile
     from gpusim.tuning.tuner import feasible
 
     profile = load_profile(PROFILES[0])
     out = []
-    for b, h, nq, nk, causal, d in draw():
+    for b, h, nq, nk, causal, d in draw(seed):
         w = set_workload(b, h, h, nq, nk, causal, head_dim=d)
         out += [LongContextConfig("project", "prefill", w, s)
                 for s in feasible("flash2", w, profile) if s.kv_splits == 1]  # fmt: skip
     return out
+
+
+def heldout34_configs() -> list[LongContextConfig]:
+    """The set in run order: each workload's feasible schedules, in the tuner's order."""
+    return configs_for(SEED)
 
 
 def main(argv: list[str] | None = None) -> int:

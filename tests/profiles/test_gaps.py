@@ -34,6 +34,8 @@ NOT_READ = {
     # read where present, for mma.sync forward steps; each kernel's result says which ratio it
     # ran with and why a measured one did not apply (``mate_first_wave_ratio``, ``mate_note``)
     "sm_mate_first_wave_ratio",
+    # read where present, for pipe-model steps of CTAs with the table's warps (engine/cta_grouping)
+    "step_efficiency_by_cta_warps",
     "sass_core_cycles",
     "wgmma_flops_per_clk_per_sm",
     "wgmma_rate_by_n",

@@ -1,0 +1,117 @@
+"""Held-out set 35 (the step efficiency by CTA grouping, :mod:`~.validation.grouping_heldout35`):
+its predictions on the H100's profiles and on ``h100-sxm5`` with the cta_grouping record's
+table, and their comparison with the measured runs under the set's rule.
+
+    python -m gpusim.reporting.grouping_set35 predict \
+        --out reports/grouping_heldout35/predictions.json
+    python -m gpusim.reporting.grouping_set35 predict --record REC.json \
+        --out reports/grouping_heldout35/predictions_grouping.json
+    python -m gpusim.reporting.grouping_set35 compare --measured DIR \
+        --out reports/grouping_heldout35/compare.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from gpusim import atomic
+from gpusim.errors import GpusimError
+from gpusim.reporting.profile_sets import baselines, measured_times, no_worse, tuner_summary
+from gpusim.reporting.release_sets import lent_card
+from gpusim.validation.grouping_heldout35 import PROFILES, heldout35_configs
+
+OUT = Path("reports/grouping_heldout35")
+#: the candidate: the judged profile with the record's table
+BASE, GROUPING = "h100-sxm5", "+grouping"
+#: the rule's margins: MAPE at least this much lower, the mean signed error no further from 0
+MAPE_GAIN, SIGNED_SLACK = 0.005, 0.01
+
+
+def with_record(name: str, record: dict[str, Any], record_path: str):
+    """Profile ``name`` with the record's ``step_efficiency_by_cta_warps`` (in memory)."""
+    from gpusim.calibrate.cta_grouping import profile_entry
+    from gpusim.engine.cta_grouping import FIELD
+    from gpusim.profiles.loader import load_profile
+    from gpusim.profiles.schema import SourcedRateTable
+
+    table = SourcedRateTable(**profile_entry(record, record_path))
+    return load_profile(name).model_copy(update={FIELD: table, "name": name + GROUPING})
+
+
+def predict(configs, record_path: Path | None = None) -> dict[str, Any]:
+    """Every config on :data:`PROFILES`, or (given the record) on the candidate."""
+    from gpusim.parallel_map import pmap
+    from gpusim.reporting.long_context_predict import predict_one
+    from gpusim.source_commit import git_commit
+
+    if record_path is None:
+        profiles: dict[str, Any] = {n: n for n in PROFILES}
+    else:
+        record = json.loads(record_path.read_text())
+        profiles = {BASE + GROUPING: with_record(BASE, record, str(record_path))}
+    rows = pmap(lambda c: {n: predict_one(c, p) for n, p in profiles.items()}, configs)
+    by = {c.config_id: row for c, row in zip(configs, rows, strict=True)}
+    return {"kind": "gpusim.grouping_heldout35.predictions", "model_commit": git_commit(),
+            "record": None if record_path is None else str(record_path),
+            "profiles": list(profiles), "by_config": by}  # fmt: skip
+
+
+def compare(measured_dir: Path, predictions: list[dict[str, Any]], configs=None) -> dict:
+    """Per profile: the tuner's rankings and verdict, the runtime errors and worst runs; the
+    baselines on the same runs; the rule's decision on the candidate."""
+    from gpusim.validation import long_context_sweep
+
+    configs = heldout35_configs() if configs is None else configs
+    measured = {r["id"]: r for r in long_context_sweep.records(measured_dir)}
+    gpu, judged = lent_card(measured_dir)
+    merged: dict[str, Any] = {"profiles": [], "by_config": {c.config_id: {} for c in configs}}
+    for p in predictions:
+        merged["profiles"] += p["profiles"]
+        for i, row in p["by_config"].items():
+            merged["by_config"][i].update(row)
+    out: dict[str, Any] = {"gpu": gpu, "judged_profile": judged, "measured": str(measured_dir),
+                           "profiles": {}}  # fmt: skip
+    for name in merged["profiles"]:
+        base = name.removesuffix(GROUPING)
+        out["profiles"][name] = tuner_summary(configs, measured, merged, name, base)
+    out |= baselines(configs, measured_times(measured), judged)
+    prof = out["profiles"]
+    if BASE + GROUPING in prof:
+        out["decision"] = {BASE: no_worse(prof[BASE], prof[BASE + GROUPING], MAPE_GAIN,
+                                          SIGNED_SLACK)}  # fmt: skip
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Predict or compare the set; a bad input is one line and exit 2."""
+    ap = argparse.ArgumentParser(prog="grouping_set35", description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    pr = sub.add_parser("predict")
+    pr.add_argument("--out", type=Path, required=True)
+    pr.add_argument("--record", type=Path, default=None)
+    co = sub.add_parser("compare")
+    co.add_argument("--measured", type=Path, required=True)
+    co.add_argument("--out", type=Path, required=True)
+    co.add_argument("--predictions", type=Path, nargs="+", default=None,
+                    help="default: the set's predictions and predictions_grouping")  # fmt: skip
+    a = ap.parse_args(argv)
+    try:
+        if a.cmd == "predict":
+            doc = predict(heldout35_configs(), a.record)
+        else:
+            paths = a.predictions or [OUT / "predictions.json", OUT / "predictions_grouping.json"]
+            doc = compare(a.measured, [json.loads(p.read_text()) for p in paths])
+        a.out.parent.mkdir(parents=True, exist_ok=True)
+        atomic.write_text(a.out, json.dumps(doc, indent=1, sort_keys=True) + "\n")
+    except (OSError, ValueError, KeyError, GpusimError) as exc:
+        print(f"grouping_set35: error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
