@@ -25,6 +25,10 @@ FILES=(
   data/h100/2026-12-06_cta_stamps_sets32_33/stamps-heldout32.json
   data/h100/2026-12-06_cta_stamps_sets32_33/stamps-heldout33.json
   data/h100/2026-12-06_cta_stamps/stamps-heldout31.json
+  data/h100/2026-12-06_calibrate_quick_overlap/calibration.tar.gz
+  data/h100/2026-12-06_calibrate_quick_records_first/calibration.tar.gz
+  data/h100/2026-12-06_calibrate_quick_step_one/calibration.tar.gz
+  data/h200/2026-11-30_kernels_bench/bench.json
 )
 EXCLUDE=.git/info/exclude
 case "${1:-}" in
