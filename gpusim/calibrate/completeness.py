@@ -54,7 +54,7 @@ NOT_CALIBRATED["sm_mate_first_wave_ratio"] = (
 )
 NOT_CALIBRATED["step_efficiency_by_cta_warps"] = (
     "the step efficiency by CTA grouping, from the separate run python -m "
-    "gpusim.calibrate.cta_grouping, not the suite; judged by held-out set 35"
+    "gpusim.calibrate.step_grouping, not the suite; judged by held-out set 35"
 )
 NOT_CALIBRATED["sm_clock_wgmma_burst_hz"] = (
     "Hopper only, from the separate sm_90a run python -m gpusim.calibrate.wgmma_burst "

@@ -8,7 +8,7 @@ one CTA of 8 warps 4-19 % slower than two of 4, one of 16 4-12 % slower than fou
 warps of one CTA meet at its barrier every step, so they take the products and the softmax
 together, where warps of different CTAs run one's softmax beside another's products.
 
-Where a profile has ``step_efficiency_by_cta_warps`` (``python -m gpusim.calibrate.cta_grouping``,
+Where a profile has ``step_efficiency_by_cta_warps`` (``python -m gpusim.calibrate.step_grouping``,
 no attention code) for a kernel's warps per CTA, the step efficiency of ``n`` resident CTAs is
 that table's value at ``n``: linear between the measured counts, the nearest one beyond them.
 Its reference is the per-scheduler values' (four warps a scheduler: the mean of one 16-warp

@@ -1,5 +1,5 @@
 """Held-out set 35 (the step efficiency by CTA grouping, :mod:`~.validation.grouping_heldout35`):
-its predictions on the H100's profiles and on ``h100-sxm5`` with the cta_grouping record's
+its predictions on the H100's profiles and on ``h100-sxm5`` with the step_grouping record's
 table, and their comparison with the measured runs under the set's rule.
 
     python -m gpusim.reporting.grouping_set35 predict \
@@ -33,7 +33,7 @@ MAPE_GAIN, SIGNED_SLACK = 0.005, 0.01
 
 def with_record(name: str, record: dict[str, Any], record_path: str):
     """Profile ``name`` with the record's ``step_efficiency_by_cta_warps`` (in memory)."""
-    from gpusim.calibrate.cta_grouping import profile_entry
+    from gpusim.calibrate.step_grouping import profile_entry
     from gpusim.engine.cta_grouping import FIELD
     from gpusim.profiles.loader import load_profile
     from gpusim.profiles.schema import SourcedRateTable

@@ -10,7 +10,7 @@ mean of one many-warp CTA and several 4-warp CTAs, where the step_size record of
 (data/h100/2026-12-06_calibration_step_size, no attention code) has one 8-warp CTA 4-19 %
 slower than two 4-warp CTAs at the same warps a scheduler; on sets 29-33 the 8-warp tiles run
 slower than the model says (128 x 64 w8 -5..-10 %) and the 4-warp 64 x 64 and Bc 32 ones
-faster. The mechanism takes its table from ``python -m gpusim.calibrate.cta_grouping``, run on
+faster. The mechanism takes its table from ``python -m gpusim.calibrate.step_grouping``, run on
 an H100 after this set is fixed. The set is held-out set 34's generator (tuner_heldout34)
 with seed 35: six prefills, every schedule ``gpusim tune`` ranks for each (122 runs).
 """

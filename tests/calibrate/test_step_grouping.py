@@ -1,4 +1,4 @@
-"""cta_grouping's field from a record: each launch's efficiency against the four-warps-a-scheduler
+"""step_grouping's field from a record: each launch's efficiency against the four-warps-a-scheduler
 reference, the two loops' mean, keyed by warps per CTA."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from gpusim.calibrate import cta_grouping as g
+from gpusim.calibrate import step_grouping as g
 
 
 def record(cycles_per_warp) -> dict:

@@ -1,7 +1,7 @@
 """Microbenchmark: a step's efficiency by how an SM's warps are grouped into CTAs (CuPy, a GPU).
 
-    python -m gpusim.calibrate.cta_grouping --out FILE           # on the GPU
-    python -m gpusim.calibrate.cta_grouping --table FILE         # the field it gives
+    python -m gpusim.calibrate.step_grouping --out FILE           # on the GPU
+    python -m gpusim.calibrate.step_grouping --table FILE         # the field it gives
 
 The two load-product-softmax loops of ``smem_overlap`` (kernels/step_size.cu at 8
 accumulators: ldmatrix.x4 feeding 4 or 2 mma.sync, a softmax pass, ``__syncthreads()``), no
@@ -72,7 +72,7 @@ def profile_entry(record: dict[str, Any], path: str) -> dict[str, Any]:
     return {
         "value": efficiencies(record),
         "source": f"measured on {record['gpu']}, {record['date']}, python -m "
-        f"gpusim.calibrate.cta_grouping ({path})",
+        f"gpusim.calibrate.step_grouping ({path})",
     }
 
 
@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         entry = profile_entry(json.loads(Path(a.table).read_text()), a.table)
     except (OSError, ValueError, KeyError) as exc:
-        print(f"cta_grouping: error: {a.table}: {exc}", file=sys.stderr)
+        print(f"step_grouping: error: {a.table}: {exc}", file=sys.stderr)
         return 2
     print(json.dumps(entry, indent=1))
     return 0
