@@ -101,3 +101,15 @@ def test_compiled_footprints_only_for_their_architecture(fake_simulate):
 
     a100 = load_profile("a100-sxm4-80gb")  # sm_80: the sm_90 build says nothing about it
     assert tune("flash2", W, a100, simulate=fake_simulate).footprints == "estimate"
+
+
+@pytest.mark.parametrize("head_dim", [64, 128])
+def test_feasible_lists_what_tune_simulates(h200, fake_simulate, head_dim):
+    """``feasible`` names the schedules ``tune`` ranks (neither more nor fewer), unsimulated."""
+    from gpusim.tuning.tuner import feasible
+
+    w = W.model_copy(update={"head_dim": head_dim})
+    listed = feasible("flash2", w, h200)
+    ranked = tune("flash2", w, h200, simulate=fake_simulate).candidates
+    assert len(listed) == len(set(listed)) == len(ranked)
+    assert set(listed) == {c.schedule for c in ranked}
