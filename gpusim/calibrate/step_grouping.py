@@ -33,20 +33,11 @@ REFERENCE = ((512, 1), (128, 4))
 WARP_THREADS = 32
 
 
-def loop_name(nld: int, per_ld: int, acc: int) -> str:
-    return f"step_size<{nld},{per_ld},{acc}>"
-
-
 def run(quick: bool = False) -> dict[str, Any]:
     """Both loops at every launch shape (``quick`` changes only the timing's repeats)."""
-    from gpusim.calibrate.context import import_cupy, make_context
-    from gpusim.calibrate.warp_loops import time_loops
+    from gpusim.calibrate import step_size
 
-    cp = import_cupy()
-    ctx = make_context(cp, quick=quick)
-    loops = [(loop_name(*lp), {"nld": lp[0], "mma_per_ld": lp[1], "acc": lp[2]}) for lp in LOOPS]
-    rows, kernels = time_loops(cp, ctx, "step_size.cu", loops, SHAPES)
-    return {"gpu": ctx.gpu_name, "date": ctx.date, "kernels": kernels, "rows": rows}
+    return step_size.run(quick, LOOPS, SHAPES)
 
 
 def efficiencies(record: dict[str, Any]) -> dict[str, list[list[float]]]:

@@ -44,15 +44,15 @@ def loop_name(nld: int, per_ld: int, acc: int) -> str:
     return f"step_size<{nld},{per_ld},{acc}>"
 
 
-def run(quick: bool = False) -> dict[str, Any]:
+def run(quick: bool = False, loops=LOOPS, shapes=SHAPES) -> dict[str, Any]:
     """Every loop at every launch shape (``quick`` changes only the timing's repeats)."""
     from gpusim.calibrate.context import import_cupy, make_context
     from gpusim.calibrate.warp_loops import time_loops
 
     cp = import_cupy()
     ctx = make_context(cp, quick=quick)
-    loops = [(loop_name(*lp), {"nld": lp[0], "mma_per_ld": lp[1], "acc": lp[2]}) for lp in LOOPS]
-    rows, kernels = time_loops(cp, ctx, "step_size.cu", loops, SHAPES)
+    named = [(loop_name(*lp), {"nld": lp[0], "mma_per_ld": lp[1], "acc": lp[2]}) for lp in loops]
+    rows, kernels = time_loops(cp, ctx, "step_size.cu", named, shapes)
     return {"gpu": ctx.gpu_name, "date": ctx.date, "kernels": kernels, "rows": rows}
 
 

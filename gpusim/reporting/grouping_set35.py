@@ -20,7 +20,14 @@ from typing import Any
 
 from gpusim import atomic
 from gpusim.errors import GpusimError
-from gpusim.reporting.profile_sets import baselines, measured_times, no_worse, tuner_summary
+from gpusim.reporting.profile_sets import (
+    baselines,
+    measured_times,
+    merged,
+    no_worse,
+    predict_on,
+    tuner_summary,
+)
 from gpusim.reporting.release_sets import lent_card
 from gpusim.validation.grouping_heldout35 import PROFILES, heldout35_configs
 
@@ -44,8 +51,6 @@ def with_record(name: str, record: dict[str, Any], record_path: str):
 
 def predict(configs, record_path: Path | None = None) -> dict[str, Any]:
     """Every config on :data:`PROFILES`, or (given the record) on the candidate."""
-    from gpusim.parallel_map import pmap
-    from gpusim.reporting.long_context_predict import predict_one
     from gpusim.source_commit import git_commit
 
     if record_path is None:
@@ -53,8 +58,7 @@ def predict(configs, record_path: Path | None = None) -> dict[str, Any]:
     else:
         record = json.loads(record_path.read_text())
         profiles = {BASE + GROUPING: with_record(BASE, record, str(record_path))}
-    rows = pmap(lambda c: {n: predict_one(c, p) for n, p in profiles.items()}, configs)
-    by = {c.config_id: row for c, row in zip(configs, rows, strict=True)}
+    by = predict_on(configs, profiles)
     return {"kind": "gpusim.grouping_heldout35.predictions", "model_commit": git_commit(),
             "record": None if record_path is None else str(record_path),
             "profiles": list(profiles), "by_config": by}  # fmt: skip
@@ -68,16 +72,12 @@ def compare(measured_dir: Path, predictions: list[dict[str, Any]], configs=None)
     configs = heldout35_configs() if configs is None else configs
     measured = {r["id"]: r for r in long_context_sweep.records(measured_dir)}
     gpu, judged = lent_card(measured_dir)
-    merged: dict[str, Any] = {"profiles": [], "by_config": {c.config_id: {} for c in configs}}
-    for p in predictions:
-        merged["profiles"] += p["profiles"]
-        for i, row in p["by_config"].items():
-            merged["by_config"][i].update(row)
+    both = merged(configs, predictions)
     out: dict[str, Any] = {"gpu": gpu, "judged_profile": judged, "measured": str(measured_dir),
                            "profiles": {}}  # fmt: skip
-    for name in merged["profiles"]:
+    for name in both["profiles"]:
         base = name.removesuffix(GROUPING)
-        out["profiles"][name] = tuner_summary(configs, measured, merged, name, base)
+        out["profiles"][name] = tuner_summary(configs, measured, both, name, base)
     out |= baselines(configs, measured_times(measured), judged)
     prof = out["profiles"]
     if BASE + GROUPING in prof:

@@ -23,7 +23,14 @@ from typing import Any
 
 from gpusim import atomic
 from gpusim.errors import GpusimError
-from gpusim.reporting.profile_sets import baselines, measured_times, no_worse, tuner_summary
+from gpusim.reporting.profile_sets import (
+    baselines,
+    measured_times,
+    merged,
+    no_worse,
+    predict_on,
+    tuner_summary,
+)
 from gpusim.reporting.release_sets import lent_card
 from gpusim.validation.mates_heldout32 import PROFILES, heldout32_configs
 from gpusim.validation.mates_heldout33 import heldout33_configs
@@ -49,8 +56,6 @@ def with_record(name: str, record: dict[str, Any], record_path: str):
 
 def predict(configs, record_path: Path | None = None, set_id: str = "32") -> dict[str, Any]:
     """Every config on every profile of :data:`PROFILES` (with the record's field, given one)."""
-    from gpusim.parallel_map import pmap
-    from gpusim.reporting.long_context_predict import predict_one
     from gpusim.source_commit import git_commit
 
     if record_path is None:
@@ -58,8 +63,7 @@ def predict(configs, record_path: Path | None = None, set_id: str = "32") -> dic
     else:
         record = json.loads(record_path.read_text())
         profiles = {n + MATES: with_record(n, record, str(record_path)) for n in PROFILES}
-    rows = pmap(lambda c: {n: predict_one(c, p) for n, p in profiles.items()}, configs)
-    by = {c.config_id: row for c, row in zip(configs, rows, strict=True)}
+    by = predict_on(configs, profiles)
     return {"kind": f"gpusim.mates_heldout{set_id}.predictions", "model_commit": git_commit(),
             "record": None if record_path is None else str(record_path),
             "profiles": list(profiles), "by_config": by}  # fmt: skip
@@ -78,16 +82,12 @@ def compare(measured_dir: Path, predictions: list[dict[str, Any]], configs=None)
     configs = heldout32_configs() if configs is None else configs
     measured = {r["id"]: r for r in long_context_sweep.records(measured_dir)}
     gpu, judged = lent_card(measured_dir)
-    merged = {"profiles": [], "by_config": {c.config_id: {} for c in configs}}
-    for p in predictions:
-        merged["profiles"] += p["profiles"]
-        for i, row in p["by_config"].items():
-            merged["by_config"][i].update(row)
+    both = merged(configs, predictions)
     out: dict[str, Any] = {"gpu": gpu, "judged_profile": judged, "measured": str(measured_dir),
                            "profiles": {}}  # fmt: skip
-    for name in merged["profiles"]:
+    for name in both["profiles"]:
         base = name.removesuffix(MATES)
-        out["profiles"][name] = tuner_summary(configs, measured, merged, name, base)
+        out["profiles"][name] = tuner_summary(configs, measured, both, name, base)
     out |= baselines(configs, measured_times(measured), judged)
     prof = out["profiles"]
     out["decision"] = {n: decide(prof[n], prof[n + MATES]) for n in PROFILES

@@ -27,6 +27,26 @@ def predict_all(configs, profiles: tuple[str, ...], kind: str) -> dict[str, Any]
             "by_config": by}  # fmt: skip
 
 
+def predict_on(configs, profiles: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """``{config id: {name: prediction}}`` for each ``{name: profile or its name}``, one process
+    per core."""
+    from gpusim.parallel_map import pmap
+    from gpusim.reporting.long_context_predict import predict_one
+
+    rows = pmap(lambda c: {n: predict_one(c, p) for n, p in profiles.items()}, configs)
+    return {c.config_id: row for c, row in zip(configs, rows, strict=True)}
+
+
+def merged(configs, predictions: list[dict[str, Any]]) -> dict[str, Any]:
+    """Several predictions files of one set as one: every profile, every config's rows."""
+    out: dict[str, Any] = {"profiles": [], "by_config": {c.config_id: {} for c in configs}}
+    for p in predictions:
+        out["profiles"] += p["profiles"]
+        for i, row in p["by_config"].items():
+            out["by_config"][i].update(row)
+    return out
+
+
 def tuner_summary(configs, measured: dict, predictions: dict, name: str, base: str | None = None):
     """``name``'s tuner rankings and verdict and its runtime errors over the measured runs;
     ``base``: the profile the name's predictions are made on (its SRAM picks the fixed rule's

@@ -12,7 +12,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from gpusim.reporting.profile_sets import baselines, main_for, measured_times, tuner_summary
+from gpusim.reporting.profile_sets import (
+    baselines,
+    main_for,
+    measured_times,
+    predict_on,
+    tuner_summary,
+)
 from gpusim.reporting.release_sets import lent_card
 from gpusim.validation.tuner_heldout34 import PROFILES, heldout34_configs
 
@@ -23,12 +29,9 @@ MAPE_TARGET, SIGNED_TARGET = 0.05, 0.02
 
 def predict(configs) -> dict[str, Any]:
     """Every config under every profile of :data:`PROFILES` (one process per core)."""
-    from gpusim.parallel_map import pmap
-    from gpusim.reporting.long_context_predict import predict_one
     from gpusim.source_commit import git_commit
 
-    rows = pmap(lambda c: {n: predict_one(c, n) for n in PROFILES}, configs)
-    by = {c.config_id: row for c, row in zip(configs, rows, strict=True)}
+    by = predict_on(configs, {n: n for n in PROFILES})
     return {"kind": "gpusim.tuner_heldout34.predictions", "model_commit": git_commit(),
             "profiles": list(PROFILES), "by_config": by}  # fmt: skip
 
