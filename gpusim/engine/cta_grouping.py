@@ -13,7 +13,8 @@ no attention code) for a kernel's warps per CTA, the step efficiency of ``n`` re
 that table's value at ``n``: linear between the measured counts, the nearest one beyond them.
 Its reference is the per-scheduler values' (four warps a scheduler: the mean of one 16-warp
 CTA and four 4-warp CTAs), so the pipe rates keep their meaning. Other warps per CTA, and
-profiles without the table, keep the per-scheduler rule.
+profiles without the table, keep the per-scheduler rule; where a profile has the table but not
+the kernel's warps per CTA, the kernel's result says so (``timing_note``).
 """
 
 from __future__ import annotations
@@ -50,3 +51,15 @@ def launch_efficiency(profile: HardwareProfile, ctas: int, warps_per_cta: int) -
     if rows is None:
         return step_efficiency(profile, ctas * warps_per_cta)
     return at_count(rows, ctas)
+
+
+def grouping_note(profile: HardwareProfile, kernel: str, warps_per_cta: int) -> str | None:
+    """One line where ``profile`` has the table but not ``warps_per_cta`` (None otherwise)."""
+    table = getattr(profile, FIELD)
+    if table is None or grouped(profile, warps_per_cta) is not None:
+        return None
+    has = ", ".join(sorted(table.value))
+    return (
+        f"{kernel}: {profile.name}'s {FIELD} has CTAs of {has} warps, not {warps_per_cta}: "
+        "its steps take the per-scheduler step efficiency"
+    )

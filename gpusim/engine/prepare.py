@@ -23,7 +23,7 @@ from gpusim.curves import share_at
 from gpusim.engine.active_ctas import capacity_table
 from gpusim.engine.chunks import CHUNKS_PER_RUN, chunk_size
 from gpusim.engine.clock import TICKS_PER_S
-from gpusim.engine.cta_grouping import launch_efficiency
+from gpusim.engine.cta_grouping import grouping_note, launch_efficiency
 from gpusim.engine.dram_mix import dram_mix
 from gpusim.engine.grid import Grid
 from gpusim.engine.mate_age import kernel_ratio as mate_ratio
@@ -46,9 +46,8 @@ MIN_CHUNKS_PER_RUN = 2  # chunks per run never go below this (the pipelined shap
 FIXED_PHASES = 4
 #: Many-class kernels are lumped only when their grid is longer than this many waves (in a short
 #: grid the order in which single CTAs end decides the time) and has more than this many CTAs:
-#: below, running them one by one costs at most a
-#: few seconds and stays closer to the detailed path (the validation sweep's causal runs,
-#: 2048 to 8192 CTAs, with several CTAs per SM and the calibrated CTA scatter).
+#: below, running them one by one costs at most a few seconds and stays closer to the detailed
+#: path (the validation sweep's causal runs, 2048 to 8192 CTAs, several CTAs per SM, scatter).
 LUMP_MIN_WAVES = 8
 LUMP_MIN_CTAS = 10_000
 #: Past this many CTAs a few timing classes are lumped too (standard's causal row softmax B8
@@ -62,8 +61,7 @@ LUMP_MAX_CUTS = 64
 LUMP_CHUNKS_PER_RUN = 4
 #: Kernels whose traced classes count at most this many steps are planned step by step.
 EXPAND_MAX_STEPS = 200_000
-#: The least share of the DRAM bandwidth a kernel is charged for (keeps the cost finite for a
-#: curve that starts at zero).
+#: The least share of the DRAM bandwidth a kernel is charged for (finite for a curve from zero).
 MIN_DRAM_SHARE = 1e-3
 
 
@@ -232,12 +230,14 @@ def prepare(
             table = capacity_table(lambda n: launch_efficiency(profile, n, warps), occ.ctas_per_sm)
             rates = rates.at_efficiency(launch_efficiency(profile, occ.ctas_per_sm, warps))
             rates = replace(rates, sched_capacity=table, smem_release=release_share(profile))
+            notes = [grouping_note(profile, kernel.name, warps)]
             if profile.sass_core_cycles is not None:
-                timing_note = (
+                notes.append(
                     f"{kernel.name}: {profile.name} replays only the committed SASS loops "
                     "(gpusim/kernel_catalog) and has none for this kernel and launch shape; "
                     "its steps are timed by the pipe model"
                 )
+            timing_note = "; ".join(n for n in notes if n) or None
     slots = occ.ctas_per_sm * rates.sm_count
     lumpable = aggregated and lump and kernel.num_ctas > max(LUMP_MIN_WAVES * slots, LUMP_MIN_CTAS)
     per_run = CHUNKS_PER_RUN

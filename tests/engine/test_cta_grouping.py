@@ -43,3 +43,13 @@ def test_a_faster_grouping_gives_a_shorter_prefill():
     same = simulate("flash2", w, s, base)
     assert slow.runtime_s == pytest.approx(same.runtime_s, rel=1e-9)
     assert fast.runtime_s < 0.97 * slow.runtime_s
+
+
+def test_a_table_without_the_kernels_warps_says_so():
+    w = Workload(batch=1, heads=16, seq_len_q=2048, seq_len_k=2048, head_dim=128, dtype="bf16")
+    s = Schedule(block_m=128, block_n=64, warps=8, stages=2)
+    r = simulate("flash2", w, s, with_table({"4": [[1, 0.7], [2, 1.0]]}))
+    notes = [k.timing_note for k in r.kernels if k.timing_note]
+    assert any("has CTAs of 4 warps, not 8" in n for n in notes)
+    assert not [k for k in simulate("flash2", w, s, load_profile("h100-sxm5")).kernels
+                if k.timing_note]  # fmt: skip
