@@ -40,15 +40,16 @@ def run(quick: bool = False) -> dict[str, Any]:
     return step_size.run(quick, LOOPS, SHAPES)
 
 
-def efficiencies(record: dict[str, Any]) -> dict[str, list[list[float]]]:
-    """``{warps per CTA: [[CTAs per SM, efficiency], ...]}``, the loops' mean (see the module)."""
+def efficiencies(record: dict[str, Any], shapes=SHAPES) -> dict[str, list[list[float]]]:
+    """``{warps per CTA: [[CTAs per SM, efficiency], ...]}``, the loops' mean (see the module),
+    at ``shapes`` (the reference launches among them)."""
     per_warp = {
         (r["nld"], r["mma_per_ld"], r["threads"], r["ctas_per_sm"]):
         r["cycles_per_iteration_per_scheduler"] / r["warps_per_scheduler"]
         for r in record["rows"]
     }  # fmt: skip
     out: dict[str, list[list[float]]] = {}
-    for threads, ctas in SHAPES:
+    for threads, ctas in shapes:
         effs = []
         for nld, per_ld, _acc in LOOPS:
             ref = statistics.fmean(per_warp[(nld, per_ld, *s)] for s in REFERENCE)

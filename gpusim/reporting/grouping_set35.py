@@ -86,6 +86,53 @@ def compare(measured_dir: Path, predictions: list[dict[str, Any]], configs=None)
     return out
 
 
+#: the look on seen sets: the step_size record and the measured sets it recomputes
+STEP_SIZE = Path("data/h100/2026-12-06_calibration_step_size/step-size.json")
+SEEN = ("32", "33")
+
+
+def look() -> dict[str, Any]:
+    """Seen sets 32 and 33 on ``h100-sxm5`` without and with a partial table from the step_size
+    record's five launch shapes (8-accumulator loops): per tile and over all runs, the mean
+    signed error, and the MAPE. Judges nothing (reports/grouping_heldout35/README.md)."""
+    import statistics
+
+    from gpusim.calibrate import step_grouping
+    from gpusim.engine.cta_grouping import FIELD
+    from gpusim.profiles.loader import load_profile
+    from gpusim.profiles.schema import SourcedRateTable
+    from gpusim.reporting.mates_set import SETS
+    from gpusim.validation import long_context_sweep
+
+    record = json.loads(STEP_SIZE.read_text())
+    have = {(r["threads"], r["ctas_per_sm"]) for r in record["rows"]}
+    shapes = tuple(sh for sh in step_grouping.SHAPES if sh in have)
+    rows = {"rows": [r for r in record["rows"] if r["acc"] == 8]}
+    table = step_grouping.efficiencies(rows, shapes)
+    base = load_profile(BASE)
+    part = SourcedRateTable(value=table, source=f"partial, {STEP_SIZE}")
+    profiles = {BASE: base, "partial": base.model_copy(update={FIELD: part})}
+    errs: dict[str, dict[str, list[float]]] = {n: {} for n in profiles}
+    for sid in SEEN:
+        configs, _ = SETS[sid]
+        data = Path(f"data/h100/2026-12-06_mates_heldout{sid}")
+        times = measured_times({r["id"]: r for r in long_context_sweep.records(data)})
+        runs = [c for c in configs() if c.config_id in times]
+        for c, row in zip(runs, predict_on(runs, profiles).values(), strict=True):
+            tile = c.config_id.split("_m", 1)[1].split("_sp")[0]
+            for n in profiles:
+                e = row[n]["runtime_s"] / times[c.config_id] - 1
+                errs[n].setdefault(tile, []).append(e)
+    out: dict[str, Any] = {"table": table, "profiles": {}}
+    for n, by_tile in errs.items():
+        every = [e for es in by_tile.values() for e in es]
+        tiles = {t: statistics.fmean(es) for t, es in by_tile.items()}
+        out["profiles"][n] = {"mean_signed_by_tile": tiles, "n": len(every),
+                              "mape": statistics.fmean(abs(e) for e in every),
+                              "mean_signed": statistics.fmean(every)}  # fmt: skip
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     """Predict or compare the set; a bad input is one line and exit 2."""
     ap = argparse.ArgumentParser(prog="grouping_set35", description=__doc__.splitlines()[0])
@@ -98,9 +145,13 @@ def main(argv: list[str] | None = None) -> int:
     co.add_argument("--out", type=Path, required=True)
     co.add_argument("--predictions", type=Path, nargs="+", default=None,
                     help="default: the set's predictions and predictions_grouping")  # fmt: skip
+    lk = sub.add_parser("look", help="seen sets 32-33 with the step_size record's partial table")
+    lk.add_argument("--out", type=Path, required=True)
     a = ap.parse_args(argv)
     try:
-        if a.cmd == "predict":
+        if a.cmd == "look":
+            doc = look()
+        elif a.cmd == "predict":
             doc = predict(heldout35_configs(), a.record)
         else:
             paths = a.predictions or [OUT / "predictions.json", OUT / "predictions_grouping.json"]
