@@ -89,6 +89,24 @@ def compare(measured_dir: Path, predictions: list[dict[str, Any]], configs=None)
 #: the look on seen sets: the step_size record and the measured sets it recomputes
 STEP_SIZE = Path("data/h100/2026-12-06_calibration_step_size/step-size.json")
 SEEN = ("32", "33")
+#: the suffix of a profile given the step_size record's partial table
+PARTIAL = "+partial"
+
+
+def partial_profile(base):
+    """``base`` with the partial table of the step_size record's five launch shapes
+    (8-accumulator loops; two 8-warp CTAs take the one-CTA value), named ``+partial``."""
+    from gpusim.calibrate import step_grouping
+    from gpusim.engine.cta_grouping import FIELD
+    from gpusim.profiles.schema import SourcedRateTable
+
+    record = json.loads(STEP_SIZE.read_text())
+    have = {(r["threads"], r["ctas_per_sm"]) for r in record["rows"]}
+    shapes = tuple(sh for sh in step_grouping.SHAPES if sh in have)
+    rows = {"rows": [r for r in record["rows"] if r["acc"] == 8]}
+    table = step_grouping.efficiencies(rows, shapes)
+    part = SourcedRateTable(value=table, source=f"partial, {STEP_SIZE}")
+    return base.model_copy(update={FIELD: part, "name": base.name + PARTIAL})
 
 
 def look() -> dict[str, Any]:
@@ -97,21 +115,15 @@ def look() -> dict[str, Any]:
     signed error, and the MAPE. Judges nothing (reports/grouping_heldout35/README.md)."""
     import statistics
 
-    from gpusim.calibrate import step_grouping
     from gpusim.engine.cta_grouping import FIELD
     from gpusim.profiles.loader import load_profile
-    from gpusim.profiles.schema import SourcedRateTable
     from gpusim.reporting.mates_set import SETS
     from gpusim.validation import long_context_sweep
 
-    record = json.loads(STEP_SIZE.read_text())
-    have = {(r["threads"], r["ctas_per_sm"]) for r in record["rows"]}
-    shapes = tuple(sh for sh in step_grouping.SHAPES if sh in have)
-    rows = {"rows": [r for r in record["rows"] if r["acc"] == 8]}
-    table = step_grouping.efficiencies(rows, shapes)
     base = load_profile(BASE)
-    part = SourcedRateTable(value=table, source=f"partial, {STEP_SIZE}")
-    profiles = {BASE: base, "partial": base.model_copy(update={FIELD: part})}
+    part = partial_profile(base)
+    table = getattr(part, FIELD).value
+    profiles = {BASE: base, "partial": part}
     errs: dict[str, dict[str, list[float]]] = {n: {} for n in profiles}
     for sid in SEEN:
         configs, _ = SETS[sid]
