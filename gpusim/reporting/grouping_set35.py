@@ -6,6 +6,8 @@ table, and their comparison with the measured runs under the set's rule.
         --out reports/grouping_heldout35/predictions.json
     python -m gpusim.reporting.grouping_set35 predict --record REC.json \
         --out reports/grouping_heldout35/predictions_grouping.json
+    python -m gpusim.reporting.grouping_set35 predict --partial \
+        --out reports/grouping_heldout35/predictions_partial.json
     python -m gpusim.reporting.grouping_set35 compare --measured DIR \
         --out reports/grouping_heldout35/compare.json
 """
@@ -49,12 +51,18 @@ def with_record(name: str, record: dict[str, Any], record_path: str):
     return load_profile(name).model_copy(update={FIELD: table, "name": name + GROUPING})
 
 
-def predict(configs, record_path: Path | None = None) -> dict[str, Any]:
-    """Every config on :data:`PROFILES`, or (given the record) on the candidate."""
+def predict(configs, record_path: Path | None = None, partial: bool = False) -> dict[str, Any]:
+    """Every config on :data:`PROFILES`, or (given the record) on the candidate, or
+    (``partial``) on the judged profile with the step_size record's partial table, reported
+    beside the candidate (it decides nothing)."""
+    from gpusim.profiles.loader import load_profile
     from gpusim.source_commit import git_commit
 
-    if record_path is None:
-        profiles: dict[str, Any] = {n: n for n in PROFILES}
+    if partial:
+        profile = partial_profile(load_profile(BASE))
+        profiles: dict[str, Any] = {profile.name: profile}
+    elif record_path is None:
+        profiles = {n: n for n in PROFILES}
     else:
         record = json.loads(record_path.read_text())
         profiles = {BASE + GROUPING: with_record(BASE, record, str(record_path))}
@@ -76,7 +84,7 @@ def compare(measured_dir: Path, predictions: list[dict[str, Any]], configs=None)
     out: dict[str, Any] = {"gpu": gpu, "judged_profile": judged, "measured": str(measured_dir),
                            "profiles": {}}  # fmt: skip
     for name in both["profiles"]:
-        base = name.removesuffix(GROUPING)
+        base = name.removesuffix(GROUPING).removesuffix(PARTIAL)
         out["profiles"][name] = tuner_summary(configs, measured, both, name, base)
     out |= baselines(configs, measured_times(measured), judged)
     prof = out["profiles"]
@@ -152,11 +160,14 @@ def main(argv: list[str] | None = None) -> int:
     pr = sub.add_parser("predict")
     pr.add_argument("--out", type=Path, required=True)
     pr.add_argument("--record", type=Path, default=None)
+    pr.add_argument("--partial", action="store_true",
+                    help="the judged profile with the step_size record's partial table")
     co = sub.add_parser("compare")
     co.add_argument("--measured", type=Path, required=True)
     co.add_argument("--out", type=Path, required=True)
     co.add_argument("--predictions", type=Path, nargs="+", default=None,
-                    help="default: the set's predictions and predictions_grouping")  # fmt: skip
+                    help="default: the set's predictions, and predictions_grouping and "
+                    "predictions_partial where they were made")  # fmt: skip
     lk = sub.add_parser("look", help="seen sets 32-33 with the step_size record's partial table")
     lk.add_argument("--out", type=Path, required=True)
     a = ap.parse_args(argv)
@@ -164,9 +175,10 @@ def main(argv: list[str] | None = None) -> int:
         if a.cmd == "look":
             doc = look()
         elif a.cmd == "predict":
-            doc = predict(heldout35_configs(), a.record)
+            doc = predict(heldout35_configs(), a.record, a.partial)
         else:
-            paths = a.predictions or [OUT / "predictions.json", OUT / "predictions_grouping.json"]
+            extra = [OUT / "predictions_grouping.json", OUT / "predictions_partial.json"]
+            paths = a.predictions or [OUT / "predictions.json"] + [p for p in extra if p.exists()]
             doc = compare(a.measured, [json.loads(p.read_text()) for p in paths])
         a.out.parent.mkdir(parents=True, exist_ok=True)
         atomic.write_text(a.out, json.dumps(doc, indent=1, sort_keys=True) + "\n")
