@@ -42,3 +42,22 @@ def test_the_candidate_differs_from_its_base_where_grouping_differs():
     assert w8 and all(
         cand[k][NAME]["runtime_s"] > base[k][tuner_set34.JUDGED]["runtime_s"] for k in w8
     )
+
+
+def test_compare_reports_the_candidate_beside_the_sets_profiles(tmp_path):
+    """On a synthetic measured folder whose times are the base profile's predictions, the base
+    ranks every workload exactly and the candidate is reported beside it under its own name."""
+    base = json.loads((ROOT / tuner_set34.PREDICTIONS).read_text())
+    cand = json.loads(PARTIAL_FILE.read_text())
+    lines = [json.dumps({"id": i, "status": "ok", "median_s": row[tuner_set34.JUDGED]["runtime_s"]})
+             for i, row in base["by_config"].items()]  # fmt: skip
+    (tmp_path / "sweep.jsonl").write_text("\n".join(lines) + "\n")
+    prov = {"provenance": {"gpu_name": "NVIDIA H100 80GB HBM3"}}
+    (tmp_path / "provenance.json").write_text(json.dumps(prov))
+    doc = tuner_set34.compare(tmp_path, base, extra=(cand,))
+    assert doc["judged_profile"] == tuner_set34.JUDGED
+    assert set(doc["profiles"]) == {*base["profiles"], NAME}
+    judged = doc["profiles"][tuner_set34.JUDGED]
+    assert judged["runtime"]["mape"] == 0.0
+    assert all(w["spearman"] > 0.999 for w in judged["workloads"])
+    assert doc["profiles"][NAME]["runtime"]["mape"] > 0.0
