@@ -14,14 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from gpusim.reporting.profile_sets import (
-    baselines,
     main_for,
-    measured_times,
     no_worse,
     predict_all,
-    tuner_summary,
+    tuner_report,
 )
-from gpusim.reporting.release_sets import lent_card
 from gpusim.validation.inference_tuning_heldout29 import PROFILES, heldout29_configs
 
 PREDICTIONS = Path("reports/core_heldout29/predictions.json")
@@ -44,16 +41,9 @@ def compare(measured_dir: Path, predictions: dict[str, Any], configs=None) -> di
     """Per profile: the tuner's rankings and verdict, the runtime errors and worst runs; the
     roofline and the constant-efficiency baseline on the same runs; the rule's decision on
     the lent card's profiles."""
-    from gpusim.validation import long_context_sweep
-
     configs = heldout29_configs() if configs is None else configs
-    measured = {r["id"]: r for r in long_context_sweep.records(measured_dir)}
-    gpu, judged = lent_card(measured_dir)
-    out: dict[str, Any] = {"gpu": gpu, "judged_profile": judged, "measured": str(measured_dir),
-                           "profiles": {}}  # fmt: skip
-    for name in predictions["profiles"]:
-        out["profiles"][name] = tuner_summary(configs, measured, predictions, name)
-    out |= baselines(configs, measured_times(measured), judged)
+    out = tuner_report(configs, measured_dir, predictions)
+    judged = out["judged_profile"]
     pipe, core = out["profiles"][judged], out["profiles"][judged + CORE]
     out["decision"] = {"core_recommended": decide(pipe, core), "pipe": judged,
                        "core": judged + CORE}  # fmt: skip

@@ -23,19 +23,19 @@ from typing import Any
 from gpusim import atomic
 from gpusim.errors import GpusimError
 from gpusim.reporting.profile_sets import (
-    baselines,
     measured_times,
     merged,
     no_worse,
     predict_on,
-    tuner_summary,
+    tuner_report,
 )
-from gpusim.reporting.release_sets import lent_card
 from gpusim.validation.grouping_heldout35 import PROFILES, heldout35_configs
 
 OUT = Path("reports/grouping_heldout35")
 #: the candidate: the judged profile with the record's table
 BASE, GROUPING = "h100-sxm5", "+grouping"
+#: the suffix of a profile given the step_size record's partial table (reported beside)
+PARTIAL = "+partial"
 #: the rule's margins: MAPE at least this much lower, the mean signed error no further from 0
 MAPE_GAIN, SIGNED_SLACK = 0.005, 0.01
 
@@ -75,18 +75,10 @@ def predict(configs, record_path: Path | None = None, partial: bool = False) -> 
 def compare(measured_dir: Path, predictions: list[dict[str, Any]], configs=None) -> dict:
     """Per profile: the tuner's rankings and verdict, the runtime errors and worst runs; the
     baselines on the same runs; the rule's decision on the candidate."""
-    from gpusim.validation import long_context_sweep
-
     configs = heldout35_configs() if configs is None else configs
-    measured = {r["id"]: r for r in long_context_sweep.records(measured_dir)}
-    gpu, judged = lent_card(measured_dir)
     both = merged(configs, predictions)
-    out: dict[str, Any] = {"gpu": gpu, "judged_profile": judged, "measured": str(measured_dir),
-                           "profiles": {}}  # fmt: skip
-    for name in both["profiles"]:
-        base = name.removesuffix(GROUPING).removesuffix(PARTIAL)
-        out["profiles"][name] = tuner_summary(configs, measured, both, name, base)
-    out |= baselines(configs, measured_times(measured), judged)
+    out = tuner_report(configs, measured_dir, both,
+                       lambda name: name.removesuffix(GROUPING).removesuffix(PARTIAL))
     prof = out["profiles"]
     if BASE + GROUPING in prof:
         out["decision"] = {BASE: no_worse(prof[BASE], prof[BASE + GROUPING], MAPE_GAIN,
@@ -97,8 +89,6 @@ def compare(measured_dir: Path, predictions: list[dict[str, Any]], configs=None)
 #: the look on seen sets: the step_size record and the measured sets it recomputes
 STEP_SIZE = Path("data/h100/2026-12-06_calibration_step_size/step-size.json")
 SEEN = ("32", "33")
-#: the suffix of a profile given the step_size record's partial table
-PARTIAL = "+partial"
 
 
 def partial_profile(base):

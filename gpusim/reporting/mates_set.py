@@ -24,14 +24,11 @@ from typing import Any
 from gpusim import atomic
 from gpusim.errors import GpusimError
 from gpusim.reporting.profile_sets import (
-    baselines,
-    measured_times,
     merged,
     no_worse,
     predict_on,
-    tuner_summary,
+    tuner_report,
 )
-from gpusim.reporting.release_sets import lent_card
 from gpusim.validation.mates_heldout32 import PROFILES, heldout32_configs
 from gpusim.validation.mates_heldout33 import heldout33_configs
 
@@ -77,18 +74,9 @@ def decide(base: dict[str, Any], cand: dict[str, Any]) -> bool:
 def compare(measured_dir: Path, predictions: list[dict[str, Any]], configs=None) -> dict:
     """Per profile: the tuner's rankings and verdict, the runtime errors and worst runs; the
     baselines on the same runs; the rule's decision for each profile and its candidate."""
-    from gpusim.validation import long_context_sweep
-
     configs = heldout32_configs() if configs is None else configs
-    measured = {r["id"]: r for r in long_context_sweep.records(measured_dir)}
-    gpu, judged = lent_card(measured_dir)
     both = merged(configs, predictions)
-    out: dict[str, Any] = {"gpu": gpu, "judged_profile": judged, "measured": str(measured_dir),
-                           "profiles": {}}  # fmt: skip
-    for name in both["profiles"]:
-        base = name.removesuffix(MATES)
-        out["profiles"][name] = tuner_summary(configs, measured, both, name, base)
-    out |= baselines(configs, measured_times(measured), judged)
+    out = tuner_report(configs, measured_dir, both, lambda name: name.removesuffix(MATES))
     prof = out["profiles"]
     out["decision"] = {n: decide(prof[n], prof[n + MATES]) for n in PROFILES
                        if n in prof and n + MATES in prof}  # fmt: skip

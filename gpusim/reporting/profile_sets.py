@@ -62,6 +62,25 @@ def tuner_summary(configs, measured: dict, predictions: dict, name: str, base: s
     return {"verdict": verdict(ranked), "runtime": error_summary(errs), "workloads": ranked}
 
 
+def tuner_report(
+    configs, measured_dir: Path, predictions: dict, base_of: Callable[[str], str] | None = None
+) -> dict[str, Any]:
+    """What a tuner set's comparison shares: the lent card, each profile's
+    :func:`tuner_summary` (``base_of(name)``: the profile its predictions are made on), then the
+    roofline and the constant-efficiency baseline on the same runs."""
+    from gpusim.reporting.release_sets import lent_card
+    from gpusim.validation import long_context_sweep
+
+    measured = {r["id"]: r for r in long_context_sweep.records(measured_dir)}
+    gpu, judged = lent_card(measured_dir)
+    out: dict[str, Any] = {"gpu": gpu, "judged_profile": judged, "measured": str(measured_dir),
+                           "profiles": {}}  # fmt: skip
+    for name in predictions["profiles"]:
+        base = base_of(name) if base_of else None
+        out["profiles"][name] = tuner_summary(configs, measured, predictions, name, base)
+    return out | baselines(configs, measured_times(measured), judged)
+
+
 def no_worse(base: dict, cand: dict, mape_gain: float, signed_slack: float) -> bool:
     """A set's adoption rule on two :func:`tuner_summary` results: the candidate's MAPE at least
     ``mape_gain`` lower, its mean signed error no further from 0 by more than ``signed_slack``,
@@ -104,11 +123,14 @@ def main_for(
     predictions: Path,
     predict: Callable[[], dict[str, Any]],
     compare: Callable[[Path, dict[str, Any]], dict[str, Any]],
+    more: dict[str, Callable[[], dict[str, Any]]] | None = None,
 ) -> int:
-    """``predict --out FILE`` or ``compare --measured DIR --out FILE [--predictions P]``; a bad
-    input is one line and exit 2."""
+    """``predict --out FILE`` or ``compare --measured DIR --out FILE [--predictions P]``, or a
+    command of ``more`` (further predictions, ``NAME --out FILE``); a bad input is one line and
+    exit 2."""
+    predicts = {"predict": predict, **(more or {})}
     ap = argparse.ArgumentParser(prog=prog, description=description)
-    ap.add_argument("cmd", choices=["predict", "compare"])
+    ap.add_argument("cmd", choices=[*predicts, "compare"])
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--measured", type=Path)
     ap.add_argument("--predictions", type=Path, default=predictions)
@@ -116,7 +138,7 @@ def main_for(
     if a.cmd == "compare" and (a.measured is None or not a.measured.is_dir()):
         ap.error("compare needs --measured DIR, a folder of measured runs")
     try:
-        doc = predict() if a.cmd == "predict" else compare(
+        doc = predicts[a.cmd]() if a.cmd in predicts else compare(
             a.measured, json.loads(a.predictions.read_text()))
     except (OSError, ValueError, KeyError, GpusimError) as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)

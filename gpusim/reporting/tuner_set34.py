@@ -11,22 +11,16 @@ runs under issue 19's tuner and runtime targets.
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
-from gpusim import atomic
 from gpusim.reporting.profile_sets import (
-    baselines,
     main_for,
-    measured_times,
     merged,
     predict_on,
-    tuner_summary,
+    tuner_report,
 )
-from gpusim.reporting.release_sets import lent_card
 from gpusim.validation.tuner_heldout34 import PROFILES, heldout34_configs
 
 PREDICTIONS = Path("reports/tuner_heldout34/predictions.json")
@@ -75,19 +69,14 @@ def compare(
     targets met; the roofline and the constant-efficiency baseline on the same runs. ``extra``:
     further predictions files' contents (the partial-table candidate), reported beside."""
     from gpusim.reporting.grouping_set35 import PARTIAL
-    from gpusim.validation import long_context_sweep
 
     configs = heldout34_configs() if configs is None else configs
     if extra:
         predictions = merged(configs, [predictions, *extra])
-    measured = {r["id"]: r for r in long_context_sweep.records(measured_dir)}
-    gpu, judged = lent_card(measured_dir)
-    out: dict[str, Any] = {"gpu": gpu, "judged_profile": judged, "measured": str(measured_dir),
-                           "profiles": {}}  # fmt: skip
-    for name in predictions["profiles"]:
-        summary = tuner_summary(configs, measured, predictions, name, name.removesuffix(PARTIAL))
-        out["profiles"][name] = summary | {"targets": targets(summary)}
-    return out | baselines(configs, measured_times(measured), judged)
+    out = tuner_report(configs, measured_dir, predictions, lambda name: name.removesuffix(PARTIAL))
+    for summary in out["profiles"].values():
+        summary["targets"] = targets(summary)
+    return out
 
 
 def _compare_with_partial(measured_dir: Path, predictions: dict[str, Any]) -> dict[str, Any]:
@@ -98,17 +87,9 @@ def _compare_with_partial(measured_dir: Path, predictions: dict[str, Any]) -> di
 
 def main(argv: list[str] | None = None) -> int:
     """``predict``, ``predict-partial`` or ``compare``; a bad input is one line and exit 2."""
-    argv = list(argv) if argv is not None else sys.argv[1:]
-    if argv[:1] == ["predict-partial"]:
-        ap = argparse.ArgumentParser(prog="tuner_set34 predict-partial")
-        ap.add_argument("--out", type=Path, required=True)
-        a = ap.parse_args(argv[1:])
-        doc = predict_partial(heldout34_configs())
-        a.out.parent.mkdir(parents=True, exist_ok=True)
-        atomic.write_text(a.out, json.dumps(doc, indent=1) + "\n")
-        return 0
     return main_for(argv, "tuner_set34", __doc__.splitlines()[0], PREDICTIONS,
-                    lambda: predict(heldout34_configs()), _compare_with_partial)  # fmt: skip
+                    lambda: predict(heldout34_configs()), _compare_with_partial,
+                    {"predict-partial": lambda: predict_partial(heldout34_configs())})  # fmt: skip
 
 
 if __name__ == "__main__":
