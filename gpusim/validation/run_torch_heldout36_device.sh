@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # One device call (about three minutes): held-out set 36 (PyTorch's FlashAttention-2 forward
 # and backward at 20 drawn prefill shapes, reports/torch_heldout36) timed against its committed
-# predictions; then two diagnostics that nothing reads yet: the SM clock under the timing
-# protocol while the paper sweep's long non-causal forwards run (torch_fwd_clock), and
-# load_clock's whole table (no attention code: sustained, 2 ms and 60 ms launches).
+# predictions; held-out sets 34 and 35 (the tuner's whole candidate lists, 243 runs of the
+# project's kernel, measured once on 2026-12-07) timed again, so that their two measurements
+# give the rank agreement a model could reach at best (issue 19's tuner target); then two
+# diagnostics that nothing reads yet: the SM clock under the timing protocol while the paper
+# sweep's long non-causal forwards run (torch_fwd_clock), and load_clock's whole table (no
+# attention code: sustained, 2 ms and 60 ms launches).
 #
 #   run(command="GPUSIM_COMMIT=<sha> bash gpusim/validation/run_torch_heldout36_device.sh",
 #       carry=[".whl"], timeout_s=540)
 #
 # Files under $OUT: run.log, bwd/ (torch_bwd_measure's runs.jsonl, provenance.json),
-# fwd_clock/torch-fwd-clock.json, load_clock/load-clock.json.
+# s34/ and s35/ (provenance.json, sweep.jsonl, extras.tar.gz), fwd_clock/torch-fwd-clock.json,
+# load_clock/load-clock.json.
 set -u -o pipefail
 LIMIT_S=${SET36_LIMIT_S:-520}
 . gpusim/validation/device_steps.sh
@@ -17,9 +21,13 @@ device_info
 step set36 python3 -m gpusim.validation.torch_bwd_measure \
   --manifest data/h100/2026-12-07_torch_heldout36/manifest_configs.json --out "$OUT/bwd" \
   --budget-s 240
+wheels
+for s in 34:2026-12-06_tuner_heldout34 35:2026-12-06_grouping_heldout35; do
+  mkdir -p "$OUT/s${s%%:*}" "/tmp/s${s%%:*}"
+  OUT="$OUT/s${s%%:*}" long_context_set "data/h200/${s#*:}/manifest_configs.json" "/tmp/s${s%%:*}"
+done
 step fwd_clock timeout 90 python3 -m gpusim.validation.torch_fwd_clock \
   --out "$OUT/fwd_clock/torch-fwd-clock.json"
-wheels
 mkdir -p "$OUT/load_clock"
 step load_clock timeout $(($(left) - 10)) python3 -m gpusim.calibrate.load_clock \
   --out "$OUT/load_clock/load-clock.json"
