@@ -12,7 +12,9 @@
 #       carry=[".whl"], timeout_s=540)
 #
 # Files under $OUT: run.log, bwd/ (torch_bwd_measure's runs.jsonl, provenance.json),
-# s34/ and s35/ (provenance.json, sweep.jsonl, extras.tar.gz), fwd_clock/torch-fwd-clock.json,
+# s34/ and s35/ (provenance.json, sweep.jsonl, extras.tar.gz; on an H100), cal.tar.gz (on an
+# H200: gpusim calibrate --quick and full, each profile, --json output and wall time),
+# fwd_clock/torch-fwd-clock.json,
 # load_clock/load-clock.json.
 set -u -o pipefail
 LIMIT_S=${SET36_LIMIT_S:-520}
@@ -22,10 +24,27 @@ step set36 python3 -m gpusim.validation.torch_bwd_measure \
   --manifest data/h100/2026-12-07_torch_heldout36/manifest_configs.json --out "$OUT/bwd" \
   --budget-s 240
 wheels
-for s in 34:2026-12-06_tuner_heldout34 35:2026-12-06_grouping_heldout35; do
-  mkdir -p "$OUT/s${s%%:*}" "/tmp/s${s%%:*}"
-  OUT="$OUT/s${s%%:*}" long_context_set "data/h200/${s#*:}/manifest_configs.json" "/tmp/s${s%%:*}"
-done
+if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H100; then
+  # sets 34 and 35 were measured on an H100: a repeat means the same card
+  for s in 34:2026-12-06_tuner_heldout34 35:2026-12-06_grouping_heldout35; do
+    mkdir -p "$OUT/s${s%%:*}" "/tmp/s${s%%:*}"
+    OUT="$OUT/s${s%%:*}" long_context_set "data/h200/${s#*:}/manifest_configs.json" "/tmp/s${s%%:*}"
+  done
+else
+  # an H200 (none lent since session 46): issue 19's one-command calibrate, --quick then full
+  cal() {  # cal KIND SECONDS [--quick]: one gpusim calibrate, its --json output and wall time
+    local kind=$1 limit=$2 t0
+    shift 2
+    mkdir -p "$OUT/cal/$kind"
+    t0=$(date +%s%N)
+    timeout "$limit" python3 -m gpusim.cli.main calibrate "$@" --base-profile h200-sxm-datasheet \
+      --name "h200-$kind" --out "$OUT/cal/$kind/h200-$kind.yaml" --json > "$OUT/cal/$kind/out.json"
+    echo "$(( ($(date +%s%N) - t0) / 1000000 ))" > "$OUT/cal/$kind/wall_ms.txt"
+  }
+  step "calibrate quick" cal quick 200 --quick
+  step "calibrate full" cal full $(($(left) - 130))
+  tar czf /tmp/cal.tar.gz -C "$OUT" cal && rm -rf "$OUT/cal" && mv /tmp/cal.tar.gz "$OUT/"
+fi
 step fwd_clock timeout 90 python3 -m gpusim.validation.torch_fwd_clock \
   --out "$OUT/fwd_clock/torch-fwd-clock.json"
 mkdir -p "$OUT/load_clock"
