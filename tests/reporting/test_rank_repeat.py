@@ -35,3 +35,16 @@ def test_the_same_measurement_meets_the_target_and_scatter_is_scored(tmp_path):
     v = doc["second_ranks_first"]["verdict"]
     assert v["spearman_at_least_0_85"] <= 6 and v["workloads"] == 6
     assert set(doc["profiles"]) == {"h100-sxm5", "h100-sxm5-core"}
+
+
+def test_the_h100_sets_measured_twice_agree_within_the_tuner_target():
+    """Sets 34 and 35 timed twice on an H100 (2026-12-07): run to run within about 1 %, and
+    the second measurement ranks the first as issue 19's tuner target asks in 11 of 12
+    workloads (Spearman >= 0.94 in all): the target is not below the GPU's noise."""
+    set35 = REPO_ROOT / "data/h100/2026-12-07_grouping_heldout35"
+    for name, first in (("34", FIRST), ("35", set35)):
+        doc = compare(name, first, first.with_name(first.name + "_repeat"))
+        assert doc["runs_both_ok"] >= 121 and doc["repeat"]["mape"] < 0.015
+        v = doc["second_ranks_first"]["verdict"]
+        assert v["spearman_at_least_0_85"] == 6 and v["first_choice_within_3pct"] >= 5
+        assert min(doc["second_ranks_first"]["spearman"].values()) > 0.9

@@ -43,3 +43,25 @@ def test_committed_predictions_are_the_code_s():
             now = predict_run(runs[rid], profile)
             assert now["fwd_s"] == committed[rid]["fwd_s"], (profile, rid)
             assert now["bwd_s"] == committed[rid]["bwd_s"], (profile, rid)
+
+
+MEASURED = REPO_ROOT / "data/h100/2026-12-07_torch_heldout36_measured"
+
+
+def test_two_measured_runs_recomputed_on_the_h100_profile():
+    """The set came back on an H100 at a forward MAPE of 8.7 % (mean -8.0 %): issue 19's 7 %
+    missed by the short causal runs (768-2432 tokens, 10-34 % fast); the rest within -8..+3 %.
+    A short ragged causal d64 run and a mid-length causal d128 one, recomputed from the code."""
+    card = json.loads((MEASURED / "provenance.json").read_text())["provenance"]["gpu_name"]
+    assert "H100" in card
+    measured = {
+        r["id"]: r for r in map(json.loads, (MEASURED / "runs.jsonl").read_text().splitlines())
+    }
+    assert len(measured) == S.N_RUNS and all(r["status"] == "ok" for r in measured.values())
+    runs = {r["id"]: r for r in S.runs()}
+    err = {}
+    for rid in ("bwd_b22h12_n1472_d64_fp16_c1", "bwd_b2h8_n4480_d128_bf16_c1"):
+        now = predict_run(runs[rid], "h100-sxm5")
+        err[rid] = now["fwd_s"] / measured[rid]["fwd"]["median_s"] - 1
+    assert -0.38 < err["bwd_b22h12_n1472_d64_fp16_c1"] < -0.28, err
+    assert -0.03 < err["bwd_b2h8_n4480_d128_bf16_c1"] < 0.07, err
