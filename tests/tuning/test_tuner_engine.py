@@ -19,9 +19,11 @@ SMALL_CAUSAL = Workload(
 
 @pytest.fixture(scope="module")
 def small_result():
+    """SMALL tuned on two processes; test_parallel_search_and_sweep_match_serial compares it
+    with the serial search (one search of SMALL fewer)."""
     from gpusim.profiles.loader import load_profile
 
-    return tune("flash2", SMALL, load_profile("h200-sxm-datasheet"))
+    return tune("flash2", SMALL, load_profile("h200-sxm-datasheet"), jobs=2)
 
 
 def test_ranked_by_predicted_runtime_with_engine_counters(small_result):
@@ -62,9 +64,9 @@ def test_more_sram_never_makes_the_best_schedule_slower(h200, w, small_kib, extr
     assert big.best.runtime_s <= small.best.runtime_s
 
 
-def test_parallel_search_and_sweep_match_serial(h200):
+def test_parallel_search_and_sweep_match_serial(h200, small_result):
     one = tune("flash2", SMALL, h200, jobs=1)
-    two = tune("flash2", SMALL, h200, jobs=2)
+    two = small_result  # tune("flash2", SMALL, h200, jobs=2): h200 is h200-sxm-datasheet
     assert [c.to_dict() for c in one.candidates] == [c.to_dict() for c in two.candidates]
     tasks = [TuneTask("flash2", SMALL, h200), TuneTask("flash2", SMALL, h200, 48 * 1024)]
     serial, par = tune_many(tasks, jobs=1), tune_many(tasks, jobs=2)

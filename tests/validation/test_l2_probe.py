@@ -11,21 +11,20 @@ import json
 
 import pytest
 
-from gpusim.profiles.loader import load_profile
 from gpusim.validation.l2_probe import compare, main
-from tests.validation.conftest import RECORDED_PROFILE, ROOT, compare_record, recorded_records
+from tests.validation.conftest import ROOT
 
 PROBE = ROOT / "data/h200/2026-11-30_validation_l2_probe/l2-probe.json"
 
 
 @pytest.fixture(scope="module")
-def comparison() -> dict:
+def comparison(recorded_rows) -> dict:
     """What ``gpusim validate --from`` writes as comparison.json, from the current model, for
-    the probed runs only (10 of the datasets' 63 simulations: the suite's time)."""
+    the probed runs only: their rows of ``recorded_rows`` (``compare_record`` of the same
+    runs on the same profile, simulated once for this module and test_recorded.py, which
+    tests/conftest.py keeps on one worker)."""
     probed = set(json.loads(PROBE.read_text())["by_config"])
-    profile = load_profile(RECORDED_PROFILE)
-    runs = [r for r in recorded_records() if r["status"] == "ok" and r["id"] in probed]
-    return {"rows": [compare_record(r, profile).as_dict() for r in runs]}
+    return {"rows": [row.as_dict() for row in recorded_rows if row.id in probed]}
 
 
 @pytest.fixture(scope="module")
