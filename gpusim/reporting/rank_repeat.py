@@ -23,14 +23,14 @@ from typing import Any
 
 from gpusim import atomic
 from gpusim.validation import long_context_sweep
+from gpusim.validation.grouping_heldout35 import heldout35_configs
+from gpusim.validation.tuner_heldout34 import heldout34_configs
 
-#: held-out tuner sets: (configs function's module and name, committed predictions)
+#: held-out tuner sets: (their configs, their committed predictions)
 SETS = {
-    "34": ("gpusim.validation.tuner_heldout34", "heldout34_configs",
-           "reports/tuner_heldout34/predictions.json"),
-    "35": ("gpusim.validation.grouping_heldout35", "heldout35_configs",
-           "reports/grouping_heldout35/predictions.json"),
-}  # fmt: skip
+    "34": (heldout34_configs, "reports/tuner_heldout34/predictions.json"),
+    "35": (heldout35_configs, "reports/grouping_heldout35/predictions.json"),
+}
 #: the profile whose SRAM picks the fixed rule's tile in :func:`rankings`
 BASE = "h100-sxm5"
 
@@ -62,10 +62,8 @@ def score(configs, measured: dict, predictions: dict, profile: str) -> dict[str,
 
 
 def compare(set_name: str, first: Path, second: Path) -> dict[str, Any]:
-    import importlib
-
-    module, fn, preds_path = SETS[set_name]
-    configs = getattr(importlib.import_module(module), fn)()
+    configs_of, preds_path = SETS[set_name]
+    configs = configs_of()
     m1 = {r["id"]: r for r in long_context_sweep.records(first)}
     m2 = {r["id"]: r for r in long_context_sweep.records(second)}
     both = [i for i in m1 if m1[i].get("status") == "ok" and m2.get(i, {}).get("status") == "ok"]

@@ -197,6 +197,17 @@ def set_main(argv, set_name: str, what: str, rule: str, runs, add_predict, predi
     return write_doc(args.out, doc)
 
 
+def profile_set_main(argv, set_name: str, what: str, rule: str, runs: tuple, profiles) -> int:
+    """:func:`set_main` for a set of PyTorch runs ``runs`` predicted on the lent card's profile
+    (``predict --profile P``, one of ``profiles``)."""
+
+    def add_predict(pr: argparse.ArgumentParser) -> None:
+        pr.add_argument("--profile", required=True, choices=profiles, help="the card's profile")
+
+    return set_main(argv, set_name, what, rule, lambda: manifest_runs(runs), add_predict,
+                    lambda a: predictions(a.profile, runs, set_name, rule))  # fmt: skip
+
+
 def refuse_existing(out: Path, set_name: str) -> bool:
     """True (and one line on standard error) when ``out`` exists: a set's files are
     written once."""

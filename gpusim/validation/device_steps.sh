@@ -7,6 +7,9 @@
 #   wheels        install the carried .whl (pydantic, simpy) into /tmp/site and put it and
 #                 the checkout on PYTHONPATH, or stop the script;
 #   ncu_export NAME DIR [raw]  an ncu report's pages as CSV;
+#   torch_fwd_ncu DIR B H HKV N D DTYPE CAUSAL
+#                 PyTorch's flash forward kernel, one launch under Nsight Compute, its
+#                 details page into DIR/b<B>h<H>_n<N>_d<D>_<DTYPE>_c<CAUSAL>.details.csv;
 #   long_context_set MANIFEST SCRATCH
 #                 a long-context set's steps: nvcc builds its instances, Nsight Compute counts
 #                 the runs the manifest marks, every run is timed until the limit is near,
@@ -52,6 +55,17 @@ ncu_export() {
     ncu -i "/tmp/$1.ncu-rep" --csv --page raw --print-metric-instances values \
       > "$2/$1.raw.csv" 2>>"$2/ncu_stderr.log"
   fi
+}
+torch_fwd_ncu() {
+  local dir=$1 name
+  shift
+  name="b$1h$2_n$4_d$5_$6_c$7"
+  step "ncu $name" timeout 70 ncu --clock-control none \
+    --section SpeedOfLight --section InstructionStats --section LaunchStats \
+    --section SchedulerStats --section WarpStateStats --section Occupancy \
+    --kernel-name regex:flash_fwd --launch-count 1 -o "/tmp/$name" -f \
+    python3 -m gpusim.validation.torch_bwd_ncu --forward-only --run "$@"
+  ncu_export "$name" "$dir"
 }
 export PYTHONUNBUFFERED=1
 exec > >(tee -a "$OUT/run.log") 2>&1

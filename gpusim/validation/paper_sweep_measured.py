@@ -21,8 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpusim.validation import backward_heldout15
-from gpusim.validation.backward_heldout15 import manifest_runs, set_main
+from gpusim.validation.backward_heldout15 import manifest_runs, profile_set_main
 
 SET_NAME = "paper_sweep_measured"
 #: The lent card's profile decides: h100-sxm5 on an H100, h200-sxm on an H200.
@@ -53,17 +52,10 @@ def runs() -> list[dict[str, Any]]:
     return manifest_runs(RUNS)
 
 
-def predictions(profile: str) -> dict[str, Any]:
-    """Every run's forward, backward and sum on ``profile``."""
-    return backward_heldout15.predictions(profile, RUNS, SET_NAME, RULE)
-
 
 def main(argv: list[str] | None = None) -> int:
-    def add_predict(pr) -> None:
-        pr.add_argument("--profile", required=True, choices=PROFILES, help="the card's profile")
-
     what = "the FlashAttention-2 paper's sweep on the lent card: " + __name__
-    return set_main(argv, SET_NAME, what, RULE, runs, add_predict, lambda a: predictions(a.profile))
+    return profile_set_main(argv, SET_NAME, what, RULE, RUNS, PROFILES)
 
 
 if __name__ == "__main__":

@@ -15,14 +15,7 @@ D="$OUT/fwd_ncu"
 mkdir -p "$D"
 { ncu --version; python3 -c "import torch; print('torch', torch.__version__)"; } > "$D/versions.txt" 2>&1
 for r in "4 16 16 4096 128 bf16 0" "4 32 32 4096 64 bf16 0" "4 16 16 4096 128 bf16 1"; do
-  set -- $r
-  name="b$1h$2_n$4_d$5_$6_c$7"
-  step "ncu $name" timeout 70 ncu --clock-control none \
-    --section SpeedOfLight --section InstructionStats --section LaunchStats \
-    --section SchedulerStats --section WarpStateStats --section Occupancy \
-    --kernel-name regex:flash_fwd --launch-count 1 -o "/tmp/$name" -f \
-    python3 -m gpusim.validation.torch_bwd_ncu --forward-only --run $r
-  ncu_export "$name" "$D"
+  torch_fwd_ncu "$D" $r
 done
 echo "=== done in $(($(date +%s) - T0))s"
 sleep 1

@@ -12,8 +12,8 @@
 #       carry=[".whl"], timeout_s=540)
 #
 # Files under $OUT: run.log, bwd/ (torch_bwd_measure's runs.jsonl, provenance.json),
-# s34/ and s35/ (provenance.json, sweep.jsonl, extras.tar.gz; on an H100), cal.tar.gz (on an
-# H200: gpusim calibrate --quick and full, each profile, --json output and wall time),
+# s34/ and s35/ (provenance.json, sweep.jsonl, extras.tar.gz; on an H100), cal/ (on an H200:
+# run_calibrate_one_command_device.sh's run.log and calibration.tar.gz),
 # fwd_clock/torch-fwd-clock.json,
 # load_clock/load-clock.json.
 set -u -o pipefail
@@ -31,19 +31,11 @@ if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H100; then
     OUT="$OUT/s${s%%:*}" long_context_set "data/h200/${s#*:}/manifest_configs.json" "/tmp/s${s%%:*}"
   done
 else
-  # an H200 (none lent since session 46): issue 19's one-command calibrate, --quick then full
-  cal() {  # cal KIND SECONDS [--quick]: one gpusim calibrate, its --json output and wall time
-    local kind=$1 limit=$2 t0
-    shift 2
-    mkdir -p "$OUT/cal/$kind"
-    t0=$(date +%s%N)
-    timeout "$limit" python3 -m gpusim.cli.main calibrate "$@" --base-profile h200-sxm-datasheet \
-      --name "h200-$kind" --out "$OUT/cal/$kind/h200-$kind.yaml" --json > "$OUT/cal/$kind/out.json"
-    echo "$(( ($(date +%s%N) - t0) / 1000000 ))" > "$OUT/cal/$kind/wall_ms.txt"
-  }
-  step "calibrate quick" cal quick 200 --quick
-  step "calibrate full" cal full $(($(left) - 130))
-  tar czf /tmp/cal.tar.gz -C "$OUT" cal && rm -rf "$OUT/cal" && mv /tmp/cal.tar.gz "$OUT/"
+  # an H200 (none lent since session 46): issue 19's one-command calibrate, full and --quick,
+  # as run_calibrate_one_command_device.sh does it (its files in cal/calibration.tar.gz)
+  mkdir -p "$OUT/cal"
+  step calibrate env OUT="$OUT/cal" CAL_LIMIT_S=$(($(left) - 130)) \
+    bash gpusim/validation/run_calibrate_one_command_device.sh
 fi
 step fwd_clock timeout 90 python3 -m gpusim.validation.torch_fwd_clock \
   --out "$OUT/fwd_clock/torch-fwd-clock.json"

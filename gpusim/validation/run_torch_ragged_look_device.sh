@@ -19,14 +19,7 @@ D="$OUT/ncu"
 mkdir -p "$D"
 { ncu --version; python3 -c "import torch; print('torch', torch.__version__)"; } > "$D/versions.txt" 2>&1
 for r in "22 12 12 1536 64 fp16 1" "22 12 12 1600 64 fp16 1"; do
-  set -- $r
-  name="b$1h$2_n$4_d$5_$6_c$7"
-  step "ncu $name" timeout 60 ncu --clock-control none \
-    --section SpeedOfLight --section InstructionStats --section LaunchStats \
-    --section SchedulerStats --section WarpStateStats --section Occupancy \
-    --kernel-name regex:flash_fwd --launch-count 1 -o "/tmp/$name" -f \
-    python3 -m gpusim.validation.torch_bwd_ncu --forward-only --run $r
-  ncu_export "$name" "$D"
+  torch_fwd_ncu "$D" $r
 done
 echo "=== done in $(($(date +%s) - T0))s"
 sleep 1

@@ -21,8 +21,7 @@ import math
 import random
 from typing import Any
 
-from gpusim.validation import backward_heldout15
-from gpusim.validation.backward_heldout15 import manifest_runs, set_main
+from gpusim.validation.backward_heldout15 import manifest_runs, profile_set_main
 
 SET_NAME = "torch_heldout36"
 SEED = 36
@@ -85,17 +84,10 @@ def runs() -> list[dict[str, Any]]:
     return manifest_runs(RUNS)
 
 
-def predictions(profile: str) -> dict[str, Any]:
-    """Every run's forward, backward and sum on ``profile``."""
-    return backward_heldout15.predictions(profile, RUNS, SET_NAME, RULE)
-
 
 def main(argv: list[str] | None = None) -> int:
-    def add_predict(pr) -> None:
-        pr.add_argument("--profile", required=True, choices=PROFILES, help="the card's profile")
-
     what = "PyTorch's flash forward and backward at 20 new prefill shapes: " + __name__
-    return set_main(argv, SET_NAME, what, RULE, runs, add_predict, lambda a: predictions(a.profile))
+    return profile_set_main(argv, SET_NAME, what, RULE, RUNS, PROFILES)
 
 
 if __name__ == "__main__":

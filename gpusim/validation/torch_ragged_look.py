@@ -20,8 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpusim.validation import backward_heldout15
-from gpusim.validation.backward_heldout15 import manifest_runs, set_main
+from gpusim.validation.backward_heldout15 import manifest_runs, profile_set_main
 
 SET_NAME = "torch_ragged_look"
 PROFILES = ("h100-sxm5",)
@@ -39,12 +38,8 @@ def runs() -> list[dict[str, Any]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    def add_predict(pr) -> None:
-        pr.add_argument("--profile", required=True, choices=PROFILES)
-
     what = "PyTorch's short d64 forwards, even and ragged, causal and not: " + __name__
-    return set_main(argv, SET_NAME, what, RULE, runs, add_predict,
-                    lambda a: backward_heldout15.predictions(a.profile, RUNS, SET_NAME, RULE))
+    return profile_set_main(argv, SET_NAME, what, RULE, RUNS, PROFILES)
 
 
 if __name__ == "__main__":
