@@ -18,10 +18,12 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import sys
 from pathlib import Path
 from typing import Any
 
 from gpusim import atomic
+from gpusim.errors import GpusimError
 from gpusim.validation import long_context_sweep
 from gpusim.validation.grouping_heldout35 import heldout35_configs
 from gpusim.validation.tuner_heldout34 import heldout34_configs
@@ -67,6 +69,8 @@ def compare(set_name: str, first: Path, second: Path) -> dict[str, Any]:
     m1 = {r["id"]: r for r in long_context_sweep.records(first)}
     m2 = {r["id"]: r for r in long_context_sweep.records(second)}
     both = [i for i in m1 if m1[i].get("status") == "ok" and m2.get(i, {}).get("status") == "ok"]
+    if not both:
+        raise GpusimError(f"no run measured ok in both {first} and {second}")
     diffs = [m2[i]["median_s"] / m1[i]["median_s"] - 1 for i in both]
     preds = json.loads(Path(preds_path).read_text())
     out: dict[str, Any] = {
@@ -92,7 +96,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--second", type=Path, required=True)
     ap.add_argument("--out", type=Path, required=True)
     a = ap.parse_args(argv)
-    doc = compare(a.set, a.first, a.second)
+    try:
+        doc = compare(a.set, a.first, a.second)
+    except GpusimError as exc:
+        print(f"rank_repeat: error: {exc}", file=sys.stderr)
+        return 2
     atomic.write_text(a.out, json.dumps(doc, indent=1) + "\n")
     r = doc["repeat"]
     print(f"set {a.set}: {doc['runs_both_ok']} runs, repeat MAPE {100 * r['mape']:.2f} % "

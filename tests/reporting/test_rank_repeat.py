@@ -48,3 +48,13 @@ def test_the_h100_sets_measured_twice_agree_within_the_tuner_target():
         v = doc["second_ranks_first"]["verdict"]
         assert v["spearman_at_least_0_85"] == 6 and v["first_choice_within_3pct"] >= 5
         assert min(doc["second_ranks_first"]["spearman"].values()) > 0.9
+
+
+def test_a_folder_with_no_runs_is_one_line_and_exit_2(tmp_path, capsys):
+    from gpusim.reporting.rank_repeat import main
+
+    out = tmp_path / "out.json"
+    assert main(["--set", "34", "--first", str(FIRST), "--second", str(tmp_path),
+                 "--out", str(out)]) == 2  # fmt: skip
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no run measured ok" in err and not out.exists()
