@@ -1,11 +1,14 @@
-"""Suite-wide scheduling under pytest-xdist: a module's tests stay on one worker.
+"""Suite-wide scheduling under pytest-xdist: the costliest tests go first.
 
 Several modules share one costly module-scoped fixture (the 63 validation runs simulated
 again, the core model's 45 microbenchmark replays, the tuner's recomputed proof
-predictions). With xdist's default ``load`` distribution their tests are spread over the
-workers and each worker computes the fixture again; sending a module as one unit computes
-it once. The costliest units go first, so the cheap modules fill in behind them and the
-workers finish together. ``--dist`` given explicitly is left alone.
+predictions). pyproject.toml's ``--dist worksteal`` hands each worker half of the collected
+items in their order (the first half to one, the rest to the other) and lets an idle worker
+take half of another's queue from its tail. With the slow units sorted to the front they
+start early, a module's tests stay next to each other (so its fixture is computed once, on
+the worker that holds them), and the cheap tests behind them are what gets stolen, so the
+workers finish together. Under ``--dist load`` given explicitly,
+:func:`pytest_xdist_make_scheduler` sends each unit as one piece instead.
 """
 
 from __future__ import annotations
