@@ -232,6 +232,9 @@ def cta_mask_issue(cls: KernelClass, s: StepShape) -> float:
 def cta_step_issue(cls: KernelClass, s: StepShape, masked: bool = False) -> float:
     """Warp-instructions of the whole CTA in one step on the issue lane (compute warps,
     producer warps, the mask on a masked tile)."""
+    if cls.step_issue_per_warp is not None:
+        # a compiled loop's own count (its producer warps' work, if any, is in it too)
+        return s.warps * cls.step_issue_per_warp + (cta_mask_issue(cls, s) if masked else 0.0)
     if cls.instruction_counts == "sass-fit":
         return fitted_cta_issue(cls, s) + (fitted_cta_issue(cls, s, True) if masked else 0.0)
     per_warp = issued(step_mix(cls, s)) + (issued(mask_mix(cls, s)) if masked else 0.0)

@@ -51,6 +51,9 @@ class KernelClass(BaseModel):
     instruction_counts: InstructionCounts = "formulas"
     #: how the output block is written (``fragments``: 4-byte stores from the accumulators)
     o_store: OStore = "staged"
+    #: a compiled loop's steady step, warp-instructions per compute warp besides the products
+    #: (the schedule's ``step_issue_per_warp``); None: ``instruction_counts`` gives it
+    step_issue_per_warp: float | None = None
 
     @property
     def is_project_kernel(self) -> bool:
@@ -65,6 +68,8 @@ class KernelClass(BaseModel):
             text += f" consumer-warpgroups{self.consumer_warpgroups}"
         if self.o_store != "staged":
             text += f" o-{self.o_store}"
+        if self.step_issue_per_warp is not None:
+            text += f" step-issue{self.step_issue_per_warp:g}"
         return text
 
 
@@ -121,6 +126,7 @@ def resolve_class(schedule: Schedule, dtype: str) -> KernelClass:
         # The project's kernel of the class: flash3_wgmma.cu stores O from its accumulator
         # registers, flash2_tc.cu stages it through shared memory for 16-byte stores.
         o_store=schedule.o_store or ("fragments" if product == "wgmma" else "staged"),
+        step_issue_per_warp=schedule.step_issue_per_warp,
     )
     # The fit describes the project's compiled loops only; every other class has formulas.
     counts = schedule.instruction_counts or ("sass-fit" if cls.is_project_kernel else "formulas")

@@ -39,7 +39,8 @@ PRODUCT_ALIASES = {"mma.sync": "mma"}
 #: schedule's dump when at them, so that the records, digests and cache keys of every
 #: schedule without a class read as they did before the fields existed.
 CLASS_FIELD_DEFAULTS = {"mma": None, "tile_copy": None, "producer_warps": 0,
-                        "instruction_counts": None, "o_store": None}  # fmt: skip
+                        "instruction_counts": None, "o_store": None,
+                        "step_issue_per_warp": None}  # fmt: skip
 
 #: The tile fields: without them the default rule's choice is needed (the rest have defaults).
 TILE_FIELDS = ("block_m", "block_n", "warps", "stages")
@@ -85,7 +86,11 @@ class Schedule(BaseModel):
     - ``instruction_counts``: ``formulas`` or ``sass-fit`` (None: the fit for the project's
       kernels, the formulas for every other class);
     - ``o_store``: how the output block is written, ``staged`` or ``fragments`` (None: the
-      project's kernel of the class, ``fragments`` for wgmma, ``staged`` for the others).
+      project's kernel of the class, ``fragments`` for wgmma, ``staged`` for the others);
+    - ``step_issue_per_warp``: the warp-instructions one compute warp issues in a steady
+      forward step besides its products (HMMA, ldmatrix), as a compiled loop runs them
+      (``simulate(..., binary_timing="counts")`` reads it off a binary); None: the class's
+      ``instruction_counts``. A masked tile still adds the class's mask.
 
     A training step's backward may run other tiles than its forward: ``bwd_block_m``,
     ``bwd_block_n``, ``bwd_warps``, ``bwd_stages`` (None: the forward's; :meth:`backward`).
@@ -108,6 +113,7 @@ class Schedule(BaseModel):
     producer_warps: int = Field(0, ge=0, le=32)
     instruction_counts: InstructionCounts | None = None
     o_store: OStore | None = None
+    step_issue_per_warp: float | None = Field(None, gt=0, le=1_000_000)
     bwd_block_m: int | None = Field(None, gt=0, le=4096)
     bwd_block_n: int | None = Field(None, gt=0, le=4096)
     bwd_warps: int | None = Field(None, gt=0, le=64)
@@ -182,6 +188,8 @@ class Schedule(BaseModel):
             text += f" counts-{self.instruction_counts}"
         if self.o_store is not None:
             text += f" o-{self.o_store}"
+        if self.step_issue_per_warp is not None:
+            text += f" step-issue{self.step_issue_per_warp:g}"
         if self.has_bwd_tiles:
             b = self.backward()
             text += f" bwd Br{b.block_m} Bc{b.block_n} w{b.warps} s{b.stages}"

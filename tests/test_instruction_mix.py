@@ -14,10 +14,18 @@ from collections import Counter
 
 import pytest
 
-from gpusim.instruction_mix import StepShape, issued, mask_mix, step_mix
+from gpusim.instruction_mix import (
+    StepShape,
+    cta_mask_issue,
+    cta_step_issue,
+    issued,
+    mask_mix,
+    step_mix,
+)
 from gpusim.kernel_catalog.instances import all_instances
 from gpusim.kernel_catalog.loop_counts import loop_counts, loop_path, loop_paths_table
-from gpusim.kernel_class import KernelClass
+from gpusim.kernel_class import KernelClass, resolve_class
+from gpusim.schedule import Schedule
 
 EXACT = ("HMMA", "LDSM", "MUFU", "FMNMX", "SHFL", "FFMA", "FMUL", "FADD", "F2FP", "FSETP", "FSEL")
 INT_OPS = {"IADD3", "IMAD", "SHF", "LEA", "LOP3", "VIADD", "ISETP", "SEL", "ULOP3", "UIADD3",
@@ -83,3 +91,15 @@ def test_the_classes_differ_where_their_code_must():
     assert plain["LDG"] == plain["STS.tile"] == mma["LDGSTS"]
     ffma = step_mix(KernelClass(product="ffma"), StepShape(8, 64, 64, 4, 2, 4, 64))
     assert ffma["FFMA.product"] == 2 * (8 * 4) * 64 * 64 / 128  # 2 Br Bc d / threads
+
+
+def test_a_compiled_loops_step_issue_replaces_the_classs_counts_but_not_its_mask():
+    shape = StepShape(32, 128, 64, 4, 1, 2, 128)
+    fit = resolve_class(Schedule(block_m=128, block_n=128, warps=4, stages=1), "bf16")
+    own = resolve_class(
+        Schedule(block_m=128, block_n=128, warps=4, stages=1, step_issue_per_warp=1308), "bf16"
+    )
+    assert own.instruction_counts == fit.instruction_counts == "sass-fit"
+    assert cta_step_issue(own, shape) == 4 * 1308 != cta_step_issue(fit, shape)
+    assert cta_step_issue(own, shape, masked=True) == 4 * 1308 + cta_mask_issue(fit, shape)
+    assert "step-issue1308" in own.label()

@@ -73,6 +73,7 @@ def simulate(
     sass: str | Path | None = None,
     kernel: str | None = None,
     res_usage: str | Path | None = None,
+    binary_timing: str = "replay",
     dram_model: str = "tile-l2",
     footprints: str = "compiled",
 ) -> SimResult:
@@ -96,6 +97,9 @@ def simulate(
     algorithm's tensor-core kernel (a profile with ``sass_core_cycles``, e.g.
     ``h200-sxm-core``); ``result.kernels[i].timing_model`` is ``"sass-replay"`` and
     ``timing_source`` names the binary. What it cannot replay is a GpusimError.
+    ``binary_timing="counts"`` times that kernel with the pipe model instead, its steady step
+    issuing the binary's own warp-instructions (``result.schedule.step_issue_per_warp``; any
+    profile), with the binary's registers.
 
     ``dram_model="kv-trace"`` takes the DRAM bytes from the K/V trace of record instead of
     the engine's tile L2 (:mod:`gpusim.api.dram_model`: flash2's forward kernel with one
@@ -136,6 +140,7 @@ def simulate(
         detail=detail,
         processes=processes,
         binary=binary,
+        binary_timing=binary_timing,
         on_chip=chips or None,
     )
     record_registers(r, chips, regs_from)

@@ -46,6 +46,15 @@ KernelOption = Annotated[
     ),
 ]
 
+BinaryTimingOption = Annotated[
+    str,
+    typer.Option(
+        "--binary-timing",
+        help="With --cubin/--sass: replay (the SM core model replays the loop) or counts (the "
+        "pipe model, any profile, charges the loop's own instruction count per step).",
+    ),
+]
+
 
 def binary_loop_of(cubin, sass, res_usage, kernel, algorithms: tuple[str, ...]):
     """The loop to replay, or None when no binary option was given."""

@@ -26,8 +26,9 @@ from gpusim.engine.counters import Counters
 from gpusim.engine.dram_mix import dram_mix
 from gpusim.engine.hook import GpuHandle, UserProcess
 from gpusim.engine.plan import min_cta_phases
-from gpusim.engine.prepare import MANY_CLASSES, PreparedKernel, prepare
+from gpusim.engine.prepare import MANY_CLASSES, PreparedKernel, prepare, steady_step
 from gpusim.engine.rates import rates_for
+from gpusim.engine.replay_binary import steps_per_pass
 from gpusim.engine.result import KernelResult, SimResult, bound_of, utilisation
 from gpusim.engine.sim import Sim, run_kernels
 from gpusim.errors import GpusimError
@@ -59,6 +60,11 @@ def _min_full_phases(kernels: list, traced: list) -> int:
     )
 
 
+#: How a binary given to :func:`simulate` times its kernel: the SM core model replaying its
+#: loop, or the pipe model charging its loop's instruction count.
+BINARY_TIMINGS = ("replay", "counts")
+
+
 def _binary_kernel(kernels: list, traced: list, binary) -> str | None:
     """The one kernel doing tensor-core products, whose steps ``binary``'s loop times."""
     if binary is None:
@@ -88,6 +94,7 @@ def simulate(
     extrapolate: bool = True,
     processes: Sequence[UserProcess] | None = None,
     binary=None,
+    binary_timing: str = "replay",
 ) -> SimResult:
     """Simulate ``algorithm`` on ``profile``; ``trace_path`` also writes a Chrome trace.
 
@@ -101,11 +108,25 @@ def simulate(
     kernels (docs/engine.md). ``binary``: a loop read from a binary
     (:func:`gpusim.kernel_catalog.binary_sass.binary_loop`) that the SM core model replays
     for the algorithm's tensor-core kernel, with the binary's registers where it records them.
+    ``binary_timing="counts"``: the pipe model times that kernel instead, its steady step
+    issuing the binary's own count of warp-instructions (the schedule's
+    ``step_issue_per_warp``, :attr:`~gpusim.kernel_catalog.binary_sass.BinaryLoop.
+    issue_besides_products`), with the binary's registers.
     """
+    if binary_timing not in BINARY_TIMINGS:
+        raise GpusimError(
+            f"unknown binary timing {binary_timing!r}; use {' or '.join(BINARY_TIMINGS)}"
+        )
+    if binary is None and binary_timing != "replay":
+        raise GpusimError(f"binary timing {binary_timing!r} needs a binary's loop (cubin or sass)")
+    if binary is not None and binary_timing == "counts":
+        schedule = schedule.model_copy(
+            update={"step_issue_per_warp": float(binary.issue_besides_products)}
+        )
     with fewer_collections():  # preparation and run: both allocate heavily
         return _simulate(
             algorithm, workload, schedule, profile, trace_path, detail, on_chip, extrapolate,
-            processes, binary,
+            processes, binary, binary_timing == "replay",
         )  # fmt: skip
 
 
@@ -129,6 +150,7 @@ def _simulate(
     extrapolate: bool,
     processes: Sequence[UserProcess] | None,
     binary,
+    replay: bool = True,
 ) -> SimResult:
     real = dict(on_chip or {})
     t0 = time.perf_counter()
@@ -147,6 +169,12 @@ def _simulate(
     if replayed is not None and binary.registers and replayed not in real:
         k = next(k for k in kernels if k.name == replayed)
         real[replayed] = replace(k.on_chip(), regs_per_thread=binary.registers)
+    if replayed is not None and not replay:
+        # counts: the binary's loop must be the traced step, as for a replay
+        i = next(i for i, k in enumerate(kernels) if k.name == replayed)
+        steps = [s for c in traced[i] for s in c.program.steps if s.mma_flops > 0]
+        steps_per_pass(binary, steady_step(steps).mma_flops, kernels[i].schedule.warps)
+        replayed = None  # the pipe model times it
 
     def prepare_all(aggregated: bool) -> list[PreparedKernel]:
         """Every kernel ready for one path."""

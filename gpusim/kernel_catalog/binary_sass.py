@@ -75,6 +75,13 @@ class BinaryLoop:
         """HMMA instructions per warp in one pass of the loop."""
         return sum(i.op == "HMMA" for i in self.path)
 
+    @property
+    def issue_besides_products(self) -> int:
+        """Warp-instructions per warp in one pass other than the products and their operand
+        loads (HMMA, LDSM): what the pipe model's issue lane carries of the step
+        (:func:`gpusim.instruction_mix.issued`)."""
+        return sum(i.op not in ("HMMA", "LDSM") for i in self.path)
+
     def label(self) -> str:
         return self.demangled or self.kernel
 

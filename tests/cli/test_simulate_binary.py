@@ -41,3 +41,27 @@ def test_an_unknown_opcode_in_a_triton_cubin_is_one_line(gpusim):
     r = gpusim("simulate", *ARGS, "--cubin", str(SASS_DIR / "triton_attn_fwd.cubin"),
                "--kernel", "attn_fwd")  # fmt: skip
     _one_line_error(r, "is not one the SM core model knows")
+
+
+def test_binary_counts_time_the_loop_with_the_pipe_model_on_any_profile(gpusim):
+    args = [a if a != "h200-sxm-core" else "h100-sxm5" for a in ARGS]
+    binary = ["--sass", str(SASS), "--res-usage", str(RES_USAGE), "--kernel", torch_kernel(W, S)]
+    r = gpusim("simulate", *args, *binary, "--binary-timing", "counts", "--json")
+    assert r.code == 0, r.err
+    d = r.json()
+    (k,) = d["kernels"]
+    assert k["timing_model"] == "pipe" and d["registers_from"] == "binary"
+    # the count is the loop's own: every instruction of a pass but its HMMA and LDSM
+    assert d["schedule"]["step_issue_per_warp"] == 853
+    plain = gpusim("simulate", *args, "--json").json()
+    assert "step_issue_per_warp" not in plain["schedule"]
+    # the binary's loop issues more than the fit says of this tile: the step takes longer
+    assert d["runtime_s"] > plain["runtime_s"]
+
+
+def test_binary_timing_needs_a_binary_and_a_known_name(gpusim):
+    _one_line_error(gpusim("simulate", *ARGS, "--binary-timing", "counts"),
+                    "--binary-timing goes with --cubin/--sass")  # fmt: skip
+    _one_line_error(gpusim("simulate", *ARGS, "--sass", str(SASS), "--res-usage", str(RES_USAGE),
+                           "--kernel", torch_kernel(W, S), "--binary-timing", "guess"),
+                    "unknown binary timing 'guess'")  # fmt: skip

@@ -24,6 +24,7 @@ from rich.table import Table
 
 from gpusim.cli.app import app
 from gpusim.cli.binary_options import (
+    BinaryTimingOption,
     CubinOption,
     KernelOption,
     ResUsageOption,
@@ -111,6 +112,7 @@ def simulate(
     sass: SassOption = None,
     res_usage: ResUsageOption = None,
     kernel: KernelOption = None,
+    binary_timing: BinaryTimingOption = "replay",
     dram_model: DramModelOption = DramModel["tile-l2"],  # type: ignore[assignment]
     footprints: FootprintsOption = "compiled",
     verbose: VerboseOption = False,
@@ -128,6 +130,8 @@ def simulate(
     algorithms = (opts.algorithm,) if named else DEFAULT_PAIR
     several = len(algorithms) > 1
     binary = binary_loop_of(cubin, sass, res_usage, kernel, algorithms)
+    if binary is None and binary_timing != "replay":
+        raise GpusimError("--binary-timing goes with --cubin/--sass FILE --kernel NAME")
     dram = getattr(dram_model, "value", dram_model)
     if dram == "kv-trace" and algorithms != ("flash2",):
         raise GpusimError("--dram-model kv-trace models flash2 only: add --algorithm flash2")
@@ -136,7 +140,7 @@ def simulate(
         try:
             results = _run_all(
                 opts, algorithms, trace, scratch, detail, json_out, sm_count, binary, dram,
-                footprints,
+                footprints, binary_timing,
             )  # fmt: skip
         except GpusimError as e:
             if several and str(e).startswith(f"algorithm {algorithms[0]!r} does not support"):
@@ -176,6 +180,7 @@ def _run_all(
     binary=None,
     dram_model: str = "tile-l2",
     footprints: str = "compiled",
+    binary_timing: str = "replay",
 ) -> list[dict[str, Any]]:
     """Each algorithm's JSON dict, simulated in turn (on ``sm_count`` SMs when given), its
     DRAM bytes from ``dram_model`` (:mod:`gpusim.api.dram_model`)."""
@@ -209,6 +214,7 @@ def _run_all(
                 trace_path=path,
                 detail=getattr(detail, "value", detail),
                 binary=binary,
+                binary_timing=binary_timing,
                 on_chip=chips or None,
             )
             record_registers(r, chips, regs_from)
