@@ -59,6 +59,8 @@ def _arrow_type(annotation: Any) -> pa.DataType:
         return pa.bool_()
     if annotation is int or (args and all(a is int for a in args)):
         return pa.int64()
+    if annotation is float or (args and all(a is float for a in args)):
+        return pa.float64()
     raise TypeError(f"no Arrow type for {annotation!r}")  # a new model field: add it here
 
 
