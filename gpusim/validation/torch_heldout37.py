@@ -13,7 +13,8 @@ more (d64, 128 x 128: 1308 warp-instructions a warp besides HMMA and LDSM agains
 891; d128, 128 x 64: 853 against 794). ``--binary-timing counts`` charges the binary's own
 count, read from the committed dump of torch 2.11.0+cu130's ``libtorch_cuda.so``
 (``data/h200/2026-12-02_torch_flash_sass``: bf16, d64 and d128, the 16 instances PyTorch
-dispatches; :func:`gpusim.reporting.torch_sass.torch_kernel` names the one each run launches).
+dispatches; :func:`gpusim.validation.torch_fwd_kernel.torch_kernel` names the one each run
+launches).
 It was found on seen sets (a look on 2026-12-07: held-out set 36's, the paper sweep's and the
 ragged look's H100 runs, 11.2 -> 6.4 % MAPE; the H200's long-context and partition runs, 6.2 ->
 3.7 % and 3.0 -> 1.4 %), so this set, drawn with seed 37 before any of it is measured, judges
@@ -93,8 +94,8 @@ RUNS = draw()
 def binary_args(run: dict[str, Any]) -> dict[str, Any]:
     """``simulate``'s arguments that time the forward instance PyTorch launches for ``run``
     with that binary's own loop counts."""
-    from gpusim.reporting.torch_sass import replay_args
     from gpusim.validation.torch_flash_schedule import torch_flash_schedule
+    from gpusim.validation.torch_fwd_kernel import replay_args
 
     w = workload(run, "fwd")
     return replay_args(w, torch_flash_schedule(w)) | {"binary_timing": "counts"}
