@@ -65,3 +65,10 @@ def test_binary_timing_needs_a_binary_and_a_known_name(gpusim):
     _one_line_error(gpusim("simulate", *ARGS, "--sass", str(SASS), "--res-usage", str(RES_USAGE),
                            "--kernel", torch_kernel(W, S), "--binary-timing", "guess"),
                     "unknown binary timing 'guess'")  # fmt: skip
+
+
+def test_binary_counts_refuse_the_backward(gpusim):
+    _one_line_error(gpusim("simulate", *ARGS, "--pass", "bwd", "--sass", str(SASS),
+                           "--res-usage", str(RES_USAGE), "--kernel", torch_kernel(W, S),
+                           "--binary-timing", "counts"),
+                    "charges a forward loop's count")  # fmt: skip
