@@ -82,7 +82,30 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def issue_table() -> str:
+    """Warp-instructions a warp issues per steady step besides HMMA and LDSM: each plain bf16
+    instance of the dump (PyTorch's tiles; causal or not, even or not) against the fit."""
+    import gpusim
+    from gpusim.instruction_mix import StepShape, fitted_cta_issue
+    from gpusim.kernel_class import resolve_class
+    from gpusim.kernels.binary_dump import load_binary_loop
+
+    lines = ["| instance | causal | even | the binary | the fit |", "|---|---|---|---|---|"]
+    for d, n in ((64, 4096), (64, 4000), (128, 4096), (128, 4000)):
+        for causal in (False, True):
+            w = gpusim.Workload(seq_len=n, head_dim=d, dtype="bf16", causal=causal)
+            s = torch_flash_schedule(w)
+            loop = load_binary_loop(TS.torch_kernel(w, s), sass=TS.SASS, res_usage=TS.RES_USAGE)
+            shape = StepShape(s.block_m / s.warps, s.block_n, d, s.warps, s.stages, 2, s.block_n)
+            fit = fitted_cta_issue(resolve_class(s, "bf16"), shape) / s.warps
+            tile = f"d{d} {s.block_m} x {s.block_n} w{s.warps}"
+            even, own = n % s.block_m == 0, loop.issue_besides_products
+            lines.append(f"| {tile} | {causal} | {even} | {own} | {fit:.0f} |")
+    return "\n".join(lines)
+
+
 def main() -> int:
+    print(issue_table() + "\n")
     print(table(h100_rows() + h200_rows()))
     return 0
 

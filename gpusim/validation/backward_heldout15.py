@@ -140,15 +140,22 @@ def record(run_id_: str, bwd, fwd, bwd_s: Schedule, bwd_w: Workload, fwd_w: Work
 
 
 def predictions(
-    profile: str = PROFILE, runs: tuple = RUNS, set_name: str = SET_NAME, rule: str = RULE
+    profile: str = PROFILE,
+    runs: tuple = RUNS,
+    set_name: str = SET_NAME,
+    rule: str = RULE,
+    predict=predict_run,
+    about: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Every run's prediction (this set's by default), with what made them."""
+    """Every run's prediction by ``predict(run, profile)`` (this set's by default), with what
+    made them (``about``: further keys, e.g. the model a set compares)."""
     return {
         "set": set_name,
         "profile": profile,
+        **(about or {}),
         "commit": git_commit(),
         "rule": rule,
-        "runs": [predict_run(r, profile) for r in manifest_runs(runs)],
+        "runs": [predict(r, profile) for r in manifest_runs(runs)],
     }
 
 

@@ -51,13 +51,15 @@ RULE = (
 )
 
 
-def draw(seed: int = SEED, n: int = N_RUNS) -> tuple:
-    """``n`` runs ``(batch, heads, heads_kv, seq_len, head_dim, dtype, causal)``, distinct,
-    none a power-of-two length (the paper's sweep has only those)."""
+def draw_prefills(seed: int, n: int, head_dim, dtype) -> tuple:
+    """``n`` distinct runs ``(batch, heads, heads_kv, seq_len, head_dim, dtype, causal)``,
+    none a power-of-two length (the paper's sweep has only those); ``head_dim(rng)`` and
+    ``dtype(rng)`` pick those two (in that order among the draws, so a set's sequence is its
+    pickers' alone)."""
     rng = random.Random(seed)
     out: list[tuple] = []
     while len(out) < n:
-        d = rng.choices([h for h, _ in HEAD_DIMS], [w for _, w in HEAD_DIMS])[0]
+        d = head_dim(rng)
         heads = rng.choice(HEADS)
         group = rng.choices([g for g, _ in GROUPS], [w for _, w in GROUPS])[0]
         if heads % group:
@@ -69,11 +71,21 @@ def draw(seed: int = SEED, n: int = N_RUNS) -> tuple:
         if length & (length - 1) == 0:
             continue
         batch = max(1, round(rng.choice(TOKENS) / length))
-        run = (batch, heads, heads // group if group > 1 else None, length, d,
-               rng.choice(("fp16", "bf16")), rng.random() < 0.5)  # fmt: skip
+        run = (batch, heads, heads // group if group > 1 else None, length, d, dtype(rng),
+               rng.random() < 0.5)  # fmt: skip
         if run not in out:
             out.append(run)
     return tuple(out)
+
+
+def draw(seed: int = SEED, n: int = N_RUNS) -> tuple:
+    """This set's runs: head sizes by :data:`HEAD_DIMS`' weights, fp16 or bf16."""
+    return draw_prefills(
+        seed,
+        n,
+        lambda rng: rng.choices([h for h, _ in HEAD_DIMS], [w for _, w in HEAD_DIMS])[0],
+        lambda rng: rng.choice(("fp16", "bf16")),
+    )
 
 
 RUNS = draw()
@@ -82,7 +94,6 @@ RUNS = draw()
 def runs() -> list[dict[str, Any]]:
     """The set's runs in ``torch_bwd_measure``'s manifest form."""
     return manifest_runs(RUNS)
-
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -10,7 +10,7 @@
 The mechanism: the pipe model charges a step the instruction count of the project's own
 compiled loops (``sass-fit``); PyTorch's loop is another binary, and its steady step issues
 more (d64, 128 x 128: 1308 warp-instructions a warp besides HMMA and LDSM against the fit's
-891; d128, 128 x 64: 853 against 794). ``--binary-timing counts`` charges the binary's own
+891; d128, 128 x 64: 853 against 793). ``--binary-timing counts`` charges the binary's own
 count, read from the committed dump of torch 2.11.0+cu130's ``libtorch_cuda.so``
 (``data/h200/2026-12-02_torch_flash_sass``: bf16, d64 and d128, the 16 instances PyTorch
 dispatches; :func:`gpusim.validation.torch_fwd_kernel.torch_kernel` names the one each run
@@ -24,16 +24,11 @@ it. bf16 and d64/d128 only: the runs the committed dump holds instances for. See
 from __future__ import annotations
 
 import argparse
-import math
-import random
 from typing import Any
 
-from gpusim.validation.backward_heldout15 import (
-    manifest_runs,
-    predict_run,
-    set_main,
-    workload,
-)
+from gpusim.validation import backward_heldout15
+from gpusim.validation.backward_heldout15 import manifest_runs, predict_run, set_main, workload
+from gpusim.validation.torch_heldout36 import draw_prefills
 
 SET_NAME = "torch_heldout37"
 SEED = 37
@@ -42,11 +37,9 @@ N_RUNS = 20
 PROFILES = ("h100-sxm5", "h200-sxm")
 #: ``fit``: the default (the pipe model's sass-fit counts); ``counts``: the binary's own.
 MODELS = ("fit", "counts")
+#: the head sizes the committed dump holds instances for (heads, groups, lengths and tokens
+#: are set 36's: :func:`gpusim.validation.torch_heldout36.draw_prefills`)
 HEAD_DIMS = (64, 128)
-HEADS = (8, 12, 16, 20, 24, 28, 32, 40, 48)
-GROUPS = ((1, 5), (4, 2), (8, 2))
-TOKENS = (8192, 16384, 32768)
-LEN_MIN, LEN_MAX, LEN_STEP = 512, 16384, 64
 RULE = (
     "judges simulate --binary-timing counts (PyTorch's forward timed by the pipe model with "
     "its binary's own steady-step instruction count, from the committed SASS dump "
@@ -65,27 +58,8 @@ RULE = (
 
 
 def draw(seed: int = SEED, n: int = N_RUNS) -> tuple:
-    """``n`` distinct runs ``(batch, heads, heads_kv, seq_len, head_dim, dtype, causal)``."""
-    rng = random.Random(seed)
-    out: list[tuple] = []
-    while len(out) < n:
-        d = rng.choice(HEAD_DIMS)
-        heads = rng.choice(HEADS)
-        group = rng.choices([g for g, _ in GROUPS], [w for _, w in GROUPS])[0]
-        if heads % group:
-            group = 1
-        # log-uniform, so that short grids (one partial wave) weigh as much as long ones
-        length = LEN_STEP * round(
-            math.exp(rng.uniform(math.log(LEN_MIN), math.log(LEN_MAX))) / LEN_STEP
-        )
-        if length & (length - 1) == 0:
-            continue
-        batch = max(1, round(rng.choice(TOKENS) / length))
-        run = (batch, heads, heads // group if group > 1 else None, length, d, "bf16",
-               rng.random() < 0.5)  # fmt: skip
-        if run not in out:
-            out.append(run)
-    return tuple(out)
+    """This set's runs: head size 64 or 128 (uniform), bf16."""
+    return draw_prefills(seed, n, lambda rng: rng.choice(HEAD_DIMS), lambda rng: "bf16")
 
 
 RUNS = draw()
@@ -117,17 +91,10 @@ def predict_counts(run: dict[str, Any], profile: str) -> dict[str, Any]:
 
 def predictions(profile: str, model: str) -> dict[str, Any]:
     """Every run's prediction by ``model`` on ``profile``, with what made them."""
-    from gpusim.source_commit import git_commit
-
-    one = predict_run if model == "fit" else predict_counts
-    return {
-        "set": SET_NAME,
-        "profile": profile,
-        "model": model,
-        "commit": git_commit(),
-        "rule": RULE,
-        "runs": [one(r, profile) for r in manifest_runs(RUNS)],
-    }
+    return backward_heldout15.predictions(
+        profile, RUNS, SET_NAME, RULE, predict_run if model == "fit" else predict_counts,
+        {"model": model},
+    )  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:

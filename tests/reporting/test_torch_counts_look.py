@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gpusim.reporting.torch_counts_look import H100_SETS, table
+from gpusim.reporting.torch_counts_look import H100_SETS, issue_table, table
 from tests.validation.conftest import ROOT
 
 
@@ -18,3 +18,9 @@ def test_the_table_gives_each_set_both_models():
 
 def test_the_seen_sets_are_committed():
     assert all((ROOT / path).is_file() for path in H100_SETS.values())
+
+
+def test_the_issue_table_reads_each_instance_against_the_fit():
+    lines = issue_table().splitlines()
+    assert len(lines) == 2 + 8
+    assert "| d64 128 x 128 w4 | False | True | 1308 | 891 |" in lines
