@@ -232,6 +232,11 @@ def cta_mask_issue(cls: KernelClass, s: StepShape) -> float:
 def cta_step_issue(cls: KernelClass, s: StepShape, masked: bool = False) -> float:
     """Warp-instructions of the whole CTA in one step on the issue lane (compute warps,
     producer warps, the mask on a masked tile)."""
+    if cls.instruction_counts == "compiled":
+        raise GpusimError(
+            "--instruction-counts compiled describes flash2's backward loop (--pass bwd); "
+            "a forward step has formulas or sass-fit"
+        )
     if cls.step_issue_per_warp is not None:
         # a compiled loop's own count (its producer warps' work, if any, is in it too)
         return s.warps * cls.step_issue_per_warp + (cta_mask_issue(cls, s) if masked else 0.0)
@@ -266,9 +271,24 @@ def bwd_barriers_per_step(stages: int) -> int:
     return BWD_BARRIERS_PIPELINED if stages > 1 else BWD_BARRIERS_ONE_BUFFER
 
 
+#: What nvcc 12-13 emits for that arithmetic (``--instruction-counts compiled``), read off
+#: every instance of PyTorch's compiled loop (``data/h200/2026-12-05_torch_flash_bwd_sass``,
+#: ``python -m gpusim.reporting.torch_bwd_counts_look``): ``exp2f`` without flush-to-zero
+#: compiles to a range check (FSETP) and a halving and squaring around ``MUFU.EX2`` (two
+#: FMUL) per element, so subnormal results stay exact (the PTX ISA's ``ex2.approx.f32``
+#: without ``.ftz``); the scale and the log-sum-exp's subtraction stay an FMUL and an FADD
+#: (no FFMA in any instance's loop); each RED to dQ's accumulator takes its 64-bit address
+#: from a LEA pair. Per element (the other terms as the formulas):
+BWD_COMPILED_PER_ELEMENT = {"FFMA": -1.0, "FMUL": 3.0, "FADD": 1.0, "FSETP": 1.0}
+#: LEAs per RED (the address of each thread's dQ element)
+BWD_COMPILED_INT_PER_RED = 2.0
+
+
 def bwd_step_mix(cls: KernelClass, s: StepShape, barriers: int) -> dict[str, float]:
     """Warp-instructions of one warp in one steady step of the backward's main kernel (no
-    mask); ``s.rows_per_warp * s.warps`` query rows (Br), ``s.keys`` keys (Bc)."""
+    mask); ``s.rows_per_warp * s.warps`` query rows (Br), ``s.keys`` keys (Bc). The class's
+    ``instruction_counts`` ``compiled`` adds what nvcc emits for the arithmetic (see the
+    constants); any other value gives the source's arithmetic, one instruction an operation."""
     if cls.product != "mma" or cls.tile_copy != "cp.async" or cls.producer_warps:
         raise GpusimError(
             f"flash2's backward step is described for mma.sync products fed by cp.async "
@@ -281,7 +301,7 @@ def bwd_step_mix(cls: KernelClass, s: StepShape, barriers: int) -> dict[str, flo
     ints = LOOP_INT + PREFETCH_INT + MASK_TEST_INT
     if s.stages > 1:
         ints += STAGE_INT + LDSM_BASE_INT
-    return {
+    mix = {
         "HMMA": BWD_PRODUCTS * br * bc * d / (4096 * w) * 2,
         "FFMA": elems,
         "MUFU": elems,
@@ -297,6 +317,11 @@ def bwd_step_mix(cls: KernelClass, s: StepShape, barriers: int) -> dict[str, flo
         "DEPBAR": 1.0,
         "BAR": float(barriers),
     }
+    if cls.instruction_counts == "compiled":
+        for op, per_element in BWD_COMPILED_PER_ELEMENT.items():
+            mix[op] = mix.get(op, 0.0) + per_element * elems
+        mix["INT"] += BWD_COMPILED_INT_PER_RED * mix["RED"]
+    return mix
 
 
 def cta_bwd_step_issue(
@@ -304,7 +329,10 @@ def cta_bwd_step_issue(
 ) -> float:
     """Warp-instructions of the whole CTA in one backward step on the issue lane (the mask's
     formula on a masked tile: the compiled forward's fit does not describe this loop)."""
-    per_warp = issued(bwd_step_mix(cls, s, barriers))
+    if cls.step_issue_per_warp is not None:
+        per_warp = cls.step_issue_per_warp  # a compiled backward loop's own count
+    else:
+        per_warp = issued(bwd_step_mix(cls, s, barriers))
     if masked:
         per_warp += issued(mask_mix(cls, s))
     return s.warps * per_warp

@@ -235,7 +235,8 @@ InstructionCountsOption = Annotated[
     typer.Option(
         "--instruction-counts",
         help="Per-step instruction counts: formulas (of the tiles and class) or sass-fit (the "
-        "fit to the project's compiled loops; the default for those kernels).",
+        "fit to the project's compiled loops; the default for those kernels); with --pass bwd, "
+        "compiled (the formulas as nvcc compiles FlashAttention-2's backward).",
         rich_help_panel=SCHEDULE,
     ),
 ]

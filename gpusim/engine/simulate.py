@@ -120,7 +120,7 @@ def simulate(
     if binary is None and binary_timing != "replay":
         raise GpusimError(f"binary timing {binary_timing!r} needs a binary's loop (cubin or sass)")
     counts = binary is not None and binary_timing == "counts"
-    if workload.pass_ != "fwd" and (counts or schedule.step_issue_per_warp is not None):
+    if workload.pass_ == "fwd+bwd" and (counts or schedule.step_issue_per_warp is not None):
         # the backward's step is charged by its own mix, which a forward count cannot be
         raise GpusimError(
             f"binary timing 'counts' (step_issue_per_warp) charges a forward loop's count; "

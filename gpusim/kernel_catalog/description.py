@@ -79,7 +79,9 @@ class KernelDescription(BaseModel):
             cls = self.kernel_class
             return {
                 "step": "backward",
-                "instruction_counts": "formulas",
+                "instruction_counts": "compiled"
+                if cls.instruction_counts == "compiled"
+                else "formulas",
                 "engine_issue_per_cta": cta_bwd_step_issue(cls, shape, barriers),
                 "engine_mask_issue_per_cta": shape.warps * issued(mask_mix(cls, shape)),
                 "per_compute_warp": dict(sorted(per_warp.items())),
