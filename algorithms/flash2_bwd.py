@@ -259,7 +259,7 @@ def check_backward(w: Workload, s: Schedule) -> None:
     if s.instruction_counts == "sass-fit":
         raise GpusimError(
             f"--pass {w.pass_}: --instruction-counts sass-fit is a fit to the compiled forward "
-            f"loops; the backward's step has only the formulas"
+            f"loops; the backward's step has compiled (the default) or the formulas"
         )
 
 

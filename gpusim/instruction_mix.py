@@ -286,9 +286,10 @@ BWD_COMPILED_INT_PER_RED = 2.0
 
 def bwd_step_mix(cls: KernelClass, s: StepShape, barriers: int) -> dict[str, float]:
     """Warp-instructions of one warp in one steady step of the backward's main kernel (no
-    mask); ``s.rows_per_warp * s.warps`` query rows (Br), ``s.keys`` keys (Bc). The class's
-    ``instruction_counts`` ``compiled`` adds what nvcc emits for the arithmetic (see the
-    constants); any other value gives the source's arithmetic, one instruction an operation."""
+    mask); ``s.rows_per_warp * s.warps`` query rows (Br), ``s.keys`` keys (Bc). What nvcc
+    emits for the arithmetic (see the constants; the default since held-out set 38,
+    ``reports/torch_heldout38``) unless the class's ``instruction_counts`` is ``formulas``:
+    the source's arithmetic, one instruction an operation."""
     if cls.product != "mma" or cls.tile_copy != "cp.async" or cls.producer_warps:
         raise GpusimError(
             f"flash2's backward step is described for mma.sync products fed by cp.async "
@@ -317,7 +318,7 @@ def bwd_step_mix(cls: KernelClass, s: StepShape, barriers: int) -> dict[str, flo
         "DEPBAR": 1.0,
         "BAR": float(barriers),
     }
-    if cls.instruction_counts == "compiled":
+    if cls.instruction_counts != "formulas":
         for op, per_element in BWD_COMPILED_PER_ELEMENT.items():
             mix[op] = mix.get(op, 0.0) + per_element * elems
         mix["INT"] += BWD_COMPILED_INT_PER_RED * mix["RED"]

@@ -29,7 +29,7 @@ OStore = Literal["staged", "fragments"]
 #: Where the per-step instruction counts come from: ``formulas`` (gpusim.instruction_mix, of
 #: the tile shapes and the class, any kernel) or ``sass-fit`` (the least-squares fit to the
 #: project's compiled loops, for those kernels only) or ``compiled`` (the backward's formulas
-#: with what nvcc emits for FlashAttention-2's arithmetic: ``--pass bwd`` only).
+#: with what nvcc emits for FlashAttention-2's arithmetic: ``--pass bwd`` only, its default).
 InstructionCounts = Literal["formulas", "sass-fit", "compiled"]
 
 #: Other spellings of a product instruction: the PTX name ``mma.sync`` (as the command-line
@@ -85,12 +85,14 @@ class Schedule(BaseModel):
     - ``producer_warps``: warp specialization, warps that only copy tiles, beside the
       ``warps`` that compute (0: every warp does both);
     - ``instruction_counts``: ``formulas`` or ``sass-fit`` (None: the fit for the project's
-      kernels, the formulas for every other class); ``compiled``: the backward's step as
-      nvcc compiles FlashAttention-2's (:func:`gpusim.instruction_mix.bwd_step_mix`);
+      kernels, the formulas for every other class); the backward's step: ``compiled`` (as nvcc
+      compiles FlashAttention-2's, the default: :func:`gpusim.instruction_mix.bwd_step_mix`)
+      or ``formulas`` (the source's arithmetic);
     - ``o_store``: how the output block is written, ``staged`` or ``fragments`` (None: the
       project's kernel of the class, ``fragments`` for wgmma, ``staged`` for the others);
     - ``step_issue_per_warp``: the warp-instructions one compute warp issues in a steady
-      forward step besides its products (HMMA, ldmatrix), as a compiled loop runs them
+      step (the forward's or, with ``--pass bwd``, the backward's) besides its products
+      (HMMA, ldmatrix), as a compiled loop runs them
       (``simulate(..., binary_timing="counts")`` reads it off a binary); None: the class's
       ``instruction_counts``. A masked tile still adds the class's mask.
 

@@ -99,7 +99,8 @@ def simulate(
     ``timing_source`` names the binary. What it cannot replay is a GpusimError.
     ``binary_timing="counts"`` times that kernel with the pipe model instead, its steady step
     issuing the binary's own warp-instructions (``result.schedule.step_issue_per_warp``; any
-    profile), with the binary's registers.
+    profile), with the binary's registers: a forward loop with ``pass_="fwd"``, a backward
+    loop with ``"bwd"`` (``"fwd+bwd"`` has two loops: a GpusimError).
 
     ``dram_model="kv-trace"`` takes the DRAM bytes from the K/V trace of record instead of
     the engine's tile L2 (:mod:`gpusim.api.dram_model`: flash2's forward kernel with one

@@ -236,7 +236,8 @@ InstructionCountsOption = Annotated[
         "--instruction-counts",
         help="Per-step instruction counts: formulas (of the tiles and class) or sass-fit (the "
         "fit to the project's compiled loops; the default for those kernels); with --pass bwd, "
-        "compiled (the formulas as nvcc compiles FlashAttention-2's backward).",
+        "compiled (the default: the formulas as nvcc compiles FlashAttention-2's backward) or "
+        "formulas (the source's arithmetic).",
         rich_help_panel=SCHEDULE,
     ),
 ]

@@ -121,10 +121,10 @@ def simulate(
         raise GpusimError(f"binary timing {binary_timing!r} needs a binary's loop (cubin or sass)")
     counts = binary is not None and binary_timing == "counts"
     if workload.pass_ == "fwd+bwd" and (counts or schedule.step_issue_per_warp is not None):
-        # the backward's step is charged by its own mix, which a forward count cannot be
+        # a training step runs two loops, the forward's and the backward's, and has one count
         raise GpusimError(
-            f"binary timing 'counts' (step_issue_per_warp) charges a forward loop's count; "
-            f"--pass {workload.pass_} replays the backward's loop (binary timing 'replay')"
+            "binary timing 'counts' (step_issue_per_warp) charges one loop's count; "
+            "--pass fwd+bwd runs two: time each pass with its own binary (--pass fwd, --pass bwd)"
         )
     if counts:
         schedule = schedule.model_copy(

@@ -41,7 +41,7 @@ class KernelDescription(BaseModel):
     dtype: str
     head_dim: int
     #: the workload's pass: the forward's step (two products around a softmax), the
-    #: backward's main kernel's (five products; always the formulas), or both
+    #: backward's main kernel's (five products; compiled or the formulas), or both
     pass_: str = "fwd"
 
     @property
@@ -71,7 +71,7 @@ class KernelDescription(BaseModel):
         warp, by opcode class), the mask's, a producer warp's; and what the engine charges
         the CTA's issue lane per step and per masked tile, from the class's
         ``instruction_counts`` (the formulas or the fit); ``backward``: the backward's main
-        kernel's step instead (the formulas)."""
+        kernel's step instead (compiled, or the formulas where asked)."""
         shape = self.step_shape(backward)
         if backward:
             barriers = bwd_barriers_per_step(self.schedule.backward().stages)
@@ -79,9 +79,9 @@ class KernelDescription(BaseModel):
             cls = self.kernel_class
             return {
                 "step": "backward",
-                "instruction_counts": "compiled"
-                if cls.instruction_counts == "compiled"
-                else "formulas",
+                "instruction_counts": "formulas"
+                if cls.instruction_counts == "formulas"
+                else "compiled",
                 "engine_issue_per_cta": cta_bwd_step_issue(cls, shape, barriers),
                 "engine_mask_issue_per_cta": shape.warps * issued(mask_mix(cls, shape)),
                 "per_compute_warp": dict(sorted(per_warp.items())),

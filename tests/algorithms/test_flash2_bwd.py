@@ -185,10 +185,42 @@ def test_the_description_is_the_mix_the_tracer_charges():
                  pass_="bwd")  # fmt: skip
     s = Schedule(block_m=64, block_n=128, warps=8, stages=2)
     mix = describe(w, s).as_dict()["step_mix"]
-    assert mix["step"] == "backward" and mix["instruction_counts"] == "formulas"
+    assert mix["step"] == "backward" and mix["instruction_counts"] == "compiled"
     (cls,) = traced_classes(FLASH2.kernels(w, s)[1])
     steady = max(cls.program.steps, key=lambda st_: st_.repeat)
     assert steady.instrs == pytest.approx(mix["engine_issue_per_cta"])
     assert mix["per_compute_warp"]["RED"] == 64 * 128 / (32 * 8)  # dQ's adds, one per float
     both = describe(w.model_copy(update={"pass_": "fwd+bwd"}), s).as_dict()
     assert "step" not in both["step_mix"] and both["backward_step_mix"] == mix
+
+
+def test_compiled_counts_add_what_nvcc_emits_and_formulas_stay_asked_for():
+    # compiled (the default) over the source's formulas, per warp: per score element
+    # (E = 64 x 128 / 256 = 32) an FMUL pair and an FSETP of exp2f, the unfused scale (FMUL
+    # and FADD for one FFMA); a LEA pair per RED (32): 4 E + 2 x 32 = 192.
+    from gpusim.kernel_catalog.description import describe
+
+    w = Workload(batch=1, heads=2, seq_len_q=1024, seq_len_k=1024, head_dim=128, dtype="bf16",
+                 pass_="bwd")  # fmt: skip
+    s = Schedule(block_m=64, block_n=128, warps=8, stages=2)
+    compiled = describe(w, s).as_dict()["step_mix"]
+    source = describe(w, s.model_copy(update={"instruction_counts": "formulas"})).as_dict()
+    source = source["step_mix"]
+    assert source["instruction_counts"] == "formulas"
+    per_warp = compiled["formulas_issued_per_compute_warp"]
+    assert per_warp - source["formulas_issued_per_compute_warp"] == pytest.approx(192)
+    assert compiled["per_compute_warp"]["FSETP"] == 32 and "FFMA" not in {
+        k for k, v in compiled["per_compute_warp"].items() if v
+    }
+    asked = s.model_copy(update={"instruction_counts": "formulas"})
+    (cls,) = traced_classes(FLASH2.kernels(w, asked)[1])
+    steady = max(cls.program.steps, key=lambda st_: st_.repeat)
+    assert steady.instrs == pytest.approx(source["engine_issue_per_cta"])
+
+
+@pytest.mark.parametrize("pass_", ["fwd", "fwd+bwd"])
+def test_compiled_counts_outside_the_backward_are_one_line_errors(pass_):
+    w = Workload(seq_len=256, head_dim=64, dtype="bf16", pass_=pass_)
+    with pytest.raises(GpusimError, match="compiled") as e:
+        count("flash2", w, Schedule(block_m=64, block_n=64, instruction_counts="compiled"))
+    assert "\n" not in str(e.value)

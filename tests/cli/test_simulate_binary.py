@@ -67,8 +67,14 @@ def test_binary_timing_needs_a_binary_and_a_known_name(gpusim):
                     "unknown binary timing 'guess'")  # fmt: skip
 
 
-def test_binary_counts_refuse_the_backward(gpusim):
+def test_binary_counts_refuse_a_training_step_and_another_pass_s_loop(gpusim):
+    # fwd+bwd has two loops and one count; a forward loop's count for the backward's step
+    # fails the loop's HMMA check (the backward's own binary times it: test_torch_bwd_models)
+    _one_line_error(gpusim("simulate", *ARGS, "--pass", "fwd+bwd", "--sass", str(SASS),
+                           "--res-usage", str(RES_USAGE), "--kernel", torch_kernel(W, S),
+                           "--binary-timing", "counts"),
+                    "charges one loop's count")  # fmt: skip
     _one_line_error(gpusim("simulate", *ARGS, "--pass", "bwd", "--sass", str(SASS),
                            "--res-usage", str(RES_USAGE), "--kernel", torch_kernel(W, S),
                            "--binary-timing", "counts"),
-                    "charges a forward loop's count")  # fmt: skip
+                    "do not describe this binary's loop")  # fmt: skip
