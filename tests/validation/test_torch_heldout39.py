@@ -1,0 +1,36 @@
+"""Held-out set 39 (the backward's compiled default at d256 and fp16): the committed manifest
+is the module's draw, the draw is new, and the committed predictions are the code's."""
+
+from __future__ import annotations
+
+import json
+
+from gpusim.data.layout import REPO_ROOT
+from gpusim.validation import torch_heldout38
+from gpusim.validation import torch_heldout39 as S
+
+MANIFEST = REPO_ROOT / "data/h100/2026-12-07_torch_heldout39/manifest_configs.json"
+PREDICTIONS = REPO_ROOT / "reports/torch_heldout39"
+
+
+def test_the_manifest_is_the_module_draw_and_new():
+    doc = json.loads(MANIFEST.read_text())
+    assert doc["runs"] == S.manifest_runs(S.RUNS) and doc["decision_rule"] == S.RULE
+    assert len(doc["runs"]) == S.N_RUNS == len({r["id"] for r in doc["runs"]})
+    assert S.draw() == S.RUNS and S.draw(seed=38) != S.RUNS
+    assert {r[4] for r in S.RUNS} == {64, 128, 256} and {r[5] for r in S.RUNS} == {"bf16", "fp16"}
+    seen = {r["id"] for r in torch_heldout38.manifest_runs(torch_heldout38.RUNS)}
+    assert not seen & {r["id"] for r in doc["runs"]}
+
+
+def test_committed_predictions_are_the_code_s():
+    """A short d256 fp16 causal run by the formulas and compiled, on both profiles."""
+    runs = {r["id"]: r for r in S.manifest_runs(S.RUNS)}
+    rid = "bwd_b17h16_n960_d256_fp16_c1"
+    for profile in S.PROFILES:
+        for model in ("formulas", "compiled"):
+            doc = json.loads((PREDICTIONS / f"predictions_{profile}_{model}.json").read_text())
+            assert doc["rule"] == S.RULE and doc["model"] == model
+            committed = {r["id"]: r for r in doc["runs"]}[rid]
+            now = S.predict_run(runs[rid], profile, model)
+            assert now["bwd_s"] == committed["bwd_s"], (profile, model)
