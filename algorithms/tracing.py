@@ -77,6 +77,7 @@ class TracingMachine(TileMachine):
         self._staged: list[Shape] = []
         self._staged_step = -1
         self._masked_step = -1  # the step in which a backward kernel masked its tile
+        self._cta_issued = False  # the kernel class's once-per-CTA issue charged
 
     @property
     def cur(self) -> Step:
@@ -340,6 +341,10 @@ class TracingMachine(TileMachine):
             # A softmax between two products (the flash kernels' loop): the step's mix.
             # A softmax of its own (the standard kernel) is not that code and is not counted.
             self.cur.instrs += cta_step_issue(self.kernel_class, self._shape(t))
+            once = self.kernel_class.cta_issue_per_warp
+            if once and not self._cta_issued:  # a compiled kernel's code outside its steps
+                self._cta_issued = True
+                self.cur.instrs += self.s.warps * once
         self._elementwise(t)  # the subtraction
         return self._made(Shape(t.rows, t.cols, t.in_smem))
 

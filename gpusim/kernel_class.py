@@ -54,6 +54,9 @@ class KernelClass(BaseModel):
     #: a compiled loop's steady step, warp-instructions per compute warp besides the products
     #: (the schedule's ``step_issue_per_warp``); None: ``instruction_counts`` gives it
     step_issue_per_warp: float | None = None
+    #: warp-instructions per compute warp once per CTA outside the steps (the schedule's
+    #: ``cta_issue_per_warp``); None: none charged
+    cta_issue_per_warp: float | None = None
 
     @property
     def is_project_kernel(self) -> bool:
@@ -70,6 +73,8 @@ class KernelClass(BaseModel):
             text += f" o-{self.o_store}"
         if self.step_issue_per_warp is not None:
             text += f" step-issue{self.step_issue_per_warp:g}"
+        if self.cta_issue_per_warp is not None:
+            text += f" cta-issue{self.cta_issue_per_warp:g}"
         return text
 
 
@@ -127,6 +132,7 @@ def resolve_class(schedule: Schedule, dtype: str) -> KernelClass:
         # registers, flash2_tc.cu stages it through shared memory for 16-byte stores.
         o_store=schedule.o_store or ("fragments" if product == "wgmma" else "staged"),
         step_issue_per_warp=schedule.step_issue_per_warp,
+        cta_issue_per_warp=schedule.cta_issue_per_warp,
     )
     # The fit describes the project's compiled loops only; every other class has formulas.
     counts = schedule.instruction_counts or ("sass-fit" if cls.is_project_kernel else "formulas")

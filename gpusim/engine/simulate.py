@@ -23,6 +23,7 @@ from gpusim.counting import MAX_TRACED_STEPS, count, traced_classes
 from gpusim.engine.clock import seconds
 from gpusim.engine.collector import fewer_collections
 from gpusim.engine.counters import Counters
+from gpusim.engine.cta_issue import CTA_ISSUE, cta_issue_per_warp
 from gpusim.engine.dram_mix import dram_mix
 from gpusim.engine.hook import GpuHandle, UserProcess
 from gpusim.engine.plan import min_cta_phases
@@ -127,9 +128,10 @@ def simulate(
             "--pass fwd+bwd runs two: time each pass with its own binary (--pass fwd, --pass bwd)"
         )
     if counts:
-        schedule = schedule.model_copy(
-            update={"step_issue_per_warp": float(binary.issue_besides_products)}
-        )
+        update = {"step_issue_per_warp": float(binary.issue_besides_products)}
+        if workload.pass_ == "fwd" and CTA_ISSUE.on:
+            update["cta_issue_per_warp"] = cta_issue_per_warp(binary, workload, schedule)
+        schedule = schedule.model_copy(update=update)
     with fewer_collections():  # preparation and run: both allocate heavily
         return _simulate(
             algorithm, workload, schedule, profile, trace_path, detail, on_chip, extrapolate,

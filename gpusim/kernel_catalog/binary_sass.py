@@ -25,7 +25,7 @@ from pathlib import Path
 from gpusim.errors import GpusimError
 from gpusim.kernel_catalog.sass_decode import decoded
 from gpusim.kernel_catalog.sass_instr import Instr
-from gpusim.kernel_catalog.sass_loop import step_path
+from gpusim.kernel_catalog.sass_loop import outside_loop, step_path
 
 #: Opcodes the SM core model (gpusim/engine/core_model.py) times, by how it times them. The
 #: first group are every opcode of the project's 182 committed loops (the model's pipes and
@@ -69,6 +69,10 @@ class BinaryLoop:
     path: tuple[Instr, ...]  # one steady step, as the core model replays it
     registers: int | None  # per thread (cuobjdump -res-usage), where known
     static_smem_bytes: int | None
+    #: warp-instructions of the function outside its main loop besides HMMA and LDSM, and
+    #: its HMMAs there (the steps the compiler peeled off the loop); None where not read
+    outside_issue: int | None = None
+    outside_hmma: int | None = None
 
     @property
     def hmma(self) -> int:
@@ -81,6 +85,21 @@ class BinaryLoop:
         loads (HMMA, LDSM): what the pipe model's issue lane carries of the step
         (:func:`gpusim.instruction_mix.issued`)."""
         return sum(i.op not in ("HMMA", "LDSM") for i in self.path)
+
+    @property
+    def peeled_steps(self) -> float:
+        """Steps of the loop the compiler laid out before or after it (FlashAttention-2's
+        forward unrolls its masking steps ahead of the loop): HMMAs outside it per pass."""
+        return (self.outside_hmma or 0) / self.hmma
+
+    @property
+    def cta_issue_besides_steps(self) -> float | None:
+        """Warp-instructions a warp issues once per CTA outside the steps (set-up, Q's load,
+        the epilogue; the peeled steps' excess over a steady step), besides HMMA and LDSM;
+        static counts of the function's text. None where the text was not read."""
+        if self.outside_issue is None:
+            return None
+        return self.outside_issue - self.peeled_steps * self.issue_besides_products
 
     def label(self) -> str:
         return self.demangled or self.kernel
@@ -177,4 +196,5 @@ def binary_loop(sass_text: str, kernel: str, source: str, res_text: str | None =
             "mma.sync (HMMA) loops only"
         )
     regs, smem = res_usage(res_text or "").get(name, (None, None))
-    return BinaryLoop(name, readable, source, path, regs, smem)
+    issue, hmma = outside_loop(funcs[name])
+    return BinaryLoop(name, readable, source, path, regs, smem, issue, hmma)

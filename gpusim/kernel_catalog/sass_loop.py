@@ -153,3 +153,12 @@ def cta_overhead(sass_function: str) -> int:
     lo, hi = main_loop(ins)
     table = dict(ins)
     return _straight(table, min(table), lo) + _straight(table, hi + INSTR_BYTES, max(table) + 1)
+
+
+def outside_loop(sass_function: str) -> tuple[int, int]:
+    """(warp-instructions besides HMMA and LDSM, HMMAs) of the function outside its main
+    loop: static counts of the text (a branch's both arms count), once per CTA."""
+    ins = parse(sass_function)
+    lo, hi = main_loop(ins)
+    ops = Counter(_op(t) for a, t in ins if not lo <= a <= hi)
+    return sum(n for op, n in ops.items() if op not in ("HMMA", "LDSM")), ops["HMMA"]
