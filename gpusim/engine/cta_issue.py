@@ -14,16 +14,17 @@ engine already charges the class's mask; that is taken off so the binary's own m
 is counted once.
 
 Found on seen data (a look on 2026-12-07 over the H100's PyTorch forwards of sets 36-39, the
-paper sweep and the ragged look); off until a held-out set judges it
-(``reports/torch_heldout40``).
+paper sweep and the ragged look); held-out set 40 (``reports/torch_heldout40``, an H100)
+judged it: forward MAPE 5.5 -> 5.3 %, mean -3.4 -> -1.1 %; on since.
 """
 
 from __future__ import annotations
 
 from gpusim.engine.mechanism import Mechanism
 
-#: whether ``binary_timing="counts"`` charges the binary's per-CTA issue (a forward pass)
-CTA_ISSUE = Mechanism(False)
+#: whether ``binary_timing="counts"`` charges the binary's per-CTA issue (a forward pass):
+#: on since held-out set 40
+CTA_ISSUE = Mechanism(True)
 
 
 def cta_issue(on: bool):

@@ -28,9 +28,10 @@ def test_the_binary_s_code_outside_its_loop():
 
 
 def test_counts_charge_it_once_per_cta_only_when_on():
-    assert not CTA_ISSUE.on  # off until held-out set 40 judges it
+    assert CTA_ISSUE.on  # on since held-out set 40
     w, s, args = _run(True, 1024)
-    off = gpusim.simulate("flash2", w, s, "h100-sxm5", binary_timing="counts", **args)
+    with cta_issue(False):
+        off = gpusim.simulate("flash2", w, s, "h100-sxm5", binary_timing="counts", **args)
     assert off.schedule.cta_issue_per_warp is None
     with cta_issue(True):
         on = gpusim.simulate("flash2", w, s, "h100-sxm5", binary_timing="counts", **args)

@@ -34,3 +34,37 @@ def test_committed_predictions_are_the_code_s():
         now = S.predict_run(runs[rid], profile, model)
         assert now["fwd_s"] == committed["fwd_s"], (profile, model)
         assert (now["fwd_cta_issue_per_warp"] is None) == (model == "counts")
+
+
+MEASURED = REPO_ROOT / "data/h100/2026-12-07_torch_heldout40_measured"
+
+
+def test_two_measured_forwards_recomputed_with_and_without_the_per_cta_issue():
+    """The set came back on an H100: forward 5.5 % (mean -3.4 %) by counts, 5.3 % (-1.1 %)
+    with the per-CTA issue, adopted. A short causal GQA d64 grid, which it moves most, and a
+    long non-causal d128 one, which it hardly moves, recomputed with the default (on) and off."""
+    import gpusim
+    from gpusim.engine.cta_issue import cta_issue
+    from gpusim.validation.backward_heldout15 import workload
+    from gpusim.validation.torch_flash_schedule import torch_flash_schedule
+    from gpusim.validation.torch_heldout37 import binary_args
+
+    card = json.loads((MEASURED / "provenance.json").read_text())["provenance"]["gpu_name"]
+    assert "H100" in card
+    measured = {
+        r["id"]: r for r in map(json.loads, (MEASURED / "runs.jsonl").read_text().splitlines())
+    }
+    assert len(measured) == S.N_RUNS and all(r["status"] == "ok" for r in measured.values())
+    runs = {r["id"]: r for r in S.manifest_runs(S.RUNS)}
+    err = {}
+    for rid in ("bwd_b9h16kv4_n896_d64_bf16_c1", "bwd_b15h20kv5_n2176_d128_bf16_c0"):
+        w = workload(runs[rid], "fwd")
+        for on in (True, False):
+            with cta_issue(on):
+                now = gpusim.simulate("flash2", w, torch_flash_schedule(w), "h100-sxm5",
+                                      **binary_args(runs[rid]))  # fmt: skip
+            err[rid, on] = now.runtime_s / measured[rid]["fwd"]["median_s"] - 1
+    assert 0.0 < err["bwd_b9h16kv4_n896_d64_bf16_c1", True] < 0.05, err
+    assert -0.08 < err["bwd_b9h16kv4_n896_d64_bf16_c1", False] < -0.02, err
+    for on in (True, False):
+        assert -0.01 < err["bwd_b15h20kv5_n2176_d128_bf16_c0", on] < 0.04, err
