@@ -29,6 +29,9 @@ FILES=(
   data/h100/2026-12-06_calibrate_quick_records_first/calibration.tar.gz
   data/h100/2026-12-06_calibrate_quick_step_one/calibration.tar.gz
   data/h200/2026-11-30_kernels_bench/bench.json
+  data/h200/2026-11-30_validation_dram21/ncu.json
+  data/h200/2026-12-04_calibrate_quick/quick/h200-quick.results.json
+  data/h200/2026-12-02_calibration/quick/h200-quick-results.json
 )
 EXCLUDE=.git/info/exclude
 case "${1:-}" in
