@@ -53,6 +53,12 @@ def test_binary_counts_time_the_loop_with_the_pipe_model_on_any_profile(gpusim):
     assert k["timing_model"] == "pipe" and d["registers_from"] == "binary"
     # the count is the loop's own: every instruction of a pass but its HMMA and LDSM
     assert d["schedule"]["step_issue_per_warp"] == 853
+    # and its code outside the loop once per CTA (on since held-out set 40; not causal, even)
+    assert d["schedule"]["cta_issue_per_warp"] == 990
+    # the JSON describes what the engine charged: the binary's count, not the fit's
+    mix = d["kernel_description"]["step_mix"]
+    assert d["kernel_description"]["class"]["step_issue_per_warp"] == 853
+    assert mix["engine_issue_per_cta"] == 853 * d["schedule"]["warps"]
     plain = gpusim("simulate", *args, "--json").json()
     assert "step_issue_per_warp" not in plain["schedule"]
     # the binary's loop issues more than the fit says of this tile: the step takes longer

@@ -227,7 +227,8 @@ def _run_all(
         if d.get("executed_mma_flops"):  # as count's: simulate's JSON has everything count's has
             from gpusim.kernel_catalog.description import describe
 
-            d["kernel_description"] = describe(inputs.workload, inputs.schedule).as_dict()
+            # the schedule the engine ran: a binary's counts (--binary-timing counts) are in it
+            d["kernel_description"] = describe(inputs.workload, r.schedule).as_dict()
         d["defaults_used"] = inputs.filled
         d["sm_count_overridden"] = sm_count is not None
         keys, warnings = notes(name, inputs.workload, inputs.schedule, inputs.profile)
