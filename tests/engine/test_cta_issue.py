@@ -10,7 +10,7 @@ from gpusim.validation.torch_flash_schedule import torch_flash_schedule
 
 
 def _run(causal: bool, n: int = 4096):
-    w = gpusim.Workload(batch=8, heads=16, seq_len=n, head_dim=128, dtype="bf16", causal=causal)
+    w = gpusim.Workload(batch=2, heads=16, seq_len=n, head_dim=128, dtype="bf16", causal=causal)
     s = torch_flash_schedule(w)
     return w, s, {"sass": SASS, "res_usage": RES_USAGE, "kernel": torch_kernel(w, s)}
 
