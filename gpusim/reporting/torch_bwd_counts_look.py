@@ -21,6 +21,7 @@ import argparse
 from pathlib import Path
 
 from gpusim.reporting.backward_compare import last_records
+from gpusim.reporting.torch_counts_look import table as counts_table
 from gpusim.validation.backward_heldout15 import backward_schedule
 from gpusim.validation.torch_bwd_kernel import RES_USAGE, SASS
 from gpusim.validation.torch_bwd_models import MODELS, binary_args, simulate_backward
@@ -59,18 +60,8 @@ def rows(jobs: int = 1) -> list[dict]:
 
 
 def table(rs: list[dict]) -> str:
-    lines = ["| seen set | runs | model | MAPE | mean signed | worst |"]
-    lines.append("|---|---|---|---|---|---|")
-    for name in dict.fromkeys(r["set"] for r in rs):
-        sub = [r for r in rs if r["set"] == name]
-        for m in MODELS:
-            errs = [r[m] / r["measured"] - 1 for r in sub]
-            worst = max(errs, key=abs)
-            lines.append(
-                f"| {name} | {len(sub)} | {m} | {100 * sum(map(abs, errs)) / len(errs):.1f} % | "
-                f"{100 * sum(errs) / len(errs):+.1f} % | {100 * worst:+.1f} % |"
-            )
-    return "\n".join(lines)
+    """:func:`gpusim.reporting.torch_counts_look.table` over the backward's four models."""
+    return counts_table(rs, MODELS)
 
 
 def issue_table() -> str:

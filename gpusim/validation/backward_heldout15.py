@@ -217,6 +217,24 @@ def profile_set_main(argv, set_name: str, what: str, rule: str, runs: tuple, pro
                     lambda a: predictions(a.profile, runs, set_name, rule))  # fmt: skip
 
 
+def model_set_main(
+    argv, set_name: str, what: str, rule: str, runs: tuple, profiles, models, predict_run
+) -> int:
+    """:func:`set_main` for a set that compares ``models`` on the lent card's profile
+    (``predict --profile P --model M``); ``predict_run(run, profile, model)`` predicts a run,
+    and the document records the model."""
+
+    def add_predict(pr: argparse.ArgumentParser) -> None:
+        pr.add_argument("--profile", required=True, choices=profiles, help="the card's profile")
+        pr.add_argument("--model", required=True, choices=models, help="the model to predict")
+
+    def predict(a: argparse.Namespace) -> dict[str, Any]:
+        return predictions(a.profile, runs, set_name, rule,
+                           lambda r, p: predict_run(r, p, a.model), {"model": a.model})  # fmt: skip
+
+    return set_main(argv, set_name, what, rule, lambda: manifest_runs(runs), add_predict, predict)
+
+
 def refuse_existing(out: Path, set_name: str) -> bool:
     """True (and one line on standard error) when ``out`` exists: a set's files are
     written once."""

@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
-import time
 from pathlib import Path
 
 #: (batch, heads, seq_len, head_dim): the paper sweep's non-causal bf16 shapes, 4k and 16k
@@ -30,7 +28,7 @@ def measure(b: int, h: int, n: int, d: int, pass_: str, seconds: float) -> dict:
     import torch
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
-    from gpusim.calibrate.clocks import SmiSampler
+    from gpusim.validation.torch_fwd_clock import under_protocol
 
     def rand():
         return torch.randn(b, h, n, d, device="cuda", dtype=torch.bfloat16, requires_grad=True)
@@ -56,30 +54,9 @@ def measure(b: int, h: int, n: int, d: int, pass_: str, seconds: float) -> dict:
             end.synchronize()
             times_ms.append(start.elapsed_time(end))
 
-        for _ in range(3):
-            one()
-        times_ms.clear()
-        time.sleep(1.0)  # the harness's idle second before a run
-        with SmiSampler(period_ms=20) as smi:
-            t0 = time.monotonic()
-            while time.monotonic() - t0 < seconds:
-                one()
-    clocks = [float(s["clocks.sm"]) for _t, s in smi.samples if s.get("clocks.sm")]
-    power = [float(s["power.draw"]) for _t, s in smi.samples if s.get("power.draw")]
-    first20 = times_ms[:20]
-    return {
-        "shape": {"batch": b, "heads": h, "seq_len": n, "head_dim": d, "dtype": "bf16"},
-        "pass": pass_,
-        "calls": len(times_ms),
-        "ms_median_first20": statistics.median(first20) if first20 else None,
-        "ms_median_all": statistics.median(times_ms) if times_ms else None,
-        "ms": times_ms,
-        "sm_clock_mhz_median": statistics.median(clocks) if clocks else None,
-        "sm_clock_mhz_min": min(clocks, default=None),
-        "power_w_median": statistics.median(power) if power else None,
-        "samples": [s for _t, s in smi.samples],
-        "error": smi.error,
-    }
+        got = under_protocol(one, times_ms, seconds)
+    shape = {"batch": b, "heads": h, "seq_len": n, "head_dim": d, "dtype": "bf16"}
+    return {"shape": shape, "pass": pass_, **got}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -27,11 +27,39 @@ SHAPES = tuple((16384 // n, 2048 // d, n, d) for d in (128, 64) for n in (4096, 
 FLUSH_BYTES = 256 << 20
 
 
+def under_protocol(one, times_ms: list[float], seconds: float) -> dict:
+    """Run ``one()`` (a timed call that appends its CUDA-event ms to ``times_ms``) three times
+    to warm up, idle a second as the harness does, then for ``seconds`` while nvidia-smi is
+    sampled every 20 ms: the calls' times and the samples' SM clock and power."""
+    from gpusim.calibrate.clocks import SmiSampler
+
+    for _ in range(3):
+        one()
+    times_ms.clear()
+    time.sleep(1.0)  # the harness's idle second before a run
+    with SmiSampler(period_ms=20) as smi:
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < seconds:
+            one()
+    clocks = [float(s["clocks.sm"]) for _t, s in smi.samples if s.get("clocks.sm")]
+    power = [float(s["power.draw"]) for _t, s in smi.samples if s.get("power.draw")]
+    first20 = times_ms[:20]
+    return {
+        "calls": len(times_ms),
+        "ms_median_first20": statistics.median(first20) if first20 else None,
+        "ms_median_all": statistics.median(times_ms) if times_ms else None,
+        "ms": times_ms,
+        "sm_clock_mhz_median": statistics.median(clocks) if clocks else None,
+        "sm_clock_mhz_min": min(clocks, default=None),
+        "power_w_median": statistics.median(power) if power else None,
+        "samples": [s for _t, s in smi.samples],
+        "error": smi.error,
+    }
+
+
 def measure_shape(b: int, h: int, n: int, d: int, seconds: float) -> dict:
     import torch
     from torch.nn.attention import SDPBackend, sdpa_kernel
-
-    from gpusim.calibrate.clocks import SmiSampler
 
     q, k, v = (torch.randn(b, h, n, d, device="cuda", dtype=torch.float16) for _ in range(3))
     flush = torch.empty(FLUSH_BYTES, dtype=torch.uint8, device="cuda")
@@ -47,29 +75,12 @@ def measure_shape(b: int, h: int, n: int, d: int, seconds: float) -> dict:
         times_ms.append(start.elapsed_time(end))
 
     with sdpa_kernel(SDPBackend.FLASH_ATTENTION), torch.no_grad():
-        for _ in range(3):
-            one()
-        times_ms.clear()
-        time.sleep(1.0)  # the harness's idle second before a run
-        with SmiSampler(period_ms=20) as smi:
-            t0 = time.monotonic()
-            while time.monotonic() - t0 < seconds:
-                one()
-    clocks = [float(s["clocks.sm"]) for _t, s in smi.samples if s.get("clocks.sm")]
-    power = [float(s["power.draw"]) for _t, s in smi.samples if s.get("power.draw")]
-    first20 = times_ms[:20]
-    return {
-        "shape": {"batch": b, "heads": h, "seq_len": n, "head_dim": d, "dtype": "fp16"},
-        "calls": len(times_ms),
-        "fwd_ms_median_first20": statistics.median(first20) if first20 else None,
-        "fwd_ms_median_all": statistics.median(times_ms) if times_ms else None,
-        "fwd_ms": times_ms,
-        "sm_clock_mhz_median": statistics.median(clocks) if clocks else None,
-        "sm_clock_mhz_min": min(clocks, default=None),
-        "power_w_median": statistics.median(power) if power else None,
-        "samples": [s for _t, s in smi.samples],
-        "error": smi.error,
-    }
+        got = under_protocol(one, times_ms, seconds)
+    # this record's names for the times (data/h100/2026-12-07_torch_fwd_clock)
+    times = {f"fwd_{k}": got.pop(k) for k in ("ms_median_first20", "ms_median_all", "ms")}
+    shape = {"batch": b, "heads": h, "seq_len": n, "head_dim": d, "dtype": "fp16"}
+    calls = got.pop("calls")
+    return {"shape": shape, "calls": calls, **times, **got}
 
 
 def main(argv: list[str] | None = None) -> int:

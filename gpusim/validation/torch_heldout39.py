@@ -18,11 +18,11 @@ against the binary's 523-540 and the formulas' 334) and fp16. The four backward 
 
 from __future__ import annotations
 
-import argparse
 from typing import Any
 
 from gpusim.validation import backward_heldout15
-from gpusim.validation.backward_heldout15 import manifest_runs, record, set_main, workload
+from gpusim.validation.backward_heldout15 import manifest_runs as manifest_runs  # the tests'
+from gpusim.validation.backward_heldout15 import record, workload
 from gpusim.validation.torch_bwd_models import MODELS, simulate_backward
 from gpusim.validation.torch_heldout36 import draw_prefills
 
@@ -70,21 +70,11 @@ def predict_run(run: dict[str, Any], profile: str, model: str) -> dict[str, Any]
     return rec | {"bwd_model": model}
 
 
-def predictions(profile: str, model: str) -> dict[str, Any]:
-    """Every run's prediction by ``model`` on ``profile``, with what made them."""
-    return backward_heldout15.predictions(
-        profile, RUNS, SET_NAME, RULE, lambda r, p: predict_run(r, p, model), {"model": model}
-    )
-
-
 def main(argv: list[str] | None = None) -> int:
-    def add_predict(pr: argparse.ArgumentParser) -> None:
-        pr.add_argument("--profile", required=True, choices=PROFILES, help="the card's profile")
-        pr.add_argument("--model", required=True, choices=MODELS, help="the backward's model")
-
     what = "PyTorch's flash backward, compiled counts at d256 and fp16: " + __name__
-    return set_main(argv, SET_NAME, what, RULE, lambda: manifest_runs(RUNS), add_predict,
-                    lambda a: predictions(a.profile, a.model))  # fmt: skip
+    return backward_heldout15.model_set_main(
+        argv, SET_NAME, what, RULE, RUNS, PROFILES, MODELS, predict_run
+    )
 
 
 if __name__ == "__main__":

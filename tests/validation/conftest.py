@@ -120,3 +120,15 @@ def recorded_rows() -> list[Row]:
 def _own_prediction_cache(tmp_path_factory, monkeypatch):
     """Each test its own (empty) prediction cache: no test reads another's rows."""
     monkeypatch.setenv("GPUSIM_CACHE_DIR", str(tmp_path_factory.mktemp("prediction-cache")))
+
+
+def measured_runs(folder: Path, card: str, n_runs: int) -> dict[str, dict]:
+    """A measured set's ``runs.jsonl`` by run id, checked: measured on ``card`` (its
+    provenance's GPU name), ``n_runs`` runs, every one ``ok``."""
+    gpu = json.loads((folder / "provenance.json").read_text())["provenance"]["gpu_name"]
+    assert card in gpu
+    measured = {
+        r["id"]: r for r in map(json.loads, (folder / "runs.jsonl").read_text().splitlines())
+    }
+    assert len(measured) == n_runs and all(r["status"] == "ok" for r in measured.values())
+    return measured

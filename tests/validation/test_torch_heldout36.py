@@ -10,6 +10,7 @@ from gpusim.data.layout import REPO_ROOT
 from gpusim.validation import backward_heldout17, paper_sweep_measured
 from gpusim.validation import torch_heldout36 as S
 from gpusim.validation.backward_heldout15 import manifest_runs, predict_run
+from tests.validation.conftest import measured_runs
 
 MANIFEST = REPO_ROOT / "data/h100/2026-12-07_torch_heldout36/manifest_configs.json"
 PREDICTIONS = REPO_ROOT / "reports/torch_heldout36"
@@ -52,12 +53,7 @@ def test_two_measured_runs_recomputed_on_the_h100_profile():
     """The set came back on an H100 at a forward MAPE of 8.7 % (mean -8.0 %): issue 19's 7 %
     missed by the short causal runs (768-2432 tokens, 10-34 % fast); the rest within -8..+3 %.
     A short ragged causal d64 run and a mid-length causal d128 one, recomputed from the code."""
-    card = json.loads((MEASURED / "provenance.json").read_text())["provenance"]["gpu_name"]
-    assert "H100" in card
-    measured = {
-        r["id"]: r for r in map(json.loads, (MEASURED / "runs.jsonl").read_text().splitlines())
-    }
-    assert len(measured) == S.N_RUNS and all(r["status"] == "ok" for r in measured.values())
+    measured = measured_runs(MEASURED, "H100", S.N_RUNS)
     runs = {r["id"]: r for r in S.runs()}
     err = {}
     for rid in ("bwd_b22h12_n1472_d64_fp16_c1", "bwd_b2h8_n4480_d128_bf16_c1"):

@@ -14,6 +14,7 @@ from gpusim.validation import paper_sweep_measured, torch_heldout36
 from gpusim.validation import torch_heldout37 as S
 from gpusim.validation.backward_heldout15 import workload
 from gpusim.validation.torch_flash_schedule import torch_flash_schedule
+from tests.validation.conftest import measured_runs
 
 MANIFEST = REPO_ROOT / "data/h200/2026-12-07_torch_heldout37/manifest_configs.json"
 PREDICTIONS = REPO_ROOT / "reports/torch_heldout37"
@@ -72,12 +73,7 @@ def test_two_measured_runs_recomputed_with_both_models_on_the_h100_profile():
     reaches (both about 10 % fast), recomputed from the code with both models."""
     import gpusim
 
-    card = json.loads((MEASURED / "provenance.json").read_text())["provenance"]["gpu_name"]
-    assert "H100" in card
-    measured = {
-        r["id"]: r for r in map(json.loads, (MEASURED / "runs.jsonl").read_text().splitlines())
-    }
-    assert len(measured) == S.N_RUNS and all(r["status"] == "ok" for r in measured.values())
+    measured = measured_runs(MEASURED, "H100", S.N_RUNS)
     runs = {r["id"]: r for r in S.manifest_runs(S.RUNS)}
     err = {}
     for rid in ("bwd_b5h12_n3392_d64_bf16_c0", "bwd_b13h12kv3_n640_d128_bf16_c1"):

@@ -9,6 +9,7 @@ import json
 from gpusim.data.layout import REPO_ROOT
 from gpusim.validation import paper_sweep_measured, torch_heldout36, torch_heldout37
 from gpusim.validation import torch_heldout38 as S
+from tests.validation.conftest import measured_runs
 
 MANIFEST = REPO_ROOT / "data/h100/2026-12-07_torch_heldout38/manifest_configs.json"
 PREDICTIONS = REPO_ROOT / "reports/torch_heldout38"
@@ -54,12 +55,7 @@ def test_two_measured_backwards_recomputed_with_the_default_and_the_formulas():
     import gpusim
     from gpusim.validation.backward_heldout15 import backward_schedule, workload
 
-    card = json.loads((MEASURED / "provenance.json").read_text())["provenance"]["gpu_name"]
-    assert "H100" in card
-    measured = {
-        r["id"]: r for r in map(json.loads, (MEASURED / "runs.jsonl").read_text().splitlines())
-    }
-    assert len(measured) == S.N_RUNS and all(r["status"] == "ok" for r in measured.values())
+    measured = measured_runs(MEASURED, "H100", S.N_RUNS)
     runs = {r["id"]: r for r in S.manifest_runs(S.RUNS)}
     err = {}
     for rid in ("bwd_b28h16kv4_n576_d64_bf16_c0", "bwd_b20h8_n832_d128_bf16_c0"):

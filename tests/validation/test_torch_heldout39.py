@@ -8,6 +8,7 @@ import json
 from gpusim.data.layout import REPO_ROOT
 from gpusim.validation import torch_heldout38
 from gpusim.validation import torch_heldout39 as S
+from tests.validation.conftest import measured_runs
 
 MANIFEST = REPO_ROOT / "data/h100/2026-12-07_torch_heldout39/manifest_configs.json"
 PREDICTIONS = REPO_ROOT / "reports/torch_heldout39"
@@ -45,12 +46,7 @@ def test_a_measured_d256_backward_recomputed_with_the_default_and_the_formulas()
     import gpusim
     from gpusim.validation.backward_heldout15 import backward_schedule, workload
 
-    card = json.loads((MEASURED / "provenance.json").read_text())["provenance"]["gpu_name"]
-    assert "H100" in card
-    measured = {
-        r["id"]: r for r in map(json.loads, (MEASURED / "runs.jsonl").read_text().splitlines())
-    }
-    assert len(measured) == S.N_RUNS and all(r["status"] == "ok" for r in measured.values())
+    measured = measured_runs(MEASURED, "H100", S.N_RUNS)
     rid = "bwd_b17h16_n960_d256_fp16_c1"
     run = {r["id"]: r for r in S.manifest_runs(S.RUNS)}[rid]
     w, s = workload(run, "bwd"), backward_schedule(run)

@@ -8,6 +8,7 @@ import json
 from gpusim.data.layout import REPO_ROOT
 from gpusim.validation import torch_heldout38, torch_heldout39
 from gpusim.validation import torch_heldout40 as S
+from tests.validation.conftest import measured_runs
 
 MANIFEST = REPO_ROOT / "data/h100/2026-12-07_torch_heldout40/manifest_configs.json"
 PREDICTIONS = REPO_ROOT / "reports/torch_heldout40"
@@ -49,12 +50,7 @@ def test_two_measured_forwards_recomputed_with_and_without_the_per_cta_issue():
     from gpusim.validation.torch_flash_schedule import torch_flash_schedule
     from gpusim.validation.torch_heldout37 import binary_args
 
-    card = json.loads((MEASURED / "provenance.json").read_text())["provenance"]["gpu_name"]
-    assert "H100" in card
-    measured = {
-        r["id"]: r for r in map(json.loads, (MEASURED / "runs.jsonl").read_text().splitlines())
-    }
-    assert len(measured) == S.N_RUNS and all(r["status"] == "ok" for r in measured.values())
+    measured = measured_runs(MEASURED, "H100", S.N_RUNS)
     runs = {r["id"]: r for r in S.manifest_runs(S.RUNS)}
     err = {}
     for rid in ("bwd_b9h16kv4_n896_d64_bf16_c1", "bwd_b15h20kv5_n2176_d128_bf16_c0"):
