@@ -33,16 +33,14 @@ def cta_issue(on: bool):
     return CTA_ISSUE.setting(on)
 
 
-def cta_issue_per_warp(binary, workload, schedule) -> float | None:
+def cta_issue_per_warp(binary, workload, schedule) -> float:
     """Warp-instructions a warp issues once per CTA outside the steps, for a forward timed
-    with the binary's counts; None where the binary's text gives none."""
+    with the binary's counts."""
     from gpusim.dtypes import dtype_bytes
     from gpusim.instruction_mix import StepShape, cta_mask_issue
     from gpusim.kernel_class import resolve_class
 
     extra = binary.cta_issue_besides_steps
-    if extra is None:
-        return None
     s = schedule
     if workload.causal:  # the peeled masked tiles' mask is the binary's, not the class's
         shape = StepShape(s.block_m / s.warps, s.block_n, workload.head_dim, s.warps,

@@ -70,9 +70,9 @@ class BinaryLoop:
     registers: int | None  # per thread (cuobjdump -res-usage), where known
     static_smem_bytes: int | None
     #: warp-instructions of the function outside its main loop besides HMMA and LDSM, and
-    #: its HMMAs there (the steps the compiler peeled off the loop); None where not read
-    outside_issue: int | None = None
-    outside_hmma: int | None = None
+    #: its HMMAs there (the steps the compiler peeled off the loop)
+    outside_issue: int
+    outside_hmma: int
 
     @property
     def hmma(self) -> int:
@@ -90,15 +90,13 @@ class BinaryLoop:
     def peeled_steps(self) -> float:
         """Steps of the loop the compiler laid out before or after it (FlashAttention-2's
         forward unrolls its masking steps ahead of the loop): HMMAs outside it per pass."""
-        return (self.outside_hmma or 0) / self.hmma
+        return self.outside_hmma / self.hmma
 
     @property
-    def cta_issue_besides_steps(self) -> float | None:
+    def cta_issue_besides_steps(self) -> float:
         """Warp-instructions a warp issues once per CTA outside the steps (set-up, Q's load,
         the epilogue; the peeled steps' excess over a steady step), besides HMMA and LDSM;
-        static counts of the function's text. None where the text was not read."""
-        if self.outside_issue is None:
-            return None
+        static counts of the function's text."""
         return self.outside_issue - self.peeled_steps * self.issue_besides_products
 
     def label(self) -> str:
