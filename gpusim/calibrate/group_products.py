@@ -1,0 +1,134 @@
+"""Products with both operands from shared memory, in groups barriers separate (a GPU).
+
+    python -m gpusim.calibrate.group_products --out FILE            # on the GPU
+    python -m gpusim.calibrate.group_products --table FILE [--profile NAME]
+
+The pipe model times a step's products as the longer of the tensor pipe and the shared
+memory's operand traffic (:mod:`gpusim.engine.rates`), at a step efficiency measured on loops
+whose ldmatrix results feed products with a register operand (``smem_overlap``). A
+FlashAttention-2 backward runs five products a step whose operands both stream from shared
+memory, one slice of k ahead, in groups that barriers separate, in one CTA of 8 warps (2 warps
+a scheduler); measured, its steps take about the two pipes' sum (docs/limits.md). This loop
+has no attention code: five groups of mma.sync at the per-warp tile shapes of that kernel's
+three tile configurations (d64 128 x 128, d128 64 x 128, d256 64 x 64; PyTorch's
+``Flash_bwd_kernel_traits``), with and without the barriers, and with a pass per value
+(FFMA, MUFU.EX2, FMUL, an f16 pair stored) between the second and third groups. ``--table``
+gives each loop's cycles per iteration against the two pipes' times at the profile's rates
+and the overlap ``kappa = (measured - max) / min`` (0: the pipes overlap fully; 1: they add).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from gpusim.calibrate import standalone
+
+#: per tile configuration: (label, (MT, NT, NK) of groups 1-2, of groups 3-4, of group 5)
+CONFIGS = (
+    ("d64 128x128", (2, 8, 4), (2, 4, 8), (2, 4, 8)),
+    ("d128 64x128", (2, 4, 8), (2, 8, 4), (2, 4, 8)),
+    ("d256 64x64", (1, 4, 16), (2, 8, 4), (2, 8, 4)),
+)
+#: (barriers between groups, the pass per value between groups 2 and 3)
+VARIANTS = ((True, False), (False, False), (True, True))
+#: (threads per CTA, CTAs per SM): one CTA of 8 warps (the backward's launch), two of 4 (the
+#: same 2 warps a scheduler in two CTAs), one of 4 (1 warp a scheduler)
+SHAPES = ((256, 1), (128, 2), (128, 1))
+LDSM_X4_BYTES = 512
+HMMA_FLOPS = 2 * 16 * 8 * 16
+
+
+def kernel_name(groups: tuple, sync: bool, alu: bool) -> str:
+    dims = ",".join(str(x) for g in groups for x in g)
+    return f"group_products<{dims},{str(sync).lower()},{str(alu).lower()}>"
+
+
+def per_warp_counts(groups: tuple) -> tuple[int, int]:
+    """(ldmatrix.x4, mma.sync) one warp issues per iteration: groups 1 and 2 of the first
+    shape, 3 and 4 of the second, 5 of the third."""
+    ldsm = hmma = 0
+    for (mt, nt, nk), times in zip(groups, (2, 2, 1), strict=True):
+        ldsm += times * nk * (mt + nt // 2)
+        hmma += times * nk * mt * nt
+    return ldsm, hmma
+
+
+def loops() -> list[tuple[str, dict[str, Any]]]:
+    out = []
+    for label, *groups in CONFIGS:
+        ldsm, hmma = per_warp_counts(tuple(groups))
+        for sync, alu in VARIANTS:
+            params = {"config": label, "sync": sync, "alu": alu, "ldsm_per_warp": ldsm,
+                      "hmma_per_warp": hmma}  # fmt: skip
+            out.append((kernel_name(tuple(groups), sync, alu), params))
+    return out
+
+
+def run(quick: bool = False) -> dict[str, Any]:
+    """Every loop at every launch shape: cycles per iteration per scheduler and the clock."""
+    from gpusim.calibrate.context import import_cupy, make_context
+    from gpusim.calibrate.warp_loops import time_loops
+
+    cp = import_cupy()
+    ctx = make_context(cp, quick=quick)
+    rows, kernels = time_loops(cp, ctx, "group_products.cu", loops(), SHAPES)
+    return {"gpu": ctx.gpu_name, "date": ctx.date, "kernels": kernels, "rows": rows}
+
+
+def pipe_cycles(row: dict[str, Any], profile) -> tuple[float, float]:
+    """(tensor, shared memory) SM cycles of one iteration of every warp of the SM at the
+    profile's rates."""
+    warps = row["threads"] // 32 * row["ctas_per_sm"]
+    flops = profile.mma_sync_flops_per_clk_per_sm.fp16.value
+    tensor = warps * row["hmma_per_warp"] * HMMA_FLOPS / flops
+    smem_rate = profile.smem_bandwidth_bytes_per_clk_per_sm.value
+    smem = warps * row["ldsm_per_warp"] * LDSM_X4_BYTES / smem_rate
+    return tensor, smem
+
+
+def table(record: dict[str, Any], profile) -> list[dict[str, Any]]:
+    """Per loop and launch shape: measured cycles per iteration (all of an SM's warps), the
+    two pipes' times, and kappa."""
+    out = []
+    for r in record["rows"]:
+        tensor, smem = pipe_cycles(r, profile)
+        got = r["cycles_per_iteration_per_scheduler"]
+        hi, lo = max(tensor, smem), min(tensor, smem)
+        out.append({"config": r["config"], "sync": r["sync"], "alu": r["alu"],
+                    "threads": r["threads"], "ctas_per_sm": r["ctas_per_sm"],
+                    "measured_cycles": got, "tensor_cycles": tensor, "smem_cycles": smem,
+                    "kappa": (got - hi) / lo})  # fmt: skip
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark (``--out``), or print the table of a record (``--table``)."""
+    argv = sys.argv[1:] if argv is None else argv
+    if "--table" not in argv:
+        return standalone.main(__doc__, run, argv)
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--table", required=True)
+    ap.add_argument("--profile", default="h200-sxm")
+    a = ap.parse_args(argv)
+    from gpusim.errors import GpusimError
+    from gpusim.profiles.loader import load_profile
+
+    try:
+        rows = table(json.loads(Path(a.table).read_text()), load_profile(a.profile))
+    except (OSError, ValueError, KeyError, GpusimError) as exc:
+        print(f"group_products: error: {a.table}: {exc}", file=sys.stderr)
+        return 2
+    print("config | barriers | pass | threads x CTAs | cycles | tensor | smem | kappa")
+    for r in rows:
+        print(f"{r['config']} | {r['sync']} | {r['alu']} | {r['threads']} x {r['ctas_per_sm']} | "
+              f"{r['measured_cycles']:.0f} | {r['tensor_cycles']:.0f} | {r['smem_cycles']:.0f} | "
+              f"{r['kappa']:.3f}")  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
