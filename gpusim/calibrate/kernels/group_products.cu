@@ -95,9 +95,12 @@ __global__ void __launch_bounds__(256) group_products(const unsigned* __restrict
         gp_clear<M1, N1>(s1);
         gp_clear<M1, N1>(s2);
         gp_clear<M3, N3>(q);
+        // Each group's offset moves by a multiple of ``zero`` (0, unknown to the compiler): an
+        // iteration reads 60-84 KiB a warp from the 32 KiB tile, and ptxas would otherwise
+        // reuse one group's fragments for another's loads of the same addresses.
         gp_group<M1, N1, K1>(s1, base, start, lane);
         if constexpr (SYNC) __syncthreads();
-        gp_group<M1, N1, K1>(s2, base, start + 4096u, lane);
+        gp_group<M1, N1, K1>(s2, base, start + 4096u + zero, lane);
         if constexpr (ALU) {
 #pragma unroll
             for (int m = 0; m < M1; ++m)
@@ -114,10 +117,10 @@ __global__ void __launch_bounds__(256) group_products(const unsigned* __restrict
             keep += gp_first<M1, N1>(s1) + gp_first<M1, N1>(s2);
         }
         if constexpr (SYNC) __syncthreads();
-        gp_group<M2, N2, K2>(kv1, base, start + 8192u, lane);
+        gp_group<M2, N2, K2>(kv1, base, start + 8192u + 2u * zero, lane);
         if constexpr (SYNC) __syncthreads();
-        gp_group<M2, N2, K2>(kv2, base, start + 12288u, lane);
-        gp_group<M3, N3, K3>(q, base, start + 16384u, lane);
+        gp_group<M2, N2, K2>(kv2, base, start + 12288u + 3u * zero, lane);
+        gp_group<M3, N3, K3>(q, base, start + 16384u + 4u * zero, lane);
         keep += gp_first<M3, N3>(q);
         // the next iteration's addresses depend on this one's results (``zero`` is 0)
         start = (start + 4096u + (__float_as_uint(keep) & zero)) & GP_TILE_MASK;
