@@ -2,6 +2,7 @@
 
     python -m gpusim.calibrate.group_products --out FILE            # on the GPU
     python -m gpusim.calibrate.group_products --table FILE [--profile NAME]
+    python -m gpusim.calibrate.group_products --sass FILE     # cuobjdump -sass text (or .gz)
 
 The pipe model times a step's products as the longer of the tensor pipe and the shared
 memory's operand traffic (:mod:`gpusim.engine.rates`), at a step efficiency measured on loops
@@ -105,9 +106,37 @@ def table(record: dict[str, Any], profile) -> list[dict[str, Any]]:
     return out
 
 
+#: opcodes whose static count per kernel ``--sass`` prints (the loop is fully unrolled)
+SASS_OPS = ("HMMA", "LDSM", "BAR", "MUFU", "STS", "STL", "LDL")
+
+
+def sass_counts(text: str) -> dict[str, dict[str, int]]:
+    """Static counts of :data:`SASS_OPS` per function of ``cuobjdump -sass`` text: the
+    loops' ldmatrix and mma.sync must be the table's (ptxas may merge loads of one address)."""
+    import re
+    from collections import Counter
+
+    out = {}
+    for chunk in text.split("Function : ")[1:]:
+        name = chunk.split("\n", 1)[0].strip()
+        ops = Counter(re.findall(r"/\*[0-9a-f]{4}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*)", chunk))
+        out[name] = {op: ops[op] for op in SASS_OPS}
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run the benchmark (``--out``), or print the table of a record (``--table``)."""
+    """Run the benchmark (``--out``), print the table of a record (``--table``) or a SASS
+    dump's counts (``--sass``)."""
     argv = sys.argv[1:] if argv is None else argv
+    if "--sass" in argv:
+        import gzip
+
+        path = argv[argv.index("--sass") + 1]
+        opener = gzip.open if path.endswith(".gz") else open
+        with opener(path, "rt") as f:
+            for name, counts in sass_counts(f.read()).items():
+                print(name, counts)
+        return 0
     if "--table" not in argv:
         return standalone.main(__doc__, run, argv)
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
