@@ -50,7 +50,9 @@ class _Node:
     op: str
     dst: tuple[int, ...]
     src: tuple[int, ...]
-    block: int
+    region: int  # 0: the loop body; k: the k-th guarded region (its branch opens it)
+    skips: tuple[int, ...] = ()  # registers a region the branch jumps over may write
+    opens: int = 0  # the region this branch guards (0: none)
 
 
 @dataclass(frozen=True)
@@ -65,11 +67,12 @@ class DescribedStep:
 
 
 class _Program:
-    """The step in source order: nodes, fresh registers, basic blocks."""
+    """The step in source order: nodes, fresh registers, guarded regions."""
 
     def __init__(self) -> None:
         self.nodes: list[_Node] = []
-        self.block = 0
+        self.region = 0
+        self.regions = 0
         self._next_reg = 0
 
     def regs(self, n: int) -> tuple[int, ...]:
@@ -79,13 +82,23 @@ class _Program:
     def emit(self, op: str, src: tuple[int, ...] = (), dst: int | tuple[int, ...] = 1):
         """Append ``op`` reading ``src``; ``dst``: registers it writes, or how many fresh ones."""
         out = self.regs(dst) if isinstance(dst, int) else dst
-        self.nodes.append(_Node(op, out, tuple(src), self.block))
+        self.nodes.append(_Node(op, out, tuple(src), self.region))
         return out
 
-    def branch(self, src: tuple[int, ...] = ()) -> None:
-        """A conditional branch: it ends the basic block (nothing moves across it)."""
-        self.emit("BRA", src, ())
-        self.block += 1
+    def guard(self, src: tuple[int, ...]) -> None:
+        """``if (...) {``, taken in a steady step: what follows up to :meth:`end` stays
+        between its branch and the join; the rest of the loop moves freely around it."""
+        self.regions += 1
+        self.nodes.append(_Node("BRA", (), tuple(src), 0, opens=self.regions))
+        self.region = self.regions
+
+    def end(self) -> None:
+        self.region = 0
+
+    def skip(self, src: tuple[int, ...], writes: tuple[int, ...] = ()) -> None:
+        """A branch over code a steady step does not run (the mask, Q's first load), which
+        may write ``writes``: their readers stay after it, their writers before."""
+        self.nodes.append(_Node("BRA", (), tuple(src), 0, skips=tuple(writes)))
 
 
 # ---- the kernel's source, statement by statement ---------------------------------------
@@ -172,11 +185,12 @@ def _compute_pv(p: _Program, s: _Shape, o, pk, v_base) -> None:
                     p.emit("HMMA", pa[mt] + b[2 * half: 2 * half + 2] + acc, acc)
 
 
-def _mask_test(p: _Program, j: tuple) -> None:
-    """flash2_tile_needs_mask: k0, two compares, their or; taken on an unmasked tile."""
+def _mask_test(p: _Program, j: tuple, sacc) -> None:
+    """flash2_tile_needs_mask: k0, two compares, their or; the mask (skipped) writes S."""
     k0 = p.emit("IMAD", j)
     end = p.emit("IADD3", k0)
-    p.branch(p.emit("PLOP3", p.emit("ISETP", end) + p.emit("ISETP", end)))
+    test = p.emit("PLOP3", p.emit("ISETP", end) + p.emit("ISETP", end))
+    p.skip(test, tuple(r for row in sacc for acc in row for r in acc))
 
 
 def _program(s: _Shape) -> _Program:
@@ -192,9 +206,9 @@ def _program(s: _Shape) -> _Program:
     qf = [p.regs(4) for _ in range(s.d // 16)] if s.q_in_regs else []
     sacc = [[p.regs(4) for _ in range(nt_n)] for _ in range(s.mt)]
 
-    def load_q_branch() -> None:  # if (j == 0) load_q_regs(): not taken in a steady step
+    def load_q_branch() -> None:  # if (j == 0) load_q_regs(): not run in a steady step
         if s.q_in_regs:
-            p.branch(p.emit("ISETP", j))
+            p.skip(p.emit("ISETP", j), tuple(r for f in qf for r in f))
 
     p.emit("DEPBAR", (), ())  # cp_async_wait: tile j has landed
     p.emit("BAR", (), ())  # __syncthreads
@@ -204,33 +218,36 @@ def _program(s: _Shape) -> _Program:
         there = p.emit("IMAD", jn)
         k_base = [p.emit("IADD3", a + here) for a in k_addr]  # the ldmatrix bases' offsets
         v_base = [p.emit("IADD3", a + here) for a in v_addr]
-        p.branch(p.emit("ISETP", jn))  # if (jn < n_tiles): the copies
+        p.guard(p.emit("ISETP", jn))  # if (jn < n_tiles): the copies
         _copy_tile(p, s, jn, there)
         _copy_tile(p, s, jn, there)
+        p.end()
         p.emit("LDGDEPBAR", (), ())
         load_q_branch()
         _compute_s(p, s, sacc, qf, q_addr, k_base)
-        _mask_test(p, j)
+        _mask_test(p, j, sacc)
         pk = _softmax(p, s, sacc, o, m, lsum, scale)
         _compute_pv(p, s, o, pk, v_base)
     else:  # one buffer each for K and V: three barriers, two commits and waits
         load_q_branch()
         _compute_s(p, s, sacc, qf, q_addr, k_addr)
-        _mask_test(p, j)
+        _mask_test(p, j, sacc)
         pk = _softmax(p, s, sacc, o, m, lsum, scale)
         p.emit("DEPBAR", (), ())
         p.emit("BAR", (), ())
         guard = p.emit("ISETP", j)
-        p.branch(guard)  # if (j + 1 < n_tiles): K's copies
+        p.guard(guard)  # if (j + 1 < n_tiles): K's copies
         _copy_tile(p, s, j, ())
+        p.end()
         p.emit("LDGDEPBAR", (), ())
         _compute_pv(p, s, o, pk, v_addr)
         p.emit("BAR", (), ())
-        p.branch(guard)  # V's copies, the same test
+        p.guard(guard)  # V's copies, the same test
         _copy_tile(p, s, j, ())
+        p.end()
         p.emit("LDGDEPBAR", (), ())
-    p.emit("IADD3", j, j)  # ++j; j < n_tiles; back to the head
-    p.branch(p.emit("ISETP", j))
+    p.emit("IADD3", j, j)  # ++j; j < n_tiles; back to the head (the last instruction)
+    p.emit("BRA", p.emit("ISETP", j), ())
     return p
 
 
@@ -276,7 +293,7 @@ def _edges(nodes: list[_Node]) -> list[list[tuple[int, bool]]]:
             if r in writer:
                 preds[i].append((writer[r], True))
             readers.setdefault(r, []).append(i)
-        for r in n.dst:
+        for r in n.dst + n.skips:
             preds[i] += [(k, False) for k in readers.get(r, ()) if k != i]
             if r in writer and r not in n.src:
                 preds[i].append((writer[r], False))
@@ -289,23 +306,34 @@ def _edges(nodes: list[_Node]) -> list[list[tuple[int, bool]]]:
                 fence, since = i, []
             else:
                 since.append(i)
+    for i, n in enumerate(nodes):  # a region's branch waits for what its region reads
+        if n.region:
+            guard = next(k for k, g in enumerate(nodes) if g.opens == n.region)
+            preds[guard] += [(k, raw) for k, raw in preds[i] if nodes[k].region != n.region]
+    preds[-1] += [(k, False) for k in range(len(nodes) - 1)]  # the loop's branch: last
     return preds
 
 
 def _heights(nodes, preds, t: _Timing) -> list[float]:
-    """Each node's longest latency path to the end of its block (the scheduler's priority)."""
+    """Each node's longest latency path to the step's end (the scheduler's priority); a
+    region's branch takes its region's."""
     h = [t.pipe_hold(n.op) if n.op in PIPES else 1.0 for n in nodes]
     for i in range(len(nodes) - 1, -1, -1):
         for k, raw in preds[i]:
-            if nodes[k].block == nodes[i].block:
-                h[k] = max(h[k], t.latency(nodes[k], nodes[i], raw) + h[i])
+            h[k] = max(h[k], t.latency(nodes[k], nodes[i], raw) + h[i])
+    for i, n in enumerate(nodes):
+        if n.region:
+            guard = next(k for k, g in enumerate(nodes) if g.opens == n.region)
+            h[guard] = max(h[guard], h[i] + 1)
     return h
 
 
 def _schedule(nodes, preds, t: _Timing) -> list[int]:
-    """Critical-path-first list scheduling of each basic block in turn: every cycle one
-    instruction whose operands are ready and whose pipe is free, the one with the longest
-    path to the block's end first; a block's branch goes last."""
+    """Critical-path-first list scheduling of the whole step, as ptxas moves code across
+    barriers (only shared-memory and copy instructions are ordered by them) and around an
+    ``if``: every cycle one instruction whose operands are ready and whose pipe is free, the
+    one with the longest path to the step's end first; a guarded region is issued whole
+    after its branch."""
     succs: list[list[int]] = [[] for _ in nodes]
     for i, ps in enumerate(preds):
         for k, _raw in ps:
@@ -315,44 +343,47 @@ def _schedule(nodes, preds, t: _Timing) -> list[int]:
     issued = [0.0] * len(nodes)
     order: list[int] = []
     pipe_free: dict[str, float] = {}
+    queues: dict[int, list] = {}
     now = 0.0
-    for block in range(nodes[-1].block + 1):
-        members = [i for i, n in enumerate(nodes) if n.block == block]
-        todo = len(members)
-        ready = [(-height[i], i) for i in members if left[i] == 0]
-        heapq.heapify(ready)
-        while todo:
-            best, waits, held = None, math.inf, []
-            while ready:
-                item = heapq.heappop(ready)
-                i = item[1]
-                n = nodes[i]
-                at = max([now] + [issued[k] + t.latency(nodes[k], n, raw) for k, raw in preds[i]])
-                if n.op in PIPES or n.op not in ("BRA", "LDGSTS", *FENCES):
-                    at = max(at, pipe_free.get(PIPES.get(n.op, "alu"), 0.0))
-                if n.op == "BRA" and todo > 1:
-                    at = math.inf
-                if at <= now:
-                    best = i
-                    break
-                waits = min(waits, at)
-                held.append(item)
-            for item in held:
-                heapq.heappush(ready, item)
-            if best is None:
-                now = max(now + 1, math.ceil(waits))
-                continue
-            n = nodes[best]
-            issued[best] = now
+    region, todo = 0, {0: sum(n.region == 0 for n in nodes)}
+    for i in range(len(nodes)):
+        if left[i] == 0:
+            heapq.heappush(queues.setdefault(nodes[i].region, []), (-height[i], i))
+    while todo[0]:
+        ready = queues.setdefault(region, [])
+        best, waits, held = None, math.inf, []
+        while ready:
+            item = heapq.heappop(ready)
+            n = nodes[item[1]]
+            at = max([now] + [issued[k] + t.latency(nodes[k], n, raw) for k, raw in preds[item[1]]])
             if n.op not in ("BRA", "LDGSTS", *FENCES):
-                pipe_free[PIPES.get(n.op, "alu")] = now + t.pipe_hold(n.op)
-            order.append(best)
-            todo -= 1
-            now += 1
-            for k in succs[best]:
-                left[k] -= 1
-                if left[k] == 0 and nodes[k].block == block:
-                    heapq.heappush(ready, (-height[k], k))
+                at = max(at, pipe_free.get(PIPES.get(n.op, "alu"), 0.0))
+            if at <= now:
+                best = item[1]
+                break
+            waits = min(waits, at)
+            held.append(item)
+        for item in held:
+            heapq.heappush(ready, item)
+        if best is None:
+            now = max(now + 1, math.ceil(waits))
+            continue
+        n = nodes[best]
+        issued[best] = now
+        if n.op not in ("BRA", "LDGSTS", *FENCES):
+            pipe_free[PIPES.get(n.op, "alu")] = now + t.pipe_hold(n.op)
+        order.append(best)
+        now += 1
+        todo[region] -= 1
+        if n.opens:
+            region = n.opens
+            todo[region] = sum(m.region == region for m in nodes)
+        elif region and not todo[region]:
+            region = 0
+        for k in succs[best]:
+            left[k] -= 1
+            if left[k] == 0:
+                heapq.heappush(queues.setdefault(nodes[k].region, []), (-height[k], k))
     return order
 
 
@@ -370,13 +401,11 @@ def _control(nodes, preds, order: list[int], t: _Timing) -> list[list]:
         for p, raw in preds[i]:
             if raw and nodes[p].op not in ("HMMA", *VARIABLE) and p in pos and pos[p] < k:
                 at[k] = max(at[k], at[pos[p]] + t.latency(nodes[p], nodes[i], raw))
-        if nodes[i].op == "BRA":
-            at[k] = max(at[k], at[k - 1] + 1)
     rows = []
     for k, i in enumerate(order):
         nxt = at[k + 1] if k + 1 < len(order) else at[k] + 1
-        if nodes[i].op == "BRA":  # drain: HMMAs and fixed-latency results of the block
-            begin = next(q for q in range(k, -1, -1) if q == 0 or nodes[order[q - 1]].op == "BRA")
+        if nodes[i].op == "BRA":  # drain: HMMAs and fixed-latency results in flight
+            begin = max(0, k - 64)  # nothing older is in flight
             drain = [at[q] + (t.hmma_acc if nodes[order[q]].op == "HMMA" else FIXED_LATENCY)
                      for q in range(begin, k) if nodes[order[q]].op not in VARIABLE]  # fmt: skip
             nxt = max([nxt, at[k] + BRANCH_STALL, *drain])
@@ -428,16 +457,9 @@ def _scoreboards(nodes, preds, rows: list[list], at: list[float], t: _Timing) ->
             pending[b] = [r for r in pending[b] if r > k] + mine
 
 
-def described_step(
-    dtype: str,
-    head_dim: int,
-    block_m: int,
-    block_n: int,
-    warps: int,
-    stages: int,
-    cycles: Mapping[str, float] | None = None,
-    smem_bytes_per_cycle: float = 128.0,
-) -> DescribedStep:
+def described_step(dtype: str, head_dim: int, block_m: int, block_n: int, warps: int,
+                   stages: int, cycles: Mapping[str, float] | None = None,
+                   smem_bytes_per_cycle: float = 128.0) -> DescribedStep:  # fmt: skip
     """One steady step (no mask, a prefetch issued) of one warp of flash2_tc.cu's K/V loop for
     these template arguments; ``cycles``: a profile's ``sass_core_cycles`` (default: the core
     model's reference profile, h200-sxm-core), which the scheduler and control codes use."""
@@ -447,14 +469,11 @@ def described_step(
         from gpusim.profiles.loader import load_profile
 
         cycles = load_profile("h200-sxm-core").sass_core_cycles.value
-    rows_per_warp = block_m // warps
     chunks = block_n * head_dim * 2 // COPY_BYTES  # of one tile
     # a thread copies ceil(chunks / threads): SASS predicates the guard, every warp issues it
-    s = _Shape(head_dim, block_n, warps, stages, rows_per_warp // 16,
+    s = _Shape(head_dim, block_n, warps, stages, block_m // warps // 16,
                -(-chunks // (warps * WARP_THREADS)))  # fmt: skip
-    prog = _program(s)
-    t = _Timing(cycles, smem_bytes_per_cycle)
-    nodes = prog.nodes
+    nodes, t = _program(s).nodes, _Timing(cycles, smem_bytes_per_cycle)
     preds = _edges(nodes)
     order = _schedule(nodes, preds, t)
     rows = _control(nodes, preds, order, t)
@@ -463,17 +482,14 @@ def described_step(
             for i, st, wb, wait in rows]  # fmt: skip
     at = {r[0]: k for k, r in enumerate(rows) if r[0] is not None}
     edges = tuple((at[p], at[i]) for i, ps in enumerate(preds) for p, _raw in ps)
-    written: set[int] = set()
-    carried = set()
+    written, carried = set(), set()
     for n in nodes:
         carried |= set(n.src) - written
         written |= set(n.dst)
     return DescribedStep(path, frozenset(carried), edges)
 
 
-def described_path(dtype: str, head_dim: int, block_m: int, block_n: int, warps: int,
-                   stages: int, cycles: Mapping[str, float] | None = None,
-                   smem_bytes_per_cycle: float = 128.0) -> list[Instr]:  # fmt: skip
-    """The instructions of :func:`described_step`, as the core model replays them."""
-    return described_step(dtype, head_dim, block_m, block_n, warps, stages, cycles,
-                          smem_bytes_per_cycle).path  # fmt: skip
+def described_path(*args, **kwargs) -> list[Instr]:
+    """The instructions of :func:`described_step` (same arguments), as the core model
+    replays them."""
+    return described_step(*args, **kwargs).path
