@@ -6,10 +6,9 @@ from collections import Counter
 
 import pytest
 
-from gpusim.engine import core_model
 from gpusim.engine.core_model import CoreTiming, step_cycles
 from gpusim.instruction_mix import StepShape, step_mix
-from gpusim.kernel_catalog import described_loop
+from gpusim.kernel_catalog import list_schedule
 from gpusim.kernel_catalog.described_loop import described_path, described_step
 from gpusim.kernel_class import KernelClass
 
@@ -55,16 +54,11 @@ def test_dependences_are_real(d, m, n, w, s):
 
 def test_control_codes():
     path = _step(64, 64, 64, 4, 2).path
-    assert all(1 <= i.stall <= described_loop.MAX_STALL for i in path)
+    assert all(1 <= i.stall <= list_schedule.MAX_STALL for i in path)
     assert path[-1].op == "BRA"
     producers = [i for i in path if i.wbar != 7]
-    assert producers and all(i.op in described_loop.VARIABLE for i in producers)
+    assert producers and all(i.op in list_schedule.VARIABLE for i in producers)
     assert any(i.wait for i in path if i.op == "HMMA")  # ldmatrix results on scoreboards
-
-
-def test_pipes_are_the_core_models():
-    for op, pipe in described_loop.PIPES.items():
-        assert core_model.PIPES[op] == pipe
 
 
 def test_replay_runs():
