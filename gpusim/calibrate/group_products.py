@@ -3,6 +3,7 @@
     python -m gpusim.calibrate.group_products --out FILE            # on the GPU
     python -m gpusim.calibrate.group_products --table FILE [--profile NAME]
     python -m gpusim.calibrate.group_products --sass FILE     # cuobjdump -sass text (or .gz)
+    python -m gpusim.calibrate.group_products --record FILE --profile PATH   # write the field
 
 The pipe model times a step's products as the longer of the tensor pipe and the shared
 memory's operand traffic (:mod:`gpusim.engine.rates`), at a step efficiency measured on loops
@@ -106,6 +107,50 @@ def table(record: dict[str, Any], profile) -> list[dict[str, Any]]:
     return out
 
 
+FIELD = "grouped_products_kappa_by_cta_warps"
+MODULE = "python -m gpusim.calibrate.group_products"
+
+
+def field_entry(record: dict[str, Any], profile) -> dict[str, Any]:
+    """``grouped_products_kappa_by_cta_warps`` (:mod:`gpusim.engine.product_groups`): per
+    launch, the mean kappa of the three configurations' loops with barriers and no pass
+    (the products alone), ``{"warps per CTA": [[CTAs per SM, kappa], ...]}``."""
+    by_launch: dict[tuple[int, int], list[float]] = {}
+    for r in table(record, profile):
+        if r["sync"] and not r["alu"]:
+            key = (r["threads"] // 32, r["ctas_per_sm"])
+            by_launch.setdefault(key, []).append(r["kappa"])
+    value: dict[str, list[list[float]]] = {}
+    for (warps, ctas), ks in sorted(by_launch.items()):
+        value.setdefault(str(warps), []).append([ctas, round(sum(ks) / len(ks), 3)])
+    notes = "; ".join(
+        f"{w} warps x {c} CTA(s): " + ", ".join(f"{k:.3f}" for k in ks)
+        for (w, c), ks in sorted(by_launch.items())
+    )
+    return {
+        "value": value,
+        "source": f"measured on {record['gpu']}, {record['date']}, {MODULE}",
+        "note": (
+            "(cycles - max(tensor, smem)) / min(tensor, smem) of five barrier-separated groups "
+            "of mma.sync with both operands from shared memory one k-slice ahead, at "
+            "FlashAttention-2 backward's d64, d128 and d256 per-warp tiles; pipe times at "
+            f"the profile's mma.sync and shared-memory rates; per launch the three tiles' "
+            f"kappa and their mean: {notes}"
+        ),
+    }
+
+
+def apply_field(profile_text: str, record: dict[str, Any], record_path: str, profile) -> str:
+    """``profile_text`` with the field of ``record`` after its step efficiencies."""
+    from gpusim.calibrate.profile_patch import set_after
+
+    entry = field_entry(record, profile)
+    entry["source"] += f" ({record_path})"
+    header = f"# grouped products: {record_path}"
+    return set_after(profile_text, "step_efficiency_2_warps_per_scheduler", {FIELD: entry},
+                     header)  # fmt: skip
+
+
 #: opcodes whose static count per kernel ``--sass`` prints (the loop is fully unrolled)
 SASS_OPS = ("HMMA", "LDSM", "BAR", "MUFU", "STS", "STL", "LDL")
 
@@ -137,6 +182,8 @@ def main(argv: list[str] | None = None) -> int:
             for name, counts in sass_counts(f.read()).items():
                 print(name, counts)
         return 0
+    if "--record" in argv:
+        return _write_field(argv)
     if "--table" not in argv:
         return standalone.main(__doc__, run, argv)
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -156,6 +203,28 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{r['config']} | {r['sync']} | {r['alu']} | {r['threads']} x {r['ctas_per_sm']} | "
               f"{r['measured_cycles']:.0f} | {r['tensor_cycles']:.0f} | {r['smem_cycles']:.0f} | "
               f"{r['kappa']:.3f}")  # fmt: skip
+    return 0
+
+
+def _write_field(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(description=f"write {FIELD} into a profile")
+    ap.add_argument("--record", type=Path, required=True)
+    ap.add_argument("--profile", type=Path, required=True)
+    a = ap.parse_args(argv)
+    from gpusim.profiles.schema import HardwareProfile
+
+    try:
+        import yaml
+
+        text = a.profile.read_text()
+        profile = HardwareProfile.model_validate(yaml.safe_load(text))
+        out = apply_field(text, json.loads(a.record.read_text()), str(a.record), profile)
+        HardwareProfile.model_validate(yaml.safe_load(out))
+    except (OSError, ValueError, KeyError) as exc:
+        print(f"group_products: error: {exc}", file=sys.stderr)
+        return 2
+    a.profile.write_text(out)
+    print(f"wrote {FIELD} into {a.profile}", file=sys.stderr)
     return 0
 
 

@@ -23,6 +23,7 @@ from gpusim.engine import load_latency
 from gpusim.engine.activity import LAYERS, MEMBERS, ONE, WAIT, XFER, Activity
 from gpusim.engine.cta_l2 import L2Meeting, Lookup
 from gpusim.engine.plan import ClassPlan, Phase
+from gpusim.engine.product_groups import products_ticks
 from gpusim.engine.ps_channel import PSServer
 from gpusim.engine.rates import SCHED_LANE, SM_LANES
 from gpusim.engine.smem_release import phase_span
@@ -224,6 +225,8 @@ class CtaGroup(L2Meeting):
                 # Serial phases also hold the SM's schedulers for their duration (rates.py).
                 times = {p: v * frac / rates.pipe_per_tick[p] for p, v in group.items()}
                 span = phase_span(times, rates.smem_release)  # engine/smem_release.py
+                if rates.product_kappa:  # engine/product_groups.py
+                    span = max(span, products_ticks(times, rates.product_kappa, rates.efficiency))
                 span *= rates.sched_scale  # the core model's time for the compiled code
                 parts.append((PIPE_LANE[SCHED_LANE], LAYERS, span, 0))
             stages.append((XFER, ("pipes", parts)))

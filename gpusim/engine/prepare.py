@@ -28,11 +28,12 @@ from gpusim.engine.dram_mix import dram_mix
 from gpusim.engine.grid import Grid
 from gpusim.engine.mate_age import kernel_ratio as mate_ratio
 from gpusim.engine.plan import ClassPlan, build_plan, step_kind, step_work, timing_signature
+from gpusim.engine.product_groups import kernel_kappa
 from gpusim.engine.rates import Rates
 from gpusim.engine.sim import KernelSpec
 from gpusim.engine.smem_release import release_share
 from gpusim.engine.stream_latency import fill_ticks as stream_fill
-from gpusim.engine.switch_replay import instance_key, switch_source
+from gpusim.engine.switch_replay import instance_key, pipe_note, switch_source
 from gpusim.errors import GpusimError
 from gpusim.occupancy import Occupancy, occupancy
 from gpusim.profiles.schema import HardwareProfile
@@ -228,15 +229,12 @@ def prepare(
             timing_source = switch_source(kernel)
         else:
             table = capacity_table(lambda n: launch_efficiency(profile, n, warps), occ.ctas_per_sm)
-            rates = rates.at_efficiency(launch_efficiency(profile, occ.ctas_per_sm, warps))
-            rates = replace(rates, sched_capacity=table, smem_release=release_share(profile))
-            notes = [grouping_note(profile, kernel.name, warps)]
-            if profile.sass_core_cycles is not None:
-                notes.append(
-                    f"{kernel.name}: {profile.name} replays only the committed SASS loops "
-                    "(gpusim/kernel_catalog) and has none for this kernel and launch shape; "
-                    "its steps are timed by the pipe model"
-                )
+            eff = launch_efficiency(profile, occ.ctas_per_sm, warps)
+            kappa, kappa_note = kernel_kappa(profile, kernel, occ.ctas_per_sm, warps)
+            rates = replace(rates.at_efficiency(eff), sched_capacity=table, product_kappa=kappa,
+                            smem_release=release_share(profile))  # fmt: skip
+            notes = [grouping_note(profile, kernel.name, warps), kappa_note,
+                     pipe_note(profile, kernel)]  # fmt: skip
             timing_note = "; ".join(n for n in notes if n) or None
     slots = occ.ctas_per_sm * rates.sm_count
     lumpable = aggregated and lump and kernel.num_ctas > max(LUMP_MIN_WAVES * slots, LUMP_MIN_CTAS)

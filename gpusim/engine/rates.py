@@ -53,6 +53,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from gpusim.engine.clock import per_tick, ticks
+from gpusim.engine.product_groups import products_ticks
+from gpusim.engine.step_efficiency import FULL_RATE_WARPS_PER_SCHEDULER, step_efficiency  # noqa: F401
 from gpusim.errors import GpusimError
 from gpusim.kernel_class import KernelClass, resolve_class
 from gpusim.profiles.gaps import barrier_cycles, l2_atomic_cost, launch_overhead_s, queued_launch_s
@@ -125,6 +127,8 @@ class Rates:
     #: schedulers' capacity with n of R CTAs computing, index n - 1 (engine/active_ctas.py)
     sched_capacity: tuple[float, ...] = ()
     smem_release: float = 0.0  # engine/smem_release.py: the profile's share, where it is on
+    product_kappa: float = 0.0  # engine/product_groups.py (0: a phase is its busiest pipe)
+    efficiency: float = 1.0  # the step efficiency these rates carry (at_efficiency)
     l2_atomic_cost: float = 1.0  # L2 lane bytes per byte of atomic adds (profiles.gaps)
 
     def at_clock(self, clock_hz: float) -> Rates:
@@ -146,7 +150,10 @@ class Rates:
             return self
         per_s = {k: v * efficiency for k, v in self.pipe_per_s.items()}
         return replace(
-            self, pipe_per_s=per_s, pipe_per_tick={k: per_tick(v) for k, v in per_s.items()}
+            self,
+            pipe_per_s=per_s,
+            pipe_per_tick={k: per_tick(v) for k, v in per_s.items()},
+            efficiency=self.efficiency * efficiency,
         )
 
     def for_kernel(self, uses_tensor: bool) -> Rates:
@@ -215,46 +222,17 @@ class Rates:
         ]
 
     def step_ticks(self, work: dict[str, float]) -> float:
-        """Compute time of ``work`` (barriers aside): its phases' busiest pipes, summed."""
+        """Compute time of ``work`` (barriers aside): its phases' busiest pipes, summed (a
+        products phase of grouped products: engine/product_groups.py)."""
         return sum(
-            max((v / self.pipe_per_tick[p] for p, v in part.items()), default=0.0)
+            products_ticks({p: v / self.pipe_per_tick[p] for p, v in part.items()},
+                           self.product_kappa, self.efficiency)
             for part in self.serial_parts(work)
-        )
+        )  # fmt: skip
 
     def peak_per_s(self, pipe: str) -> float:
         """Whole-GPU rate of ``pipe`` per second."""
         return self.pipe_per_s[pipe] * self.sm_count
-
-
-#: Warps per scheduler from which a step runs at the pipes' full rates (the profile's rates
-#: are measured with at least this many).
-FULL_RATE_WARPS_PER_SCHEDULER = 4
-
-
-def step_efficiency(profile: HardwareProfile, warps_per_sm: int) -> float:
-    """A step's throughput with ``warps_per_sm`` resident warps, over its full-SM throughput.
-
-    With few warps per scheduler, one warp's latencies (a shared-memory load before the
-    product that uses it, the softmax's dependent chain) are not hidden by another's work.
-    The profile's measured values at 1 and 2 warps per scheduler
-    (data/h200/2026-11-30_calibration_smem_overlap: a load, product and softmax loop),
-    linear between them and up to 1 at 4; 1 where the profile has none.
-    """
-    one, two = (
-        profile.step_efficiency_1_warp_per_scheduler,
-        profile.step_efficiency_2_warps_per_scheduler,
-    )
-    if one is None or two is None:
-        return 1.0
-    w = warps_per_sm / profile.warp_schedulers_per_sm.value
-    full = FULL_RATE_WARPS_PER_SCHEDULER
-    if w <= 1:
-        return one.value
-    if w < 2:
-        return one.value + (two.value - one.value) * (w - 1)
-    if w < full:
-        return two.value + (1.0 - two.value) * (w - 2) / (full - 2)
-    return 1.0
 
 
 def issue_per_clk_per_sm(profile: HardwareProfile) -> float:

@@ -71,3 +71,15 @@ def _replayed(kernel: Kernel) -> tuple[str, str] | None:
     args = (ref.head_dim, ref.block_m, ref.block_n, ref.warps, ref.stages)
     inst = KernelInstance(ref.variant, ref.dtype, *args, **dict.fromkeys(ref.switches, True))
     return inst.key, inst.base().key
+
+
+def pipe_note(profile, kernel) -> str | None:
+    """One line where a core-model profile times ``kernel`` by the pipe model (no committed
+    SASS loop for it); None for a profile without the core model."""
+    if profile.sass_core_cycles is None:
+        return None
+    return (
+        f"{kernel.name}: {profile.name} replays only the committed SASS loops "
+        "(gpusim/kernel_catalog) and has none for this kernel and launch shape; "
+        "its steps are timed by the pipe model"
+    )

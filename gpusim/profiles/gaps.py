@@ -24,6 +24,9 @@ ENGINE_OPTIONAL: dict[str, str] = {
     "smem_sched_release_share": (
         "a products phase holds the schedulers for all of its shared-memory time"
     ),
+    "grouped_products_kappa_by_cta_warps": (
+        "products in barrier-separated groups (flash2's backward) take the longer pipe's time"
+    ),
     "staged_store_bytes_per_clk_per_sm": "issuing a staged output block's stores costs no SM time",
     "dram_read_bandwidth_bytes_per_s": "DRAM reads take a copy's bandwidth",
     "l2_loss_by_depth": "the L2 is an LRU with a hard edge at l2_bytes",
@@ -45,8 +48,9 @@ ONLY_FOR_DTYPES = {
 }
 #: Fields the engine reads only for a run of several kernels (split keys, standard attention).
 ONLY_FOR_SEVERAL_KERNELS = ("kernel_queued_launch_s",)
-#: Fields the engine reads only for a run with atomic adds (flash2's backward: dQ).
-ONLY_FOR_ATOMIC_ADDS = ("l2_atomic_add_bytes_per_s",)
+#: Fields the engine reads only for a run with atomic adds (flash2's backward: dQ), or only
+#: for flash2's backward's grouped products (the same runs).
+ONLY_FOR_ATOMIC_ADDS = ("l2_atomic_add_bytes_per_s", "grouped_products_kappa_by_cta_warps")
 #: How a source says its value is another GPU's (derive.py and the hand-written profiles).
 BORROWED_PREFIXES = ("not measured on", "assumed")
 

@@ -309,8 +309,8 @@ class HardwareProfile(BaseModel):
     #: or more, where measured: few warps expose latencies (the pipe rates are a full SM's)
     step_efficiency_1_warp_per_scheduler: Sourced[float] | None = None
     step_efficiency_2_warps_per_scheduler: Sourced[float] | None = None
-    #: step efficiency by launch, {"warps/CTA": [[CTAs/SM, eff]]} (engine/rates.py: grouped)
-    step_efficiency_by_cta_warps: SourcedRateTable | None = None
+    step_efficiency_by_cta_warps: SourcedRateTable | None = None  # by launch: cta_grouping.py
+    grouped_products_kappa_by_cta_warps: SourcedRateTable | None = None  # product_groups.py
     #: shared-memory bandwidth one byte of a tile fill (cp.async from L2 into shared memory)
     #: takes from the warps' own reads, in bytes of reads, where measured (1 without)
     smem_fill_cost_per_byte: SourcedFraction | None = None

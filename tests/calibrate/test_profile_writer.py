@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from gpusim.calibrate import (
     cta_life,
     dram_read,
+    group_products,
     l2_shared_aging,
     load_clock,
     profile_writer,
@@ -127,6 +128,7 @@ CTA_LIFE_REL = "data/h200/2026-12-04_calibration_cta_life/cta-life-h200.json"
 DRAM_READ_REL = "data/h200/2026-12-04_calibration_dram_read/dram-read-h200.json"
 OVERLAP_REL = "data/h100/2026-12-06_wgmma_heldout7/ws"
 STEP_ONE_REL = "data/h100/2026-12-06_wgmma_step_one"
+GROUP_PRODUCTS_REL = "data/h100/2026-12-07_calibration_group_products/group-products-h100.json"
 
 
 def _recorded_profile(name: str | None = None, sass_timing: dict | None = None) -> dict:
@@ -184,6 +186,10 @@ def _recorded_profile(name: str | None = None, sass_timing: dict | None = None) 
     # and one warpgroup's step by the H100's wgmma_step_one record (wgmma decode set 3)
     record = json.loads((REPO_ROOT / STEP_ONE_REL / "wgmma-step-one.json").read_text())
     text = wgmma_step_one.apply(text, record, STEP_ONE_REL)
+    # and the grouped products' kappa by the H100's group_products record (the same GH100 SM)
+    record = json.loads((REPO_ROOT / GROUP_PRODUCTS_REL).read_text())
+    profile = HardwareProfile.model_validate(yaml.safe_load(text))
+    text = group_products.apply_field(text, record, GROUP_PRODUCTS_REL, profile)
     return yaml.safe_load(text)
 
 

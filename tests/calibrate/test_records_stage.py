@@ -232,6 +232,10 @@ def test_the_one_command_h100_run_is_replayed_from_its_raw_files(tmp_path):
     # the run predates step_stream (held-out set 25): the law keeps the base's, in a warning
     for f in ("tile_stream_latency_s", "tile_stream_ingress_bytes_per_s", "tile_stream_knee_power"):
         assert replayed.pop(f) == getattr(base, f).value
+    # and group_products (2026-12-07, a separate run): the base's
+    kappa = replayed.pop("grouped_products_kappa_by_cta_warps")
+    want = base.grouped_products_kappa_by_cta_warps.value
+    assert kappa == {w: [list(r) for r in rows] for w, rows in want.items()}
     written = _values(yaml.safe_load((run / "h100-full.yaml").read_text()))
     counts = [
         int(re.search(r"(\d+) measured values", d.pop("note"))[1]) for d in (replayed, written)
