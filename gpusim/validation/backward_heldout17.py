@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from gpusim.engine.product_groups import grouped
 from gpusim.source_commit import git_commit
 from gpusim.validation import backward_heldout15
 from gpusim.validation.backward_heldout15 import (
@@ -84,6 +85,7 @@ def binary_of(run: dict[str, Any], method: str, names: list[str]) -> dict[str, A
     return {"sass": SASS, "res_usage": RES_USAGE, "kernel": replay_kernel(run, names)}
 
 
+@grouped(False)  # the backward this set judged (grouped products came with set 41)
 def simulate_backward(run: dict[str, Any], method: str, names: list[str]):
     """The model's backward of one run by ``method`` (a :class:`gpusim.SimResult`)."""
     import gpusim
@@ -96,6 +98,7 @@ def simulate_backward(run: dict[str, Any], method: str, names: list[str]):
     )  # fmt: skip
 
 
+@grouped(False)  # the backward this set judged (grouped products came with set 41)
 def predict_run(run: dict[str, Any], method: str, names: list[str]) -> dict[str, Any]:
     """One run's backward (and the forward beside it, for the baseline's record)."""
     import gpusim

@@ -44,6 +44,7 @@ def test_a_measured_d256_backward_recomputed_with_the_default_and_the_formulas()
     """The set came back on an H100: the backward 15.3 % with the compiled default, 20.6 %
     with the formulas. A short causal d256 fp16 run recomputed from the code, both models."""
     import gpusim
+    from gpusim.engine.product_groups import grouped
     from gpusim.validation.backward_heldout15 import backward_schedule, workload
 
     measured = measured_runs(MEASURED, "H100", S.N_RUNS)
@@ -51,8 +52,10 @@ def test_a_measured_d256_backward_recomputed_with_the_default_and_the_formulas()
     run = {r["id"]: r for r in S.manifest_runs(S.RUNS)}[rid]
     w, s = workload(run, "bwd"), backward_schedule(run)
     t = measured[rid]["bwd"]["median_s"]
-    default = gpusim.simulate("flash2", w, s, "h100-sxm5", footprints="estimate").runtime_s
     source = s.model_copy(update={"instruction_counts": "formulas"})
-    formulas = gpusim.simulate("flash2", w, source, "h100-sxm5", footprints="estimate").runtime_s
+    with grouped(False):  # the model set 39 judged (grouped products came with set 41)
+        default = gpusim.simulate("flash2", w, s, "h100-sxm5", footprints="estimate").runtime_s
+        formulas = gpusim.simulate("flash2", w, source, "h100-sxm5",
+                                   footprints="estimate").runtime_s  # fmt: skip
     assert -0.13 < default / t - 1 < -0.08
     assert -0.16 < formulas / t - 1 < -0.11
