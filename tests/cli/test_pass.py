@@ -22,7 +22,7 @@ def test_simulate_backward_json(gpusim):
     # no CUDA kernel of the project runs it, and the output says so (not the forward's reason)
     assert data["cuda_instance"] is None and "backward" in data["cuda_instance_missing"]
     # the described step's measured bias is said where the step is described, not replayed
-    assert any("described backward step ran 21-28 % fast" in w for w in data["warnings"])
+    assert any("described backward step ran fast" in w for w in data["warnings"])
     fwd = gpusim("simulate", "-a", "flash2", *SMALL, "--json").json()
     assert not any("described backward" in w for w in fwd["warnings"])
 
