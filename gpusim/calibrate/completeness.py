@@ -58,8 +58,7 @@ NOT_CALIBRATED["step_efficiency_by_cta_warps"] = (
 )
 NOT_CALIBRATED["grouped_products_kappa_by_cta_warps"] = (
     "the grouped products' exposed pipe, from the separate run python -m "
-    "gpusim.calibrate.group_products (its --record/--profile apply it), not the suite; read "
-    "only with the mechanism gpusim.engine.product_groups on"
+    "gpusim.calibrate.group_products (its --record/--profile apply it), not the suite"
 )
 NOT_CALIBRATED["sm_clock_wgmma_burst_hz"] = (
     "Hopper only, from the separate sm_90a run python -m gpusim.calibrate.wgmma_burst "

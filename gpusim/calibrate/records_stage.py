@@ -14,7 +14,9 @@ write one JSON record each into a records folder beside the results, laid out as
 - ``ss/step-stream.json``: how a step's tile arrives (``step_stream``; the law fitted at the
   read stream just applied: ``step_stream_fit``);
 - ``l2h/l2-survive-hot.json``: how shared traffic ages the L2 (``l2_bytes --hot``, ncu);
-- ``kvd/kv-walk-drift.json``: how SM-mates drift apart (``kv_walk --drift``, ncu).
+- ``kvd/kv-walk-drift.json``: how SM-mates drift apart (``kv_walk --drift``, ncu);
+- ``gp/group-products.json``: how barrier-separated products with both operands from shared
+  memory overlap their pipes (``group_products``).
 
 :func:`apply_records` sets their fields on a written profile in the order the H200's profile
 was built. A step that cannot run here (no nvcc, no ncu, not Hopper) or fails is reported
@@ -36,6 +38,7 @@ from typing import Any
 from gpusim.calibrate import (
     cta_life,
     dram_read,
+    group_products,
     l2_shared_aging,
     sm_mate_drift,
     step_stream_fit,
@@ -53,6 +56,15 @@ def _drift(text: str, doc: dict, path: str) -> str:
 
 def _cta_life(text: str, doc: dict, path: str) -> str:
     return cta_life.apply(cta_life.apply(text, doc, path), doc, path, "16-byte")
+
+
+def _group_products(text: str, doc: dict, path: str) -> str:
+    import yaml
+
+    from gpusim.profiles.schema import HardwareProfile
+
+    profile = HardwareProfile.model_validate(yaml.safe_load(text))  # kappa at its own rates
+    return group_products.apply_field(text, doc, path, profile)
 
 
 def _pingpong(text: str, doc: dict, path: str) -> str:
@@ -93,6 +105,9 @@ RECORDS = (
     # after dram_read: the law's queue term is the read stream that record set
     Record("step_stream", "ss/step-stream.json", "step_stream", (), 90, step_stream_fit.apply,
            quick_args=("--quick",)),
+    # the grouped products' kappa (held-out set 41), at the pipe rates the suite just measured
+    Record("group_products", "gp/group-products.json", "group_products", (), 120,
+           _group_products, quick_args=("--quick",)),
     # --quick: the record's SHAPES and the Bc 96 ring row (not the gap, other ring and overlap rows)
     Record("wgmma_step", "ws/wgmma-step.json", "wgmma_step", (), 400, _pingpong, True,
            ("--quick",)),

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from itertools import pairwise
 
-from gpusim.engine.rates import step_efficiency
+from gpusim.engine.step_efficiency import step_efficiency
 from gpusim.profiles.schema import HardwareProfile
 
 FIELD = "step_efficiency_by_cta_warps"

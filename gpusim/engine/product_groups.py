@@ -13,10 +13,11 @@ separates; the warps meet at each barrier and start the next group's loads toget
 (``data/h100/2026-12-07_calibration_group_products``): in one CTA of 8 warps the products take
 the longer pipe plus kappa = 0.25-0.46 of the shorter (0.10-0.13 without the barriers). Where
 this mechanism is on and the profile has ``grouped_products_kappa_by_cta_warps`` at the
-kernel's launch (warps per CTA, CTAs per SM), such a kernel's products phase takes
-``max + kappa min`` of the two pipes' times at their full rates (the measured loop's cycles:
-no step efficiency on top of it; its other phase keeps the step efficiency). A launch the
-table lacks keeps the longer pipe, and the kernel's ``timing_note`` says so.
+kernel's warps per CTA (linear between the CTA counts measured, the nearest beyond them, as
+``step_efficiency_by_cta_warps``), such a kernel's products phase takes ``max + kappa min`` of
+the two pipes' times at their full rates (the measured loop's cycles: no step efficiency on
+top of it; its other phase keeps the step efficiency). CTAs of a size the table lacks keep
+the longer pipe, and the kernel's ``timing_note`` says so.
 
 Found on seen data (the backward 15 % fast on held-out sets 38-40, its steps near the sum of
 the two pipes); held-out set 41 (``reports/torch_heldout41``, an H100) judged it: the
@@ -25,6 +26,7 @@ backward 14.9 -> 5.9 % MAPE, mean -14.9 -> -5.7 %; on since.
 
 from __future__ import annotations
 
+from gpusim.engine.cta_grouping import at_count
 from gpusim.engine.mechanism import Mechanism
 from gpusim.profiles.schema import HardwareProfile
 
@@ -57,14 +59,12 @@ def kernel_kappa(
     table = getattr(profile, FIELD)
     if table is None:
         return 0.0, None  # profile_missing_fields says so (gpusim.profiles.gaps)
-    rows = table.value.get(str(warps_per_cta), [])
-    for ctas, kappa in rows:
-        if ctas == ctas_per_sm:
-            return kappa, None
-    launches = ", ".join(f"{c} x {w}" for w, rs in sorted(table.value.items()) for c, _ in rs)
+    rows = table.value.get(str(warps_per_cta))
+    if rows:  # as the step efficiency by grouping: linear between counts, the nearest beyond
+        return at_count(sorted(rows), ctas_per_sm), None
     return 0.0, (
-        f"{kernel.name}: {profile.name}'s {FIELD} has launches (CTAs x warps) {launches}, not "
-        f"{ctas_per_sm} x {warps_per_cta}: its products take the longer pipe's time"
+        f"{kernel.name}: {profile.name}'s {FIELD} has CTAs of {', '.join(sorted(table.value))} "
+        f"warps, not {warps_per_cta}: its products take the longer pipe's time"
     )
 
 

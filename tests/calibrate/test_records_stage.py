@@ -21,6 +21,7 @@ RESULTS = FOLDER / "suite" / "cal" / "h100-sxm5-measured.results.json"
 PROFILE = "h100-sxm5-measured.yaml"
 STEP_ONE = REPO_ROOT / "data/h100/2026-12-06_wgmma_step_one/wgmma-step-one.json"
 STEP_STREAM = REPO_ROOT / "data/h100/2026-12-06_calibration_step_stream/step-stream-h100.json"
+GROUP_PRODUCTS = REPO_ROOT / "data/h100/2026-12-07_calibration_group_products/group-products-h100.json"
 
 
 def _values(doc: dict) -> dict:
@@ -38,6 +39,8 @@ def test_a_replay_applies_the_records_beside_the_results(tmp_path):
     shutil.copy(STEP_ONE, folder / "ws" / "wgmma-step-one.json")
     (folder / "ss").mkdir()  # and the tile stream's (held-out set 25)
     shutil.copy(STEP_STREAM, folder / "ss" / "step-stream.json")
+    (folder / "gp").mkdir()  # and the grouped products' (held-out set 41)
+    shutil.copy(GROUP_PRODUCTS, folder / "gp" / "group-products.json")
     out = tmp_path / "h100.yaml"
     doc = calibrate(out=out, base_profile="h100-sxm5", from_results=results,
                     name="h100-sxm5-measured")  # fmt: skip
@@ -105,7 +108,8 @@ def test_records_run_in_processes_and_each_failure_says_why(tmp_path, monkeypatc
     assert status["cta_life"].startswith("skipped: needs an sm_90 GPU")  # setmaxnreg
     assert status["kv_drift"] == "failed: exit 1: RuntimeError: ncu not found"
     assert status["dram_read"] == status["l2_hot"] == status["step_stream"] == "ok"
-    assert len(ran) == 4 and all("--cubin" not in c for c in ran)
+    assert status["group_products"] == "ok"
+    assert len(ran) == 5 and all("--cubin" not in c for c in ran)
     assert any("kv_drift: failed" in line for line in logged)
 
 
@@ -132,8 +136,9 @@ def test_a_wgmma_cubin_that_does_not_build_skips_only_its_records(tmp_path, monk
             status[name] == "skipped: the wgmma cubin did not build: nvcc not found: "
             "pass --cubin (a prebuilt sm_90a cubin of wgmma.cu)"
         )
-    assert status["cta_life"] == "ok" and len(ran) == 5
+    assert status["cta_life"] == "ok" and len(ran) == 6
     assert [a for c in ran if "dram_read" in c[2] for a in c if a == "--quick"] == ["--quick"]
+    assert [a for c in ran if "group_products" in c[2] for a in c if a == "--quick"] == ["--quick"]
     assert [a for c in ran if "step_stream" in c[2] for a in c if a == "--quick"] == ["--quick"]
 
 
@@ -183,8 +188,9 @@ def test_the_records_without_the_cubin_run_while_it_builds(tmp_path, monkeypatch
     seconds: dict[str, float] = {}
     status = records_stage.run_records(tmp_path, True, logged.append, seconds=seconds)
     assert set(seconds) == {r.name for r in records_stage.RECORDS} | {"cubin_wait"}
-    assert ran[:5] == ["l2_bytes", "kv_walk", "cta_life", "dram_read", "step_stream"]
-    assert all(r.endswith(" cubin") for r in ran[5:]) and len(ran) == 9
+    assert ran[:6] == ["l2_bytes", "kv_walk", "cta_life", "dram_read", "step_stream",
+                       "group_products"]  # fmt: skip
+    assert all(r.endswith(" cubin") for r in ran[6:]) and len(ran) == 10
     assert list(status) == [r.name for r in records_stage.RECORDS]
     assert set(status.values()) == {"ok"}
     assert any(line.startswith("wgmma cubin: built") for line in logged)
@@ -232,7 +238,7 @@ def test_the_one_command_h100_run_is_replayed_from_its_raw_files(tmp_path):
     # the run predates step_stream (held-out set 25): the law keeps the base's, in a warning
     for f in ("tile_stream_latency_s", "tile_stream_ingress_bytes_per_s", "tile_stream_knee_power"):
         assert replayed.pop(f) == getattr(base, f).value
-    # and group_products (2026-12-07, a separate run): the base's
+    # the run predates group_products (held-out set 41): its field keeps the base's, in a warning
     kappa = replayed.pop("grouped_products_kappa_by_cta_warps")
     want = base.grouped_products_kappa_by_cta_warps.value
     assert kappa == {w: [list(r) for r in rows] for w, rows in want.items()}
@@ -245,7 +251,9 @@ def test_the_one_command_h100_run_is_replayed_from_its_raw_files(tmp_path):
     assert doc["missing"] == [] and doc["records"]["applied"] == [
         "wgmma", "wgmma_burst", "kv_drift", "cta_life", "dram_read", "wgmma_step"
     ]  # fmt: skip
-    assert [w.split(":")[0] for w in doc["warnings"]] == ["l2_hot", "step_stream", "wgmma_step_one"]
+    assert [w.split(":")[0] for w in doc["warnings"]] == [
+        "l2_hot", "step_stream", "group_products", "wgmma_step_one"
+    ]  # fmt: skip
 
 
 def test_a_broken_record_is_named_and_assemble_refuses_it(tmp_path):

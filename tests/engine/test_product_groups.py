@@ -38,8 +38,12 @@ def test_only_barrier_separated_grid_products_at_a_measured_launch_take_it():
         assert kernel_kappa(h100, bwd, 1, 8) == (0.342, None)
         assert kernel_kappa(h100, _Kernel(False, 0), 1, 8) == (0.0, None)  # a forward
         assert kernel_kappa(h100, _Kernel(True, 0), 1, 8) == (0.0, None)
-        kappa, note = kernel_kappa(h100, bwd, 2, 8)  # not measured: said, not guessed
-        assert kappa == 0.0 and "not 2 x 8" in note and "\n" not in note
+        # CTA counts beyond the measured: the nearest (as the step efficiency by grouping)
+        assert kernel_kappa(h100, bwd, 2, 8) == (0.342, None)
+        assert kernel_kappa(h100, bwd, 3, 4) == (0.309, None)
+        assert kernel_kappa(h100, bwd, 1, 4) == (0.699, None)
+        kappa, note = kernel_kappa(h100, bwd, 1, 2)  # a CTA size not measured: said
+        assert kappa == 0.0 and "not 2:" in note and "\n" not in note
         assert kernel_kappa(load_profile("a100-sxm4-80gb"), bwd, 1, 8) == (0.0, None)
 
 
