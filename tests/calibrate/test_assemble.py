@@ -17,8 +17,10 @@ COMMITTED = REPO_ROOT / "hardware_profiles" / "h100-sxm5-measured.yaml"
 STEP_ONE = REPO_ROOT / "data/h100/2026-12-06_wgmma_step_one/wgmma-step-one.json"
 STEP_STREAM = REPO_ROOT / "data/h100/2026-12-06_calibration_step_stream/step-stream-h100.json"
 #: the records of later calls on the H100: one warpgroup's step (wgmma decode set 3), the
-#: tile stream (held-out set 25)
-GROUP_PRODUCTS = REPO_ROOT / "data/h100/2026-12-07_calibration_group_products/group-products-h100.json"
+#: tile stream (held-out set 25), the grouped products (held-out set 41)
+GROUP_PRODUCTS = (
+    REPO_ROOT / "data/h100/2026-12-07_calibration_group_products" / "group-products-h100.json"
+)
 LATER = {"wgmma_step_one": STEP_ONE, "step_stream": STEP_STREAM, "group_products": GROUP_PRODUCTS}
 
 

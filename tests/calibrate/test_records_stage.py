@@ -21,7 +21,9 @@ RESULTS = FOLDER / "suite" / "cal" / "h100-sxm5-measured.results.json"
 PROFILE = "h100-sxm5-measured.yaml"
 STEP_ONE = REPO_ROOT / "data/h100/2026-12-06_wgmma_step_one/wgmma-step-one.json"
 STEP_STREAM = REPO_ROOT / "data/h100/2026-12-06_calibration_step_stream/step-stream-h100.json"
-GROUP_PRODUCTS = REPO_ROOT / "data/h100/2026-12-07_calibration_group_products/group-products-h100.json"
+GROUP_PRODUCTS = (
+    REPO_ROOT / "data/h100/2026-12-07_calibration_group_products" / "group-products-h100.json"
+)
 
 
 def _values(doc: dict) -> dict:
