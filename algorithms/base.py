@@ -128,6 +128,12 @@ class Kernel(ABC):
         them (the backward's); 0 where the tracer takes them from the body's calls only."""
         return 0
 
+    def bh_scale(self) -> dict[str, int]:
+        """Tensors a CTA reads at several batch-heads (a sum over a GQA group's query heads),
+        each with the factor from the CTA's batch-head to the tensor's first one (the step's
+        own offset added): the L2 names each head's tile apart (gpusim/engine/head_keys.py)."""
+        return {}
+
     def copies_into_padded_rows(self) -> bool:
         """Whether the kernel copies its tiles with 16-byte ``cp.async`` into shared-memory
         rows padded by 16 bytes (the L2 then sends the SMs more bytes than it asks for: the

@@ -216,6 +216,9 @@ class GroupSumKernel(Kernel):
         # The group's first query head (b·H + g·G = bh·G) for the per-head partial sums.
         return bh * self.workload.group_size if tensor in ("dKexp", "dVexp") else bh
 
+    def bh_scale(self) -> dict[str, int]:
+        return dict.fromkeys(("dKexp", "dVexp"), self.workload.group_size)
+
     def body(self, tm: TileMachine, bh: int, block: int) -> None:
         w, bc = self.workload, self.schedule.block_n
         k0 = block * bc

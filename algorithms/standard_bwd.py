@@ -61,6 +61,10 @@ class KeyBlockGemmKernel(Kernel):
         # The query-row tensors at the group's first query head (b·H + g·G = bh·G).
         return bh if tensor == self.operands[2] else bh * self.workload.group_size
 
+    def bh_scale(self) -> dict[str, int]:
+        g = self.workload.group_size
+        return dict.fromkeys(self.operands[:2], g) if g > 1 else {}
+
     def blocks_per_bh(self) -> int:
         return ceil_div(self.workload.seq_len_k, self.schedule.block_n)
 

@@ -104,23 +104,29 @@ def chunk_size(
     return k
 
 
-def merge(pieces: list[Piece], reads: bool, own_rows: dict[str, int]) -> tuple[TileRef, ...]:
+def merge(
+    pieces: list[Piece], reads: bool, own_rows: dict[str, int], bh_scale: dict[str, int]
+) -> tuple[TileRef, ...]:
     """Each tensor's accesses of a chunk as one tile, named after its lowest row and column
     (its first in order on a forward walk, its last on a backward one: the same name for the
-    same tiles whichever way a CTA walks them)."""
-    merged: dict[str, list] = {}
+    same tiles whichever way a CTA walks them); a tensor of ``bh_scale`` (several of its
+    batch-heads read by one CTA) one tile per batch-head."""
+    merged: dict[tuple[str, int], list] = {}
     for s, count, first in pieces:
         for a in s.reads if reads else s.writes:
             dr, dc = s.stride_of(a.tensor) if count > 1 or first else (0, 0)
             last = first + count - 1
             r0 = a.row0 + min(first * dr, last * dr)
             c0 = a.col0 + min(first * dc, last * dc)
-            m = merged.get(a.tensor)
+            key = (a.tensor, a.bh if a.tensor in bh_scale else 0)
+            m = merged.get(key)
             if m is None:
-                merged[a.tensor] = [r0, c0, count * a.nbytes]
+                merged[key] = [r0, c0, count * a.nbytes]
             else:
                 m[0], m[1] = min(m[0], r0), min(m[1], c0)
                 m[2] += count * a.nbytes
     return tuple(
-        TileRef(t, r0, c0, n, own_rows.get(t, 0)) for t, (r0, c0, n) in merged.items() if n > 0
+        TileRef(t, r0, c0, n, own_rows.get(t, 0), bh_scale.get(t, 1), off)
+        for (t, off), (r0, c0, n) in merged.items()
+        if n > 0
     )

@@ -52,7 +52,7 @@ class L2Meeting:
         chunk = plan.chunks[c]
         ref = (chunk.writes if writes else chunk.reads)[j]
         row0 = ref.row0 + (block0 - plan.rep_block) * ref.own_rows
-        return (ref.tensor, bh, row0, ref.col0, count), ref.nbytes
+        return (ref.tensor, bh * ref.bh_scale + ref.bh_off, row0, ref.col0, count), ref.nbytes
 
     def _shared_tiles(self, c: int, j: int, writes: bool) -> dict[tuple, tuple[int, list[int]]]:
         """The L2 keys of shared tile ``j`` of chunk ``c`` (read, or written) for the group's
@@ -68,7 +68,7 @@ class L2Meeting:
             chunk = plans[cls].chunks[c]
             ref = (chunk.writes if writes else chunk.reads)[j]
             group = self.run.kv_group if ref.tensor in KV_TENSORS else 1
-            key = (ref.tensor, bh // group, ref.row0, ref.col0)
+            key = (ref.tensor, bh // group * ref.bh_scale + ref.bh_off, ref.row0, ref.col0)
             if key not in out:
                 out[key] = (ref.nbytes, [])
             out[key][1].append(i)
@@ -100,9 +100,10 @@ class L2Meeting:
                 # run is of the group's class, whose tile is ``ref``.
                 tensor, col0, nbytes = ref.tensor, ref.col0, ref.nbytes
                 row_at = ref.row0 - self.plan.rep_block * own_rows
+                scale, off = ref.bh_scale, ref.bh_off  # engine/head_keys.py
                 for i, (bh, b0, n, _cls) in enumerate(runs):
-                    miss, r = l2.read((tensor, bh, row_at + b0 * own_rows, col0, n), nbytes * n,
-                                      now, fill)  # fmt: skip
+                    miss, r = l2.read((tensor, bh * scale + off, row_at + b0 * own_rows, col0, n),
+                                      nbytes * n, now, fill)  # fmt: skip
                     own_miss += miss
                     if r > own_ready[i]:
                         own_ready[i] = r
@@ -154,7 +155,8 @@ class L2Meeting:
             own_rows = ref.own_rows
             if own_rows:
                 row_at = ref.row0 - rep_block * own_rows
-                miss, r = l2.read((ref.tensor, bh, row_at + b0 * own_rows, ref.col0, n),
+                key_bh = bh * ref.bh_scale + ref.bh_off  # engine/head_keys.py
+                miss, r = l2.read((ref.tensor, key_bh, row_at + b0 * own_rows, ref.col0, n),
                                   ref.nbytes * n, now, fill)  # fmt: skip
                 own_miss += miss
                 if r > own_ready:
@@ -162,7 +164,8 @@ class L2Meeting:
             else:
                 tensor = ref.tensor
                 group = kv_group if tensor in KV_TENSORS else 1
-                miss, r = l2.read((tensor, bh // group, ref.row0, ref.col0), ref.nbytes, now, fill)
+                key_bh = bh // group * ref.bh_scale + ref.bh_off
+                miss, r = l2.read((tensor, key_bh, ref.row0, ref.col0), ref.nbytes, now, fill)
                 shared_miss += miss
                 fetches += miss > 0
                 if r > shared_ready:

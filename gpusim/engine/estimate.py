@@ -131,7 +131,7 @@ def _compulsory_own_bytes(plan: ClassPlan, shared: dict[tuple, int]) -> int:
         for kind, refs in (("r", ch.reads), ("w", ch.writes)):
             for r in refs:
                 table = own if r.own_rows else shared
-                key = (r.tensor, r.row0, r.col0)
+                key = (r.tensor, r.bh_off, r.row0, r.col0)  # engine/head_keys.py
                 if kind == "r" and (*key, "w") in table:
                     continue
                 table[(*key, kind)] = max(table.get((*key, kind), 0), r.nbytes)

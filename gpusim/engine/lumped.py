@@ -113,7 +113,7 @@ class LumpedGroup(CtaGroup):
         """The L2 key of own tile ``ref`` (of the representative's chunk) for ``count`` CTAs
         from ``block0`` of ``bh``: own rows follow the block, whatever the member's class."""
         row0 = ref.row0 + (block0 - self.plan.rep_block) * ref.own_rows
-        return (ref.tensor, bh, row0, ref.col0, count)
+        return (ref.tensor, bh * ref.bh_scale + ref.bh_off, row0, ref.col0, count)
 
     def _own_bytes(self, cls: int, tensor: str, nbytes: int, reads: bool) -> int:
         """A member's bytes of an own tile the representative moves ``nbytes`` of."""

@@ -67,11 +67,14 @@ def _step_times(s: Step, rates: Rates, memo: dict) -> tuple[float, float]:
     return got
 
 
-def _chunk(pieces: list[Piece], own_rows: dict[str, int], rates: Rates, memo: dict) -> Chunk:
+def _chunk(
+    pieces: list[Piece], own_rows: dict[str, int], rates: Rates, memo: dict,
+    bh_scale: dict[str, int],
+) -> Chunk:  # fmt: skip
     # Sums over the pieces times their counts; a program without compressed steps has
     # pieces of one step each, and these are the step-by-step sums (the same floats).
-    reads = merge(pieces, True, own_rows)
-    writes = merge(pieces, False, own_rows)
+    reads = merge(pieces, True, own_rows, bh_scale)
+    writes = merge(pieces, False, own_rows, bh_scale)
     read_bytes = sum(r.nbytes for r in reads)
     loading = [(s, n) for s, n, _ in pieces if s.read_bytes > 0]
     head = loading[0][0].read_bytes / read_bytes if loading and read_bytes else 0.0
@@ -222,10 +225,12 @@ def build_plan(
     stages: int,
     rates: Rates,
     memo: dict | None = None,
+    bh_scale: dict[str, int] | None = None,
 ) -> ClassPlan:
     """Chunks of ``k`` steps and the phases that run them, for one CTA class.
 
-    ``memo``: step times already computed at ``rates`` (shared by the plans of one kernel).
+    ``memo``: step times already computed at ``rates`` (shared by the plans of one kernel);
+    ``bh_scale``: the kernel's tensors read at several batch-heads by one CTA (merge).
     """
     memo = {} if memo is None else memo
     chunks: list[Chunk] = []
@@ -234,7 +239,7 @@ def build_plan(
         ids = []
         for pieces in slices(run, k, lead(run, k)):
             ids.append(len(chunks))
-            chunks.append(_chunk(pieces, own_rows, rates, memo))
+            chunks.append(_chunk(pieces, own_rows, rates, memo, bh_scale or {}))
         run_ids.append((run[0].pipelined, ids))
     b = _PhaseBuilder(chunks)
     for (pipelined, ids), run in zip(run_ids, runs(program.steps), strict=True):

@@ -23,6 +23,10 @@ class TileRef:
     col0: int
     nbytes: int
     own_rows: int  # rows per block for tensors the CTA's own block indexes; 0 if shared
+    #: the tensor's batch-head for the CTA's grid batch-head bh is ``bh * bh_scale + bh_off``
+    #: (a kernel that reads several heads of one tensor per CTA: Kernel.bh_scale)
+    bh_scale: int = 1
+    bh_off: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,6 +26,7 @@ from gpusim.engine.clock import TICKS_PER_S
 from gpusim.engine.cta_grouping import grouping_note, launch_efficiency
 from gpusim.engine.dram_mix import dram_mix
 from gpusim.engine.grid import Grid
+from gpusim.engine.head_keys import head_scales
 from gpusim.engine.mate_age import kernel_ratio as mate_ratio
 from gpusim.engine.plan import ClassPlan, build_plan, step_kind, step_work, timing_signature
 from gpusim.engine.product_groups import kernel_kappa
@@ -257,6 +258,7 @@ def prepare(
                 kernel.schedule.stages,
                 rates,
                 memo,
+                head_scales(kernel),
             )
             for i, c in enumerate(classes)
         ]

@@ -29,6 +29,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from gpusim.engine.head_keys import head_keys
 from gpusim.engine.product_groups import grouped
 from gpusim.validation import backward_heldout15
 from gpusim.validation.backward_heldout15 import backward_schedule, workload
@@ -90,6 +91,7 @@ def variant_profile():
 
 
 @grouped(False)  # the backward this set judged (grouped products came with set 41)
+@head_keys(False)  # and its group sums' tiles named as then (engine/head_keys.py)
 def predict_run(run: dict[str, Any], method: str, bwd_names: list[str], profile) -> dict:
     """One run's forward and backward by ``method`` (``profile``: its profile object)."""
     import gpusim

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from gpusim import atomic
+from gpusim.engine.head_keys import head_keys
 from gpusim.engine.product_groups import grouped
 from gpusim.schedule import Schedule
 from gpusim.source_commit import git_commit
@@ -114,6 +115,7 @@ def backward_schedule(run: dict[str, Any]) -> Schedule:
 
 
 @grouped(False)  # the backward this set judged (grouped products came with set 41)
+@head_keys(False)  # and its group sums' tiles named as then (engine/head_keys.py)
 def predict_run(run: dict[str, Any], profile: str = PROFILE) -> dict[str, Any]:
     """The model's backward, forward and their sum for one run."""
     import gpusim

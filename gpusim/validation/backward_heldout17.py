@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from gpusim.engine.head_keys import head_keys
 from gpusim.engine.product_groups import grouped
 from gpusim.source_commit import git_commit
 from gpusim.validation import backward_heldout15
@@ -86,6 +87,7 @@ def binary_of(run: dict[str, Any], method: str, names: list[str]) -> dict[str, A
 
 
 @grouped(False)  # the backward this set judged (grouped products came with set 41)
+@head_keys(False)  # and its group sums' tiles named as then (engine/head_keys.py)
 def simulate_backward(run: dict[str, Any], method: str, names: list[str]):
     """The model's backward of one run by ``method`` (a :class:`gpusim.SimResult`)."""
     import gpusim
@@ -99,6 +101,7 @@ def simulate_backward(run: dict[str, Any], method: str, names: list[str]):
 
 
 @grouped(False)  # the backward this set judged (grouped products came with set 41)
+@head_keys(False)  # and its group sums' tiles named as then (engine/head_keys.py)
 def predict_run(run: dict[str, Any], method: str, names: list[str]) -> dict[str, Any]:
     """One run's backward (and the forward beside it, for the baseline's record)."""
     import gpusim

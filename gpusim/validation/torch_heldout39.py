@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gpusim.engine.head_keys import head_keys
 from gpusim.engine.product_groups import grouped
 from gpusim.validation import backward_heldout15
 from gpusim.validation.backward_heldout15 import manifest_runs as manifest_runs  # the tests'
@@ -59,6 +60,7 @@ RUNS = draw()
 
 
 @grouped(False)  # the backward this set judged (grouped products came with set 41)
+@head_keys(False)  # and its group sums' tiles named as then (engine/head_keys.py)
 def predict_run(run: dict[str, Any], profile: str, model: str) -> dict[str, Any]:
     """One run: the backward by ``model``, the forward by the default model."""
     import gpusim

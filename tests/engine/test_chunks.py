@@ -27,7 +27,7 @@ def _k_names(kernel, block: int, k: int) -> list[tuple[int, int]]:
     walk = max(runs(trace_cta(kernel, 0, block).steps), key=len)
     out = []
     for pieces in slices(walk, k, lead(walk, k)):
-        (ref,) = [r for r in merge(pieces, True, {}) if r.tensor == "K"]
+        (ref,) = [r for r in merge(pieces, True, {}, {}) if r.tensor == "K"]
         out.append((ref.row0, ref.nbytes))
     return out
 

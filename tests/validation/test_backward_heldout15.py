@@ -61,12 +61,13 @@ def _bwd_s(run: dict, profile) -> float:
     call), without the forward it simulates too, which the test below never reads (about
     twice the backward's time on this sample)."""
     import gpusim
+    from gpusim.engine.head_keys import head_keys
     from gpusim.engine.product_groups import grouped
     from gpusim.validation.backward_heldout15 import workload
 
     bwd_w = workload(run, "bwd")
     s = backward_schedule(run).model_copy(update={"instruction_counts": "formulas"})
-    with grouped(False):  # the model set 15 judged (grouped products came with set 41)
+    with grouped(False), head_keys(False):  # the model set 15 judged
         return gpusim.simulate("flash2", bwd_w, s, profile, footprints="estimate").runtime_s
 
 

@@ -53,6 +53,7 @@ def test_two_measured_backwards_recomputed_with_the_default_and_the_formulas():
     15.1 % (-15.1 %) compiled, so compiled became the default. Two runs recomputed from the
     code: the default schedule (no instruction_counts) is compiled, and both still fast."""
     import gpusim
+    from gpusim.engine.head_keys import head_keys
     from gpusim.engine.product_groups import grouped
     from gpusim.validation.backward_heldout15 import backward_schedule, workload
 
@@ -63,7 +64,7 @@ def test_two_measured_backwards_recomputed_with_the_default_and_the_formulas():
         w, s = workload(runs[rid], "bwd"), backward_schedule(runs[rid])
         for name, sched in (("default", s), ("formulas", s.model_copy(
                 update={"instruction_counts": "formulas"}))):  # fmt: skip
-            with grouped(False):  # the model set 38 judged (grouped products: set 41)
+            with grouped(False), head_keys(False):  # the model set 38 judged
                 now = gpusim.simulate("flash2", w, sched, "h100-sxm5", footprints="estimate")
             err[rid, name] = now.runtime_s / measured[rid]["bwd"]["median_s"] - 1
     assert -0.26 < err["bwd_b28h16kv4_n576_d64_bf16_c0", "default"] < -0.20, err

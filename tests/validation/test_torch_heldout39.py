@@ -44,6 +44,7 @@ def test_a_measured_d256_backward_recomputed_with_the_default_and_the_formulas()
     """The set came back on an H100: the backward 15.3 % with the compiled default, 20.6 %
     with the formulas. A short causal d256 fp16 run recomputed from the code, both models."""
     import gpusim
+    from gpusim.engine.head_keys import head_keys
     from gpusim.engine.product_groups import grouped
     from gpusim.validation.backward_heldout15 import backward_schedule, workload
 
@@ -53,7 +54,7 @@ def test_a_measured_d256_backward_recomputed_with_the_default_and_the_formulas()
     w, s = workload(run, "bwd"), backward_schedule(run)
     t = measured[rid]["bwd"]["median_s"]
     source = s.model_copy(update={"instruction_counts": "formulas"})
-    with grouped(False):  # the model set 39 judged (grouped products came with set 41)
+    with grouped(False), head_keys(False):  # the model set 39 judged
         default = gpusim.simulate("flash2", w, s, "h100-sxm5", footprints="estimate").runtime_s
         formulas = gpusim.simulate("flash2", w, source, "h100-sxm5",
                                    footprints="estimate").runtime_s  # fmt: skip
