@@ -263,8 +263,8 @@ def described_backward_note(algorithm: str, kernels: list[dict[str, Any]]) -> li
         return []
     return [
         "flash2's described backward step ran fast against PyTorch's FlashAttention-2 "
-        "backward by 5.7 % on average, up to 14 % on short causal grids (held-out set 41, "
-        "an H100); replaying a compiled backward (--sass/--cubin FILE --kernel NAME, a -core "
+        "backward by 4-6 % on average, up to 14 % on short causal grids (held-out sets 41 "
+        "and 42, an H100); replaying a compiled backward (--sass/--cubin FILE --kernel NAME, a -core "
         "profile) had a MAPE of 6.9 % on set 17 (docs/limits.md#the-backward-pass)"
     ]
 
