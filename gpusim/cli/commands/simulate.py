@@ -264,8 +264,9 @@ def described_backward_note(algorithm: str, kernels: list[dict[str, Any]]) -> li
     return [
         "flash2's described backward step ran fast against PyTorch's FlashAttention-2 "
         "backward by 4-6 % on average, up to 14 % on short causal grids (held-out sets 41 "
-        "and 42, an H100); replaying a compiled backward (--sass/--cubin FILE --kernel NAME, a -core "
-        "profile) had a MAPE of 6.9 % on set 17 (docs/limits.md#the-backward-pass)"
+        "and 42, an H100); replaying a compiled backward (--sass/--cubin FILE --kernel "
+        "NAME, a -core profile) had a MAPE of 6.9 % on set 17 "
+        "(docs/limits.md#the-backward-pass)"
     ]
 
 
