@@ -28,9 +28,9 @@ def test_the_manifest_is_the_module_draw_and_new():
 
 
 def test_committed_predictions_are_the_code_s():
-    """A GQA d128 run's backward by both models, each on one profile."""
+    """A GQA d64 run's backward by both models, each on one profile."""
     runs = {r["id"]: r for r in S.manifest_runs(S.RUNS)}
-    rid = "bwd_b6h32kv8_n2624_d128_bf16_c0"
+    rid = "bwd_b10h20kv5_n3328_d64_fp16_c0"
     for profile, model in zip(S.PROFILES, ("keys", "before"), strict=True):
         doc = json.loads((PREDICTIONS / f"predictions_{profile}_{model}.json").read_text())
         assert doc["rule"] == S.RULE and doc["model"] == model
