@@ -254,11 +254,6 @@ def check_backward(w: Workload, s: Schedule) -> None:
             f"cp.async copies (FlashAttention-2's kernel); not --mma {s.mma}, --tile-copy "
             f"{s.tile_copy}, --producer-warps {s.producer_warps}"
         )
-    if w.pass_ == "fwd+bwd" and s.instruction_counts == "compiled":
-        raise GpusimError(
-            "--pass fwd+bwd: --instruction-counts compiled describes the backward's loop and "
-            "the forward has none such; use it with --pass bwd"
-        )
     if s.instruction_counts == "sass-fit":
         raise GpusimError(
             f"--pass {w.pass_}: --instruction-counts sass-fit is a fit to the compiled forward "

@@ -166,10 +166,20 @@ def _add(total: dict, part: dict) -> dict:
 
 
 def step_mix(cls: KernelClass, s: StepShape) -> dict[str, float]:
-    """Warp-instructions of one compute warp in one steady step (no mask), by opcode class."""
+    """Warp-instructions of one compute warp in one steady step (no mask), by opcode class;
+    ``compiled`` counts (mma.sync only): the formulas plus what nvcc emits per score element
+    (:data:`BWD_COMPILED_PER_ELEMENT`, read off the backward's binary; PyTorch's forward loops
+    have the same: d64 and d128 FSETP, FMUL, FADD and FFMA within the rows' 4 of it)."""
+    if cls.instruction_counts == "compiled" and cls.product != "mma":
+        raise GpusimError(
+            f"--instruction-counts compiled describes nvcc's mma.sync FlashAttention-2 loops "
+            f"(exp2f without flush-to-zero); {cls.label()} has the formulas"
+        )
     products, elems, rows, lanes, o_elems, packed = _products(cls, s)
     mix = dict(products)
     _add(mix, _softmax(elems, rows, lanes, o_elems, packed))
+    if cls.instruction_counts == "compiled":
+        _add(mix, {op: v * elems for op, v in BWD_COMPILED_PER_ELEMENT.items()})
     _add(mix, _copies(cls, s, consumer=True))
     _add(mix, _step_control(cls, s))
     return mix
@@ -232,11 +242,6 @@ def cta_mask_issue(cls: KernelClass, s: StepShape) -> float:
 def cta_step_issue(cls: KernelClass, s: StepShape, masked: bool = False) -> float:
     """Warp-instructions of the whole CTA in one step on the issue lane (compute warps,
     producer warps, the mask on a masked tile)."""
-    if cls.instruction_counts == "compiled":
-        raise GpusimError(
-            "--instruction-counts compiled describes flash2's backward loop (--pass bwd); "
-            "a forward step has formulas or sass-fit"
-        )
     if cls.step_issue_per_warp is not None:
         # a compiled loop's own count (its producer warps' work, if any, is in it too)
         return s.warps * cls.step_issue_per_warp + (cta_mask_issue(cls, s) if masked else 0.0)

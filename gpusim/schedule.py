@@ -84,10 +84,11 @@ class Schedule(BaseModel):
     - ``tile_copy``: how tiles arrive (``cp.async``, ``tma``, ``plain``);
     - ``producer_warps``: warp specialization, warps that only copy tiles, beside the
       ``warps`` that compute (0: every warp does both);
-    - ``instruction_counts``: ``formulas`` or ``sass-fit`` (None: the fit for the project's
-      kernels, the formulas for every other class); the backward's step: ``compiled`` (as nvcc
-      compiles FlashAttention-2's, the default: :func:`gpusim.instruction_mix.bwd_step_mix`)
-      or ``formulas`` (the source's arithmetic);
+    - ``instruction_counts``: ``formulas``, ``sass-fit`` or ``compiled`` (None: the fit for
+      the project's kernels, the formulas for every other class; ``compiled``, mma.sync only,
+      the formulas plus what nvcc emits per score element without fast math, as in PyTorch's
+      loops); the backward's step: ``compiled`` (the default:
+      :func:`gpusim.instruction_mix.bwd_step_mix`) or ``formulas`` (the source's arithmetic);
     - ``o_store``: how the output block is written, ``staged`` or ``fragments`` (None: the
       project's kernel of the class, ``fragments`` for wgmma, ``staged`` for the others);
     - ``step_issue_per_warp``: the warp-instructions one compute warp issues in a steady

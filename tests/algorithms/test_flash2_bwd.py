@@ -218,9 +218,22 @@ def test_compiled_counts_add_what_nvcc_emits_and_formulas_stay_asked_for():
     assert steady.instrs == pytest.approx(source["engine_issue_per_cta"])
 
 
-@pytest.mark.parametrize("pass_", ["fwd", "fwd+bwd"])
-def test_compiled_counts_outside_the_backward_are_one_line_errors(pass_):
-    w = Workload(seq_len=256, head_dim=64, dtype="bf16", pass_=pass_)
+def test_compiled_counts_describe_an_mma_forward_too_and_refuse_the_fp32_one():
+    """nvcc's per-element terms hold for PyTorch's forward loops as well (instruction_mix):
+    the forward's compiled step issues the formulas' plus 4 a score element; an FFMA kernel
+    (fp32) has no such loop, a one-line error."""
+    from gpusim.kernel_catalog.description import describe
+
+    w = Workload(seq_len=256, head_dim=64, dtype="bf16")
+    s = Schedule(block_m=64, block_n=64, warps=4, instruction_counts="formulas")
+    mixes = [describe(w, s.model_copy(update={"instruction_counts": c})).as_dict()["step_mix"]
+             for c in ("formulas", "compiled")]  # fmt: skip
+    elems = 64 * 64 / (32 * 4)  # score elements a thread holds
+    per_warp = [m["formulas_issued_per_compute_warp"] for m in mixes]
+    assert per_warp[1] - per_warp[0] == pytest.approx(4 * elems)
+    count("flash2", w.model_copy(update={"pass_": "fwd+bwd"}),
+          s.model_copy(update={"instruction_counts": "compiled"}))  # fmt: skip
     with pytest.raises(GpusimError, match="compiled") as e:
-        count("flash2", w, Schedule(block_m=64, block_n=64, instruction_counts="compiled"))
+        count("flash2", w.model_copy(update={"dtype": "fp32"}),
+              s.model_copy(update={"instruction_counts": "compiled"}))  # fmt: skip
     assert "\n" not in str(e.value)
