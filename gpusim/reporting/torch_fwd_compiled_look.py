@@ -33,7 +33,8 @@ def errors(set_number: str, profile: str = "h100-sxm5") -> list[tuple[str, float
         s, t = torch_flash_schedule(w), r["fwd"]["median_s"]
         fit = gpusim.simulate("flash2", w, s, profile).runtime_s / t - 1
         compiled = s.model_copy(update={"instruction_counts": "compiled"})
-        out.append((r["id"], fit, gpusim.simulate("flash2", w, compiled, profile).runtime_s / t - 1))
+        now = gpusim.simulate("flash2", w, compiled, profile).runtime_s / t - 1
+        out.append((r["id"], fit, now))
     return out
 
 
