@@ -158,13 +158,14 @@ SASS_OPS = ("HMMA", "LDSM", "BAR", "MUFU", "STS", "STL", "LDL")
 def sass_counts(text: str) -> dict[str, dict[str, int]]:
     """Static counts of :data:`SASS_OPS` per function of ``cuobjdump -sass`` text: the
     loops' ldmatrix and mma.sync must be the table's (ptxas may merge loads of one address)."""
-    import re
     from collections import Counter
 
+    from gpusim.kernel_catalog.binary_sass import functions
+    from gpusim.kernel_catalog.sass_decode import decoded
+
     out = {}
-    for chunk in text.split("Function : ")[1:]:
-        name = chunk.split("\n", 1)[0].strip()
-        ops = Counter(re.findall(r"/\*[0-9a-f]{4}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*)", chunk))
+    for name, body in functions(text).items():
+        ops = Counter(i.op for i in decoded(body).values())
         out[name] = {op: ops[op] for op in SASS_OPS}
     return out
 
@@ -186,17 +187,8 @@ def main(argv: list[str] | None = None) -> int:
         return _write_field(argv)
     if "--table" not in argv:
         return standalone.main(__doc__, run, argv)
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--table", required=True)
-    ap.add_argument("--profile", default="h200-sxm")
-    a = ap.parse_args(argv)
-    from gpusim.errors import GpusimError
-    from gpusim.profiles.loader import load_profile
-
-    try:
-        rows = table(json.loads(Path(a.table).read_text()), load_profile(a.profile))
-    except (OSError, ValueError, KeyError, GpusimError) as exc:
-        print(f"group_products: error: {a.table}: {exc}", file=sys.stderr)
+    rows = standalone.table_rows(__doc__, "group_products", table, argv)
+    if rows is None:
         return 2
     print("config | barriers | pass | threads x CTAs | cycles | tensor | smem | kappa")
     for r in rows:

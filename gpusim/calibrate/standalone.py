@@ -21,3 +21,25 @@ def main(doc: str | None, run: Callable[[bool], dict[str, Any]], argv: list[str]
     atomic.write_text(a.out, json.dumps(res, indent=1))
     print(f"wrote {a.out}", file=sys.stderr)
     return 0
+
+
+def table_rows(
+    doc: str, name: str, table: Callable[[dict[str, Any], Any], list[dict[str, Any]]],
+    argv: list[str],
+) -> list[dict[str, Any]] | None:  # fmt: skip
+    """``--table FILE [--profile NAME]``: ``table(record, profile)`` of a recorded run, or None
+    after a one-line error (an unreadable record or an unknown profile)."""
+    from pathlib import Path
+
+    from gpusim.errors import GpusimError
+    from gpusim.profiles.loader import load_profile
+
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--table", required=True)
+    ap.add_argument("--profile", default="h200-sxm")
+    a = ap.parse_args(argv)
+    try:
+        return table(json.loads(Path(a.table).read_text()), load_profile(a.profile))
+    except (OSError, ValueError, KeyError, GpusimError) as exc:
+        print(f"{name}: error: {a.table}: {exc}", file=sys.stderr)
+        return None

@@ -20,10 +20,7 @@ not say.
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
-from pathlib import Path
 from typing import Any
 
 from gpusim.calibrate import standalone
@@ -95,17 +92,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if "--table" not in argv:
         return standalone.main(__doc__, run, argv)
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--table", required=True)
-    ap.add_argument("--profile", default="h200-sxm")
-    a = ap.parse_args(argv)
-    from gpusim.errors import GpusimError
-    from gpusim.profiles.loader import load_profile
-
-    try:
-        rows = table(json.loads(Path(a.table).read_text()), load_profile(a.profile))
-    except (OSError, ValueError, KeyError, GpusimError) as exc:
-        print(f"step_size: error: {a.table}: {exc}", file=sys.stderr)
+    rows = standalone.table_rows(__doc__, "step_size", table, argv)
+    if rows is None:
         return 2
     print("loop (ldsm, mma/ld, acc) | threads x CTAs | cycles | over rule | over size 8")
     for r in rows:

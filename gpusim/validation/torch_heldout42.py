@@ -19,10 +19,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpusim.validation import backward_heldout15
+from gpusim.validation import backward_heldout15, torch_heldout39
 from gpusim.validation.backward_heldout15 import manifest_runs as manifest_runs  # the tests'
 from gpusim.validation.backward_heldout15 import record, workload
-from gpusim.validation.torch_heldout36 import draw_prefills
 
 SET_NAME = "torch_heldout42"
 SEED = 42
@@ -31,8 +30,6 @@ N_RUNS = 20
 PROFILES = ("h100-sxm5", "h200-sxm")
 #: ``keys``: the default (grouped products, head keys); ``before``: the head keys off
 MODELS = ("keys", "before")
-HEAD_DIMS = (64, 128, 256)
-DTYPES = ("bf16", "fp16")
 RULE = (
     "judges the per-head tile names of a GQA group sum (gpusim.engine.head_keys, a counting "
     "fix) and reports the default backward (the compiled step with the grouped products of set "
@@ -50,8 +47,8 @@ RULE = (
 
 
 def draw(seed: int = SEED, n: int = N_RUNS) -> tuple:
-    """This set's runs: head size 64, 128 or 256 and bf16 or fp16, uniform."""
-    return draw_prefills(seed, n, lambda rng: rng.choice(HEAD_DIMS), lambda rng: rng.choice(DTYPES))
+    """This set's runs: head size 64, 128 or 256 and bf16 or fp16, uniform (set 39's draw)."""
+    return torch_heldout39.draw(seed, n)
 
 
 RUNS = draw()
