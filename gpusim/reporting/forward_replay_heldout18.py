@@ -33,6 +33,7 @@ from gpusim.engine.head_keys import head_keys
 from gpusim.engine.product_groups import grouped
 from gpusim.validation import backward_heldout15
 from gpusim.validation.backward_heldout15 import backward_schedule, workload
+from gpusim.validation.torch_flash_schedule import compiled_counts
 
 SET_NAME = "forward_replay_heldout18"
 ROOT = Path(__file__).resolve().parents[2]
@@ -92,6 +93,7 @@ def variant_profile():
 
 @grouped(False)  # the backward this set judged (grouped products came with set 41)
 @head_keys(False)  # and its group sums' tiles named as then (engine/head_keys.py)
+@compiled_counts(False)  # the forward's counts this set judged (compiled came with set 43)
 def predict_run(run: dict[str, Any], method: str, bwd_names: list[str], profile) -> dict:
     """One run's forward and backward by ``method`` (``profile``: its profile object)."""
     import gpusim

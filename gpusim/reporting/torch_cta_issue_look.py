@@ -16,7 +16,7 @@ from pathlib import Path
 from gpusim.reporting import torch_sass as TS
 from gpusim.reporting.backward_compare import last_records
 from gpusim.validation.backward_heldout15 import workload
-from gpusim.validation.torch_flash_schedule import torch_flash_schedule
+from gpusim.validation.torch_flash_schedule import compiled_counts, torch_flash_schedule
 
 SETS = {
     "set 36": "data/h100/2026-12-07_torch_heldout36_measured/runs.jsonl",
@@ -28,6 +28,7 @@ SETS = {
 }
 
 
+@compiled_counts(False)  # the forward's counts this set judged (compiled came with set 43)
 def both(r: dict) -> tuple[float, float]:
     """One measured run's forward (s) by counts, and by counts with the per-CTA issue."""
     import gpusim

@@ -34,7 +34,7 @@ from gpusim.validation.backward_heldout15 import (
     workload,
 )
 from gpusim.validation.torch_bwd_kernel import RES_USAGE, SASS, kernel_name
-from gpusim.validation.torch_flash_schedule import torch_flash_schedule
+from gpusim.validation.torch_flash_schedule import compiled_counts, torch_flash_schedule
 
 SET_NAME = "backward_heldout17"
 #: (batch, heads, heads_kv, seq_len, head_dim, dtype, causal); none is in set 15.
@@ -102,6 +102,7 @@ def simulate_backward(run: dict[str, Any], method: str, names: list[str]):
 
 @grouped(False)  # the backward this set judged (grouped products came with set 41)
 @head_keys(False)  # and its group sums' tiles named as then (engine/head_keys.py)
+@compiled_counts(False)  # the forward's counts this set judged (compiled came with set 43)
 def predict_run(run: dict[str, Any], method: str, names: list[str]) -> dict[str, Any]:
     """One run's backward (and the forward beside it, for the baseline's record)."""
     import gpusim

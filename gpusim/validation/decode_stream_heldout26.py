@@ -24,8 +24,8 @@ from gpusim.validation.long_context_configs import (
     run_group,
     set_command,
     set_workload,
-    torch_flash_schedule,
 )
+from gpusim.validation.torch_flash_schedule import schedule_before_set43
 
 SEED = 26
 WORKLOADS_DRAWN = 8
@@ -74,7 +74,7 @@ def draw(seed: int = SEED) -> list[LongContextConfig]:
         for (bm, bn, wp), st, n in picks:
             s = Schedule(block_m=bm, block_n=bn, warps=wp, stages=st, kv_splits=n)
             out.append(LongContextConfig("project", group, w, s))
-        out.append(LongContextConfig("torch", group, w, torch_flash_schedule(w, H200_SMS)))
+        out.append(LongContextConfig("torch", group, w, schedule_before_set43(w, H200_SMS)))
     return out
 
 

@@ -36,7 +36,7 @@ from gpusim.validation.long_context_configs import (
     _sched,
     set_command,
 )
-from gpusim.validation.torch_flash_schedule import torch_flash_schedule
+from gpusim.validation.torch_flash_schedule import schedule_before_set43
 from gpusim.workload import Workload
 
 #: The calibration record whose ``graph_launch_s`` the variant charges per kernel.
@@ -78,7 +78,7 @@ def launch_configs(shapes: tuple = SHAPES, **fields) -> list[LongContextConfig]:
         tile = DECODE_TILE if nq <= 128 else PREFILL_TILE  # (decode: Nq 1 to 128)
         for n in splits:
             out.append(LongContextConfig("project", group, w, _sched(tile, kv_splits=n, **fields)))
-        out.append(LongContextConfig("torch", group, w, torch_flash_schedule(w, H200_SMS)))
+        out.append(LongContextConfig("torch", group, w, schedule_before_set43(w, H200_SMS)))
     return out
 
 

@@ -17,7 +17,8 @@ Four groups, all d128 bf16 with 32 query heads unless said:
   of every run of this group (``ncu``), PyTorch's too.
 
 PyTorch's runs carry the schedule its flash backend chooses
-(:func:`gpusim.validation.torch_flash_schedule.torch_flash_schedule`, 132 SMs), so that the
+(:func:`gpusim.validation.torch_flash_schedule.schedule_before_set43`, 132 SMs: the fit's
+instruction counts these sets judged), so that the
 model is given the tiles and split count that kernel really runs. The manifest is the
 source of truth: the sweep, ``predict`` and ``compare`` read it, not this module.
 """
@@ -34,7 +35,7 @@ from gpusim.data.layout import H200
 from gpusim.errors import GpusimError
 from gpusim.schedule import Schedule
 from gpusim.validation import config_manifest
-from gpusim.validation.torch_flash_schedule import torch_flash_schedule
+from gpusim.validation.torch_flash_schedule import schedule_before_set43
 from gpusim.workload import Workload
 
 MANIFEST_KIND = "gpusim.long_context_manifest"
@@ -122,7 +123,7 @@ def _sched(tile: tuple[int, int, int, int], **fields) -> Schedule:
 def _pair(group: Group, w: Workload, schedules: list[Schedule], ncu: bool = False) -> list:
     """The project's kernel at each schedule, then PyTorch's with the schedule it runs."""
     out = [LongContextConfig("project", group, w, s, ncu) for s in schedules]
-    return [*out, LongContextConfig("torch", group, w, torch_flash_schedule(w, H200_SMS), ncu)]
+    return [*out, LongContextConfig("torch", group, w, schedule_before_set43(w, H200_SMS), ncu)]
 
 
 def set_workload(
@@ -151,7 +152,7 @@ def torch_runs(shapes) -> list[LongContextConfig]:
         b, h, hkv, nq, nk = row[:5]
         d, causal = row[5:] if len(row) == 7 else (HEAD_DIM, True)
         w = set_workload(b, h, hkv, nq, nk, causal, d)
-        out.append(LongContextConfig("torch", run_group(w), w, torch_flash_schedule(w, H200_SMS)))
+        out.append(LongContextConfig("torch", run_group(w), w, schedule_before_set43(w, H200_SMS)))
     return out
 
 

@@ -23,7 +23,7 @@ from gpusim.validation.long_context_configs import (
     _sched,
     set_command,
 )
-from gpusim.validation.torch_flash_schedule import torch_flash_schedule
+from gpusim.validation.torch_flash_schedule import schedule_before_set43
 from gpusim.workload import Workload
 
 #: (tokens, heads, K/V heads, head dim) of the project's runs, each causal in the four
@@ -83,7 +83,7 @@ def heldout_configs() -> list[LongContextConfig]:
     for n, h, hkv, d, causal in TORCH:
         w = _workload(n, h, hkv, d, causal)
         group = "gqa_prefill" if hkv != h else "prefill"
-        out.append(LongContextConfig("torch", group, w, torch_flash_schedule(w, H200_SMS), True))
+        out.append(LongContextConfig("torch", group, w, schedule_before_set43(w, H200_SMS), True))
     return out
 
 

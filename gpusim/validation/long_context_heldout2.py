@@ -24,7 +24,7 @@ from gpusim.validation.long_context_configs import (
     run_group,
     set_command,
 )
-from gpusim.validation.torch_flash_schedule import torch_flash_schedule
+from gpusim.validation.torch_flash_schedule import schedule_before_set43
 from gpusim.workload import Workload
 
 FOUR = (
@@ -70,7 +70,7 @@ def tile_runs(project, torch_shapes) -> list[LongContextConfig]:
         out.append(LongContextConfig("project", run_group(w), w, s))
     for b, h, n, d, causal in torch_shapes:
         w = _workload(b, n, h, h, d, causal)
-        out.append(LongContextConfig("torch", run_group(w), w, torch_flash_schedule(w, H200_SMS)))
+        out.append(LongContextConfig("torch", run_group(w), w, schedule_before_set43(w, H200_SMS)))
     return out
 
 
@@ -93,7 +93,7 @@ def prefill_configs(shapes, torch_shapes) -> list[LongContextConfig]:
                 out.append(LongContextConfig("project", run_group(w), w, s, ncu=True))
     for b, n, h, hkv, d, causal in torch_shapes:
         w = _workload(b, n, h, hkv, d, causal)
-        s = torch_flash_schedule(w, H200_SMS)
+        s = schedule_before_set43(w, H200_SMS)
         out.append(LongContextConfig("torch", run_group(w), w, s, ncu=True))
     return out
 

@@ -28,7 +28,7 @@ from gpusim.validation.long_context_configs import (
     set_command,
     set_workload,
 )
-from gpusim.validation.torch_flash_schedule import torch_flash_schedule
+from gpusim.validation.torch_flash_schedule import schedule_before_set43
 
 #: (batch, heads, K/V heads, queries, keys, causal, kv_splits)
 SHAPES = (
@@ -60,7 +60,7 @@ def pack_gqa_configs() -> list[LongContextConfig]:
             out.append(LongContextConfig("project", "gqa_decode", w, s))
         if nq == 1:
             out.append(
-                LongContextConfig("torch", "gqa_decode", w, torch_flash_schedule(w, H200_SMS))
+                LongContextConfig("torch", "gqa_decode", w, schedule_before_set43(w, H200_SMS))
             )
     return out
 

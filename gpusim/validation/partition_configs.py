@@ -25,7 +25,7 @@ from typing import Literal
 from gpusim.errors import GpusimError
 from gpusim.schedule import Schedule
 from gpusim.validation import config_manifest
-from gpusim.validation.torch_flash_schedule import torch_flash_schedule
+from gpusim.validation.torch_flash_schedule import schedule_before_set43
 from gpusim.workload import Workload
 
 MANIFEST_KIND = "gpusim.partitions_manifest"
@@ -114,7 +114,7 @@ def partition_configs(workloads=WORKLOADS) -> list[PartitionConfig]:
         w = _workload(b, h, nq, nk, causal)
         bm, bn, warps, stages = DECODE_TILE if group == "decode" else PREFILL_TILE
         mine = Schedule(block_m=bm, block_n=bn, warps=warps, stages=stages)
-        theirs = torch_flash_schedule(w, H200_SMS)
+        theirs = schedule_before_set43(w, H200_SMS)
         for n in SM_COUNTS:
             out.append(PartitionConfig("project", group, n, w, mine))
             out.append(PartitionConfig("torch", group, n, w, theirs))

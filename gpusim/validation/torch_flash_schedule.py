@@ -35,6 +35,14 @@ tool; the commits are those stored, the newest of each file found):
 Whether the torch on the GPU machine runs exactly this is checked there, not assumed: the
 sweep records the kernels PyTorch launches (names with their template arguments, grids)
 and :func:`observed_schedule` reads the tile and split count back from them.
+
+PyTorch builds these kernels without fast math, so the schedule counts its step's
+instructions as nvcc compiles them (``instruction_counts`` ``compiled``: the formulas plus
+the per-score-element terms of ``exp2f`` and the unfused scale-subtract) rather than by the
+fit to the project's fast-math loops. Held-out set 43 (``reports/torch_heldout43``, fixed
+before measuring) judged it: PyTorch's forward 7.7 -> 5.2 % MAPE (mean -7.5 -> -2.3 %),
+constant efficiency 8.1 %. :func:`compiled_counts` ``(False)`` gives the schedule the sets
+before it judged.
 """
 
 from __future__ import annotations
@@ -42,6 +50,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from gpusim.engine.mechanism import Mechanism
 from gpusim.errors import GpusimError
 from gpusim.schedule import Schedule
 from gpusim.validation.torch_flash_bwd_schedule import H200_MAX_SMEM_PER_BLOCK_OPTIN, bwd_tiles
@@ -60,6 +69,16 @@ PLAIN_TILES_SM90 = {
     192: (128, 64, 8),
     256: (64, 64, 4),
 }
+
+
+#: on since held-out set 43 adopted it by its rule (PyTorch's forward 7.7 -> 5.2 % MAPE)
+COMPILED_COUNTS = Mechanism(True)
+
+
+def compiled_counts(on: bool):
+    """PyTorch's forward schedule with (``on``) or without its compiled instruction counts,
+    for the sets judged before set 43 and the tests that recompute them."""
+    return COMPILED_COUNTS.setting(on)
 
 
 def split_block_n(head_dim: int) -> int:
@@ -127,7 +146,15 @@ def torch_flash_schedule(workload: Workload, sm_count: int = 132) -> Schedule:
         kv_order="backward",
         q_order="first-first",
         pack_gqa=packed,
+        instruction_counts="compiled" if COMPILED_COUNTS.on else None,
     )
+
+
+def schedule_before_set43(workload: Workload, sm_count: int = 132) -> Schedule:
+    """:func:`torch_flash_schedule` as the sets fixed before held-out set 43 gave it to the
+    model (the fit's instruction counts): their configs stay the runs they judged."""
+    with compiled_counts(False):
+        return torch_flash_schedule(workload, sm_count)
 
 
 def torch_flash_bwd_schedule(

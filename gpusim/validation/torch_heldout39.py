@@ -26,6 +26,7 @@ from gpusim.validation import backward_heldout15
 from gpusim.validation.backward_heldout15 import manifest_runs as manifest_runs  # the tests'
 from gpusim.validation.backward_heldout15 import record, workload
 from gpusim.validation.torch_bwd_models import MODELS, simulate_backward
+from gpusim.validation.torch_flash_schedule import compiled_counts
 from gpusim.validation.torch_heldout36 import draw_prefills
 
 SET_NAME = "torch_heldout39"
@@ -61,6 +62,7 @@ RUNS = draw()
 
 @grouped(False)  # the backward this set judged (grouped products came with set 41)
 @head_keys(False)  # and its group sums' tiles named as then (engine/head_keys.py)
+@compiled_counts(False)  # the forward's counts this set judged (compiled came with set 43)
 def predict_run(run: dict[str, Any], profile: str, model: str) -> dict[str, Any]:
     """One run: the backward by ``model``, the forward by the default model."""
     import gpusim

@@ -27,6 +27,7 @@ from gpusim.engine.product_groups import grouped
 from gpusim.validation import backward_heldout15
 from gpusim.validation.backward_heldout15 import manifest_runs as manifest_runs  # the tests'
 from gpusim.validation.backward_heldout15 import record, workload
+from gpusim.validation.torch_flash_schedule import compiled_counts
 from gpusim.validation.torch_heldout36 import draw_prefills
 
 SET_NAME = "torch_heldout40"
@@ -64,6 +65,7 @@ RUNS = draw()
 
 @grouped(False)  # the backward this set judged (grouped products came with set 41)
 @head_keys(False)  # and its group sums' tiles named as then (engine/head_keys.py)
+@compiled_counts(False)  # the forward's counts this set judged (compiled came with set 43)
 def predict_run(run: dict[str, Any], profile: str, model: str) -> dict[str, Any]:
     """One run: the forward by ``model``, the backward by the default (compiled) step."""
     import gpusim

@@ -62,10 +62,10 @@ def predict_run(run: dict[str, Any], profile: str, model: str) -> dict[str, Any]
     model."""
     import gpusim
     from gpusim.validation.torch_bwd_models import simulate_backward
-    from gpusim.validation.torch_flash_schedule import torch_flash_schedule
+    from gpusim.validation.torch_flash_schedule import schedule_before_set43
 
     fwd_w = workload(run, "fwd")
-    fwd_s = torch_flash_schedule(fwd_w)
+    fwd_s = schedule_before_set43(fwd_w)  # the fit's counts, the default then
     if model == "compiled":
         fwd_s = fwd_s.model_copy(update={"instruction_counts": "compiled"})
     fwd = gpusim.simulate("flash2", fwd_w, fwd_s, profile)

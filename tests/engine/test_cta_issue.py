@@ -6,12 +6,12 @@ import gpusim
 from gpusim.engine.cta_issue import CTA_ISSUE, cta_issue
 from gpusim.kernels.binary_dump import load_binary_loop
 from gpusim.reporting.torch_sass import RES_USAGE, SASS, torch_kernel
-from gpusim.validation.torch_flash_schedule import torch_flash_schedule
+from gpusim.validation.torch_flash_schedule import schedule_before_set43
 
 
 def _run(causal: bool, n: int = 4096):
     w = gpusim.Workload(batch=2, heads=16, seq_len=n, head_dim=128, dtype="bf16", causal=causal)
-    s = torch_flash_schedule(w)
+    s = schedule_before_set43(w)
     return w, s, {"sass": SASS, "res_usage": RES_USAGE, "kernel": torch_kernel(w, s)}
 
 

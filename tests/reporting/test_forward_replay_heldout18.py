@@ -51,12 +51,12 @@ def test_replays_recomputed_against_the_record():
     from gpusim.reporting.backward_compare import last_records
     from gpusim.reporting.torch_sass import replay_args
     from gpusim.validation.backward_heldout15 import workload
-    from gpusim.validation.torch_flash_schedule import torch_flash_schedule
+    from gpusim.validation.torch_flash_schedule import schedule_before_set43
 
     rid = "bwd_b3h32kv4_n3072_d64_bf16_c1"
     run = next(r for r in manifest_runs() if r["id"] == rid)
     w = workload(run, "fwd")
-    s = torch_flash_schedule(w)
+    s = schedule_before_set43(w)
     kw = replay_args(w, s)
     t = last_records(DATA / "runs.jsonl")[rid]["fwd"]["median_s"]
     replay, local = (

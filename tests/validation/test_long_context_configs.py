@@ -12,7 +12,7 @@ from gpusim.validation.long_context_configs import (
     manifest_doc,
     read_manifest,
 )
-from gpusim.validation.torch_flash_schedule import torch_flash_schedule
+from gpusim.validation.torch_flash_schedule import schedule_before_set43
 
 
 def test_ids_are_unique_and_round_trip():
@@ -47,7 +47,7 @@ def test_the_sweep_covers_the_issue_and_fits_the_device():
 def test_torch_runs_carry_the_schedule_its_flash_backend_chooses():
     for c in long_context_configs():
         if c.kernel == "torch":
-            assert c.schedule == torch_flash_schedule(c.workload, 132)
+            assert c.schedule == schedule_before_set43(c.workload, 132)
 
 
 def test_manifest_round_trips_and_edits_are_caught(tmp_path):

@@ -8,6 +8,7 @@ from gpusim.errors import GpusimError
 from gpusim.validation.torch_flash_schedule import (
     num_splits_heuristic,
     observed_schedule,
+    schedule_before_set43,
     torch_flash_schedule,
 )
 from gpusim.workload import Workload
@@ -50,6 +51,16 @@ def test_a_full_grid_runs_the_plain_kernel_with_its_tile():
     assert (s.block_m, s.block_n, s.warps, s.kv_splits) == (128, 64, 4, 1)
     w64 = w.model_copy(update={"head_dim": 64})
     assert (torch_flash_schedule(w64).block_m, torch_flash_schedule(w64).block_n) == (128, 128)
+
+
+def test_its_instructions_are_counted_as_compiled_since_set_43():
+    """PyTorch builds without fast math: the schedule counts its step as nvcc compiles it
+    (held-out set 43 adopted it); the sets before it keep the fit they judged, the same tiles."""
+    w = Workload(batch=4, heads=16, seq_len=3000, head_dim=64, dtype="bf16", causal=True)
+    now, before = torch_flash_schedule(w), schedule_before_set43(w)
+    assert (now.instruction_counts, before.instruction_counts) == ("compiled", None)
+    assert now.model_copy(update={"instruction_counts": None}) == before
+    assert torch_flash_schedule(w).instruction_counts == "compiled"  # the pin did not leak
 
 
 def test_one_query_with_grouped_heads_is_packed_into_one_head():

@@ -47,7 +47,7 @@ def test_two_measured_forwards_recomputed_with_and_without_the_per_cta_issue():
     import gpusim
     from gpusim.engine.cta_issue import cta_issue
     from gpusim.validation.backward_heldout15 import workload
-    from gpusim.validation.torch_flash_schedule import torch_flash_schedule
+    from gpusim.validation.torch_flash_schedule import schedule_before_set43
     from gpusim.validation.torch_heldout37 import binary_args
 
     measured = measured_runs(MEASURED, "H100", S.N_RUNS)
@@ -57,7 +57,7 @@ def test_two_measured_forwards_recomputed_with_and_without_the_per_cta_issue():
         w = workload(runs[rid], "fwd")
         for on in (True, False):
             with cta_issue(on):
-                now = gpusim.simulate("flash2", w, torch_flash_schedule(w), "h100-sxm5",
+                now = gpusim.simulate("flash2", w, schedule_before_set43(w), "h100-sxm5",
                                       **binary_args(runs[rid]))  # fmt: skip
             err[rid, on] = now.runtime_s / measured[rid]["fwd"]["median_s"] - 1
     assert 0.0 < err["bwd_b9h16kv4_n896_d64_bf16_c1", True] < 0.05, err

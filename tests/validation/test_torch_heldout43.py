@@ -51,7 +51,7 @@ def test_two_measured_forwards_recomputed_with_the_fit_and_compiled_counts():
     +6.5 % compiled, and a non-causal one of 48 heads, -12.6 % and -2.6 %."""
     import gpusim
     from gpusim.validation.backward_heldout15 import workload
-    from gpusim.validation.torch_flash_schedule import torch_flash_schedule
+    from gpusim.validation.torch_flash_schedule import schedule_before_set43
     from tests.validation.conftest import measured_runs
 
     measured = measured_runs(MEASURED, "H100", S.N_RUNS)
@@ -60,7 +60,7 @@ def test_two_measured_forwards_recomputed_with_the_fit_and_compiled_counts():
     for rid in ("bwd_b1h16kv4_n15808_d64_bf16_c0", "bwd_b4h48_n9024_d64_bf16_c0"):
         w = workload(runs[rid], "fwd")  # predict_run's forward, without its backward
         for model in S.MODELS:
-            s = torch_flash_schedule(w)
+            s = schedule_before_set43(w)
             if model == "compiled":
                 s = s.model_copy(update={"instruction_counts": "compiled"})
             now = gpusim.simulate("flash2", w, s, "h100-sxm5").runtime_s
@@ -69,3 +69,18 @@ def test_two_measured_forwards_recomputed_with_the_fit_and_compiled_counts():
     assert 0.04 < err["bwd_b1h16kv4_n15808_d64_bf16_c0", "compiled"] < 0.09, err
     assert -0.15 < err["bwd_b4h48_n9024_d64_bf16_c0", "fit"] < -0.10, err
     assert -0.05 < err["bwd_b4h48_n9024_d64_bf16_c0", "compiled"] < 0.0, err
+
+
+def test_the_default_forward_is_the_adopted_compiled_model():
+    """Compiled won by the set's rule: PyTorch's schedule now gives the model that forward,
+    so the default's prediction of a run is the compiled model's committed one."""
+    import gpusim
+    from gpusim.validation.backward_heldout15 import workload
+    from gpusim.validation.torch_flash_schedule import torch_flash_schedule
+
+    runs = {r["id"]: r for r in S.manifest_runs(S.RUNS)}
+    rid = "bwd_b20h24kv6_n832_d64_fp16_c0"
+    doc = json.loads((PREDICTIONS / "predictions_h100-sxm5_compiled.json").read_text())
+    committed = {r["id"]: r for r in doc["runs"]}[rid]["fwd_s"]
+    w = workload(runs[rid], "fwd")
+    assert gpusim.simulate("flash2", w, torch_flash_schedule(w), "h100-sxm5").runtime_s == committed
