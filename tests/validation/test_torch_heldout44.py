@@ -1,0 +1,40 @@
+"""Held-out set 44 (PyTorch at head sizes 32, 160 and 192): the committed manifest is the
+module's draw, the draw is new (no earlier PyTorch set drew these head sizes), and the set
+predicts by the default model."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gpusim.data.layout import REPO_ROOT
+from gpusim.validation import (
+    torch_heldout36,
+    torch_heldout38,
+    torch_heldout39,
+    torch_heldout40,
+    torch_heldout41,
+    torch_heldout42,
+    torch_heldout43,
+)
+from gpusim.validation import torch_heldout44 as S
+
+MANIFEST = REPO_ROOT / "data/h100/2026-12-07_torch_heldout44/manifest_configs.json"
+
+
+def test_the_manifest_is_the_module_draw_and_new():
+    doc = json.loads(MANIFEST.read_text())
+    assert doc["runs"] == S.manifest_runs(S.RUNS) and doc["decision_rule"] == S.RULE
+    assert len(doc["runs"]) == S.N_RUNS == len({r["id"] for r in doc["runs"]})
+    assert {r["head_dim"] for r in doc["runs"]} == set(S.HEAD_DIMS)
+    earlier = (torch_heldout36, torch_heldout38, torch_heldout39, torch_heldout40,
+               torch_heldout41, torch_heldout42, torch_heldout43)  # fmt: skip
+    seen_dims = {r["head_dim"] for m in earlier for r in m.manifest_runs(m.RUNS)}
+    assert not seen_dims & set(S.HEAD_DIMS)
+
+
+def test_only_the_default_model_is_predicted():
+    run = S.manifest_runs(S.RUNS)[3]
+    with pytest.raises(ValueError, match="default model only"):
+        S.predict_run(run, "h100-sxm5", "fit")
