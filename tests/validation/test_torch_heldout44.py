@@ -38,3 +38,16 @@ def test_only_the_default_model_is_predicted():
     run = S.manifest_runs(S.RUNS)[3]
     with pytest.raises(ValueError, match="default model only"):
         S.predict_run(run, "h100-sxm5", "fit")
+
+
+def test_committed_predictions_are_the_code_s():
+    """A short causal d32 run (21 batches of 12 heads, 1536 tokens) on both profiles."""
+    runs = {r["id"]: r for r in S.manifest_runs(S.RUNS)}
+    rid = "bwd_b21h12_n1536_d32_fp16_c1"
+    for profile in S.PROFILES:
+        path = REPO_ROOT / f"reports/torch_heldout44/predictions_{profile}_default.json"
+        doc = json.loads(path.read_text())
+        assert doc["rule"] == S.RULE and doc["model"] == "default"
+        committed = {r["id"]: r for r in doc["runs"]}[rid]
+        now = S.predict_run(runs[rid], profile)
+        assert (now["fwd_s"], now["bwd_s"]) == (committed["fwd_s"], committed["bwd_s"]), profile
