@@ -118,7 +118,12 @@ class BwdTraits:
 
 
 def bwd_head_dim_bucket(head_dim: int) -> int:
-    """The head dimension the backward's kernels are compiled for (``HEADDIM_SWITCH``)."""
+    """The head dimension the backward's kernels are compiled for (``HEADDIM_SWITCH``; the
+    binary's, :mod:`gpusim.validation.torch_head_buckets`, where that switch is on)."""
+    from gpusim.validation.torch_head_buckets import BINARY_BUCKETS, binary_head_dim
+
+    if BINARY_BUCKETS.on:
+        return binary_head_dim(head_dim)
     if head_dim <= 0 or head_dim % 8 or head_dim > 256:
         raise GpusimError(
             f"FlashAttention-2's backward takes head_dim a multiple of 8 up to 256, not {head_dim}"

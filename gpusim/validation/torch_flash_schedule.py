@@ -113,7 +113,12 @@ def num_splits_heuristic(
 
 
 def head_dim_rounded(d: int) -> int:
-    """The head dimension FlashAttention-2 dispatches on (its HEADDIM_SWITCH buckets)."""
+    """The head dimension FlashAttention-2 dispatches on (its HEADDIM_SWITCH buckets; the
+    binary's, :mod:`gpusim.validation.torch_head_buckets`, where that switch is on)."""
+    from gpusim.validation.torch_head_buckets import BINARY_BUCKETS, binary_head_dim
+
+    if BINARY_BUCKETS.on:
+        return binary_head_dim(d)
     for bucket in sorted(PLAIN_TILES_SM90):
         if d <= bucket:
             return bucket
