@@ -53,3 +53,19 @@ def test_a_head_size_runs_padded_to_the_next_compiled_one_where_the_switch_is_on
         assert (torch_flash_schedule(w).block_m, torch_flash_schedule(w).warps) == (128, 8)
     with pytest.raises(GpusimError, match="multiple of 8"):
         binary_head_dim(100)
+
+
+PREDICTIONS = REPO_ROOT / "reports/torch_heldout45"
+
+
+def test_committed_predictions_are_the_code_s():
+    """A short d160 run's forward and backward by both models, each on one profile."""
+    runs = {r["id"]: r for r in S.manifest_runs(S.RUNS)}
+    rid = "bwd_b13h20_n640_d160_fp16_c0"
+    for profile, model in zip(S.PROFILES, S.MODELS, strict=True):
+        doc = json.loads((PREDICTIONS / f"predictions_{profile}_{model}.json").read_text())
+        assert doc["rule"] == S.RULE and doc["model"] == model
+        committed = {r["id"]: r for r in doc["runs"]}[rid]
+        now = S.predict_run(runs[rid], profile, model)
+        assert (now["fwd_s"], now["bwd_s"]) == (committed["fwd_s"], committed["bwd_s"]), model
+        assert now["executed_head_dim"] == (192 if model == "buckets" else 160)

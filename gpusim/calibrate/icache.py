@@ -1,0 +1,122 @@
+"""What an instruction costs when its code is not in the instruction cache.
+
+    python -m gpusim.calibrate.icache --out FILE      # on the GPU (about 20 s)
+
+A kernel whose CTAs each run a block of straight-line code once (FFMAs on eight independent
+accumulators, so no instruction waits on another's result), generated at lengths of 256 to
+16384 instructions (4 to 256 KiB of SASS at 16 bytes an instruction), against the same count
+of the same instructions as a 256-instruction loop body repeated (code that stays cached).
+Both run with 4 warps a CTA and 2 CTAs an SM (shared memory holds them to 2) over 16 CTAs an
+SM, timed by CUDA events (median of 7 after a warm-up). The record: nanoseconds per
+warp-instruction per SM for both, and their ratio, by length. No attention kernel's code.
+
+Why: PyTorch's uneven causal FlashAttention-2 forward (a long kernel, its masking steps
+peeled ahead of the loop) spends half its cycles between instructions waiting on instruction
+fetch on short grids (``reports/torch_short_causal_look``); the model has no instruction
+cache. This measures the cost such a mechanism would need, apart from any attention kernel.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from pathlib import Path
+
+#: instructions of straight-line code per CTA
+LENGTHS = (256, 1024, 2048, 4096, 8192, 12288, 16384)
+#: the cached variant's loop body
+LOOP_BODY = 256
+WARPS, CTAS_PER_SM, WAVES = 4, 2, 8
+ACCUMULATORS = 8
+#: dynamic shared memory a CTA asks for, so that at most two share an SM (228 KiB an SM)
+SMEM_BYTES = 96 * 1024
+
+
+def source(length: int, looped: bool) -> str:
+    """CUDA C of one kernel: ``length`` FFMAs straight, or a ``LOOP_BODY`` loop repeated."""
+    body_len = LOOP_BODY if looped else length
+    lines = []
+    for i in range(body_len):
+        a = i % ACCUMULATORS
+        fma = '"fma.rn.f32 %0, %0, %1, %2;"'
+        lines.append(f'    asm volatile({fma} : "+f"(acc{a}) : "f"(x), "f"(y));')
+    decl = "\n".join(f"    float acc{a} = x * {a + 1}.0f;" for a in range(ACCUMULATORS))
+    total = " + ".join(f"acc{a}" for a in range(ACCUMULATORS))
+    body = "\n".join(lines)
+    if looped:
+        # unroll 1: the loop must stay a loop (its body cached), not become straight code
+        body = (f"    #pragma unroll 1\n    for (int r = 0; r < {length // LOOP_BODY}; ++r) {{\n"
+                f"{body}\n    }}")  # fmt: skip
+    name = f"{'loop' if looped else 'straight'}_{length}"
+    return (
+        f'extern "C" __global__ void {name}(float *out, float x, float y) {{\n'
+        "    extern __shared__ float pad[];\n"
+        f"{decl}\n{body}\n"
+        f"    float s = {total};\n"
+        "    if (s == 12345.678f) pad[threadIdx.x] = s;  // keeps the smem (and the sum) live\n"
+        "    if (threadIdx.x == 0) out[blockIdx.x] = s + pad[0] * 0.0f;\n"
+        "}\n"
+    )
+
+
+def time_kernel(cp, kernel, grid: int, threads: int, out) -> float:
+    """Median seconds of one launch (7 after a warm-up)."""
+    args = (out, cp.float32(1.0001), cp.float32(0.0001))
+    kernel((grid,), (threads,), args, shared_mem=SMEM_BYTES)
+    times = []
+    for _ in range(7):
+        start, stop = cp.cuda.Event(), cp.cuda.Event()
+        start.record()
+        kernel((grid,), (threads,), args, shared_mem=SMEM_BYTES)
+        stop.record()
+        stop.synchronize()
+        times.append(cp.cuda.get_elapsed_time(start, stop) * 1e-3)
+    return statistics.median(times)
+
+
+def run() -> dict:
+    from gpusim.calibrate.context import import_cupy, make_context
+
+    cp = import_cupy()
+    ctx = make_context(cp)
+    grid = ctx.sm_count * CTAS_PER_SM * WAVES
+    threads = WARPS * 32
+    out = cp.zeros(grid, dtype=cp.float32)
+    rows = []
+    for length in LENGTHS:
+        row = {"instructions": length, "code_kib_straight": length * 16 / 1024}
+        for looped in (False, True):
+            name = f"{'loop' if looped else 'straight'}_{length}"
+            mod = cp.RawModule(code=source(length, looped), options=("-O3",))
+            k = mod.get_function(name)
+            k.max_dynamic_shared_size_bytes = SMEM_BYTES
+            t = time_kernel(cp, k, grid, threads, out)
+            warp_instr_per_sm = grid * WARPS * length / ctx.sm_count
+            row["loop_ns" if looped else "straight_ns"] = t * 1e9 / warp_instr_per_sm
+            row["loop_s" if looped else "straight_s"] = t
+        row["ratio"] = row["straight_ns"] / row["loop_ns"]
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    return {"gpu": ctx.gpu_name, "sm_count": ctx.sm_count, "date": ctx.date, "warps": WARPS,
+            "ctas_per_sm": CTAS_PER_SM, "waves": WAVES, "accumulators": ACCUMULATORS,
+            "loop_body": LOOP_BODY, "rows": rows}  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", type=Path, required=True)
+    args = ap.parse_args(argv)
+    try:
+        doc = run()
+    except Exception as exc:  # any failure: one line, exit 2
+        print(f"icache: error: {' '.join(str(exc).split())[:300]}", file=sys.stderr)
+        return 2
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(doc, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
