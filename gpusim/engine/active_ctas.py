@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from gpusim.engine.mechanism import Mechanism
+from gpusim.mechanism import Mechanism
 
 #: whether the engine follows the computing CTAs: on since held-out set 8
 #: (reports/cta_ends_heldout8) judged it; :func:`following` sets it for a block

@@ -20,7 +20,7 @@ judged it: forward MAPE 5.5 -> 5.3 %, mean -3.4 -> -1.1 %; on since.
 
 from __future__ import annotations
 
-from gpusim.engine.mechanism import Mechanism
+from gpusim.mechanism import Mechanism
 
 #: whether ``binary_timing="counts"`` charges the binary's per-CTA issue (a forward pass):
 #: on since held-out set 40

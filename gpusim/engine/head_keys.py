@@ -18,7 +18,7 @@ before, for the held-out sets whose predictions were made so.
 
 from __future__ import annotations
 
-from gpusim.engine.mechanism import Mechanism
+from gpusim.mechanism import Mechanism
 
 HEAD_KEYS = Mechanism(True)
 

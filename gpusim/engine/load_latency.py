@@ -16,7 +16,7 @@ give each its own rate (32-KiB tiles, 2 stages, one CTA per SM: 0.33 us + 0.95 u
 
 from __future__ import annotations
 
-from gpusim.engine.mechanism import Mechanism
+from gpusim.mechanism import Mechanism
 
 #: adopted on held-out set 12 (reports/load_latency_heldout12)
 UNDER_QUEUE = Mechanism(True)

@@ -27,7 +27,7 @@ backward 14.9 -> 5.9 % MAPE, mean -14.9 -> -5.7 %; on since.
 from __future__ import annotations
 
 from gpusim.engine.cta_grouping import at_count
-from gpusim.engine.mechanism import Mechanism
+from gpusim.mechanism import Mechanism
 from gpusim.profiles.schema import HardwareProfile
 
 FIELD = "grouped_products_kappa_by_cta_warps"

@@ -23,7 +23,7 @@ wgmma path do not take it.
 
 from __future__ import annotations
 
-from gpusim.engine.mechanism import Mechanism
+from gpusim.mechanism import Mechanism
 from gpusim.profiles.schema import HardwareProfile
 
 #: on since held-out sets 21 and 22 (an H100, fixed before measuring) adopted it by their

@@ -30,9 +30,9 @@ from __future__ import annotations
 
 from algorithms.base import KV_TENSORS, Kernel
 from gpusim.engine.clock import ticks
-from gpusim.engine.mechanism import Mechanism
 from gpusim.engine.plan_types import ClassPlan
 from gpusim.engine.rates import Rates
+from gpusim.mechanism import Mechanism
 from gpusim.profiles.schema import HardwareProfile
 
 #: adopted by held-out set 25's rule (an H100: h100-sxm5's MAPE 8.49 -> 5.93 %, tuner first

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from algorithms.base import Kernel
 from gpusim.data.layout import REPO_ROOT, SWITCH_LOOPS
-from gpusim.engine.mechanism import Mechanism
 from gpusim.engine.rates import Rates
 from gpusim.kernel_catalog.loop_counts import switch_loop_paths
+from gpusim.mechanism import Mechanism
 
 #: whether the core model replays the long-context switch instances (held-out set 10 judged
 #: it against their kernels timed by the pipe model: :func:`replaying_switches`)

@@ -50,8 +50,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from gpusim.engine.mechanism import Mechanism
 from gpusim.errors import GpusimError
+from gpusim.mechanism import Mechanism
 from gpusim.schedule import Schedule
 from gpusim.validation.torch_flash_bwd_schedule import H200_MAX_SMEM_PER_BLOCK_OPTIN, bwd_tiles
 from gpusim.workload import Workload

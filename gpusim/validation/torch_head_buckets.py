@@ -18,9 +18,13 @@ judges it (see ``gpusim.validation.torch_heldout45``).
 
 from __future__ import annotations
 
-from gpusim.engine.mechanism import Mechanism
+from typing import TYPE_CHECKING
+
 from gpusim.errors import GpusimError
-from gpusim.workload import Workload
+from gpusim.mechanism import Mechanism
+
+if TYPE_CHECKING:  # pydantic: not on the GPU machine, where the backward's tiles are listed
+    from gpusim.workload import Workload
 
 #: the head sizes of every FlashAttention-2 kernel in torch 2.11.0+cu130's libtorch_cuda.so
 BINARY_HEAD_DIMS = (32, 64, 96, 128, 192, 256)

@@ -1,4 +1,5 @@
-"""An engine mechanism that a held-out set judged: on or off, and set for a block.
+"""A mechanism that a held-out set judged: on or off, and set for a block (the engine's, and
+the PyTorch schedules' of gpusim.validation: a leaf module, importable without simpy).
 
 Each judged mechanism keeps the model without it one call away, so that its set's record
 variant, and the tests that recompute both, run the engine as it was judged.
