@@ -41,9 +41,9 @@ def test_only_the_default_model_is_predicted():
 
 
 def test_committed_predictions_are_the_code_s():
-    """A short causal d32 run (21 batches of 12 heads, 1536 tokens) on both profiles."""
+    """A short causal GQA d192 run (23 batches of 8 heads over 2, 1408 tokens), both profiles."""
     runs = {r["id"]: r for r in S.manifest_runs(S.RUNS)}
-    rid = "bwd_b21h12_n1536_d32_fp16_c1"
+    rid = "bwd_b23h8kv2_n1408_d192_bf16_c1"
     for profile in S.PROFILES:
         path = REPO_ROOT / f"reports/torch_heldout44/predictions_{profile}_default.json"
         doc = json.loads(path.read_text())
