@@ -18,11 +18,10 @@ cache. This measures the cost such a mechanism would need, apart from any attent
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
-import sys
-from pathlib import Path
+
+from gpusim.calibrate import standalone
 
 #: instructions of straight-line code per CTA
 LENGTHS = (256, 1024, 2048, 4096, 8192, 12288, 16384)
@@ -104,17 +103,8 @@ def run() -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--out", type=Path, required=True)
-    args = ap.parse_args(argv)
-    try:
-        doc = run()
-    except Exception as exc:  # any failure: one line, exit 2
-        print(f"icache: error: {' '.join(str(exc).split())[:300]}", file=sys.stderr)
-        return 2
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(doc, indent=1) + "\n")
-    return 0
+    # --quick changes nothing here: the whole record takes about 20 s
+    return standalone.main(__doc__, lambda _quick: run(), argv)
 
 
 if __name__ == "__main__":

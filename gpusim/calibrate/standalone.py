@@ -9,15 +9,21 @@ from collections.abc import Callable
 from typing import Any
 
 from gpusim import atomic
+from gpusim.errors import GpusimError
 
 
 def main(doc: str | None, run: Callable[[bool], dict[str, Any]], argv: list[str] | None) -> int:
-    """Parse ``--out``/``--quick``, run the benchmark and write its JSON (in full or not at all)."""
+    """Parse ``--out``/``--quick``, run the benchmark and write its JSON (in full or not at all;
+    a :class:`~gpusim.errors.GpusimError` is one line on standard error and exit 2)."""
     ap = argparse.ArgumentParser(description=doc)
     ap.add_argument("--out", required=True)
     ap.add_argument("--quick", action="store_true")
     a = ap.parse_args(argv)
-    res = run(a.quick)
+    try:
+        res = run(a.quick)
+    except GpusimError as exc:  # no CuPy, no GPU, a kernel that does not build: one line
+        print(f"gpusim: error: {exc}", file=sys.stderr)
+        return 2
     atomic.write_text(a.out, json.dumps(res, indent=1))
     print(f"wrote {a.out}", file=sys.stderr)
     return 0
@@ -31,7 +37,6 @@ def table_rows(
     after a one-line error (an unreadable record or an unknown profile)."""
     from pathlib import Path
 
-    from gpusim.errors import GpusimError
     from gpusim.profiles.loader import load_profile
 
     ap = argparse.ArgumentParser(description=doc.splitlines()[0])

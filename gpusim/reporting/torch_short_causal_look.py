@@ -24,14 +24,12 @@ SETS = tuple(range(36, 44))
 
 
 def steps_per_cta(w, s) -> float:
-    """K/V blocks a CTA walks on average (FlashAttention-2's forward bounds)."""
-    nq, nk = -(-w.seq_len_q // s.block_m), -(-w.seq_len_k // s.block_n)
-    if not w.causal:
-        return float(nk)
-    # n_block_max = ceil(min(Nk, (m + 1) Br + Nk - Nq) / Bc)
-    walk = [min(nk, -(-min(w.seq_len_k, (m + 1) * s.block_m + w.seq_len_k - w.seq_len_q)
-                      // s.block_n)) for m in range(nq)]  # fmt: skip
-    return sum(walk) / nq
+    """K/V blocks a CTA walks on average (FlashAttention-2's forward bounds, ``n_block_max =
+    ceil(min(Nk, (m + 1) Br + Nk - Nq) / Bc)``, are the tiling's visible blocks)."""
+    from algorithms.tiling import visits_per_q_block
+
+    walk = visits_per_q_block(w, s.block_m, s.block_n)
+    return sum(walk) / len(walk)
 
 
 def rows(max_steps: float, binary: bool) -> list[dict]:

@@ -150,6 +150,28 @@ def record(run_id_: str, bwd, fwd, bwd_s: Schedule, bwd_w: Workload, fwd_w: Work
     }
 
 
+def predict_torch_run(
+    run: dict[str, Any],
+    profile: str,
+    fwd_schedule: Schedule | None = None,
+    ran: dict[str, Any] | None = None,
+) -> tuple[dict[str, Any], Any, Any]:
+    """``(record, forward, backward)`` of one PyTorch run by the model as the caller's switches
+    stand (sets 41-45): the forward at PyTorch's schedule (``fwd_schedule`` where given), the
+    backward by the compiled step; ``ran``: the run at the head size its kernels execute, where
+    that differs (the record's FLOPs stay ``run``'s)."""
+    import gpusim
+    from gpusim.validation.torch_bwd_models import simulate_backward
+
+    ran = ran or run
+    fwd_w = workload(ran, "fwd")
+    fwd = gpusim.simulate("flash2", fwd_w, fwd_schedule or torch_flash_schedule(fwd_w), profile)
+    bwd = simulate_backward(ran, "compiled", profile)
+    rec = record(run["id"], bwd, fwd, backward_schedule(ran), workload(run, "bwd"),
+                 workload(run, "fwd"))  # fmt: skip
+    return rec, fwd, bwd
+
+
 def predictions(
     profile: str = PROFILE,
     runs: tuple = RUNS,

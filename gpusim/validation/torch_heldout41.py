@@ -23,7 +23,6 @@ from typing import Any
 
 from gpusim.validation import backward_heldout15, torch_heldout39
 from gpusim.validation.backward_heldout15 import manifest_runs as manifest_runs  # the tests'
-from gpusim.validation.backward_heldout15 import record, workload
 from gpusim.validation.torch_flash_schedule import compiled_counts
 
 SET_NAME = "torch_heldout41"
@@ -64,18 +63,11 @@ RUNS = draw()
 def predict_run(run: dict[str, Any], profile: str, model: str) -> dict[str, Any]:
     """One run: the backward by ``model`` (the compiled step, grouped or not), the forward by
     the default model; the group sums' tiles named as when the set was predicted."""
-    import gpusim
     from gpusim.engine.head_keys import head_keys
     from gpusim.engine.product_groups import grouped
-    from gpusim.validation.torch_bwd_models import simulate_backward
-    from gpusim.validation.torch_flash_schedule import torch_flash_schedule
 
-    fwd_w = workload(run, "fwd")
-    fwd = gpusim.simulate("flash2", fwd_w, torch_flash_schedule(fwd_w), profile)
     with grouped(model == "grouped"), head_keys(False):  # head_keys came after this set
-        bwd = simulate_backward(run, "compiled", profile)
-    rec = record(run["id"], bwd, fwd, backward_heldout15.backward_schedule(run),
-                 workload(run, "bwd"), fwd_w)  # fmt: skip
+        rec, _, _ = backward_heldout15.predict_torch_run(run, profile)
     return rec | {"bwd_model": model}
 
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from gpusim.validation import backward_heldout15, torch_heldout39
 from gpusim.validation.backward_heldout15 import manifest_runs as manifest_runs  # the tests'
-from gpusim.validation.backward_heldout15 import record, workload
+from gpusim.validation.backward_heldout15 import workload
 
 SET_NAME = "torch_heldout43"
 SEED = 43
@@ -60,18 +60,12 @@ RUNS = draw()
 def predict_run(run: dict[str, Any], profile: str, model: str) -> dict[str, Any]:
     """One run: the forward with ``model``'s instruction counts, the backward by the default
     model."""
-    import gpusim
-    from gpusim.validation.torch_bwd_models import simulate_backward
     from gpusim.validation.torch_flash_schedule import schedule_before_set43
 
-    fwd_w = workload(run, "fwd")
-    fwd_s = schedule_before_set43(fwd_w)  # the fit's counts, the default then
+    fwd_s = schedule_before_set43(workload(run, "fwd"))  # the fit's counts, the default then
     if model == "compiled":
         fwd_s = fwd_s.model_copy(update={"instruction_counts": "compiled"})
-    fwd = gpusim.simulate("flash2", fwd_w, fwd_s, profile)
-    bwd = simulate_backward(run, "compiled", profile)
-    rec = record(run["id"], bwd, fwd, backward_heldout15.backward_schedule(run),
-                 workload(run, "bwd"), fwd_w)  # fmt: skip
+    rec, _, _ = backward_heldout15.predict_torch_run(run, profile, fwd_s)
     return rec | {"fwd_model": model}
 
 

@@ -23,7 +23,6 @@ from typing import Any
 
 from gpusim.validation import backward_heldout15
 from gpusim.validation.backward_heldout15 import manifest_runs as manifest_runs  # the tests'
-from gpusim.validation.backward_heldout15 import record, workload
 from gpusim.validation.torch_head_buckets import binary_buckets
 from gpusim.validation.torch_heldout36 import draw_prefills
 
@@ -64,18 +63,10 @@ RUNS = draw()
 @binary_buckets(False)  # the head sizes this set was predicted with (set 45 judges the binary's)
 def predict_run(run: dict[str, Any], profile: str, model: str = "default") -> dict[str, Any]:
     """One run: forward and backward by the default model."""
-    import gpusim
-    from gpusim.validation.torch_bwd_models import simulate_backward
-    from gpusim.validation.torch_flash_schedule import torch_flash_schedule
-
     if model != "default":
         raise ValueError(f"set 44 predicts the default model only, not {model!r}")
-    fwd_w = workload(run, "fwd")
-    fwd = gpusim.simulate("flash2", fwd_w, torch_flash_schedule(fwd_w), profile)
-    bwd = simulate_backward(run, "compiled", profile)
-    rec = record(run["id"], bwd, fwd, backward_heldout15.backward_schedule(run),
-                 workload(run, "bwd"), fwd_w)  # fmt: skip
-    notes = [k.timing_note for k in (*fwd.kernels, *bwd.kernels) if getattr(k, "timing_note", None)]
+    rec, fwd, bwd = backward_heldout15.predict_torch_run(run, profile)
+    notes = [k.timing_note for k in (*fwd.kernels, *bwd.kernels) if k.timing_note]
     return rec | {"model": model, "timing_notes": notes}
 
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from gpusim.validation import backward_heldout15
 from gpusim.validation.backward_heldout15 import manifest_runs as manifest_runs  # the tests'
-from gpusim.validation.backward_heldout15 import record, workload
+from gpusim.validation.backward_heldout15 import workload
 from gpusim.validation.torch_heldout36 import draw_prefills
 
 SET_NAME = "torch_heldout45"
@@ -63,22 +63,14 @@ RUNS = draw()
 def predict_run(run: dict[str, Any], profile: str, model: str) -> dict[str, Any]:
     """One run's forward and backward by the default model, with (``buckets``) or without
     (``before``) the binary's head sizes."""
-    import gpusim
-    from gpusim.validation.torch_bwd_models import simulate_backward
-    from gpusim.validation.torch_flash_schedule import torch_flash_schedule
     from gpusim.validation.torch_head_buckets import binary_buckets, executed
 
     if model not in MODELS:
         raise ValueError(f"set 45 predicts {' or '.join(MODELS)}, not {model!r}")
-    fwd_w = workload(run, "fwd")
     with binary_buckets(model == "buckets"):
-        ran = executed(fwd_w)
-        fwd = gpusim.simulate("flash2", ran, torch_flash_schedule(fwd_w), profile)
-        run_ran = run | {"head_dim": ran.head_dim}
-        bwd = simulate_backward(run_ran, "compiled", profile)
-        bwd_s = backward_heldout15.backward_schedule(run_ran)
-    rec = record(run["id"], bwd, fwd, bwd_s, workload(run, "bwd"), fwd_w)
-    return rec | {"model": model, "executed_head_dim": ran.head_dim}
+        d = executed(workload(run, "fwd")).head_dim
+        rec, _, _ = backward_heldout15.predict_torch_run(run, profile, ran=run | {"head_dim": d})
+    return rec | {"model": model, "executed_head_dim": d}
 
 
 def main(argv: list[str] | None = None) -> int:
