@@ -158,12 +158,14 @@ def predict_torch_run(
 ) -> tuple[dict[str, Any], Any, Any]:
     """``(record, forward, backward)`` of one PyTorch run by the model as the caller's switches
     stand (sets 41-45): the forward at PyTorch's schedule (``fwd_schedule`` where given), the
-    backward by the compiled step; ``ran``: the run at the head size its kernels execute, where
-    that differs (the record's FLOPs stay ``run``'s)."""
+    backward by the compiled step; ``ran``: the run at the head size its kernels execute
+    (default: the binary's, :func:`~gpusim.validation.torch_head_buckets.executed`, adopted by
+    set 45; the run itself where that switch is off). The record's FLOPs stay ``run``'s."""
     import gpusim
     from gpusim.validation.torch_bwd_models import simulate_backward
+    from gpusim.validation.torch_head_buckets import executed
 
-    ran = ran or run
+    ran = ran or run | {"head_dim": executed(workload(run, "fwd")).head_dim}
     fwd_w = workload(ran, "fwd")
     fwd = gpusim.simulate("flash2", fwd_w, fwd_schedule or torch_flash_schedule(fwd_w), profile)
     bwd = simulate_backward(ran, "compiled", profile)

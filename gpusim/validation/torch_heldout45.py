@@ -69,7 +69,7 @@ def predict_run(run: dict[str, Any], profile: str, model: str) -> dict[str, Any]
         raise ValueError(f"set 45 predicts {' or '.join(MODELS)}, not {model!r}")
     with binary_buckets(model == "buckets"):
         d = executed(workload(run, "fwd")).head_dim
-        rec, _, _ = backward_heldout15.predict_torch_run(run, profile, ran=run | {"head_dim": d})
+        rec, _, _ = backward_heldout15.predict_torch_run(run, profile)
     return rec | {"model": model, "executed_head_dim": d}
 
 
