@@ -32,6 +32,10 @@ FILES=(
   data/h200/2026-11-30_validation_dram21/ncu.json
   data/h200/2026-12-04_calibrate_quick/quick/h200-quick.results.json
   data/h200/2026-12-02_calibration/quick/h200-quick-results.json
+  data/h200/2026-12-02_torch_flash_sass/torch_flash_fwd.sass.gz
+  data/h200/2026-12-05_torch_flash_bwd_sass/torch_flash_bwd.sass.gz
+  data/h200/2026-12-03_calibration_wgmma/wgmma_sass.txt.gz
+  data/h100/2026-12-06_calibrate_quick_profile/suite.prof
 )
 EXCLUDE=.git/info/exclude
 case "${1:-}" in
