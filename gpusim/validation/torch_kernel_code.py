@@ -1,0 +1,105 @@
+"""How many bytes of code the FlashAttention-2 forward kernel PyTorch launches has.
+
+The record (``python -m gpusim.validation.torch_code_sizes`` on the GPU machine: every
+``pytorch_flash`` function of torch 2.11.0+cu130's ``libtorch_cuda.so`` with its size from
+the cubins' ELF symbol tables) is read by the instance's template arguments: the traits
+(head size, Br, Bc, warps), the element type, and the bools PyTorch's dispatch passes
+(``Is_causal``, ``Is_even_MN``, ``Is_even_K``; the split kernel where it splits the keys).
+With :data:`CODE_SIZES` on, :func:`with_code_bytes` gives PyTorch's forward schedule the
+kernel's ``code_bytes`` (the engine charges its fetch once per CTA where the profile has the
+instruction cache's curve: :mod:`gpusim.engine.code_fetch`). Held-out set 46 judges it.
+
+A leaf of gpusim.validation: importable on the GPU machine (no simpy or pydantic).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import cache
+from typing import TYPE_CHECKING
+
+from gpusim.data.layout import DATA_DIR
+from gpusim.errors import GpusimError
+from gpusim.mechanism import Mechanism
+
+if TYPE_CHECKING:
+    from gpusim.schedule import Schedule
+    from gpusim.workload import Workload
+
+RECORD = DATA_DIR / "h100" / "2026-12-07_torch_code_sizes/torch_code_sizes.json"
+#: off until a held-out set adopts it (PyTorch's schedules without their code size)
+CODE_SIZES = Mechanism(False)
+
+_NAME = re.compile(
+    r"^_ZN13pytorch_flash(?P<kind>16flash_fwd_kernel|24flash_fwd_splitkv_kernel)"
+    r"I23Flash_fwd_kernel_traitsILi(?P<d>\d+)ELi(?P<m>\d+)ELi(?P<n>\d+)ELi(?P<w>\d+)E"
+    r"Lb[01]ELb[01]EN7cutlass(?P<elem>10bfloat16_t|6half_t)E.*?S3_EE(?P<bools>(?:Lb[01]E)+)"
+    r"EEvNS_16Flash_fwd_paramsE$"
+)
+_ELEM = {"10bfloat16_t": "bf16", "6half_t": "fp16"}
+
+
+def code_sizes(on: bool):
+    """PyTorch's forward schedules with (``on``) or without their kernels' code size."""
+    return CODE_SIZES.setting(on)
+
+
+def instance_key(name: str) -> tuple | None:
+    """``(split, head_dim, Br, Bc, warps, dtype, causal, even_mn, even_k)`` of a forward
+    kernel's mangled name; None for any other function (the backward's, the combine)."""
+    m = _NAME.match(name)
+    if m is None:
+        return None
+    bools = [b == "1" for b in re.findall(r"Lb([01])E", m["bools"])]
+    split = m["kind"].startswith("24")
+    if split:  # Is_causal, Is_local, Has_alibi, Is_even_MN, Is_even_K, Is_softcap, Split, ...
+        if len(bools) != 8 or bools[1] or bools[2] or bools[5] or not bools[6]:
+            return None
+        causal, even_mn, even_k = bools[0], bools[3], bools[4]
+    else:  # Is_dropout, Is_causal, Is_local, Has_alibi, Is_even_MN, Is_even_K, Is_softcap, ...
+        if len(bools) != 8 or bools[0] or bools[2] or bools[3] or bools[6] or bools[7]:
+            return None
+        causal, even_mn, even_k = bools[1], bools[4], bools[5]
+    return (split, int(m["d"]), int(m["m"]), int(m["n"]), int(m["w"]), _ELEM[m["elem"]],
+            causal, even_mn, even_k)  # fmt: skip
+
+
+@cache
+def _table(path: str) -> dict[tuple, int]:
+    try:
+        sizes = json.loads(open(path).read())["code_bytes"]
+    except (OSError, ValueError, KeyError) as e:
+        raise GpusimError(f"cannot read the kernels' code sizes {path}: {e}") from None
+    table: dict[tuple, set[int]] = {}
+    for name, size in sizes.items():
+        key = instance_key(name)
+        if key is not None:
+            table.setdefault(key, set()).add(int(size))
+    # the traits' two smem-layout flags never differ among sm90's instances of one key; if
+    # they did, the key would be ambiguous and is left out
+    return {k: v.pop() for k, v in table.items() if len(v) == 1}
+
+
+def kernel_code_bytes(asked: Workload, s: Schedule, path: str = str(RECORD)) -> int:
+    """Code bytes of the forward instance PyTorch launches for ``asked`` (the workload at
+    the head size the user gave) under its schedule ``s``."""
+    from gpusim.validation.torch_head_buckets import binary_head_dim
+
+    d = binary_head_dim(asked.head_dim)
+    rows = asked.seq_len_q * asked.group_size if s.pack_gqa else asked.seq_len_q
+    causal = asked.causal and asked.seq_len_q > 1
+    even_mn = rows % s.block_m == 0 and asked.seq_len_k % s.block_n == 0
+    key = (s.kv_splits > 1, d, s.block_m, s.block_n, s.warps, asked.dtype, causal, even_mn,
+           d == asked.head_dim)  # fmt: skip
+    size = _table(path).get(key)
+    if size is None:
+        raise GpusimError(f"no kernel of the code-size record {path} for {key}")
+    return size
+
+
+def with_code_bytes(asked: Workload, s: Schedule) -> Schedule:
+    """``s`` with its kernel's ``code_bytes`` where :data:`CODE_SIZES` is on."""
+    if not CODE_SIZES.on:
+        return s
+    return s.model_copy(update={"code_bytes": kernel_code_bytes(asked, s)})

@@ -1,0 +1,43 @@
+"""PyTorch's forward instances by their template arguments, and their code sizes looked up."""
+
+import gzip
+import json
+import re
+
+import pytest
+
+from gpusim.data.layout import REPO_ROOT
+from gpusim.errors import GpusimError
+from gpusim.schedule import Schedule
+from gpusim.validation.torch_flash_schedule import torch_flash_schedule
+from gpusim.validation.torch_fwd_kernel import torch_kernel
+from gpusim.validation.torch_kernel_code import instance_key, kernel_code_bytes, with_code_bytes
+from gpusim.workload import Workload
+
+SASS = REPO_ROOT / "data/h200/2026-12-02_torch_flash_sass/torch_flash_fwd.sass.gz"
+
+
+def test_the_committed_sass_instances_read_back_as_their_dispatch_keys():
+    names = re.findall(r"Function : (\S+)", gzip.open(SASS, "rt").read())
+    keys = [instance_key(n) for n in names]
+    assert len(set(keys)) == len(names) == 16 and None not in keys
+    w = Workload(batch=4, heads=16, seq_len=700, head_dim=64, dtype="bf16", causal=True)
+    s = torch_flash_schedule(w)
+    assert instance_key(torch_kernel(w, s)) == (False, 64, 128, 128, 4, "bf16", True, False, True)
+    assert instance_key("_ZN13pytorch_flash14flash_bwd_kernel") is None
+
+
+def test_a_run_finds_its_instance_and_the_switch_gives_the_schedule_its_size(tmp_path):
+    w = Workload(batch=4, heads=16, seq_len=700, head_dim=40, dtype="bf16", causal=True)
+    s = torch_flash_schedule(w)
+    name = torch_kernel(w.model_copy(update={"head_dim": 64}), s)
+    bools = "Lb0ELb1ELb0ELb0ELb0E{}ELb0ELb0EEEv"  # Is_even_K the sixth
+    uneven_k = name.replace(bools.format("Lb1"), bools.format("Lb0"))
+    assert uneven_k != name
+    record = tmp_path / "sizes.json"
+    record.write_text(json.dumps({"code_bytes": {name: 1600, uneven_k: 1760}}))
+    assert kernel_code_bytes(w, s, str(record)) == 1760  # d40 runs the d64 kernel, not even K
+    with pytest.raises(GpusimError, match="no kernel"):
+        kernel_code_bytes(w.model_copy(update={"causal": False}), s, str(record))
+    assert with_code_bytes(w, s) is s  # the switch is off by default
+    assert Schedule(code_bytes=4096).label().endswith("code4096B")
