@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 from functools import cache
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gpusim.data.layout import DATA_DIR
@@ -68,7 +69,7 @@ def instance_key(name: str) -> tuple | None:
 @cache
 def _table(path: str) -> dict[tuple, int]:
     try:
-        sizes = json.loads(open(path).read())["code_bytes"]
+        sizes = json.loads(Path(path).read_text())["code_bytes"]
     except (OSError, ValueError, KeyError) as e:
         raise GpusimError(f"cannot read the kernels' code sizes {path}: {e}") from None
     table: dict[tuple, set[int]] = {}

@@ -18,7 +18,7 @@ SASS = REPO_ROOT / "data/h200/2026-12-02_torch_flash_sass/torch_flash_fwd.sass.g
 
 
 def test_the_committed_sass_instances_read_back_as_their_dispatch_keys():
-    names = re.findall(r"Function : (\S+)", gzip.open(SASS, "rt").read())
+    names = re.findall(r"Function : (\S+)", gzip.decompress(SASS.read_bytes()).decode())
     keys = [instance_key(n) for n in names]
     assert len(set(keys)) == len(names) == 16 and None not in keys
     w = Workload(batch=4, heads=16, seq_len=700, head_dim=64, dtype="bf16", causal=True)
