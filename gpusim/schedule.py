@@ -41,8 +41,7 @@ PRODUCT_ALIASES = {"mma.sync": "mma"}
 #: schedule without a class read as they did before the fields existed.
 CLASS_FIELD_DEFAULTS = {"mma": None, "tile_copy": None, "producer_warps": 0,
                         "instruction_counts": None, "o_store": None,
-                        "step_issue_per_warp": None, "cta_issue_per_warp": None,
-                        "code_bytes": None}  # fmt: skip
+                        "step_issue_per_warp": None, "cta_issue_per_warp": None}  # fmt: skip
 
 #: The tile fields: without them the default rule's choice is needed (the rest have defaults).
 TILE_FIELDS = ("block_m", "block_n", "warps", "stages")
@@ -99,10 +98,7 @@ class Schedule(BaseModel):
       ``instruction_counts``. A masked tile still adds the class's mask;
     - ``cta_issue_per_warp``: warp-instructions a compute warp issues once per CTA outside
       the steps (a compiled forward's set-up, epilogue and peeled steps:
-      :mod:`gpusim.engine.cta_issue`), charged on its first product step; None: none;
-    - ``code_bytes``: the size of the forward kernel's code (a binary's, e.g. PyTorch's); a
-      CTA fetches it once, at the instruction cache's cost for code that long where the
-      profile measured it (:mod:`gpusim.engine.code_fetch`); None: none charged.
+      :mod:`gpusim.engine.cta_issue`), charged on its first product step; None: none.
 
     A training step's backward may run other tiles than its forward: ``bwd_block_m``,
     ``bwd_block_n``, ``bwd_warps``, ``bwd_stages`` (None: the forward's; :meth:`backward`).
@@ -127,7 +123,6 @@ class Schedule(BaseModel):
     o_store: OStore | None = None
     step_issue_per_warp: float | None = Field(None, gt=0, le=1_000_000)
     cta_issue_per_warp: float | None = Field(None, ge=0, le=10_000_000)
-    code_bytes: int | None = Field(None, gt=0, le=1 << 26)
     bwd_block_m: int | None = Field(None, gt=0, le=4096)
     bwd_block_n: int | None = Field(None, gt=0, le=4096)
     bwd_warps: int | None = Field(None, gt=0, le=64)
@@ -206,8 +201,6 @@ class Schedule(BaseModel):
             text += f" step-issue{self.step_issue_per_warp:g}"
         if self.cta_issue_per_warp is not None:
             text += f" cta-issue{self.cta_issue_per_warp:g}"
-        if self.code_bytes is not None:
-            text += f" code{self.code_bytes}B"
         if self.has_bwd_tiles:
             b = self.backward()
             text += f" bwd Br{b.block_m} Bc{b.block_n} w{b.warps} s{b.stages}"

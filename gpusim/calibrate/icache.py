@@ -20,12 +20,8 @@ cache. This measures the cost such a mechanism would need, apart from any attent
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
-import sys
-from pathlib import Path
-from typing import Any
 
 from gpusim.calibrate import standalone
 
@@ -125,70 +121,7 @@ def run() -> dict:
             "loop_body": LOOP_BODY, "segments": SEGMENTS, "rows": rows}  # fmt: skip
 
 
-FIELD = "icache_fetch_share_by_code_bytes"
-MODULE = "python -m gpusim.calibrate.icache"
-#: shorter code runs for a few microseconds a launch, mostly launch and ramp: left out
-MIN_INSTRUCTIONS = 1024
-
-
-def field_entry(record: dict[str, Any]) -> dict[str, Any]:
-    """``icache_fetch_share_by_code_bytes`` (:mod:`gpusim.engine.code_fetch`): at each code
-    length, the share of issue slots the rotated straight code loses against the cached
-    loop, ``1 - loop_ns / rotated_ns`` (0 where the straight code is the faster), made
-    non-decreasing (a longer code never fits the cache better)."""
-    points, best = [], 0.0
-    for r in sorted(record["rows"], key=lambda r: r["instructions"]):
-        if r["instructions"] < MIN_INSTRUCTIONS:
-            continue
-        best = max(best, 1.0 - r["loop_ns"] / r["rotated_ns"])
-        points.append([float(r["instructions"] * 16), round(best, 4)])
-    if len(points) < 2:
-        raise ValueError("the record has fewer than two rotated rows")
-    rows = [r for r in record["rows"] if r["instructions"] >= MIN_INSTRUCTIONS]
-    ratios = ", ".join(f"{r['code_kib_straight']:g} KiB {r['rotated_ratio']:.2f}" for r in rows)
-    return {
-        "value": points,
-        "source": f"measured on {record['gpu']}, {record['date']}, {MODULE}",
-        "note": (
-            f"straight-line FFMA code run once per CTA, entered by each CTA at its own of "
-            f"{record['segments']} blocks, {record['warps']} warps x {record['ctas_per_sm']} "
-            f"CTAs an SM, against the same instructions as a cached {record['loop_body']}-"
-            f"instruction loop; time ratio by code size: {ratios}"
-        ),
-    }
-
-
-def _write_field(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(description=f"write {FIELD} into a profile")
-    ap.add_argument("--record", type=Path, required=True)
-    ap.add_argument("--profile", type=Path, required=True)
-    ap.add_argument("--after", default="kernel_launch_overhead_s")
-    a = ap.parse_args(argv)
-    from gpusim.calibrate.profile_patch import set_after
-    from gpusim.profiles.schema import HardwareProfile
-
-    try:
-        import yaml
-
-        entry = field_entry(json.loads(a.record.read_text()))
-        entry["source"] += f" ({a.record})"
-        out = set_after(a.profile.read_text(), a.after, {FIELD: entry},
-                        f"# instruction cache: {a.record}")  # fmt: skip
-        HardwareProfile.model_validate(yaml.safe_load(out))
-    except (OSError, ValueError, KeyError) as exc:
-        print(f"icache: error: {exc}", file=sys.stderr)
-        return 2
-    a.profile.write_text(out)
-    print(f"wrote {FIELD} into {a.profile}", file=sys.stderr)
-    return 0
-
-
 def main(argv: list[str] | None = None) -> int:
-    """Run the benchmark (``--out``) or write a record's field into a profile (``--record
-    R --profile P``)."""
-    argv = sys.argv[1:] if argv is None else argv
-    if "--record" in argv:
-        return _write_field(argv)
     # --quick changes nothing here: the whole record takes about 40 s
     return standalone.main(__doc__, lambda _quick: run(), argv)
 

@@ -75,11 +75,10 @@ def notes(
     ks = _kernels(algorithm, workload, schedule)
     kernels = None if ks is None else len(ks)
     atomics = None if ks is None else any(k.adds_atomically() for k in ks)
-    code = schedule.code_bytes is not None
-    keys["profile_missing_fields"] = missing_fields(profile, workload.dtype, kernels, atomics, code)
+    keys["profile_missing_fields"] = missing_fields(profile, workload.dtype, kernels, atomics)
     keys["profile_borrowed_fields"] = borrowed_fields(profile)
     warnings = []
-    gaps = gaps_line(profile, workload.dtype, kernels, atomics, code)
+    gaps = gaps_line(profile, workload.dtype, kernels, atomics)
     if gaps:
         warnings.append(gaps)
     if keys["exceeds_device_memory"]:

@@ -21,7 +21,6 @@ from algorithms import get_algorithm
 from algorithms.base import OnChip
 from gpusim.counting import MAX_TRACED_STEPS, count, traced_classes
 from gpusim.engine.clock import seconds
-from gpusim.engine.code_fetch import fetch_issue_per_warp, no_curve_note
 from gpusim.engine.collector import fewer_collections
 from gpusim.engine.counters import Counters
 from gpusim.engine.cta_issue import CTA_ISSUE, cta_issue_per_warp
@@ -133,31 +132,11 @@ def simulate(
         if workload.pass_ == "fwd" and CTA_ISSUE.on:
             update["cta_issue_per_warp"] = cta_issue_per_warp(binary, workload, schedule)
         schedule = schedule.model_copy(update=update)
-    schedule, note = _code_fetch(profile, workload, schedule)
     with fewer_collections():  # preparation and run: both allocate heavily
-        result = _simulate(
+        return _simulate(
             algorithm, workload, schedule, profile, trace_path, detail, on_chip, extrapolate,
             processes, binary, binary_timing == "replay",
         )  # fmt: skip
-    if note:
-        for k in result.kernels:
-            k.timing_note = f"{k.timing_note}; {note}" if k.timing_note else note
-    return result
-
-
-def _code_fetch(profile, workload: Workload, schedule: Schedule) -> tuple[Schedule, str | None]:
-    """The schedule with its code's fetch charged once per CTA (:mod:`gpusim.engine.code_fetch`),
-    or as it is with a note where the profile has no curve for it."""
-    code = schedule.code_bytes
-    if code is None or workload.pass_ != "fwd":
-        return schedule, None
-    curve = profile.icache_fetch_share_by_code_bytes
-    if curve is None:
-        return schedule, no_curve_note(profile.name, code)
-    extra = fetch_issue_per_warp(code, curve.value)
-    return schedule.model_copy(
-        update={"cta_issue_per_warp": (schedule.cta_issue_per_warp or 0.0) + extra}
-    ), None
 
 
 def _backward_rates(profile, workload: Workload, schedule: Schedule) -> dict:

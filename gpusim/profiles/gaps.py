@@ -36,7 +36,6 @@ ENGINE_OPTIONAL: dict[str, str] = {
     "barrier_cycles_per_warp": "barriers cost nothing",
     "l2_fetch_bytes_per_byte_padded_row_copy": "padded-row copies fetch what they ask (1.0)",
     "kernel_launch_overhead_s": "no launch time is added",
-    "icache_fetch_share_by_code_bytes": "a kernel's code_bytes are not charged (its note says so)",
     "kernel_queued_launch_s": "a kernel queued behind another is charged a whole launch",
     "l2_atomic_add_bytes_per_s": "atomic adds (the backward's dQ) take the L2's bandwidth of "
     "plain writes",
@@ -52,8 +51,6 @@ ONLY_FOR_SEVERAL_KERNELS = ("kernel_queued_launch_s",)
 #: Fields the engine reads only for a run with atomic adds (flash2's backward: dQ), or only
 #: for flash2's backward's grouped products (the same runs).
 ONLY_FOR_ATOMIC_ADDS = ("l2_atomic_add_bytes_per_s", "grouped_products_kappa_by_cta_warps")
-#: Fields the engine reads only for a schedule that gives its kernel's ``code_bytes``.
-ONLY_WITH_CODE_BYTES = ("icache_fetch_share_by_code_bytes",)
 #: How a source says its value is another GPU's (derive.py and the hand-written profiles).
 BORROWED_PREFIXES = ("not measured on", "assumed")
 
@@ -63,11 +60,10 @@ def missing_fields(
     dtype: str | None = None,
     kernels: int | None = None,
     atomic_adds: bool | None = None,
-    code_bytes: bool = False,
 ) -> list[str]:
     """The engine's optional fields ``profile`` lacks (those read for ``dtype``, a run of
-    ``kernels`` kernels and, where ``atomic_adds`` is given, with or without atomic adds; the
-    code-size field only for a schedule with ``code_bytes``; or all)."""
+    ``kernels`` kernels and, where ``atomic_adds`` is given, with or without atomic adds; or
+    all)."""
     out = []
     for name in ENGINE_OPTIONAL:
         only = ONLY_FOR_DTYPES.get(name)
@@ -76,8 +72,6 @@ def missing_fields(
         if kernels == 1 and name in ONLY_FOR_SEVERAL_KERNELS:
             continue
         if atomic_adds is False and name in ONLY_FOR_ATOMIC_ADDS:
-            continue
-        if not code_bytes and name in ONLY_WITH_CODE_BYTES:
             continue
         if getattr(profile, name) is None:
             out.append(name)
@@ -109,12 +103,11 @@ def gaps_line(
     dtype: str | None = None,
     kernels: int | None = None,
     atomic_adds: bool | None = None,
-    code_bytes: bool = False,
 ) -> str | None:
     """One line naming the fields the engine needs (for ``dtype``, a run of ``kernels``
     kernels, with or without ``atomic_adds``) and ``profile`` lacks, with what the engine
     does instead, and how many values are another GPU's; None when there are none."""
-    missing = missing_fields(profile, dtype, kernels, atomic_adds, code_bytes)
+    missing = missing_fields(profile, dtype, kernels, atomic_adds)
     borrowed = borrowed_fields(profile)
     if not missing and not borrowed:
         return None

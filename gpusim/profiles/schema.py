@@ -200,10 +200,11 @@ def _implausible(name: str, field: BaseModel | None) -> str | None:
 class HardwareProfile(BaseModel):
     """One GPU, as the engine needs it.
 
-    Shared memory and register sizes follow the CUDA occupancy calculator's model: a CTA's
-    shared memory is rounded up to ``smem_alloc_unit_bytes`` and charged ``smem_reserved_per_
-    block_bytes`` more; registers are allocated per warp in units of ``register_alloc_unit_per_
-    warp`` and warps per SM in multiples of ``warp_alloc_granularity`` (one per sub-partition).
+    Shared memory and register sizes follow the CUDA occupancy calculator's model:
+    a CTA's shared memory is rounded up to ``smem_alloc_unit_bytes`` and charged
+    ``smem_reserved_per_block_bytes`` more; registers are allocated per warp in
+    units of ``register_alloc_unit_per_warp`` and warps per SM in multiples of
+    ``warp_alloc_granularity`` (one per SM sub-partition).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -350,11 +351,10 @@ class HardwareProfile(BaseModel):
     sass_core_cycles: SourcedCycles | None = None
     sfu_exp_per_clk_per_sm: Sourced[float]  # MUFU.EX2 results
 
-    #: share of issue slots lost to instruction fetch by code bytes run once per CTA, where
-    #: measured (:mod:`gpusim.engine.code_fetch`); host/driver time of a launch (CUDA events)
-    icache_fetch_share_by_code_bytes: SourcedCurve | None = None
+    #: host and driver time of one launch as CUDA events see it, where measured
     kernel_launch_overhead_s: Sourced[float] | None = None
-    kernel_queued_launch_s: Sourced[float] | None = None  # a kernel queued behind another's end
+    #: from a kernel's end to the start of the next, queued behind it (split-KV's combine)
+    kernel_queued_launch_s: Sourced[float] | None = None
 
     @model_validator(mode="after")
     def _consistent(self) -> HardwareProfile:

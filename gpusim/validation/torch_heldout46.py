@@ -1,21 +1,19 @@
-"""Held-out set 46: PyTorch's FlashAttention-2 forward on short grids, its kernel's code
-fetched once per CTA at the instruction cache's measured cost (:mod:`gpusim.engine.
-code_fetch`, :mod:`gpusim.validation.torch_kernel_code`) or as before, at 20 new prefills.
+"""Held-out set 46: PyTorch's FlashAttention-2 forward on short grids, by the default model
+(PyTorch's tile traits, its compiled counts, the binary's head sizes), at 20 new prefills.
 
     python -m gpusim.validation.torch_heldout46 --list
     python -m gpusim.validation.torch_heldout46 manifest --out DIR/manifest_configs.json
-    python -m gpusim.validation.torch_heldout46 predict --profile P --model M --out FILE
+    python -m gpusim.validation.torch_heldout46 predict --profile P --model default --out FILE
     # on the GPU machine (no wheels needed):
     python3 -m gpusim.validation.torch_bwd_measure --manifest DIR/manifest_configs.json --out OUT
 
 Short grids (CTAs of a few key blocks) of PyTorch's uneven causal forward ran 15-41 % faster
-in the model than measured (``reports/torch_short_causal_look``, seen data): its kernels are
-the library's longest (116-125 KiB of SASS) and Nsight Compute finds half their cycles
-between instructions waiting on instruction fetch. The mechanism charges a CTA its kernel's
-code at the cost ``python -m gpusim.calibrate.icache`` measured for straight-line code of
-that length (no attention code). Suggested by seen runs, judged here on new ones: prefills
-of 256-2047 tokens, three in four causal, at every head size the binary compiles. See
-:data:`RULE`.
+in the model than measured (``reports/torch_short_causal_look``, seen data). The set was
+fixed to judge a charge of the kernel's code once per CTA at the instruction cache's measured
+cost; before any prediction that charge was found to overshoot the seen runs by 25-47 %
+(``reports/torch_icache_look``) and withdrawn, and the set reports the default model on
+short grids instead (the runs unchanged, the rule rewritten before any prediction or
+measurement). See :data:`RULE`.
 """
 
 from __future__ import annotations
@@ -26,15 +24,14 @@ from typing import Any
 
 from gpusim.validation import backward_heldout15
 from gpusim.validation.backward_heldout15 import manifest_runs as manifest_runs  # the tests'
-from gpusim.validation.backward_heldout15 import workload
 
 SET_NAME = "torch_heldout46"
 SEED = 46
 N_RUNS = 20
 #: The lent card's profile decides: h100-sxm5 on an H100, h200-sxm on an H200.
 PROFILES = ("h100-sxm5", "h200-sxm")
-#: ``fetch``: the kernel's code bytes charged once per CTA; ``before``: the model as it is
-MODELS = ("fetch", "before")
+#: the model as it stands (a charge of the kernel's code, ``fetch``, was withdrawn unpredicted)
+MODELS = ("default",)
 #: the binary's head sizes, drawn with these weights (d64 and d128 are most of what runs)
 HEAD_DIMS = ((32, 1), (64, 3), (96, 1), (128, 3), (192, 1), (256, 1))
 HEADS = (8, 12, 16, 20, 24, 28, 32, 40, 48)
@@ -43,19 +40,18 @@ TOKENS = (8192, 16384, 32768)
 LEN_MIN, LEN_MAX, LEN_STEP = 256, 2048, 64
 CAUSAL_SHARE = 0.75
 RULE = (
-    "judges the kernel's code fetched once per CTA at the instruction cache's measured cost "
-    "(gpusim.engine.code_fetch with gpusim.validation.torch_kernel_code's record of the "
-    "binary's code sizes; the cost curve from gpusim.calibrate.icache, no attention code; "
-    "suggested by the short uneven causal grids of reports/torch_short_causal_look) against "
-    "the model as it is: 20 prefill runs drawn with seed 46 (torch_heldout46.draw: head size "
+    "reported against issue 19's target for PyTorch's forward given its tile traits (7 % "
+    "MAPE), no mechanism judged (the code-fetch charge the set was first fixed for was "
+    "withdrawn before any prediction: it overshoots the seen short runs, reports/"
+    "torch_icache_look): 20 prefill runs drawn with seed 46 (torch_heldout46.draw: head size "
     "32/64/96/128/192/256 weighted 1/3/1/3/1/1, bf16 or fp16, causal with probability 0.75, "
     "MHA or GQA groups of 4 and 8, 256-2047 tokens log-uniform in steps of 64, no power of "
     "two, 8k-32k tokens a run), PyTorch's flash-backend forward and backward timed by CUDA "
-    "events (median of 20, L2 flushed) on the card the device lends; judged: both models' "
-    "forward predictions for that card's profile (h100-sxm5 on an H100, h200-sxm on an "
+    "events (median of 20, L2 flushed) on the card the device lends; judged: the default "
+    "model's predictions for that card's profile (h100-sxm5 on an H100, h200-sxm on an "
     "H200), committed before the measurement; runtime MAPE, mean signed error and the worst "
-    "runs beside a roofline and a constant-efficiency baseline. fetch is adopted (the "
-    "switch on) if its forward MAPE is lower than before's; the backward is reported"
+    "runs for the forward (the target), uneven causal grids apart, and the backward, beside "
+    "a roofline and a constant-efficiency baseline"
 )
 
 
@@ -87,24 +83,15 @@ RUNS = draw()
 
 
 def predict_run(run: dict[str, Any], profile: str, model: str) -> dict[str, Any]:
-    """One run's forward and backward by the default model, the forward with (``fetch``) or
-    without (``before``) its kernel's code fetched once per CTA."""
-    from gpusim.validation.torch_flash_schedule import torch_flash_schedule
-    from gpusim.validation.torch_head_buckets import executed
-    from gpusim.validation.torch_kernel_code import code_sizes, with_code_bytes
-
+    """One run's forward and backward by the default model."""
     if model not in MODELS:
         raise ValueError(f"set 46 predicts {' or '.join(MODELS)}, not {model!r}")
-    asked = workload(run, "fwd")
-    with code_sizes(model == "fetch"):
-        s = with_code_bytes(asked, torch_flash_schedule(executed(asked)))
-    rec, fwd, _ = backward_heldout15.predict_torch_run(run, profile, fwd_schedule=s)
-    notes = [k.timing_note for k in fwd.kernels if k.timing_note]
-    return rec | {"model": model, "code_bytes": s.code_bytes, "timing_notes": notes}
+    rec, _, _ = backward_heldout15.predict_torch_run(run, profile)
+    return rec | {"model": model}
 
 
 def main(argv: list[str] | None = None) -> int:
-    what = "PyTorch's flash forward on short grids, its code fetched once per CTA: " + __name__
+    what = "PyTorch's flash forward and backward on short grids: " + __name__
     return backward_heldout15.model_set_main(
         argv, SET_NAME, what, RULE, RUNS, PROFILES, MODELS, predict_run
     )

@@ -5,9 +5,8 @@ The record (``python -m gpusim.validation.torch_code_sizes`` on the GPU machine:
 the cubins' ELF symbol tables) is read by the instance's template arguments: the traits
 (head size, Br, Bc, warps), the element type, and the bools PyTorch's dispatch passes
 (``Is_causal``, ``Is_even_MN``, ``Is_even_K``; the split kernel where it splits the keys).
-With :data:`CODE_SIZES` on, :func:`with_code_bytes` gives PyTorch's forward schedule the
-kernel's ``code_bytes`` (the engine charges its fetch once per CTA where the profile has the
-instruction cache's curve: :mod:`gpusim.engine.code_fetch`). Held-out set 46 judges it.
+It feeds ``python -m gpusim.reporting.torch_icache_look`` (the instruction cache and PyTorch's
+short grids); no model charges a kernel's code size (that look says why).
 
 A leaf of gpusim.validation: importable on the GPU machine (no simpy or pydantic).
 """
@@ -22,15 +21,12 @@ from typing import TYPE_CHECKING
 
 from gpusim.data.layout import DATA_DIR
 from gpusim.errors import GpusimError
-from gpusim.mechanism import Mechanism
 
 if TYPE_CHECKING:
     from gpusim.schedule import Schedule
     from gpusim.workload import Workload
 
 RECORD = DATA_DIR / "h100" / "2026-12-07_torch_code_sizes/torch_code_sizes.json"
-#: off until a held-out set adopts it (PyTorch's schedules without their code size)
-CODE_SIZES = Mechanism(False)
 
 _NAME = re.compile(
     r"^_ZN13pytorch_flash(?P<kind>16flash_fwd_kernel|24flash_fwd_splitkv_kernel)"
@@ -39,11 +35,6 @@ _NAME = re.compile(
     r"EEvNS_16Flash_fwd_paramsE$"
 )
 _ELEM = {"10bfloat16_t": "bf16", "6half_t": "fp16"}
-
-
-def code_sizes(on: bool):
-    """PyTorch's forward schedules with (``on``) or without their kernels' code size."""
-    return CODE_SIZES.setting(on)
 
 
 def instance_key(name: str) -> tuple | None:
@@ -90,17 +81,12 @@ def kernel_code_bytes(asked: Workload, s: Schedule, path: str = str(RECORD)) -> 
     d = binary_head_dim(asked.head_dim)
     rows = asked.seq_len_q * asked.group_size if s.pack_gqa else asked.seq_len_q
     causal = asked.causal and asked.seq_len_q > 1
-    even_mn = rows % s.block_m == 0 and asked.seq_len_k % s.block_n == 0
-    key = (s.kv_splits > 1, d, s.block_m, s.block_n, s.warps, asked.dtype, causal, even_mn,
-           d == asked.head_dim)  # fmt: skip
+    even_k = d == asked.head_dim
+    # the launch template passes Is_even_MN only with Is_even_K and a head size up to 128
+    # (flash_fwd_launch_template.h); the library has no even-MN instance above d128
+    even_mn = rows % s.block_m == 0 and asked.seq_len_k % s.block_n == 0 and even_k and d <= 128
+    key = (s.kv_splits > 1, d, s.block_m, s.block_n, s.warps, asked.dtype, causal, even_mn, even_k)
     size = _table(path).get(key)
     if size is None:
         raise GpusimError(f"no kernel of the code-size record {path} for {key}")
     return size
-
-
-def with_code_bytes(asked: Workload, s: Schedule) -> Schedule:
-    """``s`` with its kernel's ``code_bytes`` where :data:`CODE_SIZES` is on."""
-    if not CODE_SIZES.on:
-        return s
-    return s.model_copy(update={"code_bytes": kernel_code_bytes(asked, s)})

@@ -33,23 +33,3 @@ def test_without_cupy_the_command_is_one_line_and_exit_2(tmp_path, capsys, monke
     err = capsys.readouterr().err
     assert err.startswith("gpusim: error:") and err.count("\n") == 1 and not out.exists()
 
-
-def _row(n, loop_ns, rotated_ns):
-    return {"instructions": n, "code_kib_straight": n * 16 / 1024, "loop_ns": loop_ns,
-            "rotated_ns": rotated_ns, "rotated_ratio": rotated_ns / loop_ns}  # fmt: skip
-
-
-def test_the_profile_field_is_the_lost_share_by_code_bytes_never_falling():
-    from gpusim.calibrate.icache import field_entry
-    from gpusim.profiles.schema import SourcedCurve
-
-    record = {"gpu": "G", "date": "D", "segments": 8, "warps": 4, "ctas_per_sm": 2,
-              "loop_body": 256, "rows": [_row(256, 0.6, 0.6), _row(1024, 0.2, 0.18),
-                                         _row(4096, 0.15, 0.2), _row(8192, 0.15, 0.18),
-                                         _row(12288, 0.14, 0.4)]}  # fmt: skip
-    e = field_entry(record)
-    # 256 instructions left out; straight code faster than the loop loses nothing; a dip
-    # (8192 below 4096) is held at the longer code's level
-    assert e["value"] == [[16384.0, 0.0], [65536.0, 0.25], [131072.0, 0.25], [196608.0, 0.65]]
-    SourcedCurve(value=e["value"], source=e["source"])  # a valid profile curve
-    assert "128 KiB 1.20" in e["note"]

@@ -8,10 +8,9 @@ import pytest
 
 from gpusim.data.layout import REPO_ROOT
 from gpusim.errors import GpusimError
-from gpusim.schedule import Schedule
 from gpusim.validation.torch_flash_schedule import torch_flash_schedule
 from gpusim.validation.torch_fwd_kernel import torch_kernel
-from gpusim.validation.torch_kernel_code import instance_key, kernel_code_bytes, with_code_bytes
+from gpusim.validation.torch_kernel_code import RECORD, instance_key, kernel_code_bytes
 from gpusim.workload import Workload
 
 SASS = REPO_ROOT / "data/h200/2026-12-02_torch_flash_sass/torch_flash_fwd.sass.gz"
@@ -27,7 +26,7 @@ def test_the_committed_sass_instances_read_back_as_their_dispatch_keys():
     assert instance_key("_ZN13pytorch_flash14flash_bwd_kernel") is None
 
 
-def test_a_run_finds_its_instance_and_the_switch_gives_the_schedule_its_size(tmp_path):
+def test_a_run_finds_its_instance_in_a_record(tmp_path):
     w = Workload(batch=4, heads=16, seq_len=700, head_dim=40, dtype="bf16", causal=True)
     s = torch_flash_schedule(w)
     name = torch_kernel(w.model_copy(update={"head_dim": 64}), s)
@@ -39,5 +38,14 @@ def test_a_run_finds_its_instance_and_the_switch_gives_the_schedule_its_size(tmp
     assert kernel_code_bytes(w, s, str(record)) == 1760  # d40 runs the d64 kernel, not even K
     with pytest.raises(GpusimError, match="no kernel"):
         kernel_code_bytes(w.model_copy(update={"causal": False}), s, str(record))
-    assert with_code_bytes(w, s) is s  # the switch is off by default
-    assert Schedule(code_bytes=4096).label().endswith("code4096B")
+
+
+def test_the_committed_record_gives_the_dumped_kernels_their_size():
+    """The d64 uneven causal forward: 7408 instructions in the SASS dumped on the H200."""
+    w = Workload(batch=47, heads=12, seq_len=704, head_dim=64, dtype="bf16", causal=True)
+    assert kernel_code_bytes(w, torch_flash_schedule(w)) == 7408 * 16
+    even = w.model_copy(update={"seq_len_q": 768, "seq_len_k": 768})
+    assert kernel_code_bytes(even, torch_flash_schedule(even)) == 4504 * 16
+    d192 = w.model_copy(update={"head_dim": 192, "seq_len_q": 768, "seq_len_k": 768})
+    assert kernel_code_bytes(d192, torch_flash_schedule(d192)) > 0  # no even-MN d192 instance
+    assert RECORD.exists()
