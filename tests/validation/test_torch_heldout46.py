@@ -21,3 +21,18 @@ def test_the_manifest_is_the_module_draw_new_and_short():
     assert not earlier & {r["id"] for r in doc["runs"]}
     assert all(256 <= r["seq_len_q"] < 2048 for r in doc["runs"])
     assert sum(r["causal"] for r in doc["runs"]) == 15  # of 20, drawn at 0.75
+
+
+PREDICTIONS = REPO_ROOT / "reports/torch_heldout46"
+
+
+def test_committed_predictions_are_the_code_s():
+    """A short causal d128 run's forward and backward, on both profiles."""
+    runs = {r["id"]: r for r in S.manifest_runs(S.RUNS)}
+    rid = "bwd_b26h8_n320_d128_fp16_c1"
+    for profile in S.PROFILES:
+        doc = json.loads((PREDICTIONS / f"predictions_{profile}_default.json").read_text())
+        assert doc["rule"] == S.RULE and doc["model"] == "default"
+        committed = {r["id"]: r for r in doc["runs"]}[rid]
+        now = S.predict_run(runs[rid], profile, "default")
+        assert (now["fwd_s"], now["bwd_s"]) == (committed["fwd_s"], committed["bwd_s"]), profile
