@@ -194,10 +194,18 @@ def _own_ready(w: _Warp, op: _Op) -> float:
     for b in op.waits:
         if w.sb[b] > e:
             e = w.sb[b]
-    for r in op.acc_srcs:
-        e = max(e, w.acc_ready.get(r, 0.0))
-    for r in op.srcs:
-        e = max(e, w.reg_ready.get(r, 0.0))
+    if op.acc_srcs:
+        acc = w.acc_ready
+        for r in op.acc_srcs:
+            x = acc.get(r, 0.0)
+            if x > e:
+                e = x
+    if op.srcs:
+        reg = w.reg_ready
+        for r in op.srcs:
+            x = reg.get(r, 0.0)
+            if x > e:
+                e = x
     return e
 
 
@@ -232,10 +240,21 @@ def step_cycles(
     bar_cost = t.barrier_cycles(warps_per_cta)
     now = 0.0
     running = len(warps)
+    # A scheduler's pick depends on its warps and its pipes only, not on the cycle, so it
+    # is worked out again only after one of its warps issued or left a barrier (``dirty``):
+    # most cycles most schedulers wait, and the picks were most of the replay's time.
+    chosen: list[tuple[int, float, _Warp] | None] = [None] * len(by_sched)
+    dirty = [True] * len(by_sched)
 
     while running:
         picks = []
         for sched, group in enumerate(by_sched):
+            if not dirty[sched]:
+                got = chosen[sched]
+                if got is not None:
+                    picks.append(got)
+                continue
+            dirty[sched] = False
             free = pipe_free[sched]
             pick = None
             pe = pli = 0.0
@@ -255,18 +274,27 @@ def step_cycles(
                     continue
                 pick, pe, pli = w, e, w.last_issue
             if pick is not None:
-                picks.append((first, pe, pick))
+                got = chosen[sched] = (first, pe, pick)
+                picks.append(got)
+            else:
+                chosen[sched] = None
         if not picks:
             raise RuntimeError("every warp waits at a barrier that cannot open")
+        lo = picks[0][1]
+        for p in picks:
+            if p[1] < lo:
+                lo = p[1]
+        if lo > now:
+            now = lo
         # schedulers issue in the order of their first waiting warp (ties share the memory)
         if len(picks) > 1:
-            picks.sort(key=_first)
-        now = max(now, min(p[1] for p in picks))
-        for _i, e, w in picks:
-            if e > now:
-                continue
+            picks = [p for p in picks if p[1] <= now]
+            if len(picks) > 1:
+                picks.sort(key=_first)
+        for _i, _e, w in picks:
             op = ops[w.pc]
             ins = op.ins
+            dirty[w.sched] = True
             w.last_issue = now
             w.ready = now + max(1, ins.stall)
             lat = op.latency
@@ -304,6 +332,7 @@ def step_cycles(
                 group.append(w)
                 if len(group) == warps_per_cta:
                     for v in group:
+                        dirty[v.sched] = True
                         v.at_barrier = False
                         v.ready = max(v.ready, now + bar_cost)
                         v.own = _own_ready(v, ops[v.pc])
