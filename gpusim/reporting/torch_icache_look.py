@@ -20,30 +20,9 @@ import argparse
 import json
 import statistics as st
 
-from gpusim.curves import share_at
 from gpusim.data.layout import REPO_ROOT
 from gpusim.reporting.torch_short_causal_look import SETS, steps_per_cta
-
-ICACHE = REPO_ROOT / "data/h100/2026-12-07_icache_rotated/icache.json"
-MIN_INSTRUCTIONS = 1024  # shorter code runs a few microseconds a launch: launch and ramp
-
-
-def lost_share_curve(record: dict, variant: str) -> list[tuple[float, float]]:
-    """``[(code bytes, share of issue slots lost), ...]`` of ``variant`` (``straight`` or
-    ``rotated``): ``1 - loop_ns / variant_ns``, 0 where the straight code is the faster,
-    never falling with length."""
-    out, best = [], 0.0
-    for r in sorted(record["rows"], key=lambda r: r["instructions"]):
-        if r["instructions"] >= MIN_INSTRUCTIONS:
-            best = max(best, 1.0 - r["loop_ns"] / r[f"{variant}_ns"])
-            out.append((16.0 * r["instructions"], best))
-    return out
-
-
-def charge_per_warp(code_bytes: int, curve) -> float:
-    """Warp-instructions a warp issues more once per CTA for ``code_bytes`` run straight."""
-    s = share_at(curve, float(code_bytes))
-    return code_bytes / 16 * s / (1.0 - s)
+from gpusim.validation.torch_kernel_code import ICACHE, charge_per_warp, lost_share_curve
 
 
 def rows(max_steps: float) -> list[dict]:

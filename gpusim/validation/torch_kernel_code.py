@@ -5,8 +5,13 @@ The record (``python -m gpusim.validation.torch_code_sizes`` on the GPU machine:
 the cubins' ELF symbol tables) is read by the instance's template arguments: the traits
 (head size, Br, Bc, warps), the element type, and the bools PyTorch's dispatch passes
 (``Is_causal``, ``Is_even_MN``, ``Is_even_K``; the split kernel where it splits the keys).
-It feeds ``python -m gpusim.reporting.torch_icache_look`` (the instruction cache and PyTorch's
-short grids); no model charges a kernel's code size (that look says why).
+With :data:`CODE_FETCH` on, :func:`with_code_fetch` charges PyTorch's forward schedule its
+kernel's code once per CTA as straight-line code, at the cost ``python -m gpusim.calibrate.
+icache`` measured for code of that length with the SM's CTAs in step (``straight``; the
+CTAs each at its own place, ``rotated``, overshoots the seen short runs by 25-47 %:
+``reports/torch_icache_look``): ``L s / (1 - s)`` warp-instructions a warp, ``L`` the
+kernel's instructions, ``s`` the share of issue slots such code loses against a cached loop,
+on the issue lane as the schedule's ``cta_issue_per_warp``. Held-out set 46 judges it.
 
 A leaf of gpusim.validation: importable on the GPU machine (no simpy or pydantic).
 """
@@ -19,14 +24,21 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gpusim.curves import share_at
 from gpusim.data.layout import DATA_DIR
 from gpusim.errors import GpusimError
+from gpusim.mechanism import Mechanism
 
 if TYPE_CHECKING:
     from gpusim.schedule import Schedule
     from gpusim.workload import Workload
 
 RECORD = DATA_DIR / "h100" / "2026-12-07_torch_code_sizes/torch_code_sizes.json"
+ICACHE = DATA_DIR / "h100" / "2026-12-07_icache_rotated/icache.json"
+#: off until a held-out set adopts it
+CODE_FETCH = Mechanism(False)
+#: code shorter than this runs a few microseconds a launch in the record: launch and ramp
+MIN_INSTRUCTIONS = 1024
 
 _NAME = re.compile(
     r"^_ZN13pytorch_flash(?P<kind>16flash_fwd_kernel|24flash_fwd_splitkv_kernel)"
@@ -90,3 +102,40 @@ def kernel_code_bytes(asked: Workload, s: Schedule, path: str = str(RECORD)) -> 
     if size is None:
         raise GpusimError(f"no kernel of the code-size record {path} for {key}")
     return size
+
+
+def code_fetch(on: bool):
+    """PyTorch's forward schedules with (``on``) or without their code's fetch charged."""
+    return CODE_FETCH.setting(on)
+
+
+def lost_share_curve(record: dict, variant: str) -> list[tuple[float, float]]:
+    """``[(code bytes, share of issue slots lost), ...]`` of the icache record's ``variant``
+    (``straight`` or ``rotated``): ``1 - loop_ns / variant_ns``, 0 where the straight code is
+    the faster, never falling with length."""
+    out, best = [], 0.0
+    for r in sorted(record["rows"], key=lambda r: r["instructions"]):
+        if r["instructions"] >= MIN_INSTRUCTIONS:
+            best = max(best, 1.0 - r["loop_ns"] / r[f"{variant}_ns"])
+            out.append((16.0 * r["instructions"], best))
+    return out
+
+
+def charge_per_warp(code_bytes: int, curve) -> float:
+    """Warp-instructions a warp issues more once per CTA for ``code_bytes`` run straight."""
+    s = share_at(curve, float(code_bytes))
+    return code_bytes / 16 * s / (1.0 - s)
+
+
+@cache
+def _straight_curve(path: str) -> tuple:
+    return tuple(lost_share_curve(json.loads(Path(path).read_text()), "straight"))
+
+
+def with_code_fetch(asked: Workload, s: Schedule) -> Schedule:
+    """``s`` with its kernel's code fetch charged once per CTA where :data:`CODE_FETCH` is
+    on (added to any ``cta_issue_per_warp`` it has)."""
+    if not CODE_FETCH.on:
+        return s
+    charge = charge_per_warp(kernel_code_bytes(asked, s), _straight_curve(str(ICACHE)))
+    return s.model_copy(update={"cta_issue_per_warp": (s.cta_issue_per_warp or 0.0) + charge})

@@ -1,10 +1,10 @@
-"""The instruction-cache look's curve and charge (the look itself runs about two minutes)."""
+"""The instruction-cache record's curves and the charge of a kernel's code run straight."""
 
 import json
 
 import pytest
 
-from gpusim.reporting.torch_icache_look import ICACHE, charge_per_warp, lost_share_curve
+from gpusim.validation.torch_kernel_code import ICACHE, charge_per_warp, lost_share_curve
 
 
 def test_the_curves_of_the_committed_record_never_fall_and_rotated_loses_more():
