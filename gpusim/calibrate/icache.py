@@ -1,6 +1,6 @@
 """What an instruction costs when its code is not in the instruction cache.
 
-    python -m gpusim.calibrate.icache --out FILE      # on the GPU (about 20 s)
+    python -m gpusim.calibrate.icache --out FILE      # on the GPU (about 40 s)
 
 A kernel whose CTAs each run a block of straight-line code once (FFMAs on eight independent
 accumulators, so no instruction waits on another's result), generated at lengths of 256 to
