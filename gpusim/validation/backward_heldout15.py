@@ -157,17 +157,22 @@ def predict_torch_run(
     ran: dict[str, Any] | None = None,
 ) -> tuple[dict[str, Any], Any, Any]:
     """``(record, forward, backward)`` of one PyTorch run by the model as the caller's switches
-    stand (sets 41-45): the forward at PyTorch's schedule (``fwd_schedule`` where given), the
-    backward by the compiled step; ``ran``: the run at the head size its kernels execute
-    (default: the binary's, :func:`~gpusim.validation.torch_head_buckets.executed`, adopted by
-    set 45; the run itself where that switch is off). The record's FLOPs stay ``run``'s."""
+    stand (sets 41-46): the forward at PyTorch's schedule (``fwd_schedule`` where given; else
+    its code charged once per CTA where :data:`~gpusim.validation.torch_kernel_code.
+    CODE_FETCH` is on), the backward by the compiled step; ``ran``: the run at the head size
+    its kernels execute (default: the binary's, :func:`~gpusim.validation.torch_head_buckets.
+    executed`, adopted by set 45; the run itself where that switch is off). The record's
+    FLOPs stay ``run``'s."""
     import gpusim
     from gpusim.validation.torch_bwd_models import simulate_backward
     from gpusim.validation.torch_head_buckets import executed
+    from gpusim.validation.torch_kernel_code import with_code_fetch
 
     ran = ran or run | {"head_dim": executed(workload(run, "fwd")).head_dim}
     fwd_w = workload(ran, "fwd")
-    fwd = gpusim.simulate("flash2", fwd_w, fwd_schedule or torch_flash_schedule(fwd_w), profile)
+    if fwd_schedule is None:  # its code charged once per CTA where that switch is on (set 46)
+        fwd_schedule = with_code_fetch(workload(run, "fwd"), torch_flash_schedule(fwd_w))
+    fwd = gpusim.simulate("flash2", fwd_w, fwd_schedule, profile)
     bwd = simulate_backward(ran, "compiled", profile)
     rec = record(run["id"], bwd, fwd, backward_schedule(ran), workload(run, "bwd"),
                  workload(run, "fwd"))  # fmt: skip

@@ -22,6 +22,7 @@ from typing import Any
 from gpusim.validation import backward_heldout15, torch_heldout39
 from gpusim.validation.backward_heldout15 import manifest_runs as manifest_runs  # the tests'
 from gpusim.validation.torch_flash_schedule import compiled_counts
+from gpusim.validation.torch_kernel_code import code_fetch
 
 SET_NAME = "torch_heldout42"
 SEED = 42
@@ -54,6 +55,7 @@ def draw(seed: int = SEED, n: int = N_RUNS) -> tuple:
 RUNS = draw()
 
 
+@code_fetch(False)  # the forward as this set predicted it (set 46 adopted the code charge)
 @compiled_counts(False)  # the forward's counts this set judged (compiled came with set 43)
 def predict_run(run: dict[str, Any], profile: str, model: str) -> dict[str, Any]:
     """One run: the backward by the default model with (``keys``) or without (``before``) the

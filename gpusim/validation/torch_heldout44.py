@@ -25,6 +25,7 @@ from gpusim.validation import backward_heldout15
 from gpusim.validation.backward_heldout15 import manifest_runs as manifest_runs  # the tests'
 from gpusim.validation.torch_head_buckets import binary_buckets
 from gpusim.validation.torch_heldout36 import draw_prefills
+from gpusim.validation.torch_kernel_code import code_fetch
 
 SET_NAME = "torch_heldout44"
 SEED = 44
@@ -60,6 +61,7 @@ def draw(seed: int = SEED, n: int = N_RUNS) -> tuple:
 RUNS = draw()
 
 
+@code_fetch(False)  # the forward as this set predicted it (set 46 adopted the code charge)
 @binary_buckets(False)  # the head sizes this set was predicted with (set 45 judges the binary's)
 def predict_run(run: dict[str, Any], profile: str, model: str = "default") -> dict[str, Any]:
     """One run: forward and backward by the default model."""

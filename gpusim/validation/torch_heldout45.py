@@ -24,6 +24,7 @@ from gpusim.validation import backward_heldout15
 from gpusim.validation.backward_heldout15 import manifest_runs as manifest_runs  # the tests'
 from gpusim.validation.backward_heldout15 import workload
 from gpusim.validation.torch_heldout36 import draw_prefills
+from gpusim.validation.torch_kernel_code import code_fetch
 
 SET_NAME = "torch_heldout45"
 SEED = 45
@@ -60,6 +61,7 @@ def draw(seed: int = SEED, n: int = N_RUNS) -> tuple:
 RUNS = draw()
 
 
+@code_fetch(False)  # the forward as this set predicted it (set 46 adopted the code charge)
 def predict_run(run: dict[str, Any], profile: str, model: str) -> dict[str, Any]:
     """One run's forward and backward by the default model, with (``buckets``) or without
     (``before``) the binary's head sizes."""
