@@ -58,8 +58,9 @@ def instance_key(name: str) -> tuple | None:
         return None
     bools = [b == "1" for b in re.findall(r"Lb([01])E", m["bools"])]
     split = m["kind"].startswith("24")
-    if split:  # Is_causal, Is_local, Has_alibi, Is_even_MN, Is_even_K, Is_softcap, Split, ...
-        if len(bools) != 8 or bools[1] or bools[2] or bools[5] or not bools[6]:
+    if split:  # Is_causal, Is_local, Has_alibi, Is_even_MN, Is_even_K, Is_softcap, Split,
+        # Append_KV (mha_fwd's split kernels: Split true, no K/V appended)
+        if len(bools) != 8 or bools[1] or bools[2] or bools[5] or not bools[6] or bools[7]:
             return None
         causal, even_mn, even_k = bools[0], bools[3], bools[4]
     else:  # Is_dropout, Is_causal, Is_local, Has_alibi, Is_even_MN, Is_even_K, Is_softcap, ...

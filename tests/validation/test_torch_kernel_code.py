@@ -49,3 +49,17 @@ def test_the_committed_record_gives_the_dumped_kernels_their_size():
     d192 = w.model_copy(update={"head_dim": 192, "seq_len_q": 768, "seq_len_k": 768})
     assert kernel_code_bytes(d192, torch_flash_schedule(d192)) > 0  # no even-MN d192 instance
     assert RECORD.exists()
+
+
+@pytest.mark.parametrize("d", [32, 40, 64, 80, 96, 128, 160, 192, 240, 256])
+def test_every_head_size_finds_its_instance_split_or_not(d):
+    """Prefills and decodes (split kernels: Split true, no K/V appended), causal or not."""
+    from gpusim.validation.torch_head_buckets import executed
+
+    shapes = [(1, 32, 8, 1, 4096), (2, 16, 16, 1000, 1000), (1, 8, 8, 333, 333)]
+    for b, h, hkv, nq, nk in shapes:
+        for causal in (False, True):
+            w = Workload(batch=b, heads=h, heads_kv=hkv, seq_len_q=nq, seq_len_k=nk,
+                         head_dim=d, dtype="fp16", causal=causal)  # fmt: skip
+            s = torch_flash_schedule(executed(w))
+            assert kernel_code_bytes(w, s) % 16 == 0
