@@ -20,39 +20,26 @@ import argparse
 import json
 import statistics as st
 
-from gpusim.data.layout import REPO_ROOT
-from gpusim.reporting.torch_short_causal_look import SETS, steps_per_cta
+from gpusim.reporting.torch_short_causal_look import short_runs
 from gpusim.validation.torch_kernel_code import ICACHE, charge_per_warp, lost_share_curve
 
 
 def rows(max_steps: float) -> list[dict]:
     import gpusim
-    from gpusim.reporting.backward_compare import last_records
-    from gpusim.validation.backward_heldout15 import workload
-    from gpusim.validation.torch_flash_schedule import torch_flash_schedule
     from gpusim.validation.torch_kernel_code import kernel_code_bytes
 
     record = json.loads(ICACHE.read_text())
     curves = {v: lost_share_curve(record, v) for v in ("straight", "rotated")}
     out = []
-    for n in SETS:
-        path = REPO_ROOT / f"data/h100/2026-12-07_torch_heldout{n}_measured/runs.jsonl"
-        for rid, r in last_records(path).items():
-            if r.get("status", "ok") != "ok" or "fwd" not in r:
-                continue
-            w = workload(r, "fwd")
-            s = torch_flash_schedule(w)
-            if steps_per_cta(w, s) >= max_steps:
-                continue
-            t = r["fwd"]["median_s"]
-            code = kernel_code_bytes(w, s)
-            row = {"id": rid, "causal": w.causal, "code_kib": code / 1024,
-                   "even": w.seq_len_q % s.block_m == 0 and w.seq_len_k % s.block_n == 0,
-                   "default": gpusim.simulate("flash2", w, s, "h100-sxm5").runtime_s / t - 1}
-            for v, curve in curves.items():
-                charged = s.model_copy(update={"cta_issue_per_warp": charge_per_warp(code, curve)})
-                row[v] = gpusim.simulate("flash2", w, charged, "h100-sxm5").runtime_s / t - 1
-            out.append(row)  # fmt: skip
+    for _, rid, w, s, _, t in short_runs(max_steps):
+        code = kernel_code_bytes(w, s)
+        row = {"id": rid, "causal": w.causal, "code_kib": code / 1024,
+               "even": w.seq_len_q % s.block_m == 0 and w.seq_len_k % s.block_n == 0,
+               "default": gpusim.simulate("flash2", w, s, "h100-sxm5").runtime_s / t - 1}
+        for v, curve in curves.items():
+            charged = s.model_copy(update={"cta_issue_per_warp": charge_per_warp(code, curve)})
+            row[v] = gpusim.simulate("flash2", w, charged, "h100-sxm5").runtime_s / t - 1
+        out.append(row)  # fmt: skip
     return out
 
 

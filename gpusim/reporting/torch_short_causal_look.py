@@ -32,12 +32,12 @@ def steps_per_cta(w, s) -> float:
     return sum(walk) / len(walk)
 
 
-def rows(max_steps: float, binary: bool) -> list[dict]:
-    import gpusim
+def short_runs(max_steps: float):
+    """``(set, run id, workload, PyTorch's schedule, steps a CTA, measured forward seconds)``
+    of every measured forward of :data:`SETS` whose CTAs walk fewer than ``max_steps``."""
     from gpusim.validation.backward_heldout15 import workload
     from gpusim.validation.torch_flash_schedule import torch_flash_schedule
 
-    out = []
     for n in SETS:
         path = REPO_ROOT / f"data/h100/2026-12-07_torch_heldout{n}_measured/runs.jsonl"
         for rid, r in last_records(path).items():
@@ -46,24 +46,30 @@ def rows(max_steps: float, binary: bool) -> list[dict]:
             w = workload(r, "fwd")
             s = torch_flash_schedule(w)
             steps = steps_per_cta(w, s)
-            if steps >= max_steps:
-                continue
-            t = r["fwd"]["median_s"]
-            even = w.seq_len_q % s.block_m == 0 and w.seq_len_k % s.block_n == 0
-            err = gpusim.simulate("flash2", w, s, "h100-sxm5").runtime_s / t - 1
-            row = {"set": n, "id": rid, "causal": w.causal, "even": even, "steps": steps,
-                   "err": err}  # fmt: skip
-            if binary and w.head_dim in (64, 128):
-                from gpusim.reporting.torch_sass import replay_args
+            if steps < max_steps:
+                yield n, rid, w, s, steps, r["fwd"]["median_s"]
 
-                kw = replay_args(w.model_copy(update={"dtype": "bf16"}), s)
-                plain = s.model_copy(update={"instruction_counts": None})
-                counts = gpusim.simulate("flash2", w, plain, "h100-sxm5", **kw,
-                                         binary_timing="counts")  # fmt: skip
-                replay = gpusim.simulate("flash2", w, plain, "h100-sxm5-core", **kw)
-                row["counts"] = counts.runtime_s / t - 1
-                row["replay"] = replay.runtime_s / t - 1
-            out.append(row)
+
+def rows(max_steps: float, binary: bool) -> list[dict]:
+    import gpusim
+
+    out = []
+    for n, rid, w, s, steps, t in short_runs(max_steps):
+        even = w.seq_len_q % s.block_m == 0 and w.seq_len_k % s.block_n == 0
+        err = gpusim.simulate("flash2", w, s, "h100-sxm5").runtime_s / t - 1
+        row = {"set": n, "id": rid, "causal": w.causal, "even": even, "steps": steps,
+               "err": err}  # fmt: skip
+        if binary and w.head_dim in (64, 128):
+            from gpusim.reporting.torch_sass import replay_args
+
+            kw = replay_args(w.model_copy(update={"dtype": "bf16"}), s)
+            plain = s.model_copy(update={"instruction_counts": None})
+            counts = gpusim.simulate("flash2", w, plain, "h100-sxm5", **kw,
+                                     binary_timing="counts")  # fmt: skip
+            replay = gpusim.simulate("flash2", w, plain, "h100-sxm5-core", **kw)
+            row["counts"] = counts.runtime_s / t - 1
+            row["replay"] = replay.runtime_s / t - 1
+        out.append(row)
     return out
 
 

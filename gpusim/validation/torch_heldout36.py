@@ -51,11 +51,15 @@ RULE = (
 )
 
 
-def draw_prefills(seed: int, n: int, head_dim, dtype) -> tuple:
+def draw_prefills(
+    seed: int, n: int, head_dim, dtype, lengths: tuple[int, int] = (LEN_MIN, LEN_MAX),
+    causal_share: float = 0.5,
+) -> tuple:  # fmt: skip
     """``n`` distinct runs ``(batch, heads, heads_kv, seq_len, head_dim, dtype, causal)``,
     none a power-of-two length (the paper's sweep has only those); ``head_dim(rng)`` and
     ``dtype(rng)`` pick those two (in that order among the draws, so a set's sequence is its
-    pickers' alone)."""
+    pickers' alone); lengths log-uniform in ``lengths`` in steps of 64, causal with
+    probability ``causal_share``."""
     rng = random.Random(seed)
     out: list[tuple] = []
     while len(out) < n:
@@ -66,13 +70,13 @@ def draw_prefills(seed: int, n: int, head_dim, dtype) -> tuple:
             group = 1
         # log-uniform, so that short grids (one partial wave) weigh as much as long ones
         length = LEN_STEP * round(
-            math.exp(rng.uniform(math.log(LEN_MIN), math.log(LEN_MAX))) / LEN_STEP
+            math.exp(rng.uniform(math.log(lengths[0]), math.log(lengths[1]))) / LEN_STEP
         )
         if length & (length - 1) == 0:
             continue
         batch = max(1, round(rng.choice(TOKENS) / length))
         run = (batch, heads, heads // group if group > 1 else None, length, d, dtype(rng),
-               rng.random() < 0.5)  # fmt: skip
+               rng.random() < causal_share)  # fmt: skip
         if run not in out:
             out.append(run)
     return tuple(out)

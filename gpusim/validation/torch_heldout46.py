@@ -22,13 +22,12 @@ causal 5.4 -> 4.0 %, non-causal 2.2-2.4 -> 1.7-3.0 %) is the candidate. See :dat
 
 from __future__ import annotations
 
-import math
-import random
 from typing import Any
 
 from gpusim.validation import backward_heldout15
 from gpusim.validation.backward_heldout15 import manifest_runs as manifest_runs  # the tests'
 from gpusim.validation.backward_heldout15 import workload
+from gpusim.validation.torch_heldout36 import draw_prefills
 
 SET_NAME = "torch_heldout46"
 SEED = 46
@@ -39,10 +38,7 @@ PROFILES = ("h100-sxm5", "h200-sxm")
 MODELS = ("default", "fetch")
 #: the binary's head sizes, drawn with these weights (d64 and d128 are most of what runs)
 HEAD_DIMS = ((32, 1), (64, 3), (96, 1), (128, 3), (192, 1), (256, 1))
-HEADS = (8, 12, 16, 20, 24, 28, 32, 40, 48)
-GROUPS = ((1, 5), (4, 2), (8, 2))
-TOKENS = (8192, 16384, 32768)
-LEN_MIN, LEN_MAX, LEN_STEP = 256, 2048, 64
+LEN_MIN, LEN_MAX = 256, 2048  # tokens (set 36's generator: steps of 64, 8k-32k tokens a run)
 CAUSAL_SHARE = 0.75
 RULE = (
     "judges the kernel's code charged once per CTA as straight-line code at the cost "
@@ -64,27 +60,12 @@ RULE = (
 
 
 def draw(seed: int = SEED, n: int = N_RUNS) -> tuple:
-    """``n`` distinct short prefills ``(batch, heads, heads_kv, seq_len, head_dim, dtype,
-    causal)``, none a power-of-two length."""
-    rng = random.Random(seed)
-    out: list[tuple] = []
-    while len(out) < n:
-        d = rng.choices([h for h, _ in HEAD_DIMS], [w for _, w in HEAD_DIMS])[0]
-        heads = rng.choice(HEADS)
-        group = rng.choices([g for g, _ in GROUPS], [w for _, w in GROUPS])[0]
-        if heads % group:
-            group = 1
-        length = LEN_STEP * round(
-            math.exp(rng.uniform(math.log(LEN_MIN), math.log(LEN_MAX))) / LEN_STEP
-        )
-        if length & (length - 1) == 0:
-            continue
-        batch = max(1, round(rng.choice(TOKENS) / length))
-        run = (batch, heads, heads // group if group > 1 else None, length, d,
-               rng.choice(("bf16", "fp16")), rng.random() < CAUSAL_SHARE)  # fmt: skip
-        if run not in out:
-            out.append(run)
-    return tuple(out)
+    """``n`` distinct short prefills (set 36's generator with this set's head sizes, lengths
+    and causal share)."""
+    return draw_prefills(
+        seed, n, lambda rng: rng.choices([h for h, _ in HEAD_DIMS], [w for _, w in HEAD_DIMS])[0],
+        lambda rng: rng.choice(("bf16", "fp16")), (LEN_MIN, LEN_MAX), CAUSAL_SHARE,
+    )  # fmt: skip
 
 
 RUNS = draw()
