@@ -1,0 +1,43 @@
+"""Held-out set 47 (PyTorch's forward at every length, the model as it stands): the committed
+manifest is the module's draw and new; the committed predictions are the code's."""
+
+from __future__ import annotations
+
+import json
+
+from gpusim.data.layout import REPO_ROOT
+from gpusim.validation import torch_heldout36, torch_heldout44, torch_heldout45, torch_heldout46
+from gpusim.validation import torch_heldout47 as S
+
+MANIFEST = REPO_ROOT / "data/h100/2026-12-07_torch_heldout47/manifest_configs.json"
+PREDICTIONS = REPO_ROOT / "reports/torch_heldout47"
+
+
+def test_the_manifest_is_the_module_draw_and_new():
+    doc = json.loads(MANIFEST.read_text())
+    assert doc["runs"] == S.manifest_runs(S.RUNS) and doc["decision_rule"] == S.RULE
+    assert len(doc["runs"]) == S.N_RUNS == len({r["id"] for r in doc["runs"]})
+    earlier = {r["id"] for m in (torch_heldout36, torch_heldout44, torch_heldout45, torch_heldout46)
+               for r in m.manifest_runs(m.RUNS)}  # fmt: skip
+    assert not earlier & {r["id"] for r in doc["runs"]}
+    assert all(256 <= r["seq_len_q"] < 16384 for r in doc["runs"])
+    assert {r["head_dim"] for r in doc["runs"]} >= {32, 64, 80, 128, 256}
+
+
+def test_committed_predictions_are_the_code_s():
+    """A short causal d64 run (448 tokens) by both models on both profiles: the charge makes
+    it slower, and only the default charges it."""
+    runs = {r["id"]: r for r in S.manifest_runs(S.RUNS)}
+    rid = "bwd_b18h40_n448_d64_fp16_c1"
+    fwd = {}
+    for profile in S.PROFILES:
+        for model in S.MODELS:
+            doc = json.loads((PREDICTIONS / f"predictions_{profile}_{model}.json").read_text())
+            assert doc["rule"] == S.RULE and doc["model"] == model
+            committed = {r["id"]: r for r in doc["runs"]}[rid]
+            now = S.predict_run(runs[rid], profile, model)
+            assert (now["fwd_s"], now["bwd_s"]) == (committed["fwd_s"], committed["bwd_s"])
+            assert (now["fwd_cta_issue_per_warp"] is None) == (model == "nofetch"), model
+            fwd[profile, model] = now["fwd_s"]
+    for profile in S.PROFILES:
+        assert fwd[profile, "default"] > 1.05 * fwd[profile, "nofetch"]
