@@ -25,12 +25,12 @@ def test_the_manifest_is_the_module_draw_and_new():
 
 
 def test_committed_predictions_are_the_code_s():
-    """A short causal d64 run (448 tokens) by both models on both profiles: the charge makes
-    it slower, and only the default charges it."""
+    """A short causal d64 run (448 tokens) by both models on the H100's profile (the card
+    lent most): the charge makes it slower, and only the default charges it."""
     runs = {r["id"]: r for r in S.manifest_runs(S.RUNS)}
     rid = "bwd_b18h40_n448_d64_fp16_c1"
     fwd = {}
-    for profile in S.PROFILES:
+    for profile in ("h100-sxm5",):
         for model in S.MODELS:
             doc = json.loads((PREDICTIONS / f"predictions_{profile}_{model}.json").read_text())
             assert doc["rule"] == S.RULE and doc["model"] == model
@@ -39,5 +39,4 @@ def test_committed_predictions_are_the_code_s():
             assert (now["fwd_s"], now["bwd_s"]) == (committed["fwd_s"], committed["bwd_s"])
             assert (now["fwd_cta_issue_per_warp"] is None) == (model == "nofetch"), model
             fwd[profile, model] = now["fwd_s"]
-    for profile in S.PROFILES:
-        assert fwd[profile, "default"] > 1.05 * fwd[profile, "nofetch"]
+    assert fwd["h100-sxm5", "default"] > 1.05 * fwd["h100-sxm5", "nofetch"]
