@@ -24,14 +24,22 @@ from gpusim.tuning.space import search_space
 from gpusim.workload import Workload
 
 
+def oversize(workload: Workload, s: Schedule) -> float:
+    """How many times the rows and columns of ``s``'s tile exceed what the sequences need (1:
+    no larger than the rule's covering blocks). A decode step (one query) needs a 16-row
+    tile; where no such instance is accepted, a 64-row tile computes 4x the rows it uses and
+    a 128-row one 8x, so the least oversized is preferred, not the largest."""
+    rows = s.block_m / covering_block(workload.seq_len_q)
+    cols = s.block_n / covering_block(workload.seq_len_k)
+    return max(rows, 1.0) * max(cols, 1.0)
+
+
 def _preference(workload: Workload, s: Schedule) -> tuple:
-    """The default rule's order: tiles no larger than the sequence needs, the largest
-    ``Br x Bc``, the squarer, the larger Br; then its warps and stages first."""
-    oversized = s.block_m > covering_block(workload.seq_len_q) or s.block_n > covering_block(
-        workload.seq_len_k
-    )
+    """The default rule's order: tiles no larger than the sequence needs (else the least
+    oversized), the largest ``Br x Bc``, the squarer, the larger Br; then its warps and
+    stages first."""
     return (
-        oversized,
+        oversize(workload, s),
         *tile_order(s.block_m, s.block_n),
         s.warps != RULE_WARPS,
         s.warps,

@@ -40,3 +40,19 @@ def test_build_inputs_errors_name_the_option():
     with pytest.raises(GpusimError, match="shared memory per CTA"):
         build_inputs(block_m=512, block_n=512)
     build_inputs(block_m=512, block_n=512, check=False)  # the fit check can be left to the caller
+
+
+def test_a_decode_step_gets_the_least_oversized_tile_not_the_largest():
+    """One query needs a 16-row tile, which no compiled flash2 instance has: the default is
+    the 64-row tile (4x the rows it uses), not 128 x 128 (8x, and twice the warps), and it
+    predicts the step faster; a prefill keeps the largest tile that fits."""
+    import gpusim
+
+    decode = dict(heads=32, heads_kv=8, seq_len=1, seq_len_k=65536, kv_splits=4)
+    w, s, _, filled = build_inputs(**decode)
+    assert (s.block_m, s.block_n, s.warps) == (64, 128, 4) and filled["block_m"] == 64
+    largest = s.model_copy(update={"block_m": 128, "warps": 8})
+    assert (gpusim.simulate("flash2", w, s).runtime_s
+            < gpusim.simulate("flash2", w, largest).runtime_s)  # fmt: skip
+    _, prefill, _, _ = build_inputs(seq_len=2048)
+    assert prefill.block_m * prefill.block_n == 128 * 128
