@@ -16,6 +16,7 @@ import time
 
 from gpusim.engine import scatter_skip, simulate
 from gpusim.profiles import load_profile
+from gpusim.profiles.sm_count import with_sm_count
 from gpusim.schedule import Schedule
 from gpusim.workload import Workload
 
@@ -28,6 +29,7 @@ def _w(b, h, n, d, dtype, causal=False, **kw) -> Workload:
 
 S128 = Schedule(block_m=128, block_n=64, warps=4, stages=2)
 S64 = Schedule(block_m=64, block_n=64, warps=4, stages=2)
+STD = Schedule(block_m=128, block_n=128, warps=4, stages=2)  # standard's default here
 #: (label, algorithm, workload, schedule, profile)
 CASES = [
     ("flash2 B8 H32 N4096 d128 bf16", "flash2", _w(8, 32, 4096, 128, "bf16"), S128, "h200-sxm"),
@@ -54,13 +56,21 @@ CASES = [
      S128, "a100+scatter"),
     ("  fp32 B8 H32 N2048 d64 64x64 w8", "flash2", _w(8, 32, 2048, 64, "fp32"),
      Schedule(block_m=64, block_n=64, warps=8, stages=2), "a100+scatter"),
+    # the row softmax streams but is not DRAM-bound on fewer SMs: the cut, not the stream skip
+    ("standard B8 H32 N2048 d128 fp16, 48 SMs", "standard", _w(8, 32, 2048, 128, "fp16"),
+     STD, "h200-sxm@48"),
+    ("  16 SMs", "standard", _w(8, 32, 2048, 128, "fp16"), STD, "h200-sxm@16"),
 ]  # fmt: skip
-QUICK = [0, 2, 4, 7, 13]
+QUICK = [0, 2, 4, 7, 13, 14]
 
 
 def profile_named(name: str):
-    """A shipped profile, or ``a100+scatter``: the A100 (no measured scatter) given the
-    H200's, so that its grids go out of lockstep too."""
+    """A shipped profile, ``NAME@N`` (that profile with N SMs, as ``--sm-count``), or
+    ``a100+scatter``: the A100 (no measured scatter) given the H200's, so that its grids go
+    out of lockstep too."""
+    if "@" in name:
+        base, sms = name.split("@")
+        return with_sm_count(load_profile(base), int(sms))
     if name != "a100+scatter":
         return load_profile(name)
     h200 = load_profile("h200-sxm")

@@ -120,11 +120,16 @@ def super_period(run: KernelRun, slots: int) -> int:
 class ScatterSkip:
     """Watches one kernel's dispatches and makes the one cut (see the module)."""
 
-    __slots__ = ("at_cta", "done", "finished", "marks", "next_mark", "run", "slots", "step")
+    __slots__ = ("at_cta", "done", "finished", "marks", "next_mark", "run", "slots", "step",
+                 "warm_ctas")  # fmt: skip
 
-    def __init__(self, run: KernelRun):
+    def __init__(self, run: KernelRun, warm_share: float = 0.0, min_waves: int = MIN_GRID_WAVES):
         self.run = run
         self.slots = run.ctas_per_sm * run.sim.rates.sm_count
+        #: CTAs dispatched before the watch starts: WARM_WAVES waves, or ``warm_share`` of
+        #: the grid where that is more (a long grid's slow drift, see KernelRun.start)
+        waves = max(WARM_WAVES, math.ceil(warm_share * run.grid.total / max(self.slots, 1)))
+        self.warm_ctas = waves * self.slots
         #: (SimPy tick, counters, lumped by batch-head, CTAs dispatched) at each wave
         self.marks: list[tuple[int, tuple, bool]] = []
         #: CTAs dispatched at every dispatch after the warm-up
@@ -132,8 +137,8 @@ class ScatterSkip:
         #: (start tick, end tick, CTAs, first CTA, DRAM bytes read, written) of every CTA
         #: group finished while watching
         self.finished: list[tuple[int, int, int]] = []
-        self.next_mark = WARM_WAVES * self.slots
-        self.done = self.slots <= 0 or run.grid.total < MIN_GRID_WAVES * self.slots
+        self.next_mark = self.warm_ctas
+        self.done = self.slots <= 0 or run.grid.total < min_waves * self.slots
         self.step = 0  # the super-period, once the SM groups are made
 
     def group_done(self, g: CtaGroup) -> None:
@@ -157,7 +162,7 @@ class ScatterSkip:
     def at_dispatch(self) -> None:
         """Before a dispatch hands out CTAs: mark; at a new wave, cut once steady."""
         run = self.run
-        if self.done or run.next_cta < WARM_WAVES * self.slots:
+        if self.done or run.next_cta < self.warm_ctas:
             return
         if run.waves_skipped:  # the exact skip fired (lockstep after all): nothing to do
             self._stop()
