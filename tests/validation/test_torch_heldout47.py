@@ -40,3 +40,28 @@ def test_committed_predictions_are_the_code_s():
             assert (now["fwd_cta_issue_per_warp"] is None) == (model == "nofetch"), model
             fwd[profile, model] = now["fwd_s"]
     assert fwd["h100-sxm5", "default"] > 1.05 * fwd["h100-sxm5", "nofetch"]
+
+
+MEASURED = REPO_ROOT / "data/h200/2026-12-07_torch_heldout47_measured"
+
+
+def test_two_measured_forwards_recomputed_and_the_rule_kept_the_charge():
+    """The set came back on an H200: forward 6.6 % (mean -3.3 %) with the code charged, 7.6 %
+    (-4.8 %) without, so the charge stays (CODE_FETCH on); issue 19's 7 % met on this set
+    (the two short causal runs -38 % and -28 %, the other 18 within 9 %). Recomputed from the
+    code: a short non-causal d192 grid and a long d32 GQA one, by both models."""
+    from gpusim.validation.torch_kernel_code import CODE_FETCH
+    from tests.validation.conftest import measured_runs
+
+    measured = measured_runs(MEASURED, "H200", S.N_RUNS)
+    runs = {r["id"]: r for r in S.manifest_runs(S.RUNS)}
+    err = {}
+    for rid in ("bwd_b43h20_n384_d192_fp16_c0", "bwd_b1h16kv4_n8256_d32_fp16_c0"):
+        for model in S.MODELS:
+            now = S.predict_run(runs[rid], "h200-sxm", model)
+            err[rid, model] = now["fwd_s"] / measured[rid]["fwd"]["median_s"] - 1
+    assert 0.03 < err["bwd_b43h20_n384_d192_fp16_c0", "default"] < 0.075, err
+    assert 0.03 < err["bwd_b43h20_n384_d192_fp16_c0", "nofetch"] < 0.07, err
+    assert -0.04 < err["bwd_b1h16kv4_n8256_d32_fp16_c0", "default"] < 0.0, err
+    assert -0.045 < err["bwd_b1h16kv4_n8256_d32_fp16_c0", "nofetch"] < 0.0, err
+    assert CODE_FETCH.on
