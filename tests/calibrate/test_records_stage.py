@@ -282,3 +282,28 @@ def test_the_quick_plan_runs_wgmma_step_without_its_gap_and_ring_rows():
     quick, full = records_stage.plan(True)["wgmma_step"], records_stage.plan(False)["wgmma_step"]
     assert quick["runs"] == "python -m gpusim.calibrate.wgmma_step --quick"
     assert full["runs"] == "python -m gpusim.calibrate.wgmma_step"
+
+
+def test_the_one_command_h200_run_is_replayed_from_its_raw_files(tmp_path):
+    """`gpusim calibrate` ran on an H200 in one command (data/h200/2026-12-07_calibrate_one_
+    command, 186 s, every record applied, nothing missing); replaying its raw results and
+    records gives the profile the device wrote, value for value."""
+    import tarfile
+
+    run = REPO_ROOT / "data" / "h200" / "2026-12-07_calibrate_one_command" / "full"
+    with tarfile.open(run / "raw.tar.gz") as tar:
+        tar.extractall(tmp_path, filter="data")
+    results = tmp_path / "full" / "h200-full.results.json"
+    out = tmp_path / "replayed.yaml"
+    doc = calibrate(out=out, base_profile="h200-sxm-datasheet", from_results=results,
+                    name="h200-full")  # fmt: skip
+    replayed = _values(yaml.safe_load(out.read_text()))
+    written = _values(yaml.safe_load((run / "h200-full.yaml").read_text()))
+    for d in (replayed, written):
+        d.pop("note")
+    assert replayed == written
+    assert doc["missing"] == [] and doc["warnings"] == []
+    assert sorted(doc["records"]["applied"]) == sorted(
+        ["wgmma", "wgmma_burst", "l2_hot", "kv_drift", "cta_life", "dram_read", "step_stream",
+         "group_products", "wgmma_step", "wgmma_step_one"]
+    )  # fmt: skip
