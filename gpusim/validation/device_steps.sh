@@ -10,6 +10,10 @@
 #   torch_fwd_ncu DIR B H HKV N D DTYPE CAUSAL
 #                 PyTorch's flash forward kernel, one launch under Nsight Compute, its
 #                 details page into DIR/b<B>h<H>_n<N>_d<D>_<DTYPE>_c<CAUSAL>.details.csv;
+#   torch_fwd_stalls DIR
+#                 PyTorch's flash forward under Nsight Compute with every warp-stall reason
+#                 (details and raw pages), causal and not on the same short grids: what a
+#                 short causal CTA waits on that an unmasked one does not (a diagnostic);
 #   long_context_set MANIFEST SCRATCH
 #                 a long-context set's steps: nvcc builds its instances, Nsight Compute counts
 #                 the runs the manifest marks, every run is timed until the limit is near,
@@ -69,3 +73,19 @@ torch_fwd_ncu() {
 }
 export PYTHONUNBUFFERED=1
 exec > >(tee -a "$OUT/run.log") 2>&1
+torch_fwd_stalls() {
+  local dir=$1 r name
+  mkdir -p "$dir"
+  for r in "47 12 12 768 64 fp16 1" "47 12 12 768 64 fp16 0" \
+           "85 32 32 384 128 bf16 1" "85 32 32 384 128 bf16 0"; do
+    # shellcheck disable=SC2086
+    set -- $r
+    name="b$1h$2_n$4_d$5_$6_c$7"
+    step "ncu $name" timeout 80 ncu --clock-control none \
+      --section SpeedOfLight --section InstructionStats --section SchedulerStats \
+      --section WarpStateStats --section Occupancy --section MemoryWorkloadAnalysis \
+      --kernel-name regex:flash_fwd --launch-count 1 -o "/tmp/$name" -f \
+      python3 -m gpusim.validation.torch_bwd_ncu --forward-only --run "$@"
+    ncu_export "$name" "$dir" raw
+  done
+}
