@@ -28,7 +28,8 @@ from gpusim.workload import Workload
 #: The schedule's fields, in the order the command line lists them.
 SCHEDULE_FIELDS = ("block_m", "block_n", "warps", "stages", "warp_split", "residency")
 #: Schedule fields for long context and inference; left out, they keep Schedule's defaults
-#: (no split, forward K/V walk, last query blocks first, a CTA per head).
+#: (no split, forward K/V walk, last query blocks first, a CTA per head), but that a flash2
+#: decode step with grouped K/V heads packs the group (:func:`packs_by_default`).
 ORDER_FIELDS = ("kv_splits", "kv_order", "q_order", "pack_gqa")
 #: The implementation class (gpusim.kernel_class); left out, the project's kernel for the dtype.
 CLASS_FIELDS = ("mma", "tile_copy", "producer_warps", "instruction_counts", "o_store")
@@ -106,11 +107,26 @@ def resolve_schedule(
         for tile, own in zip(TILE_FIELDS, BWD_FIELDS, strict=True):
             if given.get(own) is None and getattr(bwd, tile) != filled[tile]:
                 filled[own] = getattr(bwd, tile)
+    if given.get("pack_gqa") is None and packs_by_default(algorithm, workload):
+        filled["pack_gqa"] = True
     values = {k: given.get(k) for k in SCHEDULE_FIELDS} | filled
     values |= {
         k: given[k] for k in (*ORDER_FIELDS, *CLASS_FIELDS, *BWD_FIELDS) if given.get(k) is not None
     }
     return _model(Schedule, **values), filled
+
+
+def packs_by_default(algorithm: str, workload: Workload) -> bool:
+    """Whether a schedule left without ``pack_gqa`` packs a GQA group's heads into one tile:
+    a flash2 forward decode step (one query) with grouped K/V heads, as FlashAttention-2
+    does for itself there (the group's query heads become the query rows, so its K/V is
+    read once, not once per head). Everywhere else a CTA per head (Schedule's default)."""
+    return (
+        algorithm == "flash2"
+        and workload.pass_ == "fwd"
+        and workload.seq_len_q == 1
+        and workload.group_size > 1
+    )
 
 
 def build_inputs(

@@ -189,7 +189,9 @@ PackGqaOption = Annotated[
     bool | None,
     typer.Option(
         "--pack-gqa/--no-pack-gqa",
-        help="One CTA per K/V head group, its heads' queries in the tile's rows (flash2).",
+        help="One CTA per K/V head group, its heads' queries in the tile's rows (flash2). "
+        "Left out: on for a forward decode step (--seq-len 1) with --heads-kv below --heads, "
+        "as FlashAttention-2 does; off otherwise.",
         rich_help_panel=SCHEDULE,
         show_default=False,
     ),

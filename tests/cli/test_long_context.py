@@ -48,10 +48,18 @@ def test_simulate_table_shows_useful_and_executed_flops(gpusim):
 
 def test_gqa_and_packing(gpusim):
     base = ["simulate", "-a", "flash2", *DECODE, *TILE, "--heads-kv", "2", "--json"]
-    plain, packed = gpusim(*base).json(), gpusim(*base, "--pack-gqa").json()
+    plain, packed = gpusim(*base, "--no-pack-gqa").json(), gpusim(*base, "--pack-gqa").json()
     assert packed["kernels"][0]["ctas"] == plain["kernels"][0]["ctas"] // 4
     assert packed["global_read_bytes"] < plain["global_read_bytes"]
     assert packed["workload"]["heads_kv"] == 2 and packed["schedule"]["pack_gqa"]
+    # left out, a decode step with grouped heads packs them (as FlashAttention-2 does), and
+    # the JSON says the default chose it
+    default = gpusim(*base).json()
+    assert default["schedule"]["pack_gqa"] and default["defaults_used"]["pack_gqa"] is True
+    assert default["runtime_s"] == packed["runtime_s"]
+    prefill = gpusim("simulate", "-a", "flash2", "--heads", "8", "--heads-kv", "2",
+                     "--seq-len", "256", "--json").json()  # fmt: skip
+    assert not prefill["schedule"]["pack_gqa"] and "pack_gqa" not in prefill["defaults_used"]
 
 
 def test_tune_pins_and_lists_splits(gpusim):
