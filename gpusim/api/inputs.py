@@ -120,9 +120,11 @@ def packs_by_default(algorithm: str, workload: Workload) -> bool:
     """Whether a schedule left without ``pack_gqa`` packs a GQA group's heads into one tile:
     a flash2 forward decode step (one query) with grouped K/V heads, as FlashAttention-2
     does for itself there (the group's query heads become the query rows, so its K/V is
-    read once, not once per head). Everywhere else a CTA per head (Schedule's default)."""
+    read once, not once per head). Only fp16/bf16: the project's fp32 kernel has no packed
+    instance. Everywhere else a CTA per head (Schedule's default)."""
     return (
         algorithm == "flash2"
+        and workload.dtype in ("fp16", "bf16")
         and workload.pass_ == "fwd"
         and workload.seq_len_q == 1
         and workload.group_size > 1

@@ -190,8 +190,8 @@ PackGqaOption = Annotated[
     typer.Option(
         "--pack-gqa/--no-pack-gqa",
         help="One CTA per K/V head group, its heads' queries in the tile's rows (flash2). "
-        "Left out: on for a forward decode step (--seq-len 1) with --heads-kv below --heads, "
-        "as FlashAttention-2 does; off otherwise.",
+        "Left out: on for an fp16/bf16 forward decode step (--seq-len 1) with --heads-kv "
+        "below --heads, as FlashAttention-2 does; off otherwise.",
         rich_help_panel=SCHEDULE,
         show_default=False,
     ),
