@@ -362,10 +362,15 @@ def _print_table(results: list[dict[str, Any]]) -> None:
 
 
 def _tiles(d: dict) -> str:
-    """The tile, and the backward's where a training step runs its own."""
+    """The tile, and the backward's where a training step runs its own; split-KV and packed
+    GQA heads beside it, as a decode step's default may choose them."""
     s = d["schedule"]
     text = f"{s['block_m']} x {s['block_n']}"
     if "bwd_block_m" in s or "bwd_block_n" in s:
         bm, bn = s.get("bwd_block_m", s["block_m"]), s.get("bwd_block_n", s["block_n"])
         text += f" (bwd {bm} x {bn})"
+    if s.get("kv_splits", 1) > 1:
+        text += f", {s['kv_splits']} splits"
+    if s.get("pack_gqa"):
+        text += ", packed GQA"
     return text
