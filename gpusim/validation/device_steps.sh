@@ -60,32 +60,35 @@ ncu_export() {
       > "$2/$1.raw.csv" 2>>"$2/ncu_stderr.log"
   fi
 }
-torch_fwd_ncu() {
-  local dir=$1 name
-  shift
+# torch_fwd_profile DIR SECONDS "SECTIONS" RAW B H HKV N D DTYPE CAUSAL: one launch of
+# PyTorch's flash forward under Nsight Compute with those sections, exported into DIR (RAW
+# "raw": the raw page too); what torch_fwd_ncu and torch_fwd_stalls run.
+torch_fwd_profile() {
+  local dir=$1 limit=$2 sections=$3 raw=$4 name s args=()
+  shift 4
   name="b$1h$2_n$4_d$5_$6_c$7"
-  step "ncu $name" timeout 70 ncu --clock-control none \
-    --section SpeedOfLight --section InstructionStats --section LaunchStats \
-    --section SchedulerStats --section WarpStateStats --section Occupancy \
+  for s in $sections; do args+=(--section "$s"); done
+  step "ncu $name" timeout "$limit" ncu --clock-control none "${args[@]}" \
     --kernel-name regex:flash_fwd --launch-count 1 -o "/tmp/$name" -f \
     python3 -m gpusim.validation.torch_bwd_ncu --forward-only --run "$@"
-  ncu_export "$name" "$dir"
+  # shellcheck disable=SC2086
+  ncu_export "$name" "$dir" $raw
+}
+torch_fwd_ncu() {
+  local dir=$1
+  shift
+  torch_fwd_profile "$dir" 70 \
+    "SpeedOfLight InstructionStats LaunchStats SchedulerStats WarpStateStats Occupancy" "" "$@"
 }
 export PYTHONUNBUFFERED=1
 exec > >(tee -a "$OUT/run.log") 2>&1
 torch_fwd_stalls() {
-  local dir=$1 r name
+  local dir=$1 r
   mkdir -p "$dir"
   for r in "47 12 12 768 64 fp16 1" "47 12 12 768 64 fp16 0" \
            "85 32 32 384 128 bf16 1" "85 32 32 384 128 bf16 0"; do
     # shellcheck disable=SC2086
-    set -- $r
-    name="b$1h$2_n$4_d$5_$6_c$7"
-    step "ncu $name" timeout 80 ncu --clock-control none \
-      --section SpeedOfLight --section InstructionStats --section SchedulerStats \
-      --section WarpStateStats --section Occupancy --section MemoryWorkloadAnalysis \
-      --kernel-name regex:flash_fwd --launch-count 1 -o "/tmp/$name" -f \
-      python3 -m gpusim.validation.torch_bwd_ncu --forward-only --run "$@"
-    ncu_export "$name" "$dir" raw
+    torch_fwd_profile "$dir" 80 "SpeedOfLight InstructionStats SchedulerStats WarpStateStats \
+Occupancy MemoryWorkloadAnalysis" raw $r
   done
 }

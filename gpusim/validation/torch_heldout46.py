@@ -71,20 +71,26 @@ def draw(seed: int = SEED, n: int = N_RUNS) -> tuple:
 RUNS = draw()
 
 
-def predict_run(run: dict[str, Any], profile: str, model: str) -> dict[str, Any]:
-    """One run's forward and backward by the default model, the forward with (``fetch``) or
-    without its kernel's code charged once per CTA."""
+def predict_charged(run: dict[str, Any], profile: str, charged: bool) -> dict[str, Any]:
+    """One run's forward and backward by the default model, the forward with or without its
+    kernel's code charged once per CTA (this set's models and set 47's)."""
     from gpusim.validation.torch_flash_schedule import torch_flash_schedule
     from gpusim.validation.torch_head_buckets import executed
     from gpusim.validation.torch_kernel_code import code_fetch, with_code_fetch
 
-    if model not in MODELS:
-        raise ValueError(f"set 46 predicts {' or '.join(MODELS)}, not {model!r}")
     asked = workload(run, "fwd")
-    with code_fetch(model == "fetch"):
+    with code_fetch(charged):
         s = with_code_fetch(asked, torch_flash_schedule(executed(asked)))
     rec, _, _ = backward_heldout15.predict_torch_run(run, profile, fwd_schedule=s)
-    return rec | {"model": model, "fwd_cta_issue_per_warp": s.cta_issue_per_warp}
+    return rec | {"fwd_cta_issue_per_warp": s.cta_issue_per_warp}
+
+
+def predict_run(run: dict[str, Any], profile: str, model: str) -> dict[str, Any]:
+    """One run's forward and backward by the default model, the forward with (``fetch``) or
+    without its kernel's code charged once per CTA."""
+    if model not in MODELS:
+        raise ValueError(f"set 46 predicts {' or '.join(MODELS)}, not {model!r}")
+    return predict_charged(run, profile, model == "fetch") | {"model": model}
 
 
 def main(argv: list[str] | None = None) -> int:

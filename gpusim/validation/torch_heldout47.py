@@ -20,8 +20,8 @@ from typing import Any
 
 from gpusim.validation import backward_heldout15
 from gpusim.validation.backward_heldout15 import manifest_runs as manifest_runs  # the tests'
-from gpusim.validation.backward_heldout15 import workload
 from gpusim.validation.torch_heldout36 import draw_prefills
+from gpusim.validation.torch_heldout46 import predict_charged
 
 SET_NAME = "torch_heldout47"
 SEED = 47
@@ -66,17 +66,9 @@ RUNS = draw()
 def predict_run(run: dict[str, Any], profile: str, model: str) -> dict[str, Any]:
     """One run's forward and backward by the default model, the forward with (``default``) or
     without (``nofetch``) its kernel's code charged once per CTA."""
-    from gpusim.validation.torch_flash_schedule import torch_flash_schedule
-    from gpusim.validation.torch_head_buckets import executed
-    from gpusim.validation.torch_kernel_code import code_fetch, with_code_fetch
-
     if model not in MODELS:
         raise ValueError(f"set 47 predicts {' or '.join(MODELS)}, not {model!r}")
-    asked = workload(run, "fwd")
-    with code_fetch(model == "default"):
-        s = with_code_fetch(asked, torch_flash_schedule(executed(asked)))
-    rec, _, _ = backward_heldout15.predict_torch_run(run, profile, fwd_schedule=s)
-    return rec | {"model": model, "fwd_cta_issue_per_warp": s.cta_issue_per_warp}
+    return predict_charged(run, profile, model == "default") | {"model": model}
 
 
 def main(argv: list[str] | None = None) -> int:
