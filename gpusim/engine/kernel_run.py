@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING
 
 from simpy.events import Event
 
-from gpusim.engine import scatter_skip
+from gpusim.engine import scatter_skip, wave_budget
 from gpusim.engine.counters import Counters
 from gpusim.engine.cta_group import CtaGroup
 from gpusim.engine.environment import call_later
@@ -139,6 +139,8 @@ class KernelRun:
         self.start_tick = sim.env.now
         self.end_tick: int | None = None
         self.waves_skipped = 0
+        #: CTAs handed to SMs so far (skipped ones not counted): the wave budget's measure
+        self.simulated_ctas = 0
         #: what the lumped groups of this kernel look up once (lumped.py)
         self.lumped_cache: dict = {}
         self.sm_groups: list[SmGroup] = []
@@ -187,6 +189,13 @@ class KernelRun:
         else:
             sm_groups = [SmGroup(self, i, 1, self.ctas_per_sm) for i in range(n)]
         self.sm_groups = list(sm_groups)
+        # Only the cut could shorten a grid out of lockstep that streams no tiles of its own.
+        only_cut = self._cut is not None and self._stream is None
+        wave_budget.check_before_start(
+            self,
+            self._cut.warm_ctas if only_cut else None,
+            scatter_skip.super_period(self, self._cut.slots) if only_cut else None,
+        )
         self._freed = [(g, s) for g in sm_groups for s in range(self.ctas_per_sm)]
         self._first_wave = True
         self._dispatch()
@@ -232,6 +241,7 @@ class KernelRun:
             self._stream.at_dispatch()
         if self._cut is not None and skip:
             self._cut.at_dispatch()
+        wave_budget.check_while_running(self, self.simulated_ctas)
         freed = sorted(self._freed, key=lambda e: (e[1], e[0].sm0))
         self._freed = []
         total = self.end_cta
@@ -242,6 +252,7 @@ class KernelRun:
             take = min(smg.size, total - self.next_cta)
             assigned.setdefault(smg.sm0, (smg, []))[1].append((layer, self.next_cta, take))
             self.next_cta += take
+            self.simulated_ctas += take
         self._placing = True
         for sm0 in sorted(assigned):
             smg, items = assigned[sm0]

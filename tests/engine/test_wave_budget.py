@@ -1,0 +1,76 @@
+"""The wave budget (wave_budget.py) and the cut's progress sums (scatter_skip.py)."""
+
+from __future__ import annotations
+
+import random
+import time
+from types import SimpleNamespace
+
+import pytest
+
+from gpusim.engine import scatter_skip, simulate, wave_budget
+from gpusim.errors import GpusimError
+from gpusim.profiles import load_profile
+from gpusim.schedule import Schedule
+from gpusim.workload import Workload
+
+
+def _naive_progress(finished, ticks):
+    out = [0.0] * len(ticks)
+    for s, e, n, *_ in finished:
+        for i, t in enumerate(ticks):
+            if t >= e:
+                out[i] += n
+            elif t > s:
+                out[i] += n * (t - s) / (e - s)
+    return out
+
+
+def test_progress_kept_sums_are_the_walk_over_every_group_bit_for_bit():
+    rng = random.Random(7)
+    run = SimpleNamespace(ctas_per_sm=2, sim=SimpleNamespace(rates=SimpleNamespace(sm_count=8)),
+                          grid=SimpleNamespace(total=10_000))  # fmt: skip
+    cut = scatter_skip.ScatterSkip(run)
+    now = 0
+    for step in range(400):
+        now += rng.randint(1, 50)
+        start = now - rng.randint(1, 400)
+        cut.finished.append((start, now, rng.randint(1, 17), 0, 0, 0))
+        if step % 5 == 0:
+            # the window's marks: nondecreasing, once (step 200) moved back to force a restart
+            lo = now - (3000 if step == 200 else rng.randint(0, 300))
+            ticks = tuple(sorted(rng.randint(lo, now) for _ in range(3)))
+            assert cut._progress(ticks) == _naive_progress(cut.finished, ticks)
+    assert cut.base_groups > 300  # the kept prefix did the work
+
+
+def test_a_grid_whose_cut_needs_too_many_waves_is_refused_before_its_first_wave():
+    w = Workload(batch=8, heads=32, seq_len_q=100_000_000, seq_len_k=100_000_000, head_dim=64,
+                 dtype="fp16")  # fmt: skip
+    s = Schedule(block_m=128, block_n=128, warps=8, stages=2)
+    t0 = time.perf_counter()
+    with pytest.raises(GpusimError, match=r"would simulate about [\d,]+ waves .*limit 10,000"):
+        simulate("flash2", w, s, load_profile("h200-sxm"))
+    assert time.perf_counter() - t0 < 30  # refused, not run (the run would take 40 minutes)
+
+
+def test_a_kernel_past_the_budget_while_running_stops_with_the_same_error(monkeypatch):
+    run = SimpleNamespace(name="k", ctas_per_sm=2, end_cta=5000, next_cta=1000,
+                          sim=SimpleNamespace(rates=SimpleNamespace(sm_count=10)))  # fmt: skip
+    monkeypatch.setattr(wave_budget, "MAX_SIMULATED_WAVES", 30)
+    wave_budget.check_while_running(run, 600)  # 30 waves of 20 slots: at the limit
+    with pytest.raises(GpusimError, match="kernel k would simulate about 231 waves"):
+        wave_budget.check_while_running(run, 601)
+
+
+def test_a_grid_under_the_budget_runs_as_before(monkeypatch):
+    # 31 waves with a budget of 31: no refusal, and the same answer as with no budget at all.
+    w = Workload(batch=8, heads=32, seq_len_q=2048, seq_len_k=2048, head_dim=64, dtype="fp32")
+    s = Schedule(block_m=64, block_n=64, warps=8, stages=2)
+    p = load_profile("h200-sxm")
+    free = simulate("flash2", w, s, p, detail="aggregated")
+    monkeypatch.setattr(wave_budget, "MAX_SIMULATED_WAVES", 31)
+    assert simulate("flash2", w, s, p, detail="aggregated").runtime_s == free.runtime_s
+    monkeypatch.setattr(wave_budget, "MAX_SIMULATED_WAVES", 10)
+    with pytest.raises(GpusimError, match="limit 10"):
+        simulate("flash2", w, s, p, detail="aggregated")
