@@ -68,9 +68,16 @@ def predict_partitions(configs) -> dict[str, Any]:
             "profiles": list(PARTITION_PROFILES), "by_config": by}  # fmt: skip
 
 
-def compare_partitions(configs, measured_dir: Path, predictions: dict[str, Any]) -> dict[str, Any]:
+def compare_partitions(
+    configs,
+    measured_dir: Path,
+    predictions: dict[str, Any],
+    profiles: tuple[str, ...] = PARTITION_PROFILES,
+    reference: str = REFERENCE,
+) -> dict[str, Any]:
     """Per profile (and the baselines on the lent card's profile), per kernel: the runs on
-    8-72 SMs and on 132 SMs."""
+    8-72 SMs and on 132 SMs; the constant-efficiency baseline's reference is the workload
+    ``reference`` on the whole GPU."""
     from gpusim.profiles.loader import load_profile
     from gpusim.validation.partitions_compare import partition_roofline_s
     from gpusim.validation.store import RecordStore
@@ -80,10 +87,10 @@ def compare_partitions(configs, measured_dir: Path, predictions: dict[str, Any])
     gpu, base = lent_card(measured_dir)
     hw = load_profile(base)
     ref = {c.kernel: partition_roofline_s(c.workload, hw, c.sm_count) / ok[c.config_id]["median_s"]
-           for c in configs if REFERENCE in c.config_id and c.sm_count == max(c2.sm_count
+           for c in configs if reference in c.config_id and c.sm_count == max(c2.sm_count
            for c2 in configs) and c.config_id in ok}  # fmt: skip
     methods: dict[str, Any] = {}
-    for name in [*PARTITION_PROFILES, "roofline", "constant_efficiency"]:
+    for name in [*profiles, "roofline", "constant_efficiency"]:
         per: dict[str, list] = {}
         for c in configs:
             m = ok.get(c.config_id)

@@ -106,15 +106,17 @@ def _workload(b: int, h: int, nq: int, nk: int, causal: bool) -> Workload:
     )  # fmt: skip
 
 
-def partition_configs(workloads=WORKLOADS) -> list[PartitionConfig]:
+def partition_configs(workloads=WORKLOADS, torch_schedule=None) -> list[PartitionConfig]:
     """The whole set in run order: per workload, per partition, the project's kernel then
-    PyTorch's (60 runs for :data:`WORKLOADS`; a held-out set passes its own)."""
+    PyTorch's (60 runs for :data:`WORKLOADS`; a held-out set passes its own).
+    ``torch_schedule(workload, sm_count)`` gives PyTorch's schedule to the model (default: as
+    the sets before held-out set 43 had it)."""
     out: list[PartitionConfig] = []
     for group, b, h, nq, nk, causal in workloads:
         w = _workload(b, h, nq, nk, causal)
         bm, bn, warps, stages = DECODE_TILE if group == "decode" else PREFILL_TILE
         mine = Schedule(block_m=bm, block_n=bn, warps=warps, stages=stages)
-        theirs = schedule_before_set43(w, H200_SMS)
+        theirs = (torch_schedule or schedule_before_set43)(w, H200_SMS)
         for n in SM_COUNTS:
             out.append(PartitionConfig("project", group, n, w, mine))
             out.append(PartitionConfig("torch", group, n, w, theirs))
