@@ -3,10 +3,7 @@
 import json
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
-from hypothesis import strategies as st
 
-from gpusim.errors import GpusimError
 from gpusim.tuning.tune_many import TuneTask, tune_many
 from gpusim.tuning.tuner import tune
 from gpusim.workload import Workload
@@ -45,23 +42,8 @@ def test_rules_pick_ranked_candidates(small_result):
         assert p.slower_than_best == pytest.approx(p.runtime_s / r.best.runtime_s - 1)
 
 
-@settings(
-    max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
-@given(
-    st.sampled_from([SMALL, SMALL_CAUSAL]),
-    st.integers(2, 30).map(lambda k: 8 * k),
-    st.integers(1, 12).map(lambda k: 8 * k),
-)
-def test_more_sram_never_makes_the_best_schedule_slower(h200, w, small_kib, extra_kib):
-    try:
-        small = tune("flash2", w, h200, small_kib * 1024)
-    except GpusimError:
-        assume(False)
-    big = tune("flash2", w, h200, (small_kib + extra_kib) * 1024)
-    # Every schedule that fits the smaller SRAM fits the larger one.
-    assert {c.schedule for c in small.candidates} <= {c.schedule for c in big.candidates}
-    assert big.best.runtime_s <= small.best.runtime_s
+# More SRAM never making the best schedule slower: tests/robustness/test_physics.py
+# (test_larger_sram_never_makes_the_best_schedule_slower, every algorithm and profile).
 
 
 def test_parallel_search_and_sweep_match_serial(h200, small_result):
