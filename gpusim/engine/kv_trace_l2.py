@@ -98,10 +98,13 @@ def kv_trace_dram(
     shared_aging: float = 1.0,
     per_sm: int = 1,
     priority: float = 1.0,
+    measured: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> KvTraceResult:
     """The trace's DRAM bytes (see the module's docstring). ``slots``: co-resident CTAs on
     the whole GPU (SMs x ``per_sm`` CTAs per SM); without a loss curve, an LRU of
-    ``capacity_bytes``; ``priority``: the SM-mates' share by age (:mod:`sm_mates`; 1 even)."""
+    ``capacity_bytes``; ``priority``: the SM-mates' share by age (:mod:`sm_mates`; 1 even).
+    ``measured``: each CTA's start and end (launch order, in tile steps) from a GPU's CTA
+    stamps instead of the dispatch (a diagnostic: progress linear in between)."""
     if heads % heads_kv:
         raise ValueError("heads must be a multiple of heads_kv")
     group = heads // heads_kv
@@ -117,7 +120,12 @@ def kv_trace_dram(
     step_time = np.maximum(0.05, 1.0 + scatter * rng.standard_normal(ctas))
     n_of = np.tile(np.asarray(steps_of, dtype=float), batch * heads)
     # one step's worth beyond the walk for the Q load and the epilogue
-    prog = sm_mates.run(n_of * step_time + step_time, slots // per_sm, per_sm, priority)
+    works = n_of * step_time + step_time
+    if measured is None:
+        prog = sm_mates.run(works, slots // per_sm, per_sm, priority)
+    else:
+        prog = sm_mates.linear(np.asarray(measured[0], float), np.asarray(measured[1], float),
+                               works)  # fmt: skip
     ends = prog.end
     times, keys = [], []
     c_idx = np.arange(chunks)
@@ -136,7 +144,7 @@ def kv_trace_dram(
                 first_step = c * CHUNK_BLOCKS
             else:  # block b is step n-1-b: a chunk is first touched at its highest block
                 first_step = n - 1 - np.minimum(c * CHUNK_BLOCKS + CHUNK_BLOCKS - 1, n - 1)
-            if priority < 1.0:
+            if priority < 1.0 or measured is not None:
                 times.append(prog.time_at(i - 1, dt + first_step * dt))
             else:  # even shares: progress is linear from the start
                 times.append(prog.start[i - 1] + dt + first_step * dt)
@@ -227,12 +235,14 @@ def kv_trace_for(
     shared_aging: float = 1.0,
     priority: float = 1.0,
     scatter: float | None = None,
+    measured: tuple | None = None,
 ) -> KvTraceResult:
     """:func:`kv_trace_dram` of a flash2 forward run: ``workload``, ``schedule``, the
     engine's ``rates`` (SMs, L2 size, loss curve, CTA scatter), its occupancy, the
     shared-traffic aging (1: the model judged on held-out set 2), the SM-mates' priority
     (1: even shares, the trace judged on held-out sets 2-4) and the CTAs' duration scatter
-    (None: the profile's ``cta_duration_scatter``)."""
+    (None: the profile's ``cta_duration_scatter``); ``measured``: CTA starts and ends from
+    a GPU's stamps (:func:`kv_trace_dram`)."""
     if schedule.kv_splits != 1 or schedule.pack_gqa:
         raise ValueError("the K/V trace models kv_splits 1 without packed GQA only")
     w = workload
@@ -244,7 +254,7 @@ def kv_trace_for(
         loss_curve=rates.l2_loss_curve,
         scatter=rates.cta_scatter if scatter is None else scatter,
         capacity_bytes=rates.l2_bytes, shared_aging=shared_aging, per_sm=ctas_per_sm,
-        priority=priority,
+        priority=priority, measured=measured,
     )  # fmt: skip
 
 

@@ -118,6 +118,15 @@ def run(works: np.ndarray, sms: int, per_sm: int, priority: float = 1.0) -> Prog
     return Progress(start, end, times, done, offsets)
 
 
+def linear(start: np.ndarray, end: np.ndarray, works: np.ndarray) -> Progress:
+    """CTAs that ran from ``start`` to ``end`` (measured), each doing its ``works`` at a
+    steady rate in between."""
+    n = start.size
+    times = np.column_stack([start, end]).ravel()
+    done = np.column_stack([np.zeros(n), works]).ravel()
+    return Progress(start, end, times, done, np.arange(0, 2 * n + 1, 2, dtype=np.int64))
+
+
 def _even(works: np.ndarray, slots: int) -> Progress:
     """Even shares: every CTA runs its work from its start at rate 1, in the slot that frees
     first (the same dispatch as :func:`run`'s, without its events)."""

@@ -86,3 +86,23 @@ def test_shared_aging_deepens_kv_reuse_only():
     assert _kv(**kw) == once
     assert _kv(shared_aging=1.5, **kw) == pytest.approx(once * (1 + 0.36), rel=0.05)
     assert _kv(shared_aging=2.0, **kw) == pytest.approx(once * (1 + 0.75), rel=0.05)
+
+
+def test_measured_ctas_replay_the_dispatch_they_equal_and_half_a_life_apart_reads_twice():
+    # The stamps' path: the even dispatch's own starts and ends give its bytes; the same
+    # grid with every SM's second CTA half a life behind (an older-first SM in its steady
+    # state) reads the 64 MiB of K/V once per cohort, about twice as often.
+    import numpy as np
+
+    from gpusim.engine import sm_mates
+
+    kw = dict(seq_q=131072, seq_k=131072, slots=256)
+    steps = 131072 // 64 + 1
+    even = sm_mates.run(np.full(1024, float(steps)), 128, 2, 1.0)
+    assert _kv(**kw, per_sm=2, measured=(even.start, even.end)) == _kv(**kw, per_sm=2)
+    # two cohorts of 128 CTAs, the second half a life behind; each CTA's life is ``steps``
+    gen = np.arange(1024) // 256
+    lag = np.where(np.arange(1024) % 256 >= 128, steps / 2, 0.0)
+    start = gen * steps + lag
+    apart = _kv(**kw, per_sm=2, measured=(start, start + steps))
+    assert apart == pytest.approx(2 * _kv(**kw, per_sm=2), rel=0.05)
