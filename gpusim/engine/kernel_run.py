@@ -189,10 +189,13 @@ class KernelRun:
         else:
             sm_groups = [SmGroup(self, i, 1, self.ctas_per_sm) for i in range(n)]
         self.sm_groups = list(sm_groups)
-        # Only the cut could shorten a grid out of lockstep that streams no tiles of its own.
-        only_cut = self._cut is not None and self._stream is None
+        # No skip runs under a tracer or on the detailed path; only the cut could shorten a
+        # grid out of lockstep that streams no tiles of its own.
+        never = self.sim.tracer is not None or not self.aggregated
+        only_cut = not never and self._cut is not None and self._stream is None
         wave_budget.check_before_start(
             self,
+            never,
             self._cut.warm_ctas if only_cut else None,
             scatter_skip.super_period(self, self._cut.slots) if only_cut else None,
         )

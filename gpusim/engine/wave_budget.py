@@ -36,8 +36,9 @@ MAX_SIMULATED_WAVES = 10_000
 def _refusal(run: KernelRun, waves: int) -> GpusimError:
     return GpusimError(
         f"kernel {run.name} would simulate about {waves:,} waves of CTAs before any skip "
-        f"applies (limit {MAX_SIMULATED_WAVES:,}); use fewer tokens or batch x heads, or "
-        "larger blocks (--block-m, --block-n)"
+        f"applies (limit {MAX_SIMULATED_WAVES:,}; none applies under a trace or on the "
+        "detailed path); use fewer tokens or batch x heads, or larger blocks (--block-m, "
+        "--block-n)"
     )
 
 
@@ -46,15 +47,20 @@ def slots(run: KernelRun) -> int:
     return max(1, run.ctas_per_sm * run.sim.rates.sm_count)
 
 
-def check_before_start(run: KernelRun, cut_warm_ctas: int | None, cut_step: int | None) -> None:
-    """Refuse ``run`` before its first wave when only the cut could shorten it and the cut
-    needs more than the budget: ``cut_warm_ctas`` CTAs of warm-up, then one super-period
-    ``cut_step`` of CTAs watched, then a wave of tail (None: no cut; then the grid's waves
-    are the bound, unless another skip may apply, which the check while running covers)."""
+def check_before_start(
+    run: KernelRun, never_skips: bool, cut_warm_ctas: int | None, cut_step: int | None
+) -> None:
+    """Refuse ``run`` before its first wave when no skip can shorten it (``never_skips``: a
+    tracer, the detailed path) and its grid is past the budget, or when only the cut could
+    and the cut needs more: ``cut_warm_ctas`` CTAs of warm-up, then one super-period
+    ``cut_step`` of CTAs watched, then a wave of tail (None: another skip may apply, which
+    the check while running covers)."""
     n = slots(run)
     waves = math.ceil(run.grid.total / n)
     if waves <= MAX_SIMULATED_WAVES:
         return
+    if never_skips:
+        raise _refusal(run, waves)
     if cut_warm_ctas is None or cut_step is None:
         return
     # The cut needs a super-period watched after the warm-up, and one to take off the end

@@ -74,3 +74,15 @@ def test_a_grid_under_the_budget_runs_as_before(monkeypatch):
     monkeypatch.setattr(wave_budget, "MAX_SIMULATED_WAVES", 10)
     with pytest.raises(GpusimError, match="limit 10"):
         simulate("flash2", w, s, p, detail="aggregated")
+
+
+def test_under_a_trace_no_skip_runs_so_the_whole_grid_counts_and_nothing_is_written(
+    monkeypatch, tmp_path
+):
+    w = Workload(batch=8, heads=32, seq_len_q=2048, seq_len_k=2048, head_dim=64, dtype="fp32")
+    s = Schedule(block_m=64, block_n=64, warps=8, stages=2)
+    monkeypatch.setattr(wave_budget, "MAX_SIMULATED_WAVES", 20)  # the grid: 31 waves
+    trace = tmp_path / "trace.json"
+    with pytest.raises(GpusimError, match="none applies under a trace"):
+        simulate("flash2", w, s, load_profile("h200-sxm"), detail="aggregated", trace_path=trace)
+    assert not trace.exists()
