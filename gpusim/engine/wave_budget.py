@@ -33,12 +33,11 @@ if TYPE_CHECKING:
 MAX_SIMULATED_WAVES = 10_000
 
 
-def _refusal(run: KernelRun, waves: int) -> GpusimError:
+def _refusal(run: KernelRun, waves: int, why: str) -> GpusimError:
     return GpusimError(
-        f"kernel {run.name} would simulate about {waves:,} waves of CTAs before any skip "
-        f"applies (limit {MAX_SIMULATED_WAVES:,}; none applies under a trace or on the "
-        "detailed path); use fewer tokens or batch x heads, or larger blocks (--block-m, "
-        "--block-n)"
+        f"kernel {run.name} would simulate about {waves:,} waves of CTAs {why}, past the "
+        f"limit of {MAX_SIMULATED_WAVES:,}; use fewer tokens or batch x heads, or larger "
+        "blocks (--block-m, --block-n)"
     )
 
 
@@ -60,7 +59,8 @@ def check_before_start(
     if waves <= MAX_SIMULATED_WAVES:
         return
     if never_skips:
-        raise _refusal(run, waves)
+        why = "under a trace or on the detailed path, where no wave is skipped"
+        raise _refusal(run, waves, why)
     if cut_warm_ctas is None or cut_step is None:
         return
     # The cut needs a super-period watched after the warm-up, and one to take off the end
@@ -69,11 +69,14 @@ def check_before_start(
     room = run.grid.total - cut_warm_ctas - (TAIL_WAVES + 1) * n
     needed = math.ceil((cut_warm_ctas + cut_step) / n) + 2 if room >= cut_step else waves
     if needed > MAX_SIMULATED_WAVES:
-        raise _refusal(run, needed)
+        why = ("before its steady state could be cut short" if room >= cut_step
+               else "with a grid too short for the cut of a steady state")  # fmt: skip
+        raise _refusal(run, needed, why)
 
 
 def check_while_running(run: KernelRun, simulated_ctas: int) -> None:
     """Stop ``run`` once it has simulated more than the budget's waves."""
     if simulated_ctas > MAX_SIMULATED_WAVES * slots(run):
         remaining = run.end_cta - run.next_cta
-        raise _refusal(run, math.ceil((simulated_ctas + remaining) / slots(run)))
+        raise _refusal(run, math.ceil((simulated_ctas + remaining) / slots(run)),
+                       "in all")  # fmt: skip
