@@ -136,9 +136,11 @@ def _predict_all(
     caps: bool,
     jobs: int | None,
     on_done: Callable[[int, int], None] | None,
-) -> list[Candidate]:
+) -> list[Candidate | str]:
     """:func:`_predict` of every feasible schedule, each launch (full or capped) a task of its
-    own: the processes share the work evenly, whatever the number of caps per schedule."""
+    own: the processes share the work evenly, whatever the number of caps per schedule. A
+    schedule whose full launch the engine refuses (its limits) is the refusal's message; a
+    refused capped launch is left out."""
     chips = [_chips(algorithm, w, v, compiled) for v in fits]
     launches = [
         (i, cap)
@@ -146,15 +148,24 @@ def _predict_all(
         for cap in [None, *(launch_caps(profile, c) if caps else [])]
     ]
 
-    def one(task: tuple[int, LaunchCap | None]) -> Candidate:
+    def one(task: tuple[int, LaunchCap | None]) -> Candidate | str:
         i, cap = task
-        return _launch(simulate, algorithm, w, fits[i], chips[i], cap, profile)
+        try:
+            return _launch(simulate, algorithm, w, fits[i], chips[i], cap, profile)
+        except GpusimError as exc:  # the engine refuses this launch (its limits): say why
+            return str(exc)
 
     done = pmap(one, launches, jobs, on_done)
-    by_schedule: list[list[Candidate]] = [[] for _ in fits]
+    by_schedule: list[list[Candidate | str]] = [[] for _ in fits]
     for (i, _cap), c in zip(launches, done, strict=True):
         by_schedule[i].append(c)  # the full launch first, then the caps in order
-    return [_faster_launch(c[0], c[1:]) for c in by_schedule]
+    out: list[Candidate | str] = []
+    for c in by_schedule:
+        if isinstance(c[0], str):
+            out.append(c[0])  # the full launch refused: the schedule is, with its reason
+        else:
+            out.append(_faster_launch(c[0], [x for x in c[1:] if not isinstance(x, str)]))
+    return out
 
 
 def _without_split_twins(verdicts: list[Verdict]) -> list[Verdict]:
@@ -326,7 +337,14 @@ def tune(
         jobs=jobs,
         on_done=on_done,
     )
-    predicted = [replace(c, modelled=space.modelled.get(c.schedule)) for c in predicted]
+    refused = [(v, r) for v, r in zip(fits, predicted, strict=True) if isinstance(r, str)]
+    if len(refused) == len(fits):
+        raise GpusimError(f"the model refuses every schedule that fits: {refused[0][1]}")
+    predicted = [
+        replace(c, modelled=space.modelled.get(c.schedule))
+        for c in predicted
+        if not isinstance(c, str)
+    ]
     cands = sorted(
         predicted,
         key=lambda c: (
@@ -340,6 +358,13 @@ def tune(
         Rejected(v.schedule, v.reason, v.footprint.smem_bytes_per_cta if v.footprint else None)
         for v in verdicts
         if not v.fits
+    ] + [
+        Rejected(
+            v.schedule,
+            f"fits, but the model refuses it: {why}",
+            v.footprint.smem_bytes_per_cta if v.footprint else None,
+        )
+        for v, why in refused
     ]
     # The rules choose a tile; each is given the best warps and stages, not splits.
     plain = [(c.schedule, c.runtime_s) for c in cands if c.schedule.kv_splits == 1]

@@ -72,3 +72,28 @@ def test_a_launch_with_fewer_ctas_per_sm_wins_where_the_last_wave_is_worse():
     assert large.best.runtime_s <= small.best.runtime_s
     row = json.loads(json.dumps(large.to_dict()))["candidates"][0]
     assert row["ctas_per_sm"] == best.ctas_per_sm and row["smem_per_sm_budget_bytes"] > 0
+
+
+def test_schedules_the_engine_refuses_are_rejected_with_its_reason_and_the_rest_ranked(
+    monkeypatch,
+):
+    from gpusim.engine import wave_budget
+    from gpusim.errors import GpusimError
+    from gpusim.profiles.loader import load_profile
+
+    w = Workload(batch=4, heads=16, seq_len_q=2048, seq_len_k=2048, head_dim=128, dtype="bf16")
+    p = load_profile("h200-sxm")
+    whole = tune("flash2", w, p, jobs=1)
+    # A budget of 5 waves: the tiles of one CTA per SM (8 waves and more) are past it.
+    monkeypatch.setattr(wave_budget, "MAX_SIMULATED_WAVES", 5)
+    r = tune("flash2", w, p, jobs=1)
+    refused = [x for x in r.rejected if "the model refuses it" in x.reason]
+    assert refused and r.candidates
+    assert len(refused) + len(r.candidates) == len(whole.candidates)
+    assert all("waves of CTAs" in x.reason for x in refused)
+    kept = {c.schedule: c.runtime_s for c in whole.candidates}
+    # a ranked schedule lost at most some capped launches: never faster than before
+    assert all(c.runtime_s >= kept[c.schedule] for c in r.candidates)
+    monkeypatch.setattr(wave_budget, "MAX_SIMULATED_WAVES", 1)
+    with pytest.raises(GpusimError, match="the model refuses every schedule that fits: kernel"):
+        tune("flash2", w, p, jobs=1)
