@@ -139,8 +139,10 @@ class KernelRun:
         self.start_tick = sim.env.now
         self.end_tick: int | None = None
         self.waves_skipped = 0
-        #: CTAs handed to SMs so far (skipped ones not counted): the wave budget's measure
+        #: CTAs handed to SMs so far (skipped ones not counted), and the most the wave
+        #: budget allows (wave_budget.py; set at start)
         self.simulated_ctas = 0
+        self._ctas_budget = 0
         #: what the lumped groups of this kernel look up once (lumped.py)
         self.lumped_cache: dict = {}
         self.sm_groups: list[SmGroup] = []
@@ -192,13 +194,8 @@ class KernelRun:
         # No skip runs under a tracer or on the detailed path; only the cut could shorten a
         # grid out of lockstep that streams no tiles of its own.
         never = self.sim.tracer is not None or not self.aggregated
-        only_cut = not never and self._cut is not None and self._stream is None
-        wave_budget.check_before_start(
-            self,
-            never,
-            self._cut.warm_ctas if only_cut else None,
-            scatter_skip.super_period(self, self._cut.slots) if only_cut else None,
-        )
+        only_cut = self._cut if not never and self._stream is None else None
+        self._ctas_budget = wave_budget.check_before_start(self, never, only_cut)
         self._freed = [(g, s) for g in sm_groups for s in range(self.ctas_per_sm)]
         self._first_wave = True
         self._dispatch()
@@ -244,7 +241,8 @@ class KernelRun:
             self._stream.at_dispatch()
         if self._cut is not None and skip:
             self._cut.at_dispatch()
-        wave_budget.check_while_running(self, self.simulated_ctas)
+        if self.simulated_ctas > self._ctas_budget:
+            raise wave_budget.past(self, self.simulated_ctas)
         freed = sorted(self._freed, key=lambda e: (e[1], e[0].sm0))
         self._freed = []
         total = self.end_cta

@@ -119,8 +119,8 @@ def run(works: np.ndarray, sms: int, per_sm: int, priority: float = 1.0) -> Prog
 
 
 def linear(start: np.ndarray, end: np.ndarray, works: np.ndarray) -> Progress:
-    """CTAs that ran from ``start`` to ``end`` (measured), each doing its ``works`` at a
-    steady rate in between."""
+    """CTAs that ran from ``start`` to ``end`` (dispatched evenly, or measured), each doing
+    its ``works`` at a steady rate in between."""
     n = start.size
     times = np.column_stack([start, end]).ravel()
     done = np.column_stack([np.zeros(n), works]).ravel()
@@ -137,9 +137,7 @@ def _even(works: np.ndarray, slots: int) -> Progress:
         s = heapq.heappop(free)
         start[i], end[i] = s, s + works[i]
         heapq.heappush(free, end[i])
-    times = np.column_stack([start, end]).ravel()
-    done = np.column_stack([np.zeros(n), works]).ravel()
-    return Progress(start, end, times, done, np.arange(0, 2 * n + 1, 2, dtype=np.int64))
+    return linear(start, end, works)
 
 
 def generation_spreads(start: np.ndarray, end: np.ndarray, slots: int) -> np.ndarray:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from gpusim.engine.scatter_skip import TAIL_WAVES
+from gpusim.engine.scatter_skip import TAIL_WAVES, ScatterSkip, super_period
 from gpusim.errors import GpusimError
 
 if TYPE_CHECKING:
@@ -46,37 +46,37 @@ def slots(run: KernelRun) -> int:
     return max(1, run.ctas_per_sm * run.sim.rates.sm_count)
 
 
-def check_before_start(
-    run: KernelRun, never_skips: bool, cut_warm_ctas: int | None, cut_step: int | None
-) -> None:
+def check_before_start(run: KernelRun, never_skips: bool, cut: ScatterSkip | None) -> int:
     """Refuse ``run`` before its first wave when no skip can shorten it (``never_skips``: a
-    tracer, the detailed path) and its grid is past the budget, or when only the cut could
-    and the cut needs more: ``cut_warm_ctas`` CTAs of warm-up, then one super-period
-    ``cut_step`` of CTAs watched, then a wave of tail (None: another skip may apply, which
-    the check while running covers)."""
+    tracer, the detailed path) and its grid is past the budget, or when only ``cut`` could
+    and it needs more: its warm-up, then one super-period watched, then a wave of tail
+    (None: another skip may apply, which the check while running covers). Returns the
+    budget in CTAs, which :func:`past` checks while it runs."""
     n = slots(run)
+    budget = MAX_SIMULATED_WAVES * n
     waves = math.ceil(run.grid.total / n)
     if waves <= MAX_SIMULATED_WAVES:
-        return
+        return budget
     if never_skips:
         why = "under a trace or on the detailed path, where no wave is skipped"
         raise _refusal(run, waves, why)
-    if cut_warm_ctas is None or cut_step is None:
-        return
+    if cut is None:
+        return budget
     # The cut needs a super-period watched after the warm-up, and one to take off the end
     # with a tail left (scatter_skip.ScatterSkip.at_dispatch); a grid shorter than that is
-    # simulated to its end (a long causal grid, whose period is two batch-heads).
-    room = run.grid.total - cut_warm_ctas - (TAIL_WAVES + 1) * n
-    needed = math.ceil((cut_warm_ctas + cut_step) / n) + 2 if room >= cut_step else waves
+    # simulated to its end (a long causal grid, whose period is two batch-heads). The SM
+    # groups are the first wave's here; the cut takes them at its first mark.
+    step = super_period(run, cut.slots)
+    room = run.grid.total - cut.warm_ctas - (TAIL_WAVES + 1) * n
+    needed = math.ceil((cut.warm_ctas + step) / n) + 2 if room >= step else waves
     if needed > MAX_SIMULATED_WAVES:
-        why = ("before its steady state could be cut short" if room >= cut_step
+        why = ("before its steady state could be cut short" if room >= step
                else "with a grid too short for the cut of a steady state")  # fmt: skip
         raise _refusal(run, needed, why)
+    return budget
 
 
-def check_while_running(run: KernelRun, simulated_ctas: int) -> None:
-    """Stop ``run`` once it has simulated more than the budget's waves."""
-    if simulated_ctas > MAX_SIMULATED_WAVES * slots(run):
-        remaining = run.end_cta - run.next_cta
-        raise _refusal(run, math.ceil((simulated_ctas + remaining) / slots(run)),
-                       "in all")  # fmt: skip
+def past(run: KernelRun, simulated_ctas: int) -> GpusimError:
+    """The error that stops ``run`` once it has simulated more than the budget's CTAs."""
+    remaining = run.end_cta - run.next_cta
+    return _refusal(run, math.ceil((simulated_ctas + remaining) / slots(run)), "in all")

@@ -20,17 +20,15 @@ from gpusim.validation.partition_configs import manifest_doc, read_manifest
 from gpusim.validation.partitions_heldout48 import MANIFEST, PROFILES, reference
 
 PREDICTIONS = Path("reports/partitions_heldout48/predictions.json")
+KIND = "gpusim.partitions_heldout48.predictions"
 
 
 def predict(configs) -> dict[str, Any]:
-    """Every config on both profiles, as the model stands."""
-    from gpusim.reporting.partitions import predict_one
-    from gpusim.source_commit import git_commit
+    """Every config on both profiles, as the model stands (the partition sets' predictions,
+    under this set's kind)."""
+    from gpusim.reporting import partitions
 
-    by = {c.config_id: {p: predict_one(c, p) for p in PROFILES} for c in configs}
-    return {"kind": "gpusim.partitions_heldout48.predictions", "model_commit": git_commit(),
-            "manifest_configs_sha256": manifest_doc(configs)["configs_sha256"],
-            "profiles": list(PROFILES), "by_config": by}  # fmt: skip
+    return partitions.predict(configs, PROFILES) | {"kind": KIND}
 
 
 def compare(configs, measured_dir: Path, predictions: dict[str, Any]) -> dict[str, Any]:

@@ -11,9 +11,9 @@ decoding (the tile stream's law, set 28): issue 19's partition target is asked a
 model as it is now, on workloads drawn by a seeded generator (:func:`draw_workloads`, seed
 48; none in an earlier partition set), the tiles of the partition sets (the project's prefill
 128 x 64 and decode 64 x 64, 4 warps, 2 stages), PyTorch's given the schedule the model gives
-it today (:func:`current_torch_schedule`), each on green-context partitions of 8, 16, 32, 72
-and 132 SMs. Predicted before the run with ``h100-sxm5`` and ``h200-sxm``; the rule:
-:data:`RULE`.
+it today (:func:`~gpusim.validation.torch_kernel_code.charged_schedule`), each on
+green-context partitions of 8, 16, 32, 72 and 132 SMs. Predicted before the run with
+``h100-sxm5`` and ``h200-sxm``; the rule: :data:`RULE`.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import random
 from pathlib import Path
 
 from gpusim.validation.partition_configs import partition_configs, set_command
+from gpusim.validation.torch_kernel_code import charged_schedule
 
 SEED = 48
 PROFILES = ("h100-sxm5", "h200-sxm")
@@ -63,19 +64,9 @@ def reference() -> str:
     return f"prefill_b{b}h{h}_q{nq}k{nk}_c{int(causal)}"
 
 
-def current_torch_schedule(workload, sm_count: int):
-    """PyTorch's schedule as the model gives it now: its tiles and splits for the head size
-    its binary runs, the step as nvcc compiles it, and its code's fetch charged per CTA."""
-    from gpusim.validation.torch_flash_schedule import torch_flash_schedule
-    from gpusim.validation.torch_head_buckets import executed
-    from gpusim.validation.torch_kernel_code import with_code_fetch
-
-    return with_code_fetch(workload, torch_flash_schedule(executed(workload), sm_count))
-
-
 def heldout48_configs():
     """The set in run order (50 runs)."""
-    return partition_configs(WORKLOADS, current_torch_schedule)
+    return partition_configs(WORKLOADS, charged_schedule)
 
 
 def main(argv: list[str] | None = None) -> int:

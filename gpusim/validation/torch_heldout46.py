@@ -74,13 +74,10 @@ RUNS = draw()
 def predict_charged(run: dict[str, Any], profile: str, charged: bool) -> dict[str, Any]:
     """One run's forward and backward by the default model, the forward with or without its
     kernel's code charged once per CTA (this set's models and set 47's)."""
-    from gpusim.validation.torch_flash_schedule import torch_flash_schedule
-    from gpusim.validation.torch_head_buckets import executed
-    from gpusim.validation.torch_kernel_code import code_fetch, with_code_fetch
+    from gpusim.validation.torch_kernel_code import charged_schedule, code_fetch
 
-    asked = workload(run, "fwd")
     with code_fetch(charged):
-        s = with_code_fetch(asked, torch_flash_schedule(executed(asked)))
+        s = charged_schedule(workload(run, "fwd"))
     rec, _, _ = backward_heldout15.predict_torch_run(run, profile, fwd_schedule=s)
     return rec | {"fwd_cta_issue_per_warp": s.cta_issue_per_warp}
 

@@ -141,3 +141,13 @@ def with_code_fetch(asked: Workload, s: Schedule) -> Schedule:
         return s
     charge = charge_per_warp(kernel_code_bytes(asked, s), _straight_curve(str(ICACHE)))
     return s.model_copy(update={"cta_issue_per_warp": (s.cta_issue_per_warp or 0.0) + charge})
+
+
+def charged_schedule(asked: Workload, sm_count: int = 132) -> Schedule:
+    """PyTorch's forward schedule as the model gives it now: its tiles and splits for the
+    head size its binary runs, the step as nvcc compiles it, and its code's fetch charged
+    once per CTA where :data:`CODE_FETCH` is on."""
+    from gpusim.validation.torch_flash_schedule import torch_flash_schedule
+    from gpusim.validation.torch_head_buckets import executed
+
+    return with_code_fetch(asked, torch_flash_schedule(executed(asked), sm_count))

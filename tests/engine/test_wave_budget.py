@@ -57,11 +57,14 @@ def test_a_grid_whose_cut_needs_too_many_waves_is_refused_before_its_first_wave(
 
 def test_a_kernel_past_the_budget_while_running_stops_with_the_same_error(monkeypatch):
     run = SimpleNamespace(name="k", ctas_per_sm=2, end_cta=5000, next_cta=1000,
+                          grid=SimpleNamespace(total=5000),
                           sim=SimpleNamespace(rates=SimpleNamespace(sm_count=10)))  # fmt: skip
     monkeypatch.setattr(wave_budget, "MAX_SIMULATED_WAVES", 30)
-    wave_budget.check_while_running(run, 600)  # 30 waves of 20 slots: at the limit
+    # another skip may apply (no cut given): not refused at the start; 30 waves of 20 slots
+    # are the CTAs the kernel may then simulate (KernelRun stops it past them with ``past``)
+    assert wave_budget.check_before_start(run, False, None) == 600
     with pytest.raises(GpusimError, match="kernel k would simulate about 231 waves"):
-        wave_budget.check_while_running(run, 601)
+        raise wave_budget.past(run, 601)
 
 
 def test_a_grid_under_the_budget_runs_as_before(monkeypatch):
