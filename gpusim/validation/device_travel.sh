@@ -36,6 +36,13 @@ FILES=(
   data/h200/2026-12-05_torch_flash_bwd_sass/torch_flash_bwd.sass.gz
   data/h200/2026-12-03_calibration_wgmma/wgmma_sass.txt.gz
   data/h100/2026-12-06_calibrate_quick_profile/suite.prof
+  data/h200/2026-12-07_calibrate_one_command/full/raw.tar.gz
+  data/h200/2026-12-07_calibrate_one_command/quick/raw.tar.gz
+  data/h100/2026-12-05_calibrate_one_command/quick/raw.tar.gz
+  data/h200/2026-11-30_calibration_l2_survive/l2-bytes-h200.json
+  data/h200/2026-11-30_calibration_l2_survive/l2-survive-writes-h200.json
+  data/h200/2026-11-30_calibration_l2_survive/l2-survive-fine-h200.json
+  data/h200/2026-11-30_calibration_cta_scatter/cta-scatter-h200.json
 )
 EXCLUDE=.git/info/exclude
 case "${1:-}" in
