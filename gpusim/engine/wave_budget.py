@@ -7,10 +7,11 @@ super-period of the grid (the least common multiple of a batch-head's CTAs, the 
 the SM groups' sizes) has been simulated, and a batch-head's CTAs grow with the length: a
 non-causal flash2 of 100M tokens (B8 H32) would simulate about 390,000 waves, some 40
 minutes, before it could cut. Rather than run that long, the engine refuses such a kernel
-before its first wave when the cut is the only skip that could shorten it and cannot fire
-within the budget, and stops any kernel whose simulated waves pass the budget anyway, each
-with the same one-line error (issue 18: workloads past the limits are refused, not run
-for hours).
+before its first wave when the cut is the only skip that could shorten it and the waves it
+would leave to simulate, cut at its earliest, pass the budget (a causal grid of B8 H32 at
+4M tokens: 14,399; it was stopped at the budget after 70 s before), and stops any kernel
+whose simulated waves pass the budget anyway, each with the same one-line error (issue 18:
+workloads past the limits are refused, not run for hours).
 
 The budget is :data:`MAX_SIMULATED_WAVES` waves of the GPU's CTA slots. About 7 ms of wall
 time a wave on the 2-core CI machine for a 132-SM grid of one CTA per SM (B8 H32 non-causal
@@ -50,8 +51,9 @@ def check_before_start(run: KernelRun, never_skips: bool, cut: ScatterSkip | Non
     """Refuse ``run`` before its first wave when no skip can shorten it (``never_skips``: a
     tracer, the detailed path) and its grid is past the budget, or when only ``cut`` could
     and it needs more: its warm-up, then one super-period watched, then a wave of tail
-    (None: another skip may apply, which the check while running covers). Returns the
-    budget in CTAs, which :func:`past` checks while it runs."""
+    (None: another skip may apply, which the check while running covers), or when the CTAs
+    the cut would leave at best (fired at its earliest) pass the budget. Returns the budget
+    in CTAs, which :func:`past` checks while it runs."""
     n = slots(run)
     budget = MAX_SIMULATED_WAVES * n
     waves = math.ceil(run.grid.total / n)
@@ -62,17 +64,21 @@ def check_before_start(run: KernelRun, never_skips: bool, cut: ScatterSkip | Non
         raise _refusal(run, waves, why)
     if cut is None:
         return budget
-    # The cut needs a super-period watched after the warm-up, and one to take off the end
-    # with a tail left (scatter_skip.ScatterSkip.at_dispatch); a grid shorter than that is
-    # simulated to its end (a long causal grid, whose period is two batch-heads). The SM
-    # groups are the first wave's here; the cut takes them at its first mark.
+    # The cut needs a super-period watched after the warm-up, and takes whole super-periods
+    # off the end with a tail left (scatter_skip.ScatterSkip.at_dispatch). Fired at the
+    # earliest mark it can, it leaves the fewest CTAs to simulate: if even those pass the
+    # budget, so would the run (a causal grid whose batch-heads span many waves: its rate is
+    # never steady within a few waves, and a cut after one super-period still leaves up to
+    # another one to run). The SM groups are the first wave's here; the cut takes them at
+    # its first mark.
     step = super_period(run, cut.slots)
-    room = run.grid.total - cut.warm_ctas - (TAIL_WAVES + 1) * n
-    needed = math.ceil((cut.warm_ctas + step) / n) + 2 if room >= step else waves
-    if needed > MAX_SIMULATED_WAVES:
-        why = ("before its steady state could be cut short" if room >= step
+    earliest = cut.warm_ctas + step
+    skip = max(0, (run.grid.total - earliest - (TAIL_WAVES + 1) * n) // step * step)
+    simulated = run.grid.total - skip
+    if simulated > budget:
+        why = ("even with its steady state cut short" if skip
                else "with a grid too short for the cut of a steady state")  # fmt: skip
-        raise _refusal(run, needed, why)
+        raise _refusal(run, math.ceil(simulated / n), why)
     return budget
 
 

@@ -81,7 +81,7 @@ def test_tune_pins_and_lists_splits(gpusim):
         (["count", "--kv-order", "sideways"], ["--kv-order"]),
         (["tune", *DECODE, *TILE, "--kv-splits", "3"], ["--kv-splits 3 is not in the search"]),
         (["tune", *DECODE, "--kv-order", "backward"], ["--kv-order backward is not in"]),
-        (["simulate", "-a", "flash2", "--seq-len", "100000000"], ["390,633 waves", "of 10,000"]),
+        (["simulate", "-a", "flash2", "--seq-len", "100000000"], ["733,902 waves", "of 10,000"]),
     ],
 )
 def test_bad_long_context_input_is_one_line(gpusim, argv, fragments):

@@ -49,10 +49,44 @@ def test_a_grid_whose_cut_needs_too_many_waves_is_refused_before_its_first_wave(
                  dtype="fp16")  # fmt: skip
     s = Schedule(block_m=128, block_n=128, warps=8, stages=2)
     t0 = time.perf_counter()
-    cut = r"about [\d,]+ waves of CTAs before its steady state could be cut short, past the"
+    cut = r"about [\d,]+ waves of CTAs even with its steady state cut short, past the"
     with pytest.raises(GpusimError, match=cut):
         simulate("flash2", w, s, load_profile("h200-sxm"))
     assert time.perf_counter() - t0 < 30  # refused, not run (the run would take 40 minutes)
+
+
+def _long_grid(batch_heads: int):
+    """A run of ``batch_heads`` batch-heads of 4096 CTAs on 132 slots in four SM groups of 33
+    (a super-period of 33 batch-heads, 1024 waves), and its cut (warm-up: 6 waves)."""
+    run = SimpleNamespace(name="k", ctas_per_sm=1, kv_group=1,
+                          grid=SimpleNamespace(total=batch_heads * 4096, blocks_per_bh=4096,
+                                               lump_end=False, lump_by_bh=False),
+                          sm_groups=[SimpleNamespace(size=33)] * 4,
+                          sim=SimpleNamespace(rates=SimpleNamespace(sm_count=132)))  # fmt: skip
+    return run, scatter_skip.ScatterSkip(run)
+
+
+def test_a_grid_the_cut_leaves_too_long_even_at_its_earliest_is_refused_at_the_start(
+    monkeypatch,
+):
+    monkeypatch.setattr(wave_budget, "MAX_SIMULATED_WAVES", 1500)
+    # 128 batch-heads, 3,972 waves: cut at the earliest (after 6 + 1,024 waves) two
+    # super-periods go and 1,924 waves are left to simulate (the watch alone fits: 1,032)
+    run, cut = _long_grid(128)
+    with pytest.raises(GpusimError, match=r"about 1,924 waves of CTAs even with its steady"):
+        wave_budget.check_before_start(run, False, cut)
+    # 64 batch-heads, 1,986 waves: a cut after one super-period would leave less than another
+    run, cut = _long_grid(64)
+    with pytest.raises(GpusimError, match=r"about 1,986 waves of CTAs with a grid too short"):
+        wave_budget.check_before_start(run, False, cut)
+    # 200 batch-heads, 6,207 waves: five super-periods go, 143,360 CTAs (1,086.1 waves) are
+    # left: a budget of 1,087 waves runs it, one of 1,086 refuses it
+    run, cut = _long_grid(200)
+    monkeypatch.setattr(wave_budget, "MAX_SIMULATED_WAVES", 1087)
+    assert wave_budget.check_before_start(run, False, cut) == 1087 * 132
+    monkeypatch.setattr(wave_budget, "MAX_SIMULATED_WAVES", 1086)
+    with pytest.raises(GpusimError, match=r"about 1,087 waves of CTAs even with its steady"):
+        wave_budget.check_before_start(run, False, cut)
 
 
 def test_a_kernel_past_the_budget_while_running_stops_with_the_same_error(monkeypatch):
