@@ -60,6 +60,23 @@ def mates(smid: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[float, 
     return _median(offs), _median(late), _median(ratio)
 
 
+def pairs_by_generation(smid: np.ndarray, start: np.ndarray, end: np.ndarray, n: int = 8):
+    """``[(k, SMs, median start offset, median later-over-earlier life)]`` of each SM's k-th
+    pair of overlapping CTAs in start order (k 0: the first wave's two CTAs): how fast two
+    SM-mates that start in step drift apart, generation by generation."""
+    by: dict[int, list[tuple[float, float]]] = {}
+    for sm in np.unique(smid):
+        idx = np.flatnonzero(smid == sm)
+        idx = idx[np.argsort(start[idx])]
+        for k, (a, b) in enumerate(pairwise(idx)):
+            if k < n and start[b] < end[a]:
+                life = end[a] - start[a]
+                by.setdefault(k, []).append(((start[b] - start[a]) / life,
+                                             (end[b] - start[b]) / life))  # fmt: skip
+    return [(k, len(v), _median([o for o, _ in v]), _median([r for _, r in v]))
+            for k, v in sorted(by.items())]  # fmt: skip
+
+
 def _median(v: list[float]) -> float:
     return float(np.median(v)) if v else float("nan")
 
@@ -108,7 +125,18 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--card", choices=tuple(PROFILE), required=True, help="the stamping GPU")
     ap.add_argument("stamps", nargs="+", type=Path)
+    ap.add_argument("--generations", action="store_true",
+                    help="each run's SM-mates pair by pair instead (no trace)")
     a = ap.parse_args(argv)
+    if a.generations:
+        print("| run | pair k | SMs | start offset / earlier life | later / earlier life |")
+        print("|---|---|---|---|---|")
+        for path in a.stamps:
+            for st in json.loads(Path(path).read_text())["configs"]:
+                arrays = (np.array(st[k], float) for k in ("smid", "start_ns", "end_ns"))
+                for k, n, off, ratio in pairs_by_generation(*arrays):
+                    print(f"| {st['id']} | {k} | {n} | {off:.2f} | {ratio:.2f} |")
+        return 0
     print("| run | card | DRAM measured | trace of record | trace on the stamps | mates' offset "
           "(all / late) | younger / older |")
     print("|---|---|---|---|---|---|---|")

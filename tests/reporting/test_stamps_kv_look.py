@@ -26,3 +26,21 @@ def test_the_trace_on_the_gpus_own_cta_timing_closes_the_dram_miss(tmp_path):
     assert r["record_err"] == pytest.approx(-0.373, abs=0.01)
     assert r["stamped_err"] == pytest.approx(-0.005, abs=0.01)
     assert r["mate_offset"] == pytest.approx(0.43, abs=0.02)
+
+
+def test_sm_mates_start_in_step_and_drift_apart_a_tenth_of_a_life_a_generation():
+    import numpy as np
+
+    from gpusim.reporting.stamps_kv_look import pairs_by_generation
+
+    st = next(c for c in json.loads(STAMPS.read_text())["configs"]
+              if c["id"].startswith("project_prefill_b2h1kv1"))  # fmt: skip
+    arrays = (np.array(st[k], float) for k in ("smid", "start_ns", "end_ns"))
+    pairs = {k: (off, ratio) for k, _, off, ratio in pairs_by_generation(*arrays)}
+    # the first wave's mates start together; the one that ends later lives 1.13 x longer
+    assert pairs[0][0] == pytest.approx(0.0, abs=0.01)
+    assert pairs[0][1] == pytest.approx(1.13, abs=0.01)
+    # its successor starts 0.89 of a life after it; the offsets close in on a half
+    offsets = [pairs[k][0] for k in range(8)]
+    assert offsets[1::2] == pytest.approx([0.89, 0.80, 0.73, 0.67], abs=0.01)
+    assert offsets[2::2] == pytest.approx([0.13, 0.22, 0.29], abs=0.01)
