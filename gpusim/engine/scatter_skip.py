@@ -117,6 +117,13 @@ def super_period(run: KernelRun, slots: int) -> int:
     return math.lcm(period_ctas(run), slots, *(g.size for g in run.sm_groups))
 
 
+def cut_ctas(left: int, slots: int, step: int) -> int:
+    """CTAs the cut takes off the end of a grid with ``left`` CTAs still to dispatch: whole
+    super-periods of ``step`` CTAs, keeping :data:`TAIL_WAVES` waves of ``slots`` beside the
+    CTAs in flight (0: too little grid left to cut)."""
+    return max(0, (left - (TAIL_WAVES + 1) * slots) // step * step)
+
+
 class ScatterSkip:
     """Watches one kernel's dispatches and makes the one cut (see the module)."""
 
@@ -186,7 +193,7 @@ class ScatterSkip:
         if run.next_cta < self.next_mark:
             return
         step = self.step = self.step or super_period(run, self.slots)
-        skip = (run.end_cta - run.next_cta - (TAIL_WAVES + 1) * self.slots) // step * step
+        skip = cut_ctas(run.end_cta - run.next_cta, self.slots, step)
         if skip <= 0:
             self._stop()  # too little grid left to ever cut (a long causal grid's period)
             return

@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from gpusim.engine.scatter_skip import TAIL_WAVES, ScatterSkip, super_period
+from gpusim.engine.scatter_skip import ScatterSkip, cut_ctas, super_period
 from gpusim.errors import GpusimError
 
 if TYPE_CHECKING:
@@ -48,11 +48,10 @@ def slots(run: KernelRun) -> int:
 
 
 def check_before_start(run: KernelRun, never_skips: bool, cut: ScatterSkip | None) -> int:
-    """Refuse ``run`` before its first wave when no skip can shorten it (``never_skips``: a
-    tracer, the detailed path) and its grid is past the budget, or when only ``cut`` could
-    and it needs more: its warm-up, then one super-period watched, then a wave of tail
-    (None: another skip may apply, which the check while running covers), or when the CTAs
-    the cut would leave at best (fired at its earliest) pass the budget. Returns the budget
+    """Refuse ``run`` before its first wave when its grid is past the budget and no skip can
+    shorten it (``never_skips``: a tracer, the detailed path), or only ``cut`` could and the
+    CTAs it would leave to simulate, fired at its earliest, still pass the budget (``cut``
+    None: another skip may apply, which the check while running covers). Returns the budget
     in CTAs, which :func:`past` checks while it runs."""
     n = slots(run)
     budget = MAX_SIMULATED_WAVES * n
@@ -72,8 +71,7 @@ def check_before_start(run: KernelRun, never_skips: bool, cut: ScatterSkip | Non
     # another one to run). The SM groups are the first wave's here; the cut takes them at
     # its first mark.
     step = super_period(run, cut.slots)
-    earliest = cut.warm_ctas + step
-    skip = max(0, (run.grid.total - earliest - (TAIL_WAVES + 1) * n) // step * step)
+    skip = cut_ctas(run.grid.total - cut.warm_ctas - step, cut.slots, step)
     simulated = run.grid.total - skip
     if simulated > budget:
         why = ("even with its steady state cut short" if skip

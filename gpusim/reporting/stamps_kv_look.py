@@ -42,22 +42,27 @@ NCU = {
 PROFILE = {"h200": "h200-sxm", "h100": "h100-sxm5"}
 
 
-def mates(smid: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[float, float, float]:
-    """(median start offset of overlapping CTAs on one SM over the earlier one's life, the
-    same over the grid's second half, median younger-over-older life of such pairs)."""
-    offs, late, ratio = [], [], []
-    half = float(np.median(end))
+def _mate_pairs(smid: np.ndarray, start: np.ndarray, end: np.ndarray):
+    """Each SM's consecutive CTAs in start order that overlap (the later started while the
+    earlier ran: SM-mates), as ``(k, start a, start offset / a's life, b's life / a's)``,
+    ``k`` the pair's place on its SM (0: the first wave's two CTAs)."""
     for sm in np.unique(smid):
         idx = np.flatnonzero(smid == sm)
         idx = idx[np.argsort(start[idx])]
-        for a, b in pairwise(idx):
-            if start[b] < end[a]:  # b started while a ran: SM-mates
+        for k, (a, b) in enumerate(pairwise(idx)):
+            if start[b] < end[a]:
                 life = end[a] - start[a]
-                offs.append((start[b] - start[a]) / life)
-                ratio.append((end[b] - start[b]) / life)
-                if start[a] > half:
-                    late.append(offs[-1])
-    return _median(offs), _median(late), _median(ratio)
+                yield k, start[a], (start[b] - start[a]) / life, (end[b] - start[b]) / life
+
+
+def mates(smid: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[float, float, float]:
+    """(median start offset of overlapping CTAs on one SM over the earlier one's life, the
+    same over the grid's second half, median younger-over-older life of such pairs)."""
+    half = float(np.median(end))
+    pairs = list(_mate_pairs(smid, start, end))
+    return (_median([off for _, _, off, _ in pairs]),
+            _median([off for _, t, off, _ in pairs if t > half]),
+            _median([ratio for *_, ratio in pairs]))  # fmt: skip
 
 
 def pairs_by_generation(smid: np.ndarray, start: np.ndarray, end: np.ndarray, n: int = 8):
@@ -65,14 +70,9 @@ def pairs_by_generation(smid: np.ndarray, start: np.ndarray, end: np.ndarray, n:
     pair of overlapping CTAs in start order (k 0: the first wave's two CTAs): how fast two
     SM-mates that start in step drift apart, generation by generation."""
     by: dict[int, list[tuple[float, float]]] = {}
-    for sm in np.unique(smid):
-        idx = np.flatnonzero(smid == sm)
-        idx = idx[np.argsort(start[idx])]
-        for k, (a, b) in enumerate(pairwise(idx)):
-            if k < n and start[b] < end[a]:
-                life = end[a] - start[a]
-                by.setdefault(k, []).append(((start[b] - start[a]) / life,
-                                             (end[b] - start[b]) / life))  # fmt: skip
+    for k, _, off, ratio in _mate_pairs(smid, start, end):
+        if k < n:
+            by.setdefault(k, []).append((off, ratio))
     return [(k, len(v), _median([o for o, _ in v]), _median([r for _, r in v]))
             for k, v in sorted(by.items())]  # fmt: skip
 

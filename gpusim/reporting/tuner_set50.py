@@ -12,8 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from gpusim.reporting.profile_sets import main_for, predict_on, tuner_report
-from gpusim.reporting.tuner_set34 import targets
+from gpusim.reporting import tuner_set34
+from gpusim.reporting.profile_sets import main_for, predict_on
 from gpusim.validation.tuner_heldout50 import PROFILES, heldout50_configs
 
 PREDICTIONS = Path("reports/tuner_heldout50/predictions.json")
@@ -29,14 +29,10 @@ def predict(configs) -> dict[str, Any]:
 
 
 def compare(measured_dir: Path, predictions: dict[str, Any], configs=None) -> dict[str, Any]:
-    """Per profile: the tuner's rankings and verdict, the runtime errors and worst runs, the
-    targets met; the roofline and the constant-efficiency baseline on the same runs (the lent
-    card's default profile)."""
-    configs = heldout50_configs() if configs is None else configs
-    out = tuner_report(configs, measured_dir, predictions)
-    for summary in out["profiles"].values():
-        summary["targets"] = targets(summary)
-    return out
+    """Set 34's comparison (rankings, verdicts, runtime errors, targets, baselines on the lent
+    card's profile) of this set's runs."""
+    return tuner_set34.compare(measured_dir, predictions,
+                               heldout50_configs() if configs is None else configs)  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
